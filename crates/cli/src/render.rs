@@ -1,0 +1,172 @@
+//! Text output for people: the session table and a readable transcript.
+
+use std::fmt::Write;
+
+use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::{Diagnostics, Message, Part, Role, SessionMeta, ToolStatus, Transcript};
+use chrono::{DateTime, Utc};
+
+fn time(t: Option<DateTime<Utc>>) -> String {
+    t.map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_else(|| "-".into())
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or("").trim();
+    if line.chars().count() > max {
+        let cut: String = line.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        line.to_owned()
+    }
+}
+
+/// An aligned table, one session a row, in the order given (newest first).
+pub fn session_table(sessions: &[SessionMeta], diagnostics: &Diagnostics) -> String {
+    let rows: Vec<[String; 6]> = sessions
+        .iter()
+        .map(|s| {
+            let title = s.title.as_deref().unwrap_or("(untitled)");
+            let title = if s.parent_id.is_some() {
+                format!("↳ {}", one_line(title, 58))
+            } else {
+                one_line(title, 60)
+            };
+            [
+                time(s.updated_at),
+                s.provider.to_string(),
+                s.id.clone(),
+                format!("{}/{}", s.counts.user, s.counts.assistant),
+                title,
+                s.cwd.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let header = ["UPDATED", "AGENT", "ID", "MSGS", "TITLE", "CWD"].map(String::from);
+    let mut widths = header.clone().map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(i, (c, w))| if i == 5 { c.clone() } else { pad(c, w) })
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    let _ = writeln!(out, "{} sessions", sessions.len());
+    if diagnostics.parse_errors > 0 {
+        let _ = writeln!(
+            out,
+            "{} unreadable records (see --json diagnostics)",
+            diagnostics.parse_errors
+        );
+    }
+    out
+}
+
+fn pad(cell: &str, width: usize) -> String {
+    let n = cell.chars().count();
+    format!("{cell}{}", " ".repeat(width.saturating_sub(n)))
+}
+
+/// The transcript as readable text: header, then each shown message.
+pub fn transcript(t: &Transcript, resume: &ResumeCommand) -> String {
+    let s = &t.session;
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", s.title.as_deref().unwrap_or("(untitled)"));
+    let _ = writeln!(
+        out,
+        "{} · {} · {}",
+        s.provider,
+        s.id,
+        s.model.as_deref().unwrap_or("-")
+    );
+    let _ = writeln!(out, "cwd: {}", s.cwd.as_deref().unwrap_or("-"));
+    let _ = writeln!(
+        out,
+        "messages: user {} · assistant {} · tool calls {}",
+        s.counts.user, s.counts.assistant, s.counts.tool_calls
+    );
+    let _ = writeln!(out, "resume: {}", resume.for_this_platform());
+    for m in t.messages.iter().filter(|m| !m.meta) {
+        message(&mut out, m);
+    }
+    out
+}
+
+fn message(out: &mut String, m: &Message) {
+    let who = match m.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::System => "system",
+    };
+    let side = if m.sidechain { " (subagent)" } else { "" };
+    let _ = writeln!(out, "\n── {who}{side} · {} ──", time(m.timestamp));
+    for p in &m.parts {
+        match p {
+            Part::Text { text } => {
+                let _ = writeln!(out, "{text}");
+            }
+            Part::Reasoning { text, encrypted } => {
+                let shown = if *encrypted {
+                    "(encrypted)"
+                } else {
+                    text.as_str()
+                };
+                let _ = writeln!(out, "  [reasoning] {}", one_line(shown, 100));
+            }
+            Part::Tool(tool) => {
+                let status = match tool.status {
+                    ToolStatus::Ok => "ok",
+                    ToolStatus::Error => "error",
+                    ToolStatus::Pending => "pending",
+                };
+                let input = one_line(&tool.input.to_string(), 100);
+                let _ = writeln!(out, "  [tool {}] {input} → {status}", tool.name);
+                if let Some(o) = &tool.output {
+                    let lines = o.lines().count();
+                    let _ = writeln!(out, "    {} ({lines} lines)", one_line(o, 96));
+                }
+                for c in &tool.changes {
+                    let _ = writeln!(
+                        out,
+                        "    {} {} +{} -{}",
+                        c.change, c.path, c.additions, c.deletions
+                    );
+                }
+                if let Some(child) = &tool.subagent_id {
+                    let _ = writeln!(out, "    → subagent {child}");
+                }
+            }
+            Part::Patch { files } => {
+                for c in files {
+                    let _ = writeln!(
+                        out,
+                        "  [patch] {} {} +{} -{}",
+                        c.change, c.path, c.additions, c.deletions
+                    );
+                }
+            }
+            Part::File { path, blob, .. } => {
+                let what = path.as_deref().or(blob.as_deref()).unwrap_or("");
+                let _ = writeln!(out, "  [file] {what}");
+            }
+            Part::Compaction { trigger, .. } => {
+                let _ = writeln!(
+                    out,
+                    "  ── context compacted ({}) ──",
+                    trigger.as_deref().unwrap_or("summary")
+                );
+            }
+            Part::Notice { source, text } => {
+                let _ = writeln!(out, "  [{source}] {}", one_line(text, 100));
+            }
+        }
+    }
+}

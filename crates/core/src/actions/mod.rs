@@ -1,0 +1,3 @@
+//! What a user can do with a session beyond reading it.
+
+pub mod resume;

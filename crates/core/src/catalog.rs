@@ -1,0 +1,119 @@
+//! The service both front ends call: scan every provider, find a session, load it.
+//!
+//! The CLI and the desktop app are thin translations of these calls; neither holds logic.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::actions::resume::ResumeCommand;
+use crate::error::Error;
+use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
+use crate::paths::RepoRoots;
+use crate::provider::{Provider, ProviderSet, Roots, ScanOutput, ScanProgress};
+
+pub struct Catalog {
+    providers: ProviderSet,
+}
+
+/// Every session found, newest first, with what went wrong on the way.
+#[derive(Debug, Default)]
+pub struct ScanReport {
+    pub sessions: Vec<SessionMeta>,
+    pub diagnostics: Diagnostics,
+}
+
+impl Catalog {
+    pub fn new(roots: &Roots, only: &[ProviderKind]) -> Self {
+        Catalog {
+            providers: ProviderSet::new(roots, only),
+        }
+    }
+
+    pub fn providers(&self) -> &ProviderSet {
+        &self.providers
+    }
+
+    /// A full scan of every provider (no cache), providers side by side.
+    pub fn scan(&self, progress: &ScanProgress) -> Result<ScanReport, Error> {
+        let providers: Vec<&dyn Provider> = self.providers.iter().collect();
+        let outputs: Vec<Result<ScanOutput, Error>> = providers
+            .par_iter()
+            .map(|p| p.scan(&serde_json::Value::Null, progress))
+            .collect();
+        let mut report = ScanReport::default();
+        for output in outputs {
+            let output = output?;
+            report.diagnostics.merge(&output.diagnostics);
+            report.sessions.extend(output.changed);
+        }
+        self.enrich(&mut report.sessions);
+        sort_newest_first(&mut report.sessions);
+        Ok(report)
+    }
+
+    /// Fills what no single provider knows: repo roots and live flags.
+    pub fn enrich(&self, sessions: &mut [SessionMeta]) {
+        let mut repos = RepoRoots::default();
+        let mut live: HashMap<(ProviderKind, String), ()> = HashMap::new();
+        for p in self.providers.iter() {
+            for l in p.live_sessions() {
+                live.insert((p.kind(), l.id), ());
+            }
+        }
+        for s in sessions.iter_mut() {
+            if let Some(cwd) = &s.cwd {
+                s.repo_root = repos.find(cwd);
+            }
+            s.live = live.contains_key(&(s.provider, s.id.clone()));
+        }
+    }
+
+    /// The session whose id is `id`, or the only one starting with it.
+    pub fn find<'a>(
+        &self,
+        sessions: &'a [SessionMeta],
+        id: &str,
+    ) -> Result<&'a SessionMeta, Error> {
+        if let Some(exact) = sessions.iter().find(|s| s.id == id) {
+            return Ok(exact);
+        }
+        let matches: Vec<&SessionMeta> = sessions.iter().filter(|s| s.id.starts_with(id)).collect();
+        match matches.len() {
+            1 => Ok(matches[0]),
+            0 => Err(Error::SessionNotFound(id.to_owned())),
+            count => Err(Error::AmbiguousId {
+                id: id.to_owned(),
+                count,
+            }),
+        }
+    }
+
+    fn provider(&self, kind: ProviderKind) -> Result<&dyn Provider, Error> {
+        self.providers
+            .get(kind)
+            .ok_or_else(|| Error::SessionNotFound(format!("{kind} provider is not enabled")))
+    }
+
+    pub fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
+        self.provider(session.provider)?.load(session)
+    }
+
+    pub fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
+        self.provider(session.provider)?.blob(session, key)
+    }
+
+    pub fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
+        Ok(self.provider(session.provider)?.resume_command(session))
+    }
+}
+
+/// Newest first; ties broken by provider and id so the order is stable.
+pub fn sort_newest_first(sessions: &mut [SessionMeta]) {
+    sessions.sort_by(|a, b| {
+        b.updated_at
+            .cmp(&a.updated_at)
+            .then_with(|| a.provider.cmp(&b.provider))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+}

@@ -1,0 +1,3 @@
+//! Live detection: which sessions a running agent process has open.
+
+pub mod process;

@@ -1,0 +1,286 @@
+//! Claude Code (SPEC §4.1): `projects/<encoded-cwd>/<uuid>.jsonl` transcripts, their
+//! subagents (inline sidechains in 1.0.x, flat `agent-*.jsonl` in 2.0.x, `<uuid>/subagents/`
+//! in 2.1.x), spilled tool outputs in `<uuid>/tool-results/`, and `sessions/<pid>.json` for
+//! live detection. The encoded directory name is lossy and never decoded: cwd comes from the
+//! records.
+
+mod live;
+pub mod records;
+pub mod scan;
+mod transcript;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use self::scan::{Cursor, FileRole, Found, TITLE_CHARS};
+use crate::actions::resume::ResumeCommand;
+use crate::error::Error;
+use crate::model::{Diagnostic, Diagnostics, ProviderKind, SessionMeta, Transcript};
+use crate::provider::files::{self, FileChange, FileStamp};
+use crate::provider::{LiveSession, Provider, ProviderState, ScanOutput, ScanProgress, SessionKey};
+
+pub struct ClaudeProvider {
+    roots: Vec<PathBuf>,
+}
+
+/// What the scan remembers about one transcript file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct FileState {
+    stamp: FileStamp,
+    cursor: Cursor,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    files: BTreeMap<PathBuf, FileState>,
+}
+
+impl ClaudeProvider {
+    pub fn new(roots: Vec<PathBuf>) -> Self {
+        ClaudeProvider { roots }
+    }
+
+    fn discover(&self) -> Vec<Found> {
+        self.roots.iter().flat_map(|r| scan::discover(r)).collect()
+    }
+}
+
+/// Scans one file, resuming from its previous state when it only grew.
+fn rescan(found: &Found, prev: Option<&FileState>) -> std::io::Result<(FileState, bool)> {
+    if let Some(prev) = prev {
+        let (change, stamp) = files::compare(&found.path, &prev.stamp)?;
+        let from = match change {
+            FileChange::Unchanged => return Ok((prev.clone(), false)),
+            FileChange::Grew => prev.cursor.clone(),
+            FileChange::Replaced => Cursor::default(),
+        };
+        let cursor = scan::scan_file(&found.path, &found.role, from)?;
+        return Ok((FileState { stamp, cursor }, true));
+    }
+    let stamp = files::stamp(&found.path)?;
+    let cursor = scan::scan_file(&found.path, &found.role, Cursor::default())?;
+    Ok((FileState { stamp, cursor }, true))
+}
+
+fn session_id(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The directory beside a transcript that holds its side data (`<uuid>/`).
+fn side_dir(path: &Path) -> PathBuf {
+    path.with_extension("")
+}
+
+fn parse_time(raw: Option<&str>) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(raw?)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// A 2.1.x subagent's `agent-<hex>.meta.json`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SubagentMeta {
+    description: Option<String>,
+    agent_type: Option<String>,
+}
+
+fn read_subagent_meta(path: &Path) -> SubagentMeta {
+    let meta = path.with_extension("meta.json");
+    std::fs::read(meta)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// `<uuid>/custom-title.json`, written by 2.1.x beside the `custom-title` record.
+fn read_custom_title_file(path: &Path) -> Option<String> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct CustomTitle {
+        custom_title: Option<String>,
+    }
+    let bytes = std::fs::read(side_dir(path).join("custom-title.json")).ok()?;
+    serde_json::from_slice::<CustomTitle>(&bytes)
+        .ok()?
+        .custom_title
+}
+
+fn to_meta(found: &Found, state: &FileState) -> SessionMeta {
+    let acc = &state.cursor.acc;
+    let mut meta = SessionMeta::new(
+        ProviderKind::Claude,
+        session_id(&found.path),
+        found.path.clone(),
+    );
+    meta.parent_id = match &found.role {
+        FileRole::Main => None,
+        FileRole::FlatAgent => acc.last_session_id.clone(),
+        FileRole::Subagent { parent } => Some(parent.clone()),
+    };
+    meta.cwd = acc.cwd.clone();
+    meta.git_branch = acc.git_branch.clone();
+    meta.title = match &found.role {
+        FileRole::Main => acc
+            .custom_title
+            .clone()
+            .or_else(|| read_custom_title_file(&found.path))
+            .or_else(|| acc.ai_title.clone())
+            .or_else(|| acc.summary.clone())
+            .or_else(|| acc.first_prompt.clone()),
+        _ => {
+            let sub = read_subagent_meta(&found.path);
+            let described = sub.description.map(|d| match sub.agent_type {
+                Some(t) => format!("{d} ({t})"),
+                None => d,
+            });
+            described
+                .or_else(|| acc.ai_title.clone())
+                .or_else(|| acc.first_prompt.clone())
+        }
+    }
+    .and_then(|t| scan_title(&t));
+    meta.model = acc.model.clone();
+    meta.created_at = parse_time(acc.first_timestamp.as_deref());
+    meta.updated_at = parse_time(acc.last_timestamp.as_deref())
+        .or_else(|| DateTime::<Utc>::from_timestamp_nanos(state.stamp.mtime_ns).into());
+    meta.counts = acc.counts;
+    meta.tokens = acc.saw_usage.then(|| acc.tokens());
+    meta.cost_usd = acc.cost_usd;
+    meta.format_version = acc.version.clone();
+    meta
+}
+
+fn scan_title(text: &str) -> Option<String> {
+    records::title_from_text(text, TITLE_CHARS)
+}
+
+fn file_diagnostics(path: &Path, state: &FileState, out: &mut Diagnostics) {
+    let acc = &state.cursor.acc;
+    for p in &acc.problems {
+        out.push(Diagnostic {
+            provider: ProviderKind::Claude,
+            path: path.to_path_buf(),
+            line: Some(p.line),
+            reason: p.reason.clone(),
+        });
+    }
+    // Problems beyond the ones kept per file still count.
+    out.parse_errors += acc.problem_count - acc.problems.len() as u64;
+}
+
+impl Provider for ClaudeProvider {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Claude
+    }
+
+    fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    fn detect(&self) -> bool {
+        self.roots
+            .iter()
+            .any(|r| crate::provider::is_dir(&r.join("projects")))
+    }
+
+    fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
+        let prev: State = serde_json::from_value(prev.clone()).unwrap_or_default();
+        let found = self.discover();
+        progress.add_total(found.len() as u64, 0);
+
+        let results: Vec<(Found, std::io::Result<(FileState, bool)>)> = found
+            .into_par_iter()
+            .map(|f| {
+                let r = rescan(&f, prev.files.get(&f.path));
+                let bytes = r.as_ref().map(|(s, _)| s.stamp.size).unwrap_or(0);
+                progress.add_done(1, bytes);
+                (f, r)
+            })
+            .collect();
+
+        let mut out = ScanOutput::default();
+        let mut next = State::default();
+        for (found, result) in results {
+            match result {
+                Ok((state, changed)) => {
+                    file_diagnostics(&found.path, &state, &mut out.diagnostics);
+                    let is_session = state.cursor.acc.is_session();
+                    if changed && is_session {
+                        out.changed.push(to_meta(&found, &state));
+                    } else if changed && was_session(&prev, &found.path) {
+                        out.removed.push(key_of(&found.path));
+                    }
+                    next.files.insert(found.path, state);
+                }
+                Err(e) => {
+                    // Vanished between listing and reading, or unreadable: report, keep going.
+                    out.diagnostics.push(Diagnostic {
+                        provider: ProviderKind::Claude,
+                        path: found.path.clone(),
+                        line: None,
+                        reason: format!("cannot read: {e}"),
+                    });
+                    if was_session(&prev, &found.path) {
+                        out.removed.push(key_of(&found.path));
+                    }
+                }
+            }
+        }
+        for (path, state) in &prev.files {
+            if !next.files.contains_key(path) && state.cursor.acc.is_session() {
+                out.removed.push(key_of(path));
+            }
+        }
+        out.state = serde_json::to_value(&next).unwrap_or_default();
+        Ok(out)
+    }
+
+    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
+        transcript::load(session)
+    }
+
+    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
+        transcript::blob(session, key)
+    }
+
+    fn watch_paths(&self) -> Vec<PathBuf> {
+        self.roots
+            .iter()
+            .flat_map(|r| [r.join("projects"), r.join("sessions")])
+            .collect()
+    }
+
+    fn resume_command(&self, session: &SessionMeta) -> ResumeCommand {
+        // A subagent has no resume of its own: its conversation continues in the parent.
+        let id = session.parent_id.as_deref().unwrap_or(&session.id);
+        ResumeCommand::new("claude", &["--resume", id], session.cwd.as_deref())
+    }
+
+    fn live_sessions(&self) -> Vec<LiveSession> {
+        self.roots
+            .iter()
+            .flat_map(|r| live::live_sessions(r))
+            .collect()
+    }
+}
+
+fn was_session(prev: &State, path: &Path) -> bool {
+    prev.files
+        .get(path)
+        .is_some_and(|s| s.cursor.acc.is_session())
+}
+
+fn key_of(path: &Path) -> SessionKey {
+    SessionKey {
+        provider: ProviderKind::Claude,
+        id: session_id(path),
+        source_path: path.to_path_buf(),
+    }
+}

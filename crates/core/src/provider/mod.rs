@@ -1,0 +1,174 @@
+//! The provider interface (SPEC §3.1) and the explicit set of providers.
+//!
+//! A provider knows one agent's store: where it lives, how to list its sessions incrementally,
+//! how to load a transcript, where large outputs live, and how to resume a session. Adding an
+//! agent means one new module here plus its fixtures; nothing else changes.
+
+pub mod claude;
+pub mod files;
+pub mod jsonl;
+pub mod lenient;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::actions::resume::ResumeCommand;
+use crate::error::Error;
+use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
+
+/// A provider's own resume state between scans. Opaque to everyone else (the index stores it
+/// as JSON); `Null` means "no previous scan".
+pub type ProviderState = serde_json::Value;
+
+/// What an incremental scan found.
+#[derive(Debug, Default)]
+pub struct ScanOutput {
+    /// Sessions that are new or changed since the previous state.
+    pub changed: Vec<SessionMeta>,
+    /// Source paths whose sessions are gone.
+    pub removed: Vec<SessionKey>,
+    /// Every diagnostic that currently applies to this provider's stores.
+    pub diagnostics: Diagnostics,
+    /// The state to hand to the next scan.
+    pub state: ProviderState,
+}
+
+/// Identifies a session across scans.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SessionKey {
+    pub provider: ProviderKind,
+    pub id: String,
+    pub source_path: PathBuf,
+}
+
+impl SessionKey {
+    pub fn of(meta: &SessionMeta) -> Self {
+        SessionKey {
+            provider: meta.provider,
+            id: meta.id.clone(),
+            source_path: meta.source_path.clone(),
+        }
+    }
+}
+
+/// Progress of a running scan, shared between the scanning threads and whoever shows it.
+#[derive(Debug, Default)]
+pub struct ScanProgress {
+    pub files_total: AtomicU64,
+    pub files_done: AtomicU64,
+    pub bytes_total: AtomicU64,
+    pub bytes_done: AtomicU64,
+}
+
+impl ScanProgress {
+    pub fn add_total(&self, files: u64, bytes: u64) {
+        self.files_total.fetch_add(files, Ordering::Relaxed);
+        self.bytes_total.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    pub fn add_done(&self, files: u64, bytes: u64) {
+        self.files_done.fetch_add(files, Ordering::Relaxed);
+        self.bytes_done.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// (files done, files total, bytes done, bytes total)
+    pub fn snapshot(&self) -> (u64, u64, u64, u64) {
+        (
+            self.files_done.load(Ordering::Relaxed),
+            self.files_total.load(Ordering::Relaxed),
+            self.bytes_done.load(Ordering::Relaxed),
+            self.bytes_total.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// A session some running agent process has open right now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveSession {
+    pub id: String,
+    pub pid: u32,
+    /// What the agent says it is doing (`busy`, `idle`), where it says so.
+    pub status: Option<String>,
+}
+
+/// One agent's store.
+pub trait Provider: Send + Sync {
+    fn kind(&self) -> ProviderKind;
+
+    /// The store roots this provider reads.
+    fn roots(&self) -> &[PathBuf];
+
+    /// Whether any root holds this agent's data.
+    fn detect(&self) -> bool;
+
+    /// Lists sessions changed since `prev` (a state this provider returned before, or `Null`).
+    fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error>;
+
+    /// The full transcript of a session this provider listed.
+    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error>;
+
+    /// The bytes behind a blob key found in a transcript (large tool output, image).
+    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error>;
+
+    /// Files and directories whose changes may change the session list.
+    fn watch_paths(&self) -> Vec<PathBuf>;
+
+    /// The command that resumes exactly this session.
+    fn resume_command(&self, session: &SessionMeta) -> ResumeCommand;
+
+    /// Sessions open in a running agent process right now.
+    fn live_sessions(&self) -> Vec<LiveSession> {
+        Vec::new()
+    }
+}
+
+/// The explicit set of providers a front end works with.
+pub struct ProviderSet {
+    providers: Vec<Box<dyn Provider>>,
+}
+
+/// Where each provider's stores are. Empty means "this provider is not used".
+#[derive(Debug, Clone, Default)]
+pub struct Roots {
+    pub claude: Vec<PathBuf>,
+    pub codex: Vec<PathBuf>,
+    pub opencode: Vec<PathBuf>,
+}
+
+impl Roots {
+    pub fn for_kind(&self, kind: ProviderKind) -> &[PathBuf] {
+        match kind {
+            ProviderKind::Claude => &self.claude,
+            ProviderKind::Codex => &self.codex,
+            ProviderKind::Opencode => &self.opencode,
+        }
+    }
+}
+
+impl ProviderSet {
+    /// Every provider this build knows, over the given roots, restricted to `only` when it is
+    /// not empty.
+    pub fn new(roots: &Roots, only: &[ProviderKind]) -> Self {
+        let wanted = |k: ProviderKind| only.is_empty() || only.contains(&k);
+        let mut providers: Vec<Box<dyn Provider>> = Vec::new();
+        if wanted(ProviderKind::Claude) {
+            providers.push(Box::new(claude::ClaudeProvider::new(roots.claude.clone())));
+        }
+        ProviderSet { providers }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &dyn Provider> {
+        self.providers.iter().map(|p| p.as_ref())
+    }
+
+    pub fn get(&self, kind: ProviderKind) -> Option<&dyn Provider> {
+        self.iter().find(|p| p.kind() == kind)
+    }
+}
+
+/// True when `path` exists and is a directory we may read.
+pub(crate) fn is_dir(path: &Path) -> bool {
+    path.metadata().map(|m| m.is_dir()).unwrap_or(false)
+}

@@ -39,6 +39,9 @@ pub struct LineReader<R> {
     /// Number of lines read so far (the last line's number).
     number: u64,
     max_line: usize,
+    /// The previous read ended on a line without its newline: a newline arriving now ends that
+    /// line rather than starting an empty one.
+    mid_line: bool,
 }
 
 impl LineReader<File> {
@@ -50,6 +53,14 @@ impl LineReader<File> {
         }
         Ok(Self::new(file, offset, number))
     }
+
+    /// Like [`LineReader::open_at`], resuming after a scan that consumed a final line that had
+    /// no newline yet (see [`LineReader::ended_mid_line`]).
+    pub fn resume_at(path: &Path, offset: u64, number: u64, mid_line: bool) -> io::Result<Self> {
+        let mut reader = Self::open_at(path, offset, number)?;
+        reader.mid_line = mid_line;
+        Ok(reader)
+    }
 }
 
 impl<R: Read> LineReader<R> {
@@ -60,6 +71,7 @@ impl<R: Read> LineReader<R> {
             offset,
             number,
             max_line: MAX_LINE,
+            mid_line: false,
         }
     }
 
@@ -78,6 +90,11 @@ impl<R: Read> LineReader<R> {
         self.number
     }
 
+    /// The last line returned had no newline (and was not taken back with `unread`).
+    pub fn ended_mid_line(&self) -> bool {
+        self.mid_line
+    }
+
     /// The next line, or `None` at the end of the file. Empty lines are skipped.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         loop {
@@ -88,11 +105,16 @@ impl<R: Read> LineReader<R> {
                 return Ok(None);
             }
             self.offset += consumed;
-            self.number += 1;
             let mut end = self.buf.len();
             if terminated && end > 0 && self.buf[end - 1] == b'\r' {
                 end -= 1;
             }
+            let was_mid_line = std::mem::replace(&mut self.mid_line, !terminated);
+            if was_mid_line && terminated && end == 0 && !too_long {
+                // The newline that ends the line handed out last time.
+                continue;
+            }
+            self.number += 1;
             if !too_long && self.buf[..end].iter().all(u8::is_ascii_whitespace) {
                 if terminated {
                     continue;
@@ -100,6 +122,7 @@ impl<R: Read> LineReader<R> {
                 // Trailing whitespace without newline: nothing to hand out yet.
                 self.offset = start;
                 self.number -= 1;
+                self.mid_line = was_mid_line;
                 return Ok(None);
             }
             return Ok(Some(Line {
@@ -116,6 +139,7 @@ impl<R: Read> LineReader<R> {
     pub fn unread(&mut self, line_offset: u64) {
         self.offset = line_offset;
         self.number = self.number.saturating_sub(1);
+        self.mid_line = false;
     }
 
     /// Reads up to and including the next newline into `buf` (unless it grows past the limit).

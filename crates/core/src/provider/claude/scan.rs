@@ -233,13 +233,15 @@ fn set_latest(slot: &mut Option<String>, value: Option<&str>) {
 pub struct Cursor {
     pub offset: u64,
     pub lines: u64,
+    /// The last record read had no newline after it yet.
+    pub mid_line: bool,
     pub acc: Accumulator,
 }
 
 /// Reads `path` from `cursor` to its end, folding every complete record into the cursor.
 /// A half-written last line is left for the next scan.
 pub fn scan_file(path: &Path, role: &FileRole, mut cursor: Cursor) -> std::io::Result<Cursor> {
-    let mut reader = LineReader::open_at(path, cursor.offset, cursor.lines)?;
+    let mut reader = LineReader::resume_at(path, cursor.offset, cursor.lines, cursor.mid_line)?;
     while let Some(line) = reader.next_line()? {
         if line.too_long {
             let n = line.number;
@@ -264,6 +266,7 @@ pub fn scan_file(path: &Path, role: &FileRole, mut cursor: Cursor) -> std::io::R
     }
     cursor.offset = reader.offset();
     cursor.lines = reader.line_number();
+    cursor.mid_line = reader.ended_mid_line();
     Ok(cursor)
 }
 

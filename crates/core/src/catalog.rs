@@ -39,7 +39,7 @@ impl Catalog {
         let providers: Vec<&dyn Provider> = self.providers.iter().collect();
         let outputs: Vec<Result<ScanOutput, Error>> = providers
             .par_iter()
-            .map(|p| p.scan(&serde_json::Value::Null, progress))
+            .map(|p| p.scan(&Vec::new(), progress))
             .collect();
         let mut report = ScanReport::default();
         for output in outputs {

@@ -18,9 +18,10 @@ use crate::actions::resume::ResumeCommand;
 use crate::error::Error;
 use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
 
-/// A provider's own resume state between scans. Opaque to everyone else (the index stores it
-/// as JSON); `Null` means "no previous scan".
-pub type ProviderState = serde_json::Value;
+/// A provider's own resume state between scans: opaque bytes to everyone else (the index stores
+/// them as they are). Empty means "no previous scan"; bytes a provider cannot read (from another
+/// version) also mean a full scan, never an error.
+pub type ProviderState = Vec<u8>;
 
 /// What an incremental scan found.
 #[derive(Debug, Default)]

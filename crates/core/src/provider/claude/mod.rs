@@ -191,7 +191,7 @@ impl Provider for ClaudeProvider {
     }
 
     fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
-        let prev: State = serde_json::from_value(prev.clone()).unwrap_or_default();
+        let prev: State = serde_json::from_slice(prev).unwrap_or_default();
         let found = self.discover();
         progress.add_total(found.len() as u64, 0);
 
@@ -238,7 +238,7 @@ impl Provider for ClaudeProvider {
                 out.removed.push(key_of(path));
             }
         }
-        out.state = serde_json::to_value(&next).unwrap_or_default();
+        out.state = serde_json::to_vec(&next).unwrap_or_default();
         Ok(out)
     }
 

@@ -14,7 +14,7 @@ use crate::model::{Counts, Tokens};
 use crate::provider::jsonl::{parse_line_borrowed, LineReader};
 
 /// How many recent assistant message ids are remembered to merge split records.
-const RECENT_MESSAGES: usize = 32;
+const RECENT_MESSAGES: usize = 8;
 /// How many recent record uuids are remembered to attach `summary` records to this file.
 const RECENT_UUIDS: usize = 8;
 /// How many summaries may wait for their leaf record.

@@ -1,0 +1,241 @@
+//! Writes realistic stores in the agents' real current formats, at a chosen size.
+//!
+//! Claude Code: 2.1.x records as the fixtures show them — mode/permission records, prompts,
+//! system-reminder attachments, assistant responses split per content block (thinking, text,
+//! tool_use) with usage, tool results carrying both the model-facing text and `toolUseResult`.
+//! Sizes of text and outputs vary with a fixed-seed generator, so a run is repeatable.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+/// A small deterministic generator (xorshift64*), so corpora are identical run to run.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.max(1))
+    }
+
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "build",
+    "fails",
+    "because",
+    "function",
+    "returns",
+    "error",
+    "when",
+    "config",
+    "file",
+    "is",
+    "missing",
+    "let",
+    "me",
+    "check",
+    "tests",
+    "module",
+    "parser",
+    "index",
+    "query",
+    "cache",
+    "update",
+    "struct",
+    "field",
+    "value",
+    "request",
+    "response",
+    "server",
+    "client",
+    "timeout",
+    "retry",
+    "branch",
+    "commit",
+    "merge",
+    "refactor",
+    "rename",
+    "handler",
+    "route",
+    "schema",
+    "migration",
+    "async",
+    "await",
+    "thread",
+    "lock",
+    "panic",
+    "unwrap",
+    "option",
+    "result",
+];
+
+fn words(rng: &mut Rng, n: usize) -> String {
+    let mut out = String::with_capacity(n * 7);
+    for i in 0..n {
+        if i > 0 {
+            out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
+        }
+        out.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+    }
+    out
+}
+
+fn uuid(rng: &mut Rng) -> String {
+    let a = rng.next();
+    let b = rng.next();
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        b >> 52,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+/// Writes one Claude transcript of about `target` bytes; returns its size.
+pub fn claude_session(path: &Path, cwd: &str, target: u64, rng: &mut Rng) -> io::Result<u64> {
+    let session = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let mut written = 0u64;
+    let mut parent: Option<String> = None;
+    let mut turn = 0u64;
+    let mut msg = 0u64;
+    let line = |out: &mut BufWriter<File>, v: serde_json::Value| -> io::Result<u64> {
+        let mut s = serde_json::to_vec(&v).unwrap();
+        s.push(b'\n');
+        out.write_all(&s)?;
+        Ok(s.len() as u64)
+    };
+    while written < target {
+        turn += 1;
+        let ts = format!(
+            "2026-10-{:02}T{:02}:{:02}:{:02}.000Z",
+            1 + turn / 1440 % 28,
+            turn / 60 % 24,
+            turn % 60,
+            rng.below(60)
+        );
+        let base = |uuid: &str, parent: &Option<String>| {
+            json!({
+                "parentUuid": parent, "isSidechain": false, "userType": "external",
+                "cwd": cwd, "sessionId": session, "version": "2.1.332",
+                "gitBranch": "main", "uuid": uuid, "timestamp": ts,
+            })
+        };
+        written += line(
+            &mut out,
+            json!({"type": "mode", "mode": "normal", "sessionId": session}),
+        )?;
+        let u = uuid(rng);
+        let mut rec = base(&u, &parent);
+        rec["type"] = json!("user");
+        let prompt_words = 5 + rng.below(60) as usize;
+        rec["message"] = json!({"role": "user", "content": words(rng, prompt_words)});
+        rec["promptSource"] = json!("typed");
+        written += line(&mut out, rec)?;
+        parent = Some(u);
+        for _ in 0..1 + rng.below(3) {
+            let u = uuid(rng);
+            let mut rec = base(&u, &parent);
+            rec["type"] = json!("attachment");
+            let reminder_words = 100 + rng.below(400) as usize;
+            rec["attachment"] = json!({"type": "date", "date": "2026-10-01"});
+            rec["rendered"] = json!([{"content": format!("<system-reminder>\n{}\n</system-reminder>", words(rng, reminder_words))}]);
+            written += line(&mut out, rec)?;
+            parent = Some(u);
+        }
+        for step in 0..1 + rng.below(6) {
+            msg += 1;
+            let id = format!("msg_{session}_{msg}");
+            let usage = json!({"input_tokens": 1500 + rng.below(50_000), "cache_creation_input_tokens": rng.below(2000), "cache_read_input_tokens": rng.below(90_000), "output_tokens": 20 + rng.below(2000)});
+            let mut blocks = vec![];
+            if step == 0 {
+                let n = 20 + rng.below(150) as usize;
+                blocks.push(json!({"type": "thinking", "thinking": words(rng, n), "signature": "EqMBCkgIBxABGAIiQ".repeat(8)}));
+            }
+            let n = 10 + rng.below(200) as usize;
+            blocks.push(json!({"type": "text", "text": words(rng, n)}));
+            let tool_id = format!("toolu_{session}_{msg}");
+            let uses_tool = rng.below(4) != 0;
+            if uses_tool {
+                let n = 3 + rng.below(30) as usize;
+                blocks.push(json!({"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": words(rng, n), "description": "Run it"}}));
+            }
+            for block in blocks {
+                let u = uuid(rng);
+                let mut rec = base(&u, &parent);
+                rec["type"] = json!("assistant");
+                rec["requestId"] = json!(format!("req_{msg}"));
+                rec["message"] = json!({"id": id, "type": "message", "role": "assistant", "model": "claude-opus-5-5", "content": [block], "stop_reason": "tool_use", "usage": usage});
+                written += line(&mut out, rec)?;
+                parent = Some(u);
+            }
+            if uses_tool {
+                let n = 50 + rng.below(1500) as usize;
+                let output = words(rng, n);
+                let u = uuid(rng);
+                let mut rec = base(&u, &parent);
+                rec["type"] = json!("user");
+                rec["message"] = json!({"role": "user", "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": output, "is_error": false}]});
+                rec["toolUseResult"] =
+                    json!({"stdout": output, "stderr": "", "interrupted": false, "isImage": false});
+                written += line(&mut out, rec)?;
+                parent = Some(u);
+            }
+        }
+        written += line(
+            &mut out,
+            json!({"type": "last-prompt", "lastPrompt": "x", "sessionId": session}),
+        )?;
+    }
+    out.flush()?;
+    Ok(written)
+}
+
+/// Writes a Claude root of about `total` bytes: many projects, sessions of varied size, and one
+/// transcript of `big` bytes. Returns the path of the big transcript.
+pub fn claude_root(root: &Path, total: u64, big: u64, rng: &mut Rng) -> io::Result<PathBuf> {
+    let projects = root.join("projects");
+    let mut written = 0u64;
+    let mut project = 0;
+    let big_dir = projects.join("-home-user-projects-big");
+    fs::create_dir_all(&big_dir)?;
+    let big_path = big_dir.join(format!("{}.jsonl", uuid(rng)));
+    written += claude_session(&big_path, "/home/user/projects/big", big, rng)?;
+    while written < total {
+        project += 1;
+        let cwd = format!("/home/user/projects/p{project}");
+        let dir = projects.join(cwd.replace('/', "-"));
+        fs::create_dir_all(&dir)?;
+        for _ in 0..3 + rng.below(20) {
+            // Mostly small sessions, some medium, a few large: as real histories are.
+            let size = match rng.below(20) {
+                0 => 2_000_000 + rng.below(6_000_000),
+                1..=5 => 200_000 + rng.below(800_000),
+                _ => 5_000 + rng.below(120_000),
+            };
+            let path = dir.join(format!("{}.jsonl", uuid(rng)));
+            written += claude_session(&path, &cwd, size, rng)?;
+            if written >= total {
+                break;
+            }
+        }
+    }
+    Ok(big_path)
+}

@@ -253,9 +253,10 @@ fn peak_rss() -> Option<u64> {
 }
 
 fn print_table(rows: &[Row]) {
+    let header = ["measurement", "time", "MB/s", "peak RSS", "note"];
     println!(
         "| {:<42} | {:>10} | {:>10} | {:>9} | {} |",
-        "measurement", "time", "MB/s", "peak RSS", "note"
+        header[0], header[1], header[2], header[3], header[4]
     );
     println!(
         "|{:-<44}|{:->12}|{:->12}|{:->11}|{:-<8}|",

@@ -157,6 +157,9 @@ pub struct Message {
     /// Stable within the session: the record uuid, or the assistant message id.
     pub id: String,
     pub role: Role,
+    /// The message this one answers or follows in the conversation tree (Claude's
+    /// `parentUuid` threading); `None` at a root or where the provider has no tree.
+    pub parent_id: Option<String>,
     pub timestamp: Option<DateTime<Utc>>,
     pub model: Option<String>,
     /// Counted by SPEC §6 (shown by default). Meta, injected and sidechain records are not.

@@ -22,6 +22,11 @@ pub struct Record<'a> {
     #[serde(default, borrow, deserialize_with = "lenient::str")]
     pub uuid: Option<Cow<'a, str>>,
     #[serde(default, borrow, deserialize_with = "lenient::str")]
+    pub parent_uuid: Option<Cow<'a, str>>,
+    /// Set where `parentUuid` is null across a compaction boundary.
+    #[serde(default, borrow, deserialize_with = "lenient::str")]
+    pub logical_parent_uuid: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "lenient::str")]
     pub session_id: Option<Cow<'a, str>>,
     #[serde(default, borrow, deserialize_with = "lenient::str")]
     pub timestamp: Option<Cow<'a, str>>,

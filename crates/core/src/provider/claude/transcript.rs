@@ -68,6 +68,10 @@ struct Builder {
     by_message_id: HashMap<String, usize>,
     /// Tool call id → (message index, part index), to merge results into calls.
     tools: HashMap<String, (usize, usize)>,
+    /// Record uuid → the id of the message it went into, to thread by `parentUuid`.
+    owner: HashMap<String, String>,
+    /// The message the current record went into.
+    touched: Option<usize>,
 }
 
 impl Builder {
@@ -77,6 +81,8 @@ impl Builder {
             messages: Vec::new(),
             by_message_id: HashMap::new(),
             tools: HashMap::new(),
+            owner: HashMap::new(),
+            touched: None,
         }
     }
 
@@ -95,7 +101,13 @@ impl Builder {
                 .map(|t| t.with_timezone(&Utc)),
             sidechain: rec.sidechain() && !self.is_agent,
             uuid: rec.uuid.as_deref().map(str::to_owned),
+            parent: rec
+                .parent_uuid
+                .as_deref()
+                .or(rec.logical_parent_uuid.as_deref())
+                .and_then(|p| self.owner.get(p).cloned()),
         };
+        self.touched = None;
         match rec.kind() {
             "user" => {
                 let kind = classify_user(&rec.user_facts());
@@ -110,6 +122,9 @@ impl Builder {
             "attachment" => self.add_attachment(&at),
             _ => {}
         }
+        if let (Some(uuid), Some(i)) = (at.uuid, self.touched) {
+            self.owner.insert(uuid, self.messages[i].id.clone());
+        }
     }
 
     fn push(&mut self, at: &RecordAt, role: Role, counted: bool, meta: bool, parts: Vec<Part>) {
@@ -120,6 +135,7 @@ impl Builder {
         self.messages.push(Message {
             id,
             role,
+            parent_id: at.parent.clone(),
             timestamp: at.timestamp,
             model: None,
             counted,
@@ -128,6 +144,7 @@ impl Builder {
             parts,
             source_lines: vec![at.line],
         });
+        self.touched = Some(self.messages.len() - 1);
     }
 
     fn notice(&mut self, at: &RecordAt, meta: bool, source: &str, text: String) {
@@ -173,6 +190,7 @@ impl Builder {
                 self.messages.push(Message {
                     id: id.clone(),
                     role: Role::Assistant,
+                    parent_id: at.parent.clone(),
                     timestamp: at.timestamp,
                     model: model.map(str::to_owned),
                     counted: !synthetic && !at.sidechain,
@@ -189,6 +207,7 @@ impl Builder {
             }
         };
         self.messages[index].source_lines.push(at.line);
+        self.touched = Some(index);
         let blocks: Vec<&Value> = match &msg["content"] {
             Value::Array(items) => items.iter().collect(),
             other => vec![other],
@@ -226,6 +245,7 @@ impl Builder {
                     blob: Some(format!("line:{}:image:{n}", at.offset)),
                 })
                 .collect();
+            self.touched = Some(mi);
             let message = &mut self.messages[mi];
             message.source_lines.push(at.line);
             if let Some(Part::Tool(tool)) = message.parts.get_mut(pi) {
@@ -262,6 +282,7 @@ impl Builder {
             {
                 *s = Some(text);
                 last.source_lines.push(at.line);
+                self.touched = Some(self.messages.len() - 1);
                 return;
             }
         }
@@ -321,6 +342,8 @@ struct RecordAt<'a> {
     timestamp: Option<DateTime<Utc>>,
     sidechain: bool,
     uuid: Option<String>,
+    /// The message holding this record's `parentUuid` (or `logicalParentUuid`).
+    parent: Option<String>,
 }
 
 fn prompt_parts(content: &Value, offset: u64) -> Vec<Part> {

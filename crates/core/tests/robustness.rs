@@ -162,5 +162,5 @@ fn a_multi_megabyte_line_is_read_in_bounded_steps() {
     std::fs::write(&path, data).unwrap();
     let c = scan_file(&path, &FileRole::Main, Cursor::default()).unwrap();
     assert_eq!((c.acc.counts.user, c.acc.counts.assistant), (1, 1));
-    assert_eq!(c.acc.problem_count, 0);
+    assert_eq!(c.problems.count, 0);
 }

@@ -35,6 +35,37 @@ pub enum FileChange {
     Replaced,
 }
 
+/// A file as the last scan left it: its stamp and where reading stopped.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Tracked<C> {
+    pub stamp: FileStamp,
+    pub cursor: C,
+}
+
+/// Brings a tracked file up to date: unchanged files cost one `stat`; a file that grew is read
+/// on from its cursor; a new or replaced file is read from a default cursor. The stamp is taken
+/// before reading, so bytes appended during the read are seen by the next refresh. Returns the
+/// new state and whether anything was read.
+pub fn refresh<C: Clone + Default>(
+    path: &Path,
+    prev: Option<&Tracked<C>>,
+    read: impl FnOnce(C) -> io::Result<C>,
+) -> io::Result<(Tracked<C>, bool)> {
+    let (stamp, from) = match prev {
+        Some(prev) => {
+            let (change, stamp) = compare(path, &prev.stamp)?;
+            match change {
+                FileChange::Unchanged => return Ok((prev.clone(), false)),
+                FileChange::Grew => (stamp, prev.cursor.clone()),
+                FileChange::Replaced => (stamp, C::default()),
+            }
+        }
+        None => (self::stamp(path)?, C::default()),
+    };
+    let cursor = read(from)?;
+    Ok((Tracked { stamp, cursor }, true))
+}
+
 /// (size, mtime in ns) from one `stat`.
 pub fn stat(path: &Path) -> io::Result<(u64, i64)> {
     let meta = path.metadata()?;

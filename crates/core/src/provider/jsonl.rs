@@ -10,7 +10,9 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Diagnostic, Diagnostics, ProviderKind};
 
 /// The longest line kept in memory. Longer lines are skipped with a diagnostic.
 pub const MAX_LINE: usize = 64 << 20;
@@ -176,6 +178,88 @@ impl<R: Read> LineReader<R> {
             }
         }
     }
+}
+
+/// A problem on one line of one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineProblem {
+    pub line: u64,
+    pub reason: String,
+}
+
+/// Problems met in one file: all counted, the first few kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineProblems {
+    pub count: u64,
+    pub items: Vec<LineProblem>,
+}
+
+impl LineProblems {
+    /// Problems kept per file (all are counted).
+    pub const KEPT: usize = 20;
+
+    pub fn push(&mut self, line: u64, reason: String) {
+        self.count += 1;
+        if self.items.len() < Self::KEPT {
+            self.items.push(LineProblem { line, reason });
+        }
+    }
+
+    /// Adds these problems to a report about `path`.
+    pub fn report(&self, provider: ProviderKind, path: &Path, out: &mut Diagnostics) {
+        for p in &self.items {
+            out.push(Diagnostic {
+                provider,
+                path: path.to_path_buf(),
+                line: Some(p.line),
+                reason: p.reason.clone(),
+            });
+        }
+        out.parse_errors += self.count - self.items.len() as u64;
+    }
+}
+
+/// Where a file's scan stopped, with the running summary `acc` of everything before it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cursor<A> {
+    pub offset: u64,
+    pub lines: u64,
+    /// The last record read had no newline after it yet.
+    pub mid_line: bool,
+    pub problems: LineProblems,
+    pub acc: A,
+}
+
+/// Reads `path` from `cursor` to its end, handing each complete line to `fold`, which returns
+/// `Err(reason)` for a line that is not a record. A half-written last line that does not decode
+/// is left for the next scan; other bad lines are counted as problems.
+pub fn fold_file<A>(
+    path: &Path,
+    mut cursor: Cursor<A>,
+    mut fold: impl FnMut(&mut A, &[u8]) -> Result<(), String>,
+) -> io::Result<Cursor<A>> {
+    let mut reader = LineReader::resume_at(path, cursor.offset, cursor.lines, cursor.mid_line)?;
+    while let Some(line) = reader.next_line()? {
+        if line.too_long {
+            cursor
+                .problems
+                .push(line.number, "line longer than 64 MiB skipped".into());
+            continue;
+        }
+        match fold(&mut cursor.acc, line.bytes) {
+            Ok(()) => {}
+            Err(_) if line.partial => {
+                let at = line.offset;
+                reader.unread(at);
+                break;
+            }
+            Err(reason) => cursor.problems.push(line.number, reason),
+        }
+    }
+    cursor.offset = reader.offset();
+    cursor.lines = reader.line_number();
+    cursor.mid_line = reader.ended_mid_line();
+    Ok(cursor)
 }
 
 /// Decodes one JSON line. Invalid UTF-8 and lone UTF-16 surrogates, which real transcripts

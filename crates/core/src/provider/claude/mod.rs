@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use self::scan::{Cursor, FileRole, Found, TITLE_CHARS};
 use crate::actions::resume::ResumeCommand;
 use crate::error::Error;
-use crate::model::{Diagnostic, Diagnostics, ProviderKind, SessionMeta, Transcript};
-use crate::provider::files::{self, FileChange, FileStamp};
+use crate::model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
+use crate::provider::files::{self, Tracked};
 use crate::provider::{LiveSession, Provider, ProviderState, ScanOutput, ScanProgress, SessionKey};
 
 pub struct ClaudeProvider {
@@ -28,11 +28,7 @@ pub struct ClaudeProvider {
 }
 
 /// What the scan remembers about one transcript file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct FileState {
-    stamp: FileStamp,
-    cursor: Cursor,
-}
+type FileState = Tracked<Cursor>;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct State {
@@ -47,23 +43,6 @@ impl ClaudeProvider {
     fn discover(&self) -> Vec<Found> {
         self.roots.iter().flat_map(|r| scan::discover(r)).collect()
     }
-}
-
-/// Scans one file, resuming from its previous state when it only grew.
-fn rescan(found: &Found, prev: Option<&FileState>) -> std::io::Result<(FileState, bool)> {
-    if let Some(prev) = prev {
-        let (change, stamp) = files::compare(&found.path, &prev.stamp)?;
-        let from = match change {
-            FileChange::Unchanged => return Ok((prev.clone(), false)),
-            FileChange::Grew => prev.cursor.clone(),
-            FileChange::Replaced => Cursor::default(),
-        };
-        let cursor = scan::scan_file(&found.path, &found.role, from)?;
-        return Ok((FileState { stamp, cursor }, true));
-    }
-    let stamp = files::stamp(&found.path)?;
-    let cursor = scan::scan_file(&found.path, &found.role, Cursor::default())?;
-    Ok((FileState { stamp, cursor }, true))
 }
 
 fn session_id(path: &Path) -> String {
@@ -161,20 +140,6 @@ fn scan_title(text: &str) -> Option<String> {
     records::title_from_text(text, TITLE_CHARS)
 }
 
-fn file_diagnostics(path: &Path, state: &FileState, out: &mut Diagnostics) {
-    let acc = &state.cursor.acc;
-    for p in &acc.problems {
-        out.push(Diagnostic {
-            provider: ProviderKind::Claude,
-            path: path.to_path_buf(),
-            line: Some(p.line),
-            reason: p.reason.clone(),
-        });
-    }
-    // Problems beyond the ones kept per file still count.
-    out.parse_errors += acc.problem_count - acc.problems.len() as u64;
-}
-
 impl Provider for ClaudeProvider {
     fn kind(&self) -> ProviderKind {
         ProviderKind::Claude
@@ -198,7 +163,9 @@ impl Provider for ClaudeProvider {
         let results: Vec<(Found, std::io::Result<(FileState, bool)>)> = found
             .into_par_iter()
             .map(|f| {
-                let r = rescan(&f, prev.files.get(&f.path));
+                let r = files::refresh(&f.path, prev.files.get(&f.path), |c| {
+                    scan::scan_file(&f.path, &f.role, c)
+                });
                 let bytes = r.as_ref().map(|(s, _)| s.stamp.size).unwrap_or(0);
                 progress.add_done(1, bytes);
                 (f, r)
@@ -210,7 +177,11 @@ impl Provider for ClaudeProvider {
         for (found, result) in results {
             match result {
                 Ok((state, changed)) => {
-                    file_diagnostics(&found.path, &state, &mut out.diagnostics);
+                    state.cursor.problems.report(
+                        ProviderKind::Claude,
+                        &found.path,
+                        &mut out.diagnostics,
+                    );
                     let is_session = state.cursor.acc.is_session();
                     if changed && is_session {
                         out.changed.push(to_meta(&found, &state));

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::records::{classify_user, title_from_text, Content, Record, UserKind, SYNTHETIC_MODEL};
 use crate::model::{Counts, Tokens};
-use crate::provider::jsonl::{parse_line_borrowed, LineReader};
+use crate::provider::jsonl::{self, parse_line_borrowed};
 
 /// How many recent assistant message ids are remembered to merge split records.
 const RECENT_MESSAGES: usize = 8;
@@ -19,8 +19,6 @@ const RECENT_MESSAGES: usize = 8;
 const RECENT_UUIDS: usize = 8;
 /// How many summaries may wait for their leaf record.
 const PENDING_SUMMARIES: usize = 16;
-/// Diagnostics kept per file (all are counted).
-const FILE_DIAGNOSTICS: usize = 20;
 /// Longest title kept.
 pub const TITLE_CHARS: usize = 200;
 
@@ -47,13 +45,6 @@ struct RecentMessage {
     tokens: Tokens,
 }
 
-/// A problem on one line of one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LineProblem {
-    pub line: u64,
-    pub reason: String,
-}
-
 /// The running summary of one transcript file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Accumulator {
@@ -76,8 +67,6 @@ pub struct Accumulator {
     pub first_prompt: Option<String>,
     pub cost_usd: Option<f64>,
     pub records: u64,
-    pub problem_count: u64,
-    pub problems: Vec<LineProblem>,
 }
 
 impl Accumulator {
@@ -93,13 +82,6 @@ impl Accumulator {
     /// 0-byte files are not).
     pub fn is_session(&self) -> bool {
         self.last_session_id.is_some()
-    }
-
-    pub fn problem(&mut self, line: u64, reason: String) {
-        self.problem_count += 1;
-        if self.problems.len() < FILE_DIAGNOSTICS {
-            self.problems.push(LineProblem { line, reason });
-        }
     }
 
     /// Folds one decoded record into the summary.
@@ -228,46 +210,17 @@ fn set_latest(slot: &mut Option<String>, value: Option<&str>) {
     }
 }
 
-/// Where a file's scan stopped.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Cursor {
-    pub offset: u64,
-    pub lines: u64,
-    /// The last record read had no newline after it yet.
-    pub mid_line: bool,
-    pub acc: Accumulator,
-}
+/// Where a Claude transcript's scan stopped.
+pub type Cursor = jsonl::Cursor<Accumulator>;
 
 /// Reads `path` from `cursor` to its end, folding every complete record into the cursor.
-/// A half-written last line is left for the next scan.
-pub fn scan_file(path: &Path, role: &FileRole, mut cursor: Cursor) -> std::io::Result<Cursor> {
-    let mut reader = LineReader::resume_at(path, cursor.offset, cursor.lines, cursor.mid_line)?;
-    while let Some(line) = reader.next_line()? {
-        if line.too_long {
-            let n = line.number;
-            cursor
-                .acc
-                .problem(n, "line longer than 64 MiB skipped".into());
-            continue;
-        }
+pub fn scan_file(path: &Path, role: &FileRole, cursor: Cursor) -> std::io::Result<Cursor> {
+    jsonl::fold_file(path, cursor, |acc, bytes| {
         let mut scratch = Vec::new();
-        match parse_line_borrowed::<Record>(line.bytes, &mut scratch) {
-            Ok(rec) => cursor.acc.add(&rec, role),
-            Err(_) if line.partial => {
-                let at = line.offset;
-                reader.unread(at);
-                break;
-            }
-            Err(reason) => {
-                let n = line.number;
-                cursor.acc.problem(n, reason);
-            }
-        }
-    }
-    cursor.offset = reader.offset();
-    cursor.lines = reader.line_number();
-    cursor.mid_line = reader.ended_mid_line();
-    Ok(cursor)
+        let rec = parse_line_borrowed::<Record>(bytes, &mut scratch)?;
+        acc.add(&rec, role);
+        Ok(())
+    })
 }
 
 /// A transcript file found under a root.
@@ -373,7 +326,7 @@ mod tests {
         let half = &A2[..40];
         std::fs::write(&path, format!("{USER}\n{A1}\n{half}")).unwrap();
         let first = scan_file(&path, &FileRole::Main, Cursor::default()).unwrap();
-        assert_eq!(first.acc.problem_count, 0);
+        assert_eq!(first.problems.count, 0);
         assert_eq!(first.lines, 2);
         let mut f = std::fs::OpenOptions::new()
             .append(true)
@@ -391,8 +344,8 @@ mod tests {
     #[test]
     fn bad_lines_are_counted_with_their_number() {
         let c = scan_str(&format!("{USER}\nnot json\n{A1}\n"), &FileRole::Main);
-        assert_eq!(c.acc.problem_count, 1);
-        assert_eq!(c.acc.problems[0].line, 2);
+        assert_eq!(c.problems.count, 1);
+        assert_eq!(c.problems.items[0].line, 2);
         assert_eq!(c.acc.counts.assistant, 1);
     }
 

@@ -4,9 +4,14 @@
 //! offset where the last scan stopped; a file that shrank, or whose first bytes changed, was
 //! replaced and is read again from the start.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::ScanProgress;
 use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
@@ -64,6 +69,69 @@ pub fn refresh<C: Clone + Default>(
     };
     let cursor = read(from)?;
     Ok((Tracked { stamp, cursor }, true))
+}
+
+/// The tracked files of one provider, by path.
+pub type FileSet<C> = BTreeMap<PathBuf, Tracked<C>>;
+
+/// What refreshing a whole file set found.
+pub struct Refreshed<F, C> {
+    /// The state of every file found.
+    pub next: FileSet<C>,
+    /// Files read this time (new or changed).
+    pub changed: Vec<F>,
+    /// Paths tracked before that are gone now (or could not be read).
+    pub gone: Vec<PathBuf>,
+    /// Files listed but unreadable, with why.
+    pub unreadable: Vec<(PathBuf, io::Error)>,
+}
+
+/// Refreshes every found file against the previous set, in parallel on the rayon pool.
+pub fn refresh_all<F, C>(
+    found: Vec<F>,
+    path_of: impl Fn(&F) -> &Path + Sync,
+    prev: &FileSet<C>,
+    progress: &ScanProgress,
+    read: impl Fn(&F, C) -> io::Result<C> + Sync,
+) -> Refreshed<F, C>
+where
+    F: Send,
+    C: Clone + Default + Send + Sync,
+{
+    progress.add_total(found.len() as u64, 0);
+    let results: Vec<(F, io::Result<(Tracked<C>, bool)>)> = found
+        .into_par_iter()
+        .map(|f| {
+            let path = path_of(&f);
+            let r = refresh(path, prev.get(path), |c| read(&f, c));
+            progress.add_done(1, r.as_ref().map(|(t, _)| t.stamp.size).unwrap_or(0));
+            (f, r)
+        })
+        .collect();
+    let mut out = Refreshed {
+        next: FileSet::new(),
+        changed: Vec::new(),
+        gone: Vec::new(),
+        unreadable: Vec::new(),
+    };
+    for (f, result) in results {
+        let path = path_of(&f).to_path_buf();
+        match result {
+            Ok((tracked, changed)) => {
+                out.next.insert(path, tracked);
+                if changed {
+                    out.changed.push(f);
+                }
+            }
+            Err(e) => out.unreadable.push((path, e)),
+        }
+    }
+    out.gone = prev
+        .keys()
+        .filter(|p| !out.next.contains_key(*p))
+        .cloned()
+        .collect();
+    out
 }
 
 /// (size, mtime in ns) from one `stat`.

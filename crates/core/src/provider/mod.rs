@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::actions::resume::ResumeCommand;
 use crate::error::Error;
-use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
+use crate::model::{Diagnostic, Diagnostics, ProviderKind, SessionMeta, Transcript};
 
 /// A provider's own resume state between scans: opaque bytes to everyone else (the index stores
 /// them as they are). Empty means "no previous scan"; bytes a provider cannot read (from another
@@ -166,6 +166,16 @@ impl ProviderSet {
 
     pub fn get(&self, kind: ProviderKind) -> Option<&dyn Provider> {
         self.iter().find(|p| p.kind() == kind)
+    }
+}
+
+/// The diagnostic for a store file that was listed but could not be read.
+pub(crate) fn unreadable(provider: ProviderKind, path: PathBuf, e: &std::io::Error) -> Diagnostic {
+    Diagnostic {
+        provider,
+        path,
+        line: None,
+        reason: format!("cannot read: {e}"),
     }
 }
 

@@ -9,19 +9,19 @@ pub mod records;
 pub mod scan;
 mod transcript;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use self::scan::{Cursor, FileRole, Found, TITLE_CHARS};
 use crate::actions::resume::ResumeCommand;
 use crate::error::Error;
-use crate::model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
-use crate::provider::files::{self, Tracked};
-use crate::provider::{LiveSession, Provider, ProviderState, ScanOutput, ScanProgress, SessionKey};
+use crate::model::{ProviderKind, SessionMeta, Transcript};
+use crate::provider::files::{self, FileSet, Tracked};
+use crate::provider::{
+    unreadable, LiveSession, Provider, ProviderState, ScanOutput, ScanProgress, SessionKey,
+};
 
 pub struct ClaudeProvider {
     roots: Vec<PathBuf>,
@@ -32,7 +32,7 @@ type FileState = Tracked<Cursor>;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct State {
-    files: BTreeMap<PathBuf, FileState>,
+    files: FileSet<Cursor>,
 }
 
 impl ClaudeProvider {
@@ -157,59 +157,41 @@ impl Provider for ClaudeProvider {
 
     fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
         let prev: State = serde_json::from_slice(prev).unwrap_or_default();
-        let found = self.discover();
-        progress.add_total(found.len() as u64, 0);
-
-        let results: Vec<(Found, std::io::Result<(FileState, bool)>)> = found
-            .into_par_iter()
-            .map(|f| {
-                let r = files::refresh(&f.path, prev.files.get(&f.path), |c| {
-                    scan::scan_file(&f.path, &f.role, c)
-                });
-                let bytes = r.as_ref().map(|(s, _)| s.stamp.size).unwrap_or(0);
-                progress.add_done(1, bytes);
-                (f, r)
-            })
-            .collect();
-
+        let r = files::refresh_all(
+            self.discover(),
+            |f| &f.path,
+            &prev.files,
+            progress,
+            |f, c| scan::scan_file(&f.path, &f.role, c),
+        );
         let mut out = ScanOutput::default();
-        let mut next = State::default();
-        for (found, result) in results {
-            match result {
-                Ok((state, changed)) => {
-                    state.cursor.problems.report(
-                        ProviderKind::Claude,
-                        &found.path,
-                        &mut out.diagnostics,
-                    );
-                    let is_session = state.cursor.acc.is_session();
-                    if changed && is_session {
-                        out.changed.push(to_meta(&found, &state));
-                    } else if changed && was_session(&prev, &found.path) {
-                        out.removed.push(key_of(&found.path));
-                    }
-                    next.files.insert(found.path, state);
-                }
-                Err(e) => {
-                    // Vanished between listing and reading, or unreadable: report, keep going.
-                    out.diagnostics.push(Diagnostic {
-                        provider: ProviderKind::Claude,
-                        path: found.path.clone(),
-                        line: None,
-                        reason: format!("cannot read: {e}"),
-                    });
-                    if was_session(&prev, &found.path) {
-                        out.removed.push(key_of(&found.path));
-                    }
-                }
+        let was_session = |path: &Path| {
+            prev.files
+                .get(path)
+                .is_some_and(|s| s.cursor.acc.is_session())
+        };
+        for found in &r.changed {
+            let state = &r.next[&found.path];
+            if state.cursor.acc.is_session() {
+                out.changed.push(to_meta(found, state));
+            } else if was_session(&found.path) {
+                out.removed.push(key_of(&found.path));
             }
         }
-        for (path, state) in &prev.files {
-            if !next.files.contains_key(path) && state.cursor.acc.is_session() {
-                out.removed.push(key_of(path));
-            }
+        for path in r.gone.iter().filter(|p| was_session(p)) {
+            out.removed.push(key_of(path));
         }
-        out.state = serde_json::to_vec(&next).unwrap_or_default();
+        for (path, e) in r.unreadable {
+            out.diagnostics
+                .push(unreadable(ProviderKind::Claude, path, &e));
+        }
+        for (path, state) in &r.next {
+            state
+                .cursor
+                .problems
+                .report(ProviderKind::Claude, path, &mut out.diagnostics);
+        }
+        out.state = serde_json::to_vec(&State { files: r.next }).unwrap_or_default();
         Ok(out)
     }
 
@@ -240,12 +222,6 @@ impl Provider for ClaudeProvider {
             .flat_map(|r| live::live_sessions(r))
             .collect()
     }
-}
-
-fn was_session(prev: &State, path: &Path) -> bool {
-    prev.files
-        .get(path)
-        .is_some_and(|s| s.cursor.acc.is_session())
 }
 
 fn key_of(path: &Path) -> SessionKey {

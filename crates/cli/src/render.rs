@@ -114,7 +114,7 @@ fn message(out: &mut String, m: &Message) {
                 let _ = writeln!(out, "{text}");
             }
             Part::Reasoning { text, encrypted } => {
-                let shown = if *encrypted {
+                let shown = if text.is_empty() && *encrypted {
                     "(encrypted)"
                 } else {
                     text.as_str()

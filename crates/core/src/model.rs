@@ -55,15 +55,17 @@ impl Counts {
     /// Counts a loaded transcript the way the scan counts its records.
     pub fn of(messages: &[Message]) -> Counts {
         let mut counts = Counts::default();
-        for m in messages.iter().filter(|m| m.counted) {
+        for m in messages.iter().filter(|m| !m.meta && !m.sidechain) {
             match m.role {
-                Role::User => counts.user += 1,
+                Role::User if m.counted => counts.user += 1,
                 Role::Assistant => {
-                    counts.assistant += 1;
+                    counts.assistant += u64::from(m.counted);
+                    // Tool calls count wherever the model made them, also in steps that have no
+                    // text of their own (Codex).
                     let tools = m.parts.iter().filter(|p| matches!(p, Part::Tool(_)));
                     counts.tool_calls += tools.count() as u64;
                 }
-                Role::System => {}
+                _ => {}
             }
         }
         counts
@@ -100,6 +102,8 @@ pub struct SessionMeta {
     pub id: String,
     /// The parent session for subagents / child sessions.
     pub parent_id: Option<String>,
+    /// The session this one was forked from (a separate session, not a child).
+    pub forked_from: Option<String>,
     pub cwd: Option<String>,
     /// The git toplevel of `cwd`, when it exists on this machine.
     pub repo_root: Option<String>,
@@ -125,6 +129,7 @@ impl SessionMeta {
             provider,
             id,
             parent_id: None,
+            forked_from: None,
             cwd: None,
             repo_root: None,
             git_branch: None,

@@ -22,12 +22,23 @@ fn versions(provider: &str) -> Vec<PathBuf> {
     dirs
 }
 
-fn claude_catalog(root: &Path) -> Catalog {
-    let roots = Roots {
-        claude: vec![root.to_path_buf()],
-        ..Roots::default()
-    };
-    Catalog::new(&roots, &[ProviderKind::Claude])
+fn catalog(kind: ProviderKind, root: &Path) -> Catalog {
+    let mut roots = Roots::default();
+    match kind {
+        ProviderKind::Claude => roots.claude.push(root.to_path_buf()),
+        ProviderKind::Codex => roots.codex.push(root.to_path_buf()),
+        ProviderKind::Opencode => roots.opencode.push(root.to_path_buf()),
+    }
+    Catalog::new(&roots, &[kind])
+}
+
+/// The folder inside a fixture version that is the agent's root.
+fn store_dir(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Claude => "dot-claude",
+        ProviderKind::Codex => "dot-codex",
+        ProviderKind::Opencode => "local-share-opencode",
+    }
 }
 
 fn scan(catalog: &Catalog) -> Vec<SessionMeta> {
@@ -97,22 +108,19 @@ fn golden(value: &impl serde::Serialize, root: &Path, file: &Path) {
     );
 }
 
-#[test]
-fn claude_scan_matches_expected_counts_and_golden() {
-    for dir in versions("claude") {
-        let root = dir.join("dot-claude").canonicalize().unwrap();
-        let catalog = claude_catalog(&root);
-        let sessions = scan(&catalog);
+fn scan_matches_expected_counts_and_golden(kind: ProviderKind) {
+    for dir in versions(kind.as_str()) {
+        let root = dir.join(store_dir(kind)).canonicalize().unwrap();
+        let sessions = scan(&catalog(kind, &root));
         check_expected(&sessions, &dir.join("EXPECTED.json"));
         golden(&sessions, &root, &dir.join("expected/scan.json"));
     }
 }
 
-#[test]
-fn claude_transcripts_match_golden_and_their_scan_counts() {
-    for dir in versions("claude") {
-        let root = dir.join("dot-claude").canonicalize().unwrap();
-        let catalog = claude_catalog(&root);
+fn transcripts_match_golden_and_their_scan_counts(kind: ProviderKind) {
+    for dir in versions(kind.as_str()) {
+        let root = dir.join(store_dir(kind)).canonicalize().unwrap();
+        let catalog = catalog(kind, &root);
         for session in scan(&catalog) {
             let transcript = catalog.load(&session).unwrap();
             assert_eq!(transcript.diagnostics.parse_errors, 0);
@@ -129,15 +137,19 @@ fn claude_transcripts_match_golden_and_their_scan_counts() {
     }
 }
 
-#[test]
-fn claude_public_samples_match_expected() {
-    let public = repo().join("../shared/fixtures/public/claude");
+/// Public real-world samples, read in place when `../shared/fixtures/public` exists.
+fn public_samples_match_expected(kind: ProviderKind) {
+    let public = repo().join("../shared/fixtures/public").join(kind.as_str());
     let Ok(entries) = std::fs::read_dir(&public) else {
         eprintln!("no public samples at {}; skipped", public.display());
         return;
     };
     for dir in entries.flatten().map(|e| e.path()) {
-        let catalog = claude_catalog(&dir);
+        let root = match kind {
+            ProviderKind::Claude => dir.clone(),
+            _ => dir.join(store_dir(kind)),
+        };
+        let catalog = catalog(kind, &root);
         let sessions = scan(&catalog);
         check_expected(&sessions, &dir.join("EXPECTED.json"));
         for s in &sessions {
@@ -145,4 +157,34 @@ fn claude_public_samples_match_expected() {
             assert_eq!(t.session.counts, s.counts, "{}", s.id);
         }
     }
+}
+
+#[test]
+fn claude_scan_matches_expected_counts_and_golden() {
+    scan_matches_expected_counts_and_golden(ProviderKind::Claude);
+}
+
+#[test]
+fn claude_transcripts_match_golden_and_their_scan_counts() {
+    transcripts_match_golden_and_their_scan_counts(ProviderKind::Claude);
+}
+
+#[test]
+fn claude_public_samples_match_expected() {
+    public_samples_match_expected(ProviderKind::Claude);
+}
+
+#[test]
+fn codex_scan_matches_expected_counts_and_golden() {
+    scan_matches_expected_counts_and_golden(ProviderKind::Codex);
+}
+
+#[test]
+fn codex_transcripts_match_golden_and_their_scan_counts() {
+    transcripts_match_golden_and_their_scan_counts(ProviderKind::Codex);
+}
+
+#[test]
+fn codex_public_samples_match_expected() {
+    public_samples_match_expected(ProviderKind::Codex);
 }

@@ -86,6 +86,9 @@ pub struct Refreshed<F, C> {
     pub unreadable: Vec<(PathBuf, io::Error)>,
 }
 
+/// One file's refresh: its new state and whether it was read, or why it could not be.
+type Outcome<C> = io::Result<(Tracked<C>, bool)>;
+
 /// Refreshes every found file against the previous set, in parallel on the rayon pool.
 pub fn refresh_all<F, C>(
     found: Vec<F>,
@@ -99,7 +102,7 @@ where
     C: Clone + Default + Send + Sync,
 {
     progress.add_total(found.len() as u64, 0);
-    let results: Vec<(F, io::Result<(Tracked<C>, bool)>)> = found
+    let results: Vec<(F, Outcome<C>)> = found
         .into_par_iter()
         .map(|f| {
             let path = path_of(&f);

@@ -5,6 +5,7 @@
 //! agent means one new module here plus its fixtures; nothing else changes.
 
 pub mod claude;
+pub mod codex;
 pub mod files;
 pub mod jsonl;
 pub mod lenient;
@@ -157,6 +158,9 @@ impl ProviderSet {
         if wanted(ProviderKind::Claude) {
             providers.push(Box::new(claude::ClaudeProvider::new(roots.claude.clone())));
         }
+        if wanted(ProviderKind::Codex) {
+            providers.push(Box::new(codex::CodexProvider::new(roots.codex.clone())));
+        }
         ProviderSet { providers }
     }
 
@@ -167,6 +171,33 @@ impl ProviderSet {
     pub fn get(&self, kind: ProviderKind) -> Option<&dyn Provider> {
         self.iter().find(|p| p.kind() == kind)
     }
+}
+
+/// Longest title kept.
+pub const TITLE_CHARS: usize = 200;
+
+/// A user-typed title: the prompt text, one line, at most `max` characters.
+pub fn title_from_text(text: &str, max: usize) -> Option<String> {
+    let line = text.split('\n').map(str::trim).find(|l| !l.is_empty())?;
+    let mut title: String = line.chars().take(max).collect();
+    if line.chars().count() > max {
+        title.push('…');
+    }
+    Some(title)
+}
+
+/// Cuts `text` to at most `max` bytes on a character boundary, marking the cut.
+pub(crate) fn cut(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push('…');
+    text
 }
 
 /// The diagnostic for a store file that was listed but could not be read.
@@ -182,4 +213,25 @@ pub(crate) fn unreadable(provider: ProviderKind, path: PathBuf, e: &std::io::Err
 /// True when `path` exists and is a directory we may read.
 pub(crate) fn is_dir(path: &Path) -> bool {
     path.metadata().map(|m| m.is_dir()).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_on_char_boundaries() {
+        assert_eq!(cut("héllo".to_owned(), 2), "h…");
+        assert_eq!(cut("abc".to_owned(), 5), "abc");
+    }
+
+    #[test]
+    fn titles_take_the_first_nonblank_line() {
+        assert_eq!(
+            title_from_text("\n  hello world \nmore", 80).as_deref(),
+            Some("hello world")
+        );
+        assert_eq!(title_from_text("abcdef", 3).as_deref(), Some("abc…"));
+        assert_eq!(title_from_text("  \n ", 3), None);
+    }
 }

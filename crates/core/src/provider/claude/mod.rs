@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use self::scan::{Cursor, FileRole, Found, TITLE_CHARS};
+use self::scan::{Cursor, FileRole, Found};
 use crate::actions::resume::ResumeCommand;
 use crate::error::Error;
 use crate::model::{ProviderKind, SessionMeta, Transcript};
@@ -137,7 +137,7 @@ fn to_meta(found: &Found, state: &FileState) -> SessionMeta {
 }
 
 fn scan_title(text: &str) -> Option<String> {
-    records::title_from_text(text, TITLE_CHARS)
+    crate::provider::title_from_text(text, crate::provider::TITLE_CHARS)
 }
 
 impl Provider for ClaudeProvider {

@@ -314,16 +314,6 @@ impl<'a> Record<'a> {
     }
 }
 
-/// A user-typed title: the prompt text, one line, at most `max` characters.
-pub fn title_from_text(text: &str, max: usize) -> Option<String> {
-    let line = text.split('\n').map(str::trim).find(|l| !l.is_empty())?;
-    let mut title: String = line.chars().take(max).collect();
-    if line.chars().count() > max {
-        title.push('…');
-    }
-    Some(title)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,15 +373,5 @@ mod tests {
             ),
             UserKind::Interrupt
         );
-    }
-
-    #[test]
-    fn titles_take_the_first_nonblank_line() {
-        assert_eq!(
-            title_from_text("\n  hello world \nmore", 80).as_deref(),
-            Some("hello world")
-        );
-        assert_eq!(title_from_text("abcdef", 3).as_deref(), Some("abc…"));
-        assert_eq!(title_from_text("  \n ", 3), None);
     }
 }

@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::records::{classify_user, title_from_text, Content, Record, UserKind, SYNTHETIC_MODEL};
+use super::records::{classify_user, Content, Record, UserKind, SYNTHETIC_MODEL};
 use crate::model::{Counts, Tokens};
 use crate::provider::jsonl::{self, parse_line_borrowed};
+use crate::provider::{title_from_text, TITLE_CHARS};
 
 /// How many recent assistant message ids are remembered to merge split records.
 const RECENT_MESSAGES: usize = 8;
@@ -19,8 +20,6 @@ const RECENT_MESSAGES: usize = 8;
 const RECENT_UUIDS: usize = 8;
 /// How many summaries may wait for their leaf record.
 const PENDING_SUMMARIES: usize = 16;
-/// Longest title kept.
-pub const TITLE_CHARS: usize = 200;
 
 /// What kind of file a transcript is, from where it lies.
 #[derive(Debug, Clone, PartialEq, Eq)]

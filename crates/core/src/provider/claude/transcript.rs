@@ -18,6 +18,7 @@ use crate::model::{
     Diagnostic, Diagnostics, FileChange, Message, Part, ProviderKind, Role, SessionMeta, ToolPart,
     ToolStatus, Transcript,
 };
+use crate::provider::cut;
 use crate::provider::jsonl::{parse_line, LineReader};
 
 /// Tool output longer than this is cut to a preview; the rest is a blob.
@@ -549,20 +550,6 @@ fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     Some(text[start..end].trim())
 }
 
-/// Cuts `text` to at most `max` bytes on a character boundary, marking the cut.
-fn cut(mut text: String, max: usize) -> String {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.truncate(end);
-    text.push('…');
-    text
-}
-
 /// The bytes behind a blob key of a Claude transcript.
 pub fn blob(session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
     let missing = |reason: &str| Error::BlobNotFound {
@@ -646,12 +633,6 @@ mod tests {
             command_text("<local-command-stdout>Done</local-command-stdout>"),
             "Done"
         );
-    }
-
-    #[test]
-    fn cuts_on_char_boundaries() {
-        assert_eq!(cut("héllo".to_owned(), 2), "h…");
-        assert_eq!(cut("abc".to_owned(), 5), "abc");
     }
 
     #[test]

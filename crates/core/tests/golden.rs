@@ -3,12 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use agent_sessions_core::{Catalog, ProviderKind, Roots, ScanProgress, SessionMeta};
-use serde_json::Value;
+mod common;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use agent_sessions_core::{Catalog, ProviderKind, ScanProgress, SessionMeta};
+use common::{catalog, repo, store_dir};
+use serde_json::Value;
 
 fn versions(provider: &str) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(repo().join("testdata").join(provider))
@@ -20,25 +19,6 @@ fn versions(provider: &str) -> Vec<PathBuf> {
     dirs.sort();
     assert!(!dirs.is_empty(), "no {provider} fixtures");
     dirs
-}
-
-fn catalog(kind: ProviderKind, root: &Path) -> Catalog {
-    let mut roots = Roots::default();
-    match kind {
-        ProviderKind::Claude => roots.claude.push(root.to_path_buf()),
-        ProviderKind::Codex => roots.codex.push(root.to_path_buf()),
-        ProviderKind::Opencode => roots.opencode.push(root.to_path_buf()),
-    }
-    Catalog::new(&roots, &[kind])
-}
-
-/// The folder inside a fixture version that is the agent's root.
-fn store_dir(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Claude => "dot-claude",
-        ProviderKind::Codex => "dot-codex",
-        ProviderKind::Opencode => "local-share-opencode",
-    }
 }
 
 fn scan(catalog: &Catalog) -> Vec<SessionMeta> {

@@ -1,48 +1,16 @@
 //! Incremental scans through the provider interface: state in, changed/removed sessions out.
 
 use std::io::Write;
-use std::path::Path;
 
-use agent_sessions_core::provider::{Provider, ProviderSet, ScanProgress};
-use agent_sessions_core::{ProviderKind, Roots};
+mod common;
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
-
-fn fixture(provider: &str, version: &str, store: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(provider)
-        .join(version)
-        .join(store);
-    copy_dir(&src, dir.path());
-    dir
-}
-
-fn provider(kind: ProviderKind, root: &Path) -> ProviderSet {
-    let mut roots = Roots::default();
-    match kind {
-        ProviderKind::Claude => roots.claude.push(root.to_path_buf()),
-        ProviderKind::Codex => roots.codex.push(root.to_path_buf()),
-        ProviderKind::Opencode => roots.opencode.push(root.to_path_buf()),
-    }
-    ProviderSet::new(&roots, &[kind])
-}
+use agent_sessions_core::provider::{Provider, ScanProgress};
+use agent_sessions_core::ProviderKind;
 
 #[test]
 fn claude_rescans_report_only_what_changed() {
-    let dir = fixture("claude", "2.1.9", "dot-claude");
-    let set = provider(ProviderKind::Claude, dir.path());
+    let dir = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let set = common::provider_set(ProviderKind::Claude, dir.path());
     let p: &dyn Provider = set.get(ProviderKind::Claude).unwrap();
     let progress = ScanProgress::default();
     let first = p.scan(&Vec::new(), &progress).unwrap();

@@ -146,6 +146,59 @@ proptest! {
 }
 
 #[test]
+fn every_codex_rollout_resumes_from_any_line_boundary() {
+    use agent_sessions_core::provider::codex::scan::{
+        scan_file as codex_scan, Cursor as CodexCursor,
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/codex");
+    let mut files = Vec::new();
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() >= 19, "found only {} rollouts", files.len());
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        for cut in (0..data.len()).step_by(331).chain(
+            data.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("r.jsonl");
+            std::fs::write(&p, &data[..cut]).unwrap();
+            let first = codex_scan(&p, CodexCursor::default()).unwrap();
+            std::fs::write(&p, &data).unwrap();
+            let resumed = codex_scan(&p, first).unwrap();
+            let whole = codex_scan(&p, CodexCursor::default()).unwrap();
+            assert_eq!(resumed, whole, "{} split at {cut}", path.display());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn codex_random_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..4096)) {
+        use agent_sessions_core::provider::codex::scan::{scan_file as codex_scan, Cursor as CodexCursor};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, &data).unwrap();
+        let c = codex_scan(&path, CodexCursor::default()).unwrap();
+        prop_assert!(c.offset <= data.len() as u64);
+    }
+}
+
+#[test]
 fn a_multi_megabyte_line_is_read_in_bounded_steps() {
     // A 5 MiB tool output on one line, between two normal records.
     let dir = tempfile::tempdir().unwrap();

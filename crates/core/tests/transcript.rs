@@ -1,24 +1,13 @@
 //! Transcript details beyond the golden files: lazy blobs, threading, sidechains.
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use agent_sessions_core::{
-    Catalog, Part, ProviderKind, Roots, ScanProgress, SessionMeta, ToolStatus,
-};
+use std::path::Path;
 
-fn catalog(root: &Path) -> Catalog {
-    let roots = Roots {
-        claude: vec![root.to_path_buf()],
-        ..Roots::default()
-    };
-    Catalog::new(&roots, &[ProviderKind::Claude])
-}
+use agent_sessions_core::{Catalog, Part, ProviderKind, ScanProgress, SessionMeta, ToolStatus};
 
-fn fixture(version: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/claude")
-        .join(version)
-        .join("dot-claude")
+fn claude(root: &Path) -> Catalog {
+    common::catalog(ProviderKind::Claude, root)
 }
 
 fn session(c: &Catalog, id: &str) -> SessionMeta {
@@ -39,7 +28,7 @@ fn tools(t: &agent_sessions_core::Transcript) -> Vec<&agent_sessions_core::ToolP
 
 #[test]
 fn spilled_tool_output_is_a_lazy_blob() {
-    let c = catalog(&fixture("2.1.9"));
+    let c = claude(&common::fixture(ProviderKind::Claude, "2.1.9"));
     let s = session(&c, "bde0a626");
     let t = c.load(&s).unwrap();
     let tool = tools(&t)
@@ -78,7 +67,7 @@ fn large_inline_results_and_images_are_blobs_read_on_demand() {
         r#"{"type":"assistant","uuid":"a2","parentUuid":"r1","sessionId":"s1","message":{"id":"m2","model":"x","content":[{"type":"text","text":"done"}]}}"#.to_owned(),
     ];
     std::fs::write(project.join("s1.jsonl"), lines.join("\n") + "\n").unwrap();
-    let c = catalog(dir.path());
+    let c = claude(dir.path());
     let s = session(&c, "s1");
     let t = c.load(&s).unwrap();
 
@@ -105,7 +94,7 @@ fn large_inline_results_and_images_are_blobs_read_on_demand() {
 #[test]
 fn threading_only_points_back_to_earlier_messages() {
     for v in ["1.0.30", "2.0.50", "2.1.9", "2.1.332"] {
-        let c = catalog(&fixture(v));
+        let c = claude(&common::fixture(ProviderKind::Claude, v));
         for s in c.scan(&ScanProgress::default()).unwrap().sessions {
             let t = c.load(&s).unwrap();
             let mut seen = std::collections::HashSet::new();
@@ -133,7 +122,7 @@ fn threading_only_points_back_to_earlier_messages() {
 
 #[test]
 fn inline_sidechains_show_in_the_parent_but_do_not_count() {
-    let c = catalog(&fixture("1.0.30"));
+    let c = claude(&common::fixture(ProviderKind::Claude, "1.0.30"));
     let s = session(&c, "4621572c");
     let t = c.load(&s).unwrap();
     let side: Vec<_> = t.messages.iter().filter(|m| m.sidechain).collect();

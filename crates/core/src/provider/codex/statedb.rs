@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{types::ValueRef, Connection, OpenFlags, Row};
+use rusqlite::{types::ValueRef, Connection, OpenFlags, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 /// One `threads` row, reduced to what we use. Columns differ across versions (8 to 64
@@ -68,22 +68,22 @@ pub fn read(path: &Path) -> Result<StateDb, String> {
         path: path.to_path_buf(),
         ..StateDb::default()
     };
-    if has_table(&conn, "threads") {
+    let has = |t: &str| has_table(&conn, t).map_err(|e| format!("cannot read: {e}"));
+    if has("threads")? {
         read_threads(&conn, &mut db).map_err(|e| format!("cannot read threads: {e}"))?;
     }
-    if has_table(&conn, "thread_spawn_edges") {
+    if has("thread_spawn_edges")? {
         read_edges(&conn, &mut db).map_err(|e| format!("cannot read thread_spawn_edges: {e}"))?;
     }
     Ok(db)
 }
 
-fn has_table(conn: &Connection, name: &str) -> bool {
-    conn.query_row(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-        [name],
-        |_| Ok(()),
-    )
-    .is_ok()
+fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    let sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1";
+    Ok(conn
+        .query_row(sql, [name], |_| Ok(()))
+        .optional()?
+        .is_some())
 }
 
 fn read_threads(conn: &Connection, db: &mut StateDb) -> rusqlite::Result<()> {

@@ -12,4 +12,5 @@ fi
 echo "No agent sessions found on this machine; showing the bundled demo stores." >&2
 roots=()
 for d in testdata/claude/*/dot-claude; do roots+=(--claude-root "$d"); done
+for d in testdata/codex/*/dot-codex; do roots+=(--codex-root "$d"); done
 exec "$cli" scan "${roots[@]}" "$@"

@@ -239,3 +239,133 @@ pub fn claude_root(root: &Path, total: u64, big: u64, rng: &mut Rng) -> io::Resu
     }
     Ok(big_path)
 }
+
+/// Writes one Codex rollout (0.171 envelope format) of about `target` bytes; returns its size.
+pub fn codex_rollout(
+    path: &Path,
+    id: &str,
+    cwd: &str,
+    target: u64,
+    rng: &mut Rng,
+) -> io::Result<u64> {
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let mut written = 0u64;
+    let mut ordinal = 0u64;
+    let mut line = |out: &mut BufWriter<File>,
+                    kind: &str,
+                    payload: serde_json::Value,
+                    rng: &mut Rng|
+     -> io::Result<u64> {
+        ordinal += 1;
+        let ts = format!(
+            "2026-10-01T{:02}:{:02}:{:02}.000Z",
+            ordinal / 3600 % 24,
+            ordinal / 60 % 60,
+            rng.below(60)
+        );
+        let mut s = serde_json::to_vec(
+            &json!({"timestamp": ts, "ordinal": ordinal, "type": kind, "payload": payload}),
+        )
+        .unwrap();
+        s.push(b'\n');
+        out.write_all(&s)?;
+        Ok(s.len() as u64)
+    };
+    written += line(
+        &mut out,
+        "session_meta",
+        json!({"id": id, "session_id": id, "cwd": cwd, "originator": "codex_cli_rs", "cli_version": "0.171.0", "source": "cli", "model_provider": "openai", "base_instructions": {"text": words(rng, 300)}, "git": {"branch": "main"}}),
+        rng,
+    )?;
+    written += line(
+        &mut out,
+        "response_item",
+        json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": format!("<environment_context>\n  <cwd>{cwd}</cwd>\n</environment_context>")}]}),
+        rng,
+    )?;
+    let mut call = 0u64;
+    while written < target {
+        let n = 5 + rng.below(60) as usize;
+        written += line(
+            &mut out,
+            "turn_context",
+            json!({"model": "gpt-5-codex", "cwd": cwd, "approval_policy": "never"}),
+            rng,
+        )?;
+        written += line(
+            &mut out,
+            "response_item",
+            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": words(rng, n)}]}),
+            rng,
+        )?;
+        for _ in 0..1 + rng.below(6) {
+            call += 1;
+            let n = 10 + rng.below(80) as usize;
+            written += line(
+                &mut out,
+                "response_item",
+                json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": words(rng, n)}], "encrypted_content": "gAAAA".repeat(60)}),
+                rng,
+            )?;
+            let n = 3 + rng.below(20) as usize;
+            let args = json!({"cmd": words(rng, n)}).to_string();
+            written += line(
+                &mut out,
+                "response_item",
+                json!({"type": "function_call", "name": "exec_command", "arguments": args, "call_id": format!("call_{call}")}),
+                rng,
+            )?;
+            let n = 30 + rng.below(1500) as usize;
+            written += line(
+                &mut out,
+                "response_item",
+                json!({"type": "function_call_output", "call_id": format!("call_{call}"), "output": format!("Process exited with code 0\nOutput:\n{}", words(rng, n))}),
+                rng,
+            )?;
+            let total = 1000 + call * 1500;
+            written += line(
+                &mut out,
+                "event_msg",
+                json!({"type": "token_count", "info": {"total_token_usage": {"input_tokens": total, "cached_input_tokens": total / 2, "output_tokens": call * 40}}}),
+                rng,
+            )?;
+        }
+        let n = 10 + rng.below(200) as usize;
+        written += line(
+            &mut out,
+            "response_item",
+            json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": words(rng, n)}]}),
+            rng,
+        )?;
+    }
+    out.flush()?;
+    Ok(written)
+}
+
+/// Writes a Codex root of about `total` bytes under `sessions/YYYY/MM/DD/`, with one rollout of
+/// `big` bytes. Returns the path of the big rollout.
+pub fn codex_root(root: &Path, total: u64, big: u64, rng: &mut Rng) -> io::Result<PathBuf> {
+    let mut written = 0u64;
+    let mut n = 0u64;
+    let mut big_path = None;
+    while written < total || big_path.is_none() {
+        n += 1;
+        let day = root.join(format!("sessions/2026/10/{:02}", 1 + n % 28));
+        fs::create_dir_all(&day)?;
+        let id = uuid(rng);
+        let path = day.join(format!("rollout-2026-10-01T00-00-{:02}-{id}.jsonl", n % 60));
+        let size = if big_path.is_none() {
+            big
+        } else {
+            match rng.below(20) {
+                0 => 2_000_000 + rng.below(6_000_000),
+                1..=5 => 200_000 + rng.below(800_000),
+                _ => 5_000 + rng.below(120_000),
+            }
+        };
+        let cwd = format!("/home/user/projects/p{}", n % 97);
+        written += codex_rollout(&path, &id, &cwd, size, rng)?;
+        big_path.get_or_insert(path);
+    }
+    Ok(big_path.unwrap())
+}

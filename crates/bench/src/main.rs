@@ -10,26 +10,37 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use agent_sessions_core::provider::claude::ClaudeProvider;
-use agent_sessions_core::provider::{Provider, ScanProgress};
+use agent_sessions_core::provider::{ProviderSet, ScanProgress};
 use agent_sessions_core::{Catalog, ProviderKind, Roots};
 use clap::Parser;
 
 #[derive(Parser)]
 #[command(about = "Benchmark the session scan on a generated corpus")]
 struct Args {
-    /// Corpus size in MB (10^6 bytes).
+    /// Corpus size in MB (10^6 bytes), per provider.
     #[arg(long, default_value_t = 300)]
     size_mb: u64,
     /// Size of the one large transcript, in MB.
     #[arg(long, default_value_t = 40)]
     big_mb: u64,
+    /// Which providers to measure (claude, codex); default all.
+    #[arg(long = "provider", value_parser = parse_provider)]
+    providers: Vec<ProviderKind>,
     /// Where corpora are kept between runs.
     #[arg(long, default_value = "target/bench-corpus")]
     dir: PathBuf,
     /// How many times each timing runs (the best is shown).
     #[arg(long, default_value_t = 3)]
     runs: u32,
+}
+
+fn parse_provider(name: &str) -> Result<ProviderKind, String> {
+    match ProviderKind::parse(name) {
+        Some(k @ (ProviderKind::Claude | ProviderKind::Codex)) => Ok(k),
+        _ => Err(format!(
+            "no corpus generator for {name:?}; use claude or codex"
+        )),
+    }
 }
 
 struct Row {
@@ -42,10 +53,26 @@ struct Row {
 
 fn main() {
     let args = Args::parse();
+    let kinds = if args.providers.is_empty() {
+        vec![ProviderKind::Claude, ProviderKind::Codex]
+    } else {
+        args.providers.clone()
+    };
+    for kind in kinds {
+        run(kind, &args);
+    }
+}
+
+fn run(kind: ProviderKind, args: &Args) {
     let root = args
         .dir
-        .join(format!("claude-{}MB-big{}", args.size_mb, args.big_mb));
-    let big = ensure_corpus(&root, args.size_mb * 1_000_000, args.big_mb * 1_000_000);
+        .join(format!("{kind}-{}MB-big{}", args.size_mb, args.big_mb));
+    let big = ensure_corpus(
+        kind,
+        &root,
+        args.size_mb * 1_000_000,
+        args.big_mb * 1_000_000,
+    );
     let files = all_files(&root);
     let total: u64 = files
         .iter()
@@ -53,7 +80,7 @@ fn main() {
         .sum();
     let threads = rayon::current_num_threads();
     println!(
-        "corpus: {} ({} files, {:.1} MB), {threads} threads\n",
+        "\n{kind}: {} ({} files, {:.1} MB), {threads} threads\n",
         root.display(),
         files.len(),
         total as f64 / 1e6
@@ -69,11 +96,12 @@ fn main() {
         note: "read every file, warm cache".into(),
     });
 
-    let roots = Roots {
-        claude: vec![root.clone()],
-        ..Roots::default()
-    };
-    let catalog = Catalog::new(&roots, &[ProviderKind::Claude]);
+    let mut roots = Roots::default();
+    match kind {
+        ProviderKind::Claude => roots.claude.push(root.clone()),
+        _ => roots.codex.push(root.clone()),
+    }
+    let catalog = Catalog::new(&roots, &[kind]);
     let single = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
@@ -112,7 +140,8 @@ fn main() {
         note: "full scan, no previous state".into(),
     });
 
-    let provider = ClaudeProvider::new(vec![root.clone()]);
+    let set = ProviderSet::new(&roots, &[kind]);
+    let provider = set.get(kind).unwrap();
     let state = provider
         .scan(&Vec::new(), &ScanProgress::default())
         .unwrap()
@@ -133,12 +162,13 @@ fn main() {
         note: format!("{changed} changed; one stat per file"),
     });
 
-    let line = fs::read_to_string(&big)
-        .unwrap()
+    let text = fs::read_to_string(&big).unwrap();
+    let line = text
         .lines()
-        .find(|l| l.contains("\"type\":\"user\""))
+        .find(|l| l.contains("\"type\":\"user\"") || l.contains("\"role\":\"user\""))
         .unwrap()
         .to_owned();
+    drop(text);
     let mut f = fs::OpenOptions::new().append(true).open(&big).unwrap();
     f.write_all(format!("{line}\n").as_bytes()).unwrap();
     drop(f);
@@ -146,7 +176,7 @@ fn main() {
     let start = Instant::now();
     let out = provider.scan(&state, &ScanProgress::default()).unwrap();
     rows.push(Row {
-        what: "append 1 record to the big file, rescan".into(),
+        what: format!("append 1 record to the {} MB file, rescan", args.big_mb),
         time: start.elapsed(),
         bytes: line.len() as u64,
         peak_rss: peak_rss(),
@@ -165,7 +195,7 @@ fn main() {
         catalog.load(&big_meta).unwrap().messages.len()
     });
     rows.push(Row {
-        what: "load the big transcript (all of it)".into(),
+        what: format!("load the {} MB transcript (all of it)", args.big_mb),
         time: t,
         bytes: big_size,
         peak_rss: peak_rss(),
@@ -175,34 +205,37 @@ fn main() {
     print_table(&rows);
 }
 
-fn ensure_corpus(root: &Path, total: u64, big: u64) -> PathBuf {
+fn ensure_corpus(kind: ProviderKind, root: &Path, total: u64, big: u64) -> PathBuf {
     let marker = root.join("BIG");
     if let Ok(path) = fs::read_to_string(&marker) {
-        // Undo appends of an earlier run by regenerating only when the marker is gone.
         return PathBuf::from(path.trim());
     }
     let _ = fs::remove_dir_all(root);
     fs::create_dir_all(root).unwrap();
     eprintln!(
-        "generating {} MB corpus in {} …",
+        "generating {} MB {kind} corpus in {} …",
         total / 1_000_000,
         root.display()
     );
     let mut rng = corpus::Rng::new(0x5eed);
-    let big_path = corpus::claude_root(root, total, big, &mut rng).unwrap();
+    let big_path = match kind {
+        ProviderKind::Claude => corpus::claude_root(root, total, big, &mut rng),
+        _ => corpus::codex_root(root, total, big, &mut rng),
+    }
+    .unwrap();
     fs::write(&marker, big_path.to_string_lossy().as_bytes()).unwrap();
     big_path
 }
 
 fn all_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![root.join("projects")];
+    let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for e in fs::read_dir(&dir).into_iter().flatten().flatten() {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else {
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
                 out.push(p);
             }
         }

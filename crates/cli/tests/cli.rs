@@ -197,3 +197,53 @@ fn show_of_an_unknown_id_fails_cleanly() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(json_of(&out)["error"]["code"], "session_not_found");
 }
+
+#[test]
+fn roots_repeat_and_providers_filter() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+    let c1 = base.join("claude/2.1.9/dot-claude");
+    let c2 = base.join("claude/2.1.332/dot-claude");
+    let x = base.join("codex/0.171.0/dot-codex");
+    let args = [
+        "scan",
+        "--json",
+        "--claude-root",
+        c1.to_str().unwrap(),
+        "--claude-root",
+        c2.to_str().unwrap(),
+        "--codex-root",
+        x.to_str().unwrap(),
+    ];
+    let all = json_of(&cli(&args).output().unwrap());
+    assert_eq!(all["data"]["sessions"].as_array().unwrap().len(), 7 + 8 + 6);
+    let mut only = args.to_vec();
+    only.extend(["--provider", "codex"]);
+    let codex = json_of(&cli(&only).output().unwrap());
+    let sessions = codex["data"]["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 6);
+    assert!(sessions.iter().all(|s| s["provider"] == "codex"));
+
+    let bad = cli(&["scan", "--provider", "gemini"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown provider \"gemini\""));
+}
+
+#[test]
+fn show_works_for_codex_sessions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/codex/0.171.0/dot-codex");
+    let out = cli(&[
+        "show",
+        "01a22bc4-d278",
+        "--codex-root",
+        root.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("PATCH: create hello.txt with hello world"));
+    assert!(text.contains("add hello.txt +1 -0"));
+    assert!(text.contains(
+        "resume: cd /home/alice/projects/demo && codex resume 01a22bc4-d278-7cb2-a307-8a58c76df129"
+    ));
+}

@@ -9,6 +9,7 @@ pub mod codex;
 pub mod files;
 pub mod jsonl;
 pub mod lenient;
+pub mod sqlite;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -4,10 +4,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use rusqlite::{types::ValueRef, Connection, OpenFlags, OptionalExtension, Row};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
+
+use crate::provider::sqlite::{self, Columns};
 
 /// One `threads` row, reduced to what we use. Columns differ across versions (8 to 64
 /// migrations): each is read by name when present.
@@ -52,23 +53,13 @@ pub fn find(root: &Path) -> Option<PathBuf> {
         .map(|(_, p)| p)
 }
 
-/// Opens a SQLite file for reading only, never creating or locking it for long.
-pub fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    conn.busy_timeout(Duration::from_millis(250))?;
-    Ok(conn)
-}
-
 pub fn read(path: &Path) -> Result<StateDb, String> {
-    let conn = open_read_only(path).map_err(|e| format!("cannot open: {e}"))?;
+    let conn = sqlite::open_read_only(path).map_err(|e| format!("cannot open: {e}"))?;
     let mut db = StateDb {
         path: path.to_path_buf(),
         ..StateDb::default()
     };
-    let has = |t: &str| has_table(&conn, t).map_err(|e| format!("cannot read: {e}"));
+    let has = |t: &str| sqlite::has_table(&conn, t).map_err(|e| format!("cannot read: {e}"));
     if has("threads")? {
         read_threads(&conn, &mut db).map_err(|e| format!("cannot read threads: {e}"))?;
     }
@@ -78,48 +69,26 @@ pub fn read(path: &Path) -> Result<StateDb, String> {
     Ok(db)
 }
 
-fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    let sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1";
-    Ok(conn
-        .query_row(sql, [name], |_| Ok(()))
-        .optional()?
-        .is_some())
-}
-
 fn read_threads(conn: &Connection, db: &mut StateDb) -> rusqlite::Result<()> {
     let mut stmt = conn.prepare("SELECT * FROM threads")?;
-    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-    let col = |name: &str| columns.iter().position(|c| c == name);
-    let (id, rollout, title, name, archived, tokens, branch, cwd, model, nick) = (
-        col("id"),
-        col("rollout_path"),
-        col("title"),
-        col("name"),
-        col("archived"),
-        col("tokens_used"),
-        col("git_branch"),
-        col("cwd"),
-        col("model"),
-        col("agent_nickname"),
-    );
-    let Some(id) = id else {
-        return Ok(());
-    };
+    let cols = Columns::of(&stmt);
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
-        let Some(thread_id) = text(row, Some(id)) else {
+        let Some(thread_id) = cols.text(row, "id") else {
             continue;
         };
         let thread = Thread {
-            rollout_path: text(row, rollout),
-            title: text(row, title),
-            name: text(row, name),
-            archived: integer(row, archived).is_some_and(|v| v != 0),
-            tokens_used: integer(row, tokens).and_then(|v| u64::try_from(v).ok()),
-            git_branch: text(row, branch),
-            cwd: text(row, cwd),
-            model: text(row, model),
-            agent_nickname: text(row, nick),
+            rollout_path: cols.text(row, "rollout_path"),
+            title: cols.text(row, "title"),
+            name: cols.text(row, "name"),
+            archived: cols.integer(row, "archived").is_some_and(|v| v != 0),
+            tokens_used: cols
+                .integer(row, "tokens_used")
+                .and_then(|v| u64::try_from(v).ok()),
+            git_branch: cols.text(row, "git_branch"),
+            cwd: cols.text(row, "cwd"),
+            model: cols.text(row, "model"),
+            agent_nickname: cols.text(row, "agent_nickname"),
         };
         db.threads.insert(thread_id, thread);
     }
@@ -129,31 +98,15 @@ fn read_threads(conn: &Connection, db: &mut StateDb) -> rusqlite::Result<()> {
 fn read_edges(conn: &Connection, db: &mut StateDb) -> rusqlite::Result<()> {
     let mut stmt =
         conn.prepare("SELECT parent_thread_id, child_thread_id FROM thread_spawn_edges")?;
+    let cols = Columns::of(&stmt);
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
-        if let (Some(parent), Some(child)) = (text(row, Some(0)), text(row, Some(1))) {
+        let parent = cols.text(row, "parent_thread_id");
+        if let (Some(parent), Some(child)) = (parent, cols.text(row, "child_thread_id")) {
             db.parents.insert(child, parent);
         }
     }
     Ok(())
-}
-
-/// A non-empty text column (numbers and blobs are not text).
-fn text(row: &Row<'_>, idx: Option<usize>) -> Option<String> {
-    match row.get_ref(idx?).ok()? {
-        ValueRef::Text(t) => {
-            let s = String::from_utf8_lossy(t).into_owned();
-            (!s.is_empty()).then_some(s)
-        }
-        _ => None,
-    }
-}
-
-fn integer(row: &Row<'_>, idx: Option<usize>) -> Option<i64> {
-    match row.get_ref(idx?).ok()? {
-        ValueRef::Integer(i) => Some(i),
-        _ => None,
-    }
 }
 
 /// Where a rollout recorded in the DB is on this machine: the DB stores absolute paths from the

@@ -62,7 +62,8 @@ impl Catalog {
             }
         }
         for s in sessions.iter_mut() {
-            if let Some(cwd) = &s.cwd {
+            // A provider that knows the repo (OpenCode's project worktree) has said so already.
+            if let (None, Some(cwd)) = (&s.repo_root, &s.cwd) {
                 s.repo_root = repos.find(cwd);
             }
             s.live = live.contains_key(&(s.provider, s.id.clone()));

@@ -88,9 +88,26 @@ fn golden(value: &impl serde::Serialize, root: &Path, file: &Path) {
     );
 }
 
+/// The store of a fixture version: the copied store, or one built from `build.sql` (OpenCode's
+/// v2 generation, which no released version writes) into a temporary directory.
+fn store_root(kind: ProviderKind, dir: &Path) -> (PathBuf, Option<tempfile::TempDir>) {
+    let script = dir.join("build.sql");
+    if !script.exists() {
+        return (dir.join(store_dir(kind)).canonicalize().unwrap(), None);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join(store_dir(kind));
+    std::fs::create_dir_all(&root).unwrap();
+    let conn = rusqlite::Connection::open(root.join("opencode.db")).unwrap();
+    conn.execute_batch(&std::fs::read_to_string(script).unwrap())
+        .unwrap();
+    drop(conn);
+    (root.canonicalize().unwrap(), Some(tmp))
+}
+
 fn scan_matches_expected_counts_and_golden(kind: ProviderKind) {
     for dir in versions(kind.as_str()) {
-        let root = dir.join(store_dir(kind)).canonicalize().unwrap();
+        let (root, _tmp) = store_root(kind, &dir);
         let sessions = scan(&catalog(kind, &root));
         check_expected(&sessions, &dir.join("EXPECTED.json"));
         golden(&sessions, &root, &dir.join("expected/scan.json"));
@@ -99,7 +116,7 @@ fn scan_matches_expected_counts_and_golden(kind: ProviderKind) {
 
 fn transcripts_match_golden_and_their_scan_counts(kind: ProviderKind) {
     for dir in versions(kind.as_str()) {
-        let root = dir.join(store_dir(kind)).canonicalize().unwrap();
+        let (root, _tmp) = store_root(kind, &dir);
         let catalog = catalog(kind, &root);
         for session in scan(&catalog) {
             let transcript = catalog.load(&session).unwrap();
@@ -167,4 +184,72 @@ fn codex_transcripts_match_golden_and_their_scan_counts() {
 #[test]
 fn codex_public_samples_match_expected() {
     public_samples_match_expected(ProviderKind::Codex);
+}
+
+#[test]
+fn opencode_scan_matches_expected_counts_and_golden() {
+    scan_matches_expected_counts_and_golden(ProviderKind::Opencode);
+}
+
+#[test]
+fn opencode_transcripts_match_golden_and_their_scan_counts() {
+    transcripts_match_golden_and_their_scan_counts(ProviderKind::Opencode);
+}
+
+/// Every message and every content part of OpenCode's own `opencode export` appears in our
+/// transcript (step-start/step-finish are bookkeeping we do not show).
+#[test]
+fn opencode_transcripts_hold_everything_the_export_holds() {
+    let mut checked = 0;
+    for dir in versions("opencode") {
+        let Ok(exports) = std::fs::read_dir(dir.join("exports")) else {
+            continue;
+        };
+        let root = dir.join(store_dir(ProviderKind::Opencode));
+        let catalog = catalog(ProviderKind::Opencode, &root);
+        let sessions = scan(&catalog);
+        for export in exports.flatten() {
+            let export: Value =
+                serde_json::from_slice(&std::fs::read(export.path()).unwrap()).unwrap();
+            let id = export["info"]["id"].as_str().unwrap();
+            let session = sessions.iter().find(|s| s.id == id).unwrap();
+            let ours = serde_json::to_value(catalog.load(session).unwrap()).unwrap();
+            let ours_text = ours.to_string();
+            let our_ids: Vec<&str> = ours["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["id"].as_str().unwrap())
+                .collect();
+            for m in export["messages"].as_array().unwrap() {
+                let mid = m["info"]["id"].as_str().unwrap();
+                assert!(our_ids.contains(&mid), "{id}: message {mid} missing");
+                for p in m["parts"].as_array().unwrap() {
+                    // A fragment of our JSON that shows the part is there.
+                    let encoded = |s: &str| {
+                        serde_json::to_string(s)
+                            .unwrap()
+                            .trim_matches('"')
+                            .to_owned()
+                    };
+                    let needle = match p["type"].as_str().unwrap() {
+                        "step-start" | "step-finish" => continue,
+                        "text" | "reasoning" => encoded(p["text"].as_str().unwrap()),
+                        "tool" => encoded(p["callID"].as_str().unwrap()),
+                        "patch" => encoded(p["files"][0].as_str().unwrap()),
+                        "compaction" => r#""kind":"compaction""#.to_owned(),
+                        other => panic!("{id}: export part type {other} not checked"),
+                    };
+                    assert!(
+                        ours_text.contains(&needle),
+                        "{id}: part {} ({}) missing",
+                        p["id"],
+                        p["type"]
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} parts checked");
 }

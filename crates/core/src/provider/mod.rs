@@ -9,6 +9,7 @@ pub mod codex;
 pub mod files;
 pub mod jsonl;
 pub mod lenient;
+pub mod opencode;
 pub mod sqlite;
 
 use std::path::{Path, PathBuf};
@@ -162,6 +163,11 @@ impl ProviderSet {
         if wanted(ProviderKind::Codex) {
             providers.push(Box::new(codex::CodexProvider::new(roots.codex.clone())));
         }
+        if wanted(ProviderKind::Opencode) {
+            providers.push(Box::new(opencode::OpencodeProvider::new(
+                roots.opencode.clone(),
+            )));
+        }
         ProviderSet { providers }
     }
 
@@ -199,6 +205,18 @@ pub(crate) fn cut(mut text: String, max: usize) -> String {
     text.truncate(end);
     text.push('…');
     text
+}
+
+/// Serializes a provider's state. It is our own plain data, so failing is a bug (a map with
+/// non-string keys, say): loud in debug builds, a full rescan next time in release builds.
+pub(crate) fn encode_state(state: &impl Serialize) -> ProviderState {
+    match serde_json::to_vec(state) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            debug_assert!(false, "provider state does not serialize: {e}");
+            Vec::new()
+        }
+    }
 }
 
 /// The diagnostic for a store file that was listed but could not be read.

@@ -20,7 +20,8 @@ use crate::error::Error;
 use crate::model::{ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet, Tracked};
 use crate::provider::{
-    unreadable, LiveSession, Provider, ProviderState, ScanOutput, ScanProgress, SessionKey,
+    encode_state, unreadable, LiveSession, Provider, ProviderState, ScanOutput, ScanProgress,
+    SessionKey,
 };
 
 pub struct ClaudeProvider {
@@ -191,7 +192,7 @@ impl Provider for ClaudeProvider {
                 .problems
                 .report(ProviderKind::Claude, path, &mut out.diagnostics);
         }
-        out.state = serde_json::to_vec(&State { files: r.next }).unwrap_or_default();
+        out.state = encode_state(&State { files: r.next });
         Ok(out)
     }
 

@@ -25,8 +25,8 @@ use crate::error::Error;
 use crate::model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet, Tracked};
 use crate::provider::{
-    title_from_text, unreadable, Provider, ProviderState, ScanOutput, ScanProgress, SessionKey,
-    TITLE_CHARS,
+    encode_state, title_from_text, unreadable, Provider, ProviderState, ScanOutput, ScanProgress,
+    SessionKey, TITLE_CHARS,
 };
 
 pub struct CodexProvider {
@@ -370,11 +370,10 @@ impl Provider for CodexProvider {
         for (root, o) in &overlays {
             overlay_diagnostics(root, o, &r.next, &ids, &mut out);
         }
-        out.state = serde_json::to_vec(&State {
+        out.state = encode_state(&State {
             files: r.next,
             overlays,
-        })
-        .unwrap_or_default();
+        });
         Ok(out)
     }
 

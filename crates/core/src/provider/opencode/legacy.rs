@@ -1,0 +1,191 @@
+//! OpenCode's legacy JSON storage (1.0.x–1.1.x, still on disk after upgrades because 1.18 no
+//! longer migrates it): `storage/session/<projectID>/<id>.json`,
+//! `storage/message/<sessionID>/<msgID>.json`, `storage/part/<msgID>/<partID>.json`,
+//! `storage/project/<projectID>.json`. Ids sort by creation time, so file names give the order.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::parts;
+use super::{Candidate, Origin};
+use crate::error::Error;
+use crate::model::{Counts, Message, ProviderKind, SessionMeta, Tokens};
+
+/// Every session file under `root/storage/session`.
+pub fn discover(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(projects) = std::fs::read_dir(root.join("storage/session")) else {
+        return out;
+    };
+    for project in projects.flatten() {
+        let Ok(files) = std::fs::read_dir(project.path()) else {
+            continue;
+        };
+        out.extend(
+            files
+                .flatten()
+                .map(|f| f.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "json")),
+        );
+    }
+    out.sort();
+    out
+}
+
+/// The storage root of a session file (`<root>/storage/session/<project>/<id>.json`).
+pub fn root_of(session_file: &Path) -> Option<&Path> {
+    session_file.ancestors().nth(4)
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON ({e})"))
+}
+
+/// The JSON files of a directory, in name order.
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Messages of a session with their parts, in order. Unreadable files are skipped and reported.
+fn messages(root: &Path, id: &str, problems: &mut Vec<String>) -> Vec<(String, Value, Vec<Value>)> {
+    let mut out = Vec::new();
+    for file in json_files(&root.join("storage/message").join(id)) {
+        let msg = match read_json(&file) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(format!("{}: {e}", file.display()));
+                continue;
+            }
+        };
+        let msg_id = msg["id"]
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| stem(&file));
+        let mut parts = Vec::new();
+        for pf in json_files(&root.join("storage/part").join(&msg_id)) {
+            match read_json(&pf) {
+                Ok(p) => parts.push(p),
+                Err(e) => problems.push(format!("{}: {e}", pf.display())),
+            }
+        }
+        out.push((msg_id, msg, parts));
+    }
+    out
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// What a scan keeps about one legacy session file.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LegacyCursor {
+    pub candidate: Option<Candidate>,
+    pub problems: Vec<String>,
+}
+
+/// Reads a session file and its messages into a candidate (counts as SPEC §6 defines them).
+pub fn scan(session_file: &Path) -> LegacyCursor {
+    let mut cursor = LegacyCursor::default();
+    let session = match read_json(session_file) {
+        Ok(v) => v,
+        Err(e) => {
+            cursor.problems.push(e);
+            return cursor;
+        }
+    };
+    let Some(root) = root_of(session_file) else {
+        return cursor;
+    };
+    let id = session["id"]
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| stem(session_file));
+    let mut counts = Counts::default();
+    let mut tokens: Option<Tokens> = None;
+    let mut cost: Option<f64> = None;
+    let mut model = None;
+    for (_, msg, parts) in messages(root, &id, &mut cursor.problems) {
+        match msg["role"].as_str() {
+            Some("user") => counts.user += u64::from(parts.iter().any(parts::is_user_prompt_part)),
+            Some("assistant") => {
+                counts.assistant += u64::from(parts::is_counted_assistant(&msg));
+                counts.tool_calls += parts.iter().filter(|p| p["type"] == "tool").count() as u64;
+                if let Some(m) = msg["modelID"].as_str() {
+                    model = Some(m.to_owned());
+                }
+                if msg["tokens"].is_object() {
+                    let t = &msg["tokens"];
+                    let n = |v: &Value| v.as_u64().unwrap_or(0);
+                    tokens.get_or_insert_with(Tokens::default).add(&Tokens {
+                        input: n(&t["input"]),
+                        output: n(&t["output"]),
+                        cache_read: n(&t["cache"]["read"]),
+                        cache_write: n(&t["cache"]["write"]),
+                    });
+                }
+                if let Some(c) = msg["cost"].as_f64() {
+                    *cost.get_or_insert(0.0) += c;
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut meta = SessionMeta::new(ProviderKind::Opencode, id, session_file.to_path_buf());
+    meta.parent_id = session["parentID"].as_str().map(str::to_owned);
+    meta.cwd = session["directory"].as_str().map(str::to_owned);
+    meta.title = session["title"].as_str().map(str::to_owned);
+    meta.format_version = session["version"].as_str().map(str::to_owned);
+    meta.created_at = parts::millis(&session["time"]["created"]);
+    meta.updated_at = parts::millis(&session["time"]["updated"]);
+    meta.archived = session["time"]["archived"].is_i64();
+    meta.counts = counts;
+    meta.tokens = tokens;
+    meta.cost_usd = cost;
+    meta.model = model;
+    if let Some(project) = session["projectID"].as_str() {
+        let worktree = read_json(&root.join("storage/project").join(format!("{project}.json")))
+            .ok()
+            .and_then(|p| p["worktree"].as_str().map(str::to_owned));
+        meta.repo_root = worktree.filter(|w| w != "/");
+    }
+    cursor.candidate = Some(Candidate {
+        origin: Origin::Json,
+        time_updated: session["time"]["updated"].as_i64().unwrap_or(0),
+        meta,
+    });
+    cursor
+}
+
+/// The transcript of a legacy session.
+pub fn load(session_file: &Path, id: &str) -> Result<Vec<Message>, Error> {
+    let root = root_of(session_file).ok_or_else(|| Error::SessionNotFound(id.to_owned()))?;
+    let mut problems = Vec::new();
+    Ok(messages(root, id, &mut problems)
+        .iter()
+        .map(|(mid, msg, parts)| parts::message(mid, msg, parts))
+        .collect())
+}
+
+/// One part file, for blobs.
+pub fn part(session_file: &Path, part_id: &str) -> Option<Value> {
+    let root = root_of(session_file)?;
+    let parts = std::fs::read_dir(root.join("storage/part")).ok()?;
+    parts
+        .flatten()
+        .map(|d| d.path().join(format!("{part_id}.json")))
+        .find(|p| p.exists())
+        .and_then(|p| read_json(&p).ok())
+}

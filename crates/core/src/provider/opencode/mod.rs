@@ -1,0 +1,342 @@
+//! OpenCode (SPEC §4.3): `opencode.db` in its v1 tables (`session`/`message`/`part`, 1.2–1.18)
+//! and v2 tables (`session_v2`/`session_message`), plus the legacy JSON storage of 1.0–1.1. One
+//! session id can live in several of them; [`winner`] decides which copy is shown, for the scan
+//! and for loading alike.
+
+mod db;
+mod legacy;
+pub mod parts;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::actions::resume::ResumeCommand;
+use crate::error::Error;
+use crate::model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
+use crate::provider::files::{self, FileSet};
+use crate::provider::sqlite;
+use crate::provider::{
+    encode_state, title_from_text, Provider, ProviderState, ScanOutput, ScanProgress, SessionKey,
+    TITLE_CHARS,
+};
+
+/// Where a copy of a session lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Origin {
+    /// Legacy JSON storage.
+    Json,
+    /// `session` + `message` + `part`.
+    V1,
+    /// `session_v2` + `session_message`.
+    V2,
+}
+
+/// One copy of a session's metadata.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub origin: Origin,
+    /// Milliseconds, as OpenCode stores it.
+    pub time_updated: i64,
+    pub meta: SessionMeta,
+}
+
+/// The copy that represents a session: the newest by `time_updated`; on a tie the later
+/// storage generation (v2 over v1 over JSON). So the v2 row wins unless the v1 row is strictly
+/// newer (SPEC §4.3), and a session both migrated and left in JSON appears once.
+pub fn winner<'a>(candidates: impl IntoIterator<Item = &'a Candidate>) -> Option<&'a Candidate> {
+    candidates
+        .into_iter()
+        .max_by_key(|c| (c.time_updated, c.origin))
+}
+
+pub struct OpencodeProvider {
+    roots: Vec<PathBuf>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct RootState {
+    /// (size, mtime) of `opencode.db` and its `-wal`.
+    db_stamps: Vec<(u64, i64)>,
+    /// Every DB session copy, keyed by [`db_key`].
+    db: BTreeMap<String, Candidate>,
+    db_error: Option<String>,
+    json: FileSet<legacy::LegacyCursor>,
+    /// The metadata last reported per id.
+    shown: BTreeMap<String, SessionMeta>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    roots: BTreeMap<PathBuf, RootState>,
+}
+
+/// State keys must be strings (the state is JSON).
+fn db_key(origin: Origin, id: &str) -> String {
+    format!("{origin:?}:{id}")
+}
+
+fn db_path(root: &Path) -> PathBuf {
+    root.join("opencode.db")
+}
+
+fn db_stamps(root: &Path) -> Vec<(u64, i64)> {
+    let db = db_path(root);
+    [db.clone(), PathBuf::from(format!("{}-wal", db.display()))]
+        .iter()
+        .map(|p| files::stat(p).unwrap_or((0, 0)))
+        .collect()
+}
+
+/// Brings the DB copies up to date: the session list is re-read only when the DB or its WAL
+/// changed, and full rows and aggregates only for sessions whose `time_updated` moved.
+fn refresh_db(root: &Path, prev: &mut RootState) {
+    let stamps = db_stamps(root);
+    if stamps == prev.db_stamps {
+        return;
+    }
+    prev.db_stamps = stamps;
+    let path = db_path(root);
+    if !path.exists() {
+        prev.db.clear();
+        prev.db_error = None;
+        return;
+    }
+    let result = sqlite::open_read_only(&path).and_then(|conn| {
+        let rows = db::list(&conn)?;
+        prev.db
+            .retain(|_, c| rows.contains_key(&(c.origin, c.meta.id.clone())));
+        for origin in [Origin::V1, Origin::V2] {
+            let stale: Vec<String> = rows
+                .iter()
+                .filter(|((o, id), updated)| {
+                    *o == origin
+                        && prev
+                            .db
+                            .get(&db_key(origin, id))
+                            .is_none_or(|c| c.time_updated != **updated)
+                })
+                .map(|((_, id), _)| id.clone())
+                .collect();
+            for c in db::sessions(&conn, &path, origin, &stale)? {
+                prev.db.insert(db_key(origin, &c.meta.id), c);
+            }
+        }
+        Ok(())
+    });
+    prev.db_error = result.err().map(|e| e.to_string());
+}
+
+/// Titles are shown on one line, as for the other agents.
+fn tidy_title(meta: &mut SessionMeta) {
+    if let Some(t) = &meta.title {
+        meta.title = title_from_text(t, TITLE_CHARS);
+    }
+}
+
+impl OpencodeProvider {
+    pub fn new(roots: Vec<PathBuf>) -> Self {
+        OpencodeProvider { roots }
+    }
+
+    fn root_of(&self, session: &SessionMeta) -> Option<&PathBuf> {
+        self.roots
+            .iter()
+            .find(|r| session.source_path.starts_with(r))
+    }
+
+    /// Every copy of one session id under a root, read fresh (for loading).
+    fn copies(&self, root: &Path, id: &str) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        if let Ok(conn) = sqlite::open_read_only(&db_path(root)) {
+            if let Ok(rows) = db::list(&conn) {
+                for origin in [Origin::V1, Origin::V2] {
+                    if rows.contains_key(&(origin, id.to_owned())) {
+                        out.extend(
+                            db::sessions(&conn, &db_path(root), origin, &[id.to_owned()])
+                                .unwrap_or_default(),
+                        );
+                    }
+                }
+            }
+        }
+        for file in legacy::discover(root) {
+            if file.file_stem().is_some_and(|s| s == id) {
+                out.extend(legacy::scan(&file).candidate);
+            }
+        }
+        out
+    }
+}
+
+impl Provider for OpencodeProvider {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Opencode
+    }
+
+    fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    fn detect(&self) -> bool {
+        self.roots
+            .iter()
+            .any(|r| db_path(r).exists() || crate::provider::is_dir(&r.join("storage/session")))
+    }
+
+    fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
+        let mut state: State = serde_json::from_slice(prev).unwrap_or_default();
+        let mut out = ScanOutput::default();
+        let mut next = State::default();
+        for root in &self.roots {
+            let mut rs = state.roots.remove(root).unwrap_or_default();
+            refresh_db(root, &mut rs);
+            let r = files::refresh_all(
+                legacy::discover(root),
+                |p| p.as_path(),
+                &rs.json,
+                progress,
+                |p, _| Ok(legacy::scan(p)),
+            );
+            rs.json = r.next;
+
+            let mut by_id: BTreeMap<&str, Vec<&Candidate>> = BTreeMap::new();
+            let json = rs.json.values().filter_map(|t| t.cursor.candidate.as_ref());
+            for c in rs.db.values().chain(json) {
+                by_id.entry(c.meta.id.as_str()).or_default().push(c);
+            }
+            let mut shown = BTreeMap::new();
+            for (id, copies) in by_id {
+                let Some(best) = winner(copies) else {
+                    continue;
+                };
+                let mut meta = best.meta.clone();
+                tidy_title(&mut meta);
+                if rs.shown.get(id) != Some(&meta) {
+                    out.changed.push(meta.clone());
+                }
+                shown.insert(id.to_owned(), meta);
+            }
+            for (id, meta) in &rs.shown {
+                if !shown.contains_key(id) {
+                    out.removed.push(SessionKey {
+                        provider: ProviderKind::Opencode,
+                        id: id.clone(),
+                        source_path: meta.source_path.clone(),
+                    });
+                }
+            }
+            rs.shown = shown;
+            if let Some(e) = &rs.db_error {
+                out.diagnostics.push(Diagnostic {
+                    provider: ProviderKind::Opencode,
+                    path: db_path(root),
+                    line: None,
+                    reason: format!("cannot read the database: {e}"),
+                });
+            }
+            for (path, t) in &rs.json {
+                for p in &t.cursor.problems {
+                    out.diagnostics.push(Diagnostic {
+                        provider: ProviderKind::Opencode,
+                        path: path.clone(),
+                        line: None,
+                        reason: p.clone(),
+                    });
+                }
+            }
+            next.roots.insert(root.clone(), rs);
+        }
+        out.state = encode_state(&next);
+        Ok(out)
+    }
+
+    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
+        let root = self
+            .root_of(session)
+            .ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        let copies = self.copies(root, &session.id);
+        let best = winner(&copies).ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        let messages = match best.origin {
+            Origin::Json => legacy::load(&best.meta.source_path, &session.id)?,
+            origin => {
+                let path = db_path(root);
+                let conn = sqlite::open_read_only(&path).map_err(|e| db_error(&path, e))?;
+                let loaded = match origin {
+                    Origin::V2 => db::load_v2(&conn, &session.id),
+                    _ => db::load_v1(&conn, &session.id),
+                };
+                loaded.map_err(|e| db_error(&path, e))?
+            }
+        };
+        let mut meta = best.meta.clone();
+        tidy_title(&mut meta);
+        meta.live = session.live;
+        meta.counts = crate::model::Counts::of(&messages);
+        Ok(Transcript {
+            session: meta,
+            messages,
+            diagnostics: Default::default(),
+        })
+    }
+
+    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
+        let missing = |reason: &str| Error::BlobNotFound {
+            session: session.id.clone(),
+            key: key.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let part_id = key
+            .strip_prefix("part:")
+            .ok_or_else(|| missing("unknown key form"))?;
+        let part = if session.source_path.extension().is_some_and(|e| e == "db") {
+            let conn = sqlite::open_read_only(&session.source_path)
+                .map_err(|e| db_error(&session.source_path, e))?;
+            db::part(&conn, part_id).map_err(|e| db_error(&session.source_path, e))?
+        } else {
+            legacy::part(&session.source_path, part_id)
+        };
+        let part = part.ok_or_else(|| missing("no such part"))?;
+        if let Some(out) = parts::full_output(&part) {
+            return Ok(out.into_bytes());
+        }
+        // A file part: inline data URL, or the file it names.
+        let url = part["url"]
+            .as_str()
+            .ok_or_else(|| missing("part has no content"))?;
+        if let Some((_, data)) = url.split_once(";base64,") {
+            use base64::Engine;
+            return base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .map_err(|_| missing("data is not base64"));
+        }
+        Err(missing("the file is not stored in the session"))
+    }
+
+    fn watch_paths(&self) -> Vec<PathBuf> {
+        self.roots
+            .iter()
+            .flat_map(|r| {
+                let db = db_path(r);
+                [
+                    PathBuf::from(format!("{}-wal", db.display())),
+                    db,
+                    r.join("storage"),
+                ]
+            })
+            .collect()
+    }
+
+    fn resume_command(&self, session: &SessionMeta) -> ResumeCommand {
+        ResumeCommand::new(
+            "opencode",
+            &["--session", &session.id],
+            session.cwd.as_deref(),
+        )
+    }
+}
+
+fn db_error(path: &Path, e: rusqlite::Error) -> Error {
+    Error::io(path, std::io::Error::other(e.to_string()))
+}

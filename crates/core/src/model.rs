@@ -110,9 +110,13 @@ pub struct SessionMeta {
     pub git_branch: Option<String>,
     pub title: Option<String>,
     pub model: Option<String>,
+    /// The agent profile the session ran with, where the provider has them (OpenCode `build`).
+    pub agent: Option<String>,
     pub created_at: Option<DateTime<Utc>>,
     pub updated_at: Option<DateTime<Utc>>,
     pub counts: Counts,
+    /// Lines and files the session changed, where the provider records it (OpenCode).
+    pub changes: Option<ChangeSummary>,
     pub tokens: Option<Tokens>,
     pub cost_usd: Option<f64>,
     pub archived: bool,
@@ -135,9 +139,11 @@ impl SessionMeta {
             git_branch: None,
             title: None,
             model: None,
+            agent: None,
             created_at: None,
             updated_at: None,
             counts: Counts::default(),
+            changes: None,
             tokens: None,
             cost_usd: None,
             archived: false,
@@ -146,6 +152,14 @@ impl SessionMeta {
             format_version: None,
         }
     }
+}
+
+/// What a session changed in its working tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeSummary {
+    pub additions: u64,
+    pub deletions: u64,
+    pub files: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -104,6 +104,14 @@ fn candidate(
     let updated = cols.integer(row, "time_updated").unwrap_or(0);
     meta.updated_at = chrono::DateTime::from_timestamp_millis(updated);
     meta.archived = cols.integer(row, "time_archived").is_some();
+    meta.agent = cols.text(row, "agent");
+    if let Some(files) = cols.integer(row, "summary_files") {
+        meta.changes = Some(crate::model::ChangeSummary {
+            additions: cols.integer(row, "summary_additions").unwrap_or(0).max(0) as u64,
+            deletions: cols.integer(row, "summary_deletions").unwrap_or(0).max(0) as u64,
+            files: files.max(0) as u64,
+        });
+    }
     meta.counts = agg.counts;
     // 1.18 keeps totals on the row; older versions only on the messages.
     meta.tokens = if cols.has("tokens_input") {

@@ -151,6 +151,13 @@ pub fn scan(session_file: &Path) -> LegacyCursor {
     meta.created_at = parts::millis(&session["time"]["created"]);
     meta.updated_at = parts::millis(&session["time"]["updated"]);
     meta.archived = session["time"]["archived"].is_i64();
+    if let Some(files) = session["summary"]["files"].as_u64() {
+        meta.changes = Some(crate::model::ChangeSummary {
+            additions: session["summary"]["additions"].as_u64().unwrap_or(0),
+            deletions: session["summary"]["deletions"].as_u64().unwrap_or(0),
+            files,
+        });
+    }
     meta.counts = counts;
     meta.tokens = tokens;
     meta.cost_usd = cost;

@@ -13,4 +13,5 @@ echo "No agent sessions found on this machine; showing the bundled demo stores."
 roots=()
 for d in testdata/claude/*/dot-claude; do roots+=(--claude-root "$d"); done
 for d in testdata/codex/*/dot-codex; do roots+=(--codex-root "$d"); done
+for d in testdata/opencode/*/local-share-opencode; do roots+=(--opencode-root "$d"); done
 exec "$cli" scan "${roots[@]}" "$@"

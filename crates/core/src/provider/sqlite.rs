@@ -44,6 +44,51 @@ fn uri_path(path: &Path) -> String {
     out
 }
 
+/// Column positions of a prepared statement, by name.
+pub struct Columns(HashMap<String, usize>);
+
+impl Columns {
+    pub fn of(stmt: &Statement<'_>) -> Self {
+        Columns(
+            stmt.column_names()
+                .enumerate()
+                .map(|(i, n)| (n.to_owned(), i))
+                .collect(),
+        )
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
+    /// A non-empty text column (numbers and blobs are not text).
+    pub fn text(&self, row: &Row<'_>, name: &str) -> Option<String> {
+        match row.get_ref(*self.0.get(name)?).ok()? {
+            ValueRef::Text(t) => {
+                let s = String::from_utf8_lossy(t).into_owned();
+                (!s.is_empty()).then_some(s)
+            }
+            _ => None,
+        }
+    }
+
+    pub fn integer(&self, row: &Row<'_>, name: &str) -> Option<i64> {
+        match row.get_ref(*self.0.get(name)?).ok()? {
+            ValueRef::Integer(i) => Some(i),
+            ValueRef::Real(f) => Some(f as i64),
+            _ => None,
+        }
+    }
+
+    pub fn real(&self, row: &Row<'_>, name: &str) -> Option<f64> {
+        match row.get_ref(*self.0.get(name)?).ok()? {
+            ValueRef::Integer(i) => Some(i as f64),
+            ValueRef::Real(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,49 +134,4 @@ pub fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
         .query_row(sql, [name], |_| Ok(()))
         .optional()?
         .is_some())
-}
-
-/// Column positions of a prepared statement, by name.
-pub struct Columns(HashMap<String, usize>);
-
-impl Columns {
-    pub fn of(stmt: &Statement<'_>) -> Self {
-        Columns(
-            stmt.column_names()
-                .enumerate()
-                .map(|(i, n)| (n.to_owned(), i))
-                .collect(),
-        )
-    }
-
-    pub fn has(&self, name: &str) -> bool {
-        self.0.contains_key(name)
-    }
-
-    /// A non-empty text column (numbers and blobs are not text).
-    pub fn text(&self, row: &Row<'_>, name: &str) -> Option<String> {
-        match row.get_ref(*self.0.get(name)?).ok()? {
-            ValueRef::Text(t) => {
-                let s = String::from_utf8_lossy(t).into_owned();
-                (!s.is_empty()).then_some(s)
-            }
-            _ => None,
-        }
-    }
-
-    pub fn integer(&self, row: &Row<'_>, name: &str) -> Option<i64> {
-        match row.get_ref(*self.0.get(name)?).ok()? {
-            ValueRef::Integer(i) => Some(i),
-            ValueRef::Real(f) => Some(f as i64),
-            _ => None,
-        }
-    }
-
-    pub fn real(&self, row: &Row<'_>, name: &str) -> Option<f64> {
-        match row.get_ref(*self.0.get(name)?).ok()? {
-            ValueRef::Integer(i) => Some(i as f64),
-            ValueRef::Real(f) => Some(f),
-            _ => None,
-        }
-    }
 }

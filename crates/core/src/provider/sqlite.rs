@@ -44,6 +44,14 @@ fn uri_path(path: &Path) -> String {
     out
 }
 
+pub fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    let sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1";
+    Ok(conn
+        .query_row(sql, [name], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
 /// Column positions of a prepared statement, by name.
 pub struct Columns(HashMap<String, usize>);
 
@@ -126,12 +134,4 @@ mod tests {
             .collect();
         assert_eq!(after, before);
     }
-}
-
-pub fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    let sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1";
-    Ok(conn
-        .query_row(sql, [name], |_| Ok(()))
-        .optional()?
-        .is_some())
 }

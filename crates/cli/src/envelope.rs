@@ -1,7 +1,10 @@
 //! The output contract: `agent-sessions.cli.v1` JSON envelopes, or text for people.
 
 use agent_sessions_core::actions::resume::ResumeCommand;
-use agent_sessions_core::{Catalog, Error, ProviderKind, ScanReport, Transcript};
+use std::path::PathBuf;
+
+use agent_sessions_core::index::Hit;
+use agent_sessions_core::{Catalog, Diagnostics, Error, ProviderKind, ScanReport, Transcript};
 use serde_json::{json, Value};
 
 use crate::render;
@@ -41,6 +44,49 @@ impl Envelope {
             warnings: Vec::new(),
             error: None,
         }
+    }
+
+    pub fn search(hits: Vec<Hit>) -> Self {
+        let text = render::hits(&hits);
+        Envelope::ok(json!({ "hits": hits }), text)
+    }
+
+    pub fn diagnostics(
+        diagnostics: Diagnostics,
+        versions: Vec<(ProviderKind, String, u64)>,
+    ) -> Self {
+        let text = render::diagnostics(&diagnostics, &versions);
+        let versions: Vec<Value> = versions
+            .iter()
+            .map(|(p, v, n)| json!({ "provider": p, "format_version": v, "sessions": n }))
+            .collect();
+        Envelope::ok(
+            json!({ "parse_errors": diagnostics.parse_errors, "items": diagnostics.items, "format_versions": versions }),
+            text,
+        )
+    }
+
+    pub fn cache_path(path: PathBuf) -> Self {
+        let text = format!("{}\n", path.display());
+        Envelope::ok(json!({ "path": path }), text)
+    }
+
+    pub fn cache_cleared(removed: Vec<PathBuf>) -> Self {
+        let text = format!("removed {} cache files\n", removed.len());
+        Envelope::ok(json!({ "removed": removed }), text)
+    }
+
+    fn ok(data: Value, text: String) -> Self {
+        Envelope {
+            data,
+            text,
+            warnings: Vec::new(),
+            error: None,
+        }
+    }
+
+    pub fn warn(&mut self, warnings: &[String]) {
+        self.warnings.extend(warnings.iter().cloned());
     }
 
     pub fn failure(e: &Error) -> Self {

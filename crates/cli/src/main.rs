@@ -2,13 +2,16 @@
 //! `agent-sessions-core`; output is a human table by default or one JSON envelope with `--json`.
 
 mod envelope;
+mod progress;
 mod render;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use agent_sessions_core::index::{self, SearchFilter};
+use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::{process_env, resolve_roots};
-use agent_sessions_core::{Catalog, Error, ProviderKind, Roots, ScanProgress};
+use agent_sessions_core::{Error, Library, ProviderKind, Roots};
 use clap::{Parser, Subcommand};
 
 use crate::envelope::Envelope;
@@ -43,17 +46,81 @@ enum Command {
         /// Only these providers (claude, codex, opencode); repeatable.
         #[arg(long = "provider", value_name = "NAME", value_parser = parse_provider)]
         providers: Vec<ProviderKind>,
+        /// Read the stores directly instead of through the cache.
+        #[arg(long)]
+        no_cache: bool,
     },
     /// Print one session's full transcript.
     Show {
         /// The session id (or an unambiguous prefix of it).
         id: String,
+        /// Read the stores directly instead of through the cache.
+        #[arg(long)]
+        no_cache: bool,
     },
+    /// Search titles and message text: words, "quoted phrases", prefix*.
+    Search {
+        query: String,
+        /// At most this many hits.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// Only these providers; repeatable.
+        #[arg(long = "provider", value_name = "NAME", value_parser = parse_provider)]
+        providers: Vec<ProviderKind>,
+        /// Only sessions whose directory or repository is DIR or below it.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<String>,
+        /// Only sessions updated on or after this date (YYYY-MM-DD).
+        #[arg(long, value_name = "DATE", value_parser = parse_date)]
+        since: Option<i64>,
+        /// Only sessions updated on or before this date (YYYY-MM-DD).
+        #[arg(long, value_name = "DATE", value_parser = parse_end_date)]
+        until: Option<i64>,
+    },
+    /// List unreadable records and the format versions seen.
+    Diagnostics {
+        #[arg(long = "provider", value_name = "NAME", value_parser = parse_provider)]
+        providers: Vec<ProviderKind>,
+    },
+    /// The session cache.
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum CacheAction {
+    /// Print where the cache file for these roots is.
+    Path,
+    /// Delete every cache file (safe at any time; the next scan rebuilds it).
+    Clear,
 }
 
 fn parse_provider(name: &str) -> Result<ProviderKind, String> {
     ProviderKind::parse(name)
         .ok_or_else(|| format!("unknown provider {name:?}; use claude, codex or opencode"))
+}
+
+fn parse_day(text: &str) -> Result<chrono::NaiveDate, String> {
+    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .map_err(|_| format!("{text:?} is not a date like 2026-11-30"))
+}
+
+fn parse_date(text: &str) -> Result<i64, String> {
+    Ok(parse_day(text)?
+        .and_hms_opt(0, 0, 0)
+        .unwrap_or_default()
+        .and_utc()
+        .timestamp_millis())
+}
+
+fn parse_end_date(text: &str) -> Result<i64, String> {
+    Ok(parse_day(text)?
+        .and_hms_milli_opt(23, 59, 59, 999)
+        .unwrap_or_default()
+        .and_utc()
+        .timestamp_millis())
 }
 
 fn main() -> ExitCode {
@@ -73,7 +140,7 @@ fn main() -> ExitCode {
 
 fn exit_code(e: &Error) -> u8 {
     match e {
-        Error::RootMissing { .. } => 2,
+        Error::RootMissing { .. } | Error::BadQuery(_) => 2,
         _ => 1,
     }
 }
@@ -86,20 +153,70 @@ fn run(cli: Cli) -> Result<Envelope, Error> {
     };
     let roots = resolve_roots(&explicit, &process_env)?;
     match cli.command {
-        Command::Scan { providers } => {
-            let catalog = Catalog::new(&roots, &providers);
-            let report = catalog.scan(&ScanProgress::default())?;
+        Command::Scan {
+            providers,
+            no_cache,
+        } => {
+            let mut lib = open(&roots, &providers, !no_cache);
+            let report = progress::run("scanning", |p| lib.sessions(p))?;
             let mut out = Envelope::scan(report);
-            out.warn_unavailable(&catalog, &providers);
+            out.warn(lib.warnings());
+            out.warn_unavailable(lib.catalog(), &providers);
             Ok(out)
         }
-        Command::Show { id } => {
-            let catalog = Catalog::new(&roots, &[]);
-            let report = catalog.scan(&ScanProgress::default())?;
-            let session = catalog.find(&report.sessions, &id)?;
-            let transcript = catalog.load(session)?;
-            let resume = catalog.resume_command(session)?;
-            Ok(Envelope::show(transcript, resume))
+        Command::Show { id, no_cache } => {
+            let mut lib = open(&roots, &[], !no_cache);
+            let report = progress::run("scanning", |p| lib.sessions(p))?;
+            let session = lib.catalog().find(&report.sessions, &id)?;
+            let transcript = lib.load(session)?;
+            let resume = lib.catalog().resume_command(session)?;
+            let mut out = Envelope::show(transcript, resume);
+            out.warn(lib.warnings());
+            Ok(out)
+        }
+        Command::Search {
+            query,
+            limit,
+            providers,
+            dir,
+            since,
+            until,
+        } => {
+            let mut lib = open(&roots, &[], true);
+            let filter = SearchFilter {
+                providers,
+                dir,
+                since_ms: since,
+                until_ms: until,
+                limit,
+            };
+            let hits = progress::run("indexing", |p| lib.search(&query, &filter, p))?;
+            let mut out = Envelope::search(hits);
+            out.warn(lib.warnings());
+            Ok(out)
+        }
+        Command::Diagnostics { providers } => {
+            let mut lib = open(&roots, &providers, true);
+            let report = progress::run("scanning", |p| lib.sessions(p))?;
+            let versions = index::format_versions(&report.sessions);
+            let mut out = Envelope::diagnostics(report.diagnostics, versions);
+            out.warn(lib.warnings());
+            Ok(out)
+        }
+        Command::Cache { action } => {
+            let dir = default_cache_dir().ok_or_else(|| Error::Cache {
+                path: PathBuf::new(),
+                reason: "no cache directory on this system".into(),
+            })?;
+            match action {
+                CacheAction::Path => Ok(Envelope::cache_path(index::index_path(&dir, &roots))),
+                CacheAction::Clear => Ok(Envelope::cache_cleared(index::clear(&dir)?)),
+            }
         }
     }
+}
+
+fn open(roots: &Roots, providers: &[ProviderKind], cached: bool) -> Library {
+    let dir = if cached { default_cache_dir() } else { None };
+    Library::open(roots, providers, dir)
 }

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::index::Hit;
 use agent_sessions_core::{Diagnostics, Message, Part, Role, SessionMeta, ToolStatus, Transcript};
 use chrono::{DateTime, Utc};
 
@@ -169,4 +170,51 @@ fn message(out: &mut String, m: &Message) {
             }
         }
     }
+}
+
+/// Search hits: session, where, and the snippet with the match marked.
+pub fn hits(hits: &[Hit]) -> String {
+    let mut out = String::new();
+    for h in hits {
+        let title = h.title.as_deref().unwrap_or("(untitled)");
+        let at = if h.message_id.is_empty() {
+            "title".to_owned()
+        } else {
+            h.message_id.clone()
+        };
+        let _ = writeln!(
+            out,
+            "{} {}  {}  [{at}]",
+            h.provider,
+            h.session_id,
+            one_line(title, 60)
+        );
+        let _ = writeln!(out, "    {}", h.snippet.replace('\n', " "));
+    }
+    let _ = writeln!(out, "{} hits", hits.len());
+    out
+}
+
+/// Problems per file, then the format versions seen.
+pub fn diagnostics(
+    d: &Diagnostics,
+    versions: &[(agent_sessions_core::ProviderKind, String, u64)],
+) -> String {
+    let mut out = String::new();
+    for item in &d.items {
+        let line = item.line.map(|l| format!(":{l}")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{} {}{line}: {}",
+            item.provider,
+            item.path.display(),
+            item.reason
+        );
+    }
+    let _ = writeln!(out, "{} problems", d.parse_errors);
+    let _ = writeln!(out, "format versions:");
+    for (p, v, n) in versions {
+        let _ = writeln!(out, "  {p} {v}: {n} sessions");
+    }
+    out
 }

@@ -12,9 +12,23 @@ fn store(version: &str) -> PathBuf {
         .join("dot-claude")
 }
 
+/// A cache directory of its own for each command, unless a test shares one on purpose.
+fn fresh_cache() -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!(
+        "agent-sessions-cli-test-{}-{n}",
+        std::process::id()
+    ))
+}
+
 fn cli(args: &[&str]) -> Command {
+    cli_with_cache(&fresh_cache(), args)
+}
+
+fn cli_with_cache(cache: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
-    cmd.args(args);
+    cmd.args(args).env("AGENT_SESSIONS_CACHE_DIR", cache);
     // Never read the real user's stores from a test.
     let empty = std::env::temp_dir().join("agent-sessions-cli-test-home");
     cmd.env("HOME", &empty)
@@ -246,4 +260,207 @@ fn show_works_for_codex_sessions() {
     assert!(text.contains(
         "resume: cd /home/alice/projects/demo && codex resume 01a22bc4-d278-7cb2-a307-8a58c76df129"
     ));
+}
+
+#[test]
+fn search_json_follows_the_contract() {
+    let root = store("2.1.332");
+    let out = cli(&[
+        "search",
+        "my-demo-session",
+        "--json",
+        "--claude-root",
+        root.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    let hits = v["data"]["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    for k in [
+        "session_id",
+        "provider",
+        "message_id",
+        "title",
+        "snippet",
+        "score",
+    ] {
+        assert!(hits[0].get(k).is_some(), "hit lacks {k}");
+    }
+    assert_eq!(
+        hits[0]["session_id"],
+        "ceefe47d-84be-4483-8ce5-5f829cfd22c9"
+    );
+
+    let bad = cli(&[
+        "search",
+        "\"open",
+        "--json",
+        "--claude-root",
+        root.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(json_of(&bad)["error"]["code"], "bad_query");
+}
+
+#[test]
+fn cache_path_clear_and_diagnostics() {
+    let cache = fresh_cache();
+    let root = store("2.1.9");
+    let r = root.to_str().unwrap();
+    let path = json_of(
+        &cli_with_cache(&cache, &["cache", "path", "--json", "--claude-root", r])
+            .output()
+            .unwrap(),
+    );
+    let path = PathBuf::from(path["data"]["path"].as_str().unwrap());
+    assert!(path.starts_with(&cache));
+    assert!(!path.exists());
+    assert!(cli_with_cache(&cache, &["scan", "--claude-root", r])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    assert!(path.exists(), "scan reads through the cache by default");
+    let d = json_of(
+        &cli_with_cache(&cache, &["diagnostics", "--json", "--claude-root", r])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(d["data"]["parse_errors"], 0);
+    assert_eq!(d["data"]["format_versions"][0]["format_version"], "2.1.9");
+    let cleared = json_of(
+        &cli_with_cache(&cache, &["cache", "clear", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert!(!cleared["data"]["removed"].as_array().unwrap().is_empty());
+    assert!(!path.exists());
+    let nocache = fresh_cache();
+    assert!(
+        cli_with_cache(&nocache, &["scan", "--no-cache", "--claude-root", r])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    assert!(!nocache.exists(), "--no-cache creates no cache");
+}
+
+/// Builds a Claude store big enough that a debug build spends a while scanning and indexing it.
+fn big_store(dir: &Path) {
+    let src = store("2.1.332").join("projects/-home-bob-projects-demo");
+    for p in 0..6 {
+        let project = dir.join(format!("projects/-p{p}"));
+        std::fs::create_dir_all(&project).unwrap();
+        for (i, f) in std::fs::read_dir(&src).unwrap().flatten().enumerate() {
+            if f.path().extension().is_some_and(|e| e == "jsonl") {
+                for copy in 0..12 {
+                    let id = format!("{p:08x}-{i:04x}-4000-8000-{copy:012x}");
+                    std::fs::copy(f.path(), project.join(format!("{id}.jsonl"))).unwrap();
+                }
+            }
+        }
+    }
+}
+
+/// Killing the CLI mid-scan or mid-index loses nothing: the next run's list and search equal a
+/// clean run's.
+#[test]
+fn a_kill_mid_scan_or_mid_index_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("claude");
+    big_store(&root);
+    let r = root.to_str().unwrap();
+    let clean_cache = fresh_cache();
+    let clean = json_of(
+        &cli_with_cache(&clean_cache, &["scan", "--json", "--claude-root", r])
+            .output()
+            .unwrap(),
+    );
+    let clean_hits = json_of(
+        &cli_with_cache(
+            &clean_cache,
+            &[
+                "search",
+                "hello-from-tool",
+                "--limit",
+                "1000",
+                "--json",
+                "--claude-root",
+                r,
+            ],
+        )
+        .output()
+        .unwrap(),
+    );
+    let direct = json_of(
+        &cli(&["scan", "--json", "--no-cache", "--claude-root", r])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(clean["data"]["sessions"], direct["data"]["sessions"]);
+
+    let mut killed = 0;
+    for (i, delay) in [5u64, 20, 40, 80, 120, 200, 300, 450, 700]
+        .iter()
+        .enumerate()
+    {
+        let cache = fresh_cache();
+        let command = if i % 2 == 0 { "scan" } else { "search" };
+        let mut args = vec![command];
+        if command == "search" {
+            args.push("hello-from-tool");
+        }
+        args.extend(["--claude-root", r]);
+        let mut child = cli_with_cache(&cache, &args)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(*delay));
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        killed += usize::from(!status.success());
+        let after = json_of(
+            &cli_with_cache(&cache, &["scan", "--json", "--claude-root", r])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(
+            after["data"]["sessions"], clean["data"]["sessions"],
+            "after a kill at {delay} ms"
+        );
+        let hits = json_of(
+            &cli_with_cache(
+                &cache,
+                &[
+                    "search",
+                    "hello-from-tool",
+                    "--limit",
+                    "1000",
+                    "--json",
+                    "--claude-root",
+                    r,
+                ],
+            )
+            .output()
+            .unwrap(),
+        );
+        assert_eq!(
+            hits["data"]["hits"].as_array().unwrap().len(),
+            clean_hits["data"]["hits"].as_array().unwrap().len(),
+            "after a kill at {delay} ms"
+        );
+    }
+    assert!(
+        killed >= 3,
+        "only {killed} runs were killed before they finished"
+    );
 }

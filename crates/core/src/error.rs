@@ -23,6 +23,12 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    #[error("the session cache {path} cannot be used ({reason}); `agent-sessions-cli cache clear` deletes it safely")]
+    Cache { path: PathBuf, reason: String },
+
+    #[error("bad search query: {0}")]
+    BadQuery(String),
+
     #[error("no blob {key:?} in session {session}: {reason}")]
     BlobNotFound {
         session: String,
@@ -47,6 +53,8 @@ impl Error {
             Error::AmbiguousId { .. } => "ambiguous_id",
             Error::Io { .. } => "io",
             Error::BlobNotFound { .. } => "blob_not_found",
+            Error::Cache { .. } => "cache",
+            Error::BadQuery(_) => "bad_query",
         }
     }
 }

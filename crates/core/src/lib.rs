@@ -7,6 +7,8 @@
 pub mod actions;
 pub mod catalog;
 pub mod error;
+pub mod index;
+pub mod library;
 pub mod live;
 pub mod model;
 pub mod paths;
@@ -14,5 +16,6 @@ pub mod provider;
 
 pub use catalog::{Catalog, ScanReport};
 pub use error::Error;
+pub use library::Library;
 pub use model::*;
 pub use provider::{ProviderSet, Roots, ScanProgress};

@@ -1,0 +1,551 @@
+//! The cache: a SQLite file of our own that remembers every provider's scan state and every
+//! session's metadata, and holds an FTS5 index of message text. With it, listing sessions never
+//! parses a transcript and searching never reads a store.
+//!
+//! `$XDG_CACHE_HOME/agent-sessions/index-v<N>-<hash of roots>.db`, created 0600, WAL mode. Each
+//! provider's changes are committed in one transaction together with its new scan state, so a
+//! process killed mid-scan leaves the previous consistent state and the next run redoes the
+//! rest. The file is ours and disposable: `cache clear` deletes it.
+
+mod query;
+mod text;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use serde::Serialize;
+
+use crate::catalog::{sort_newest_first, Catalog};
+use crate::error::Error;
+use crate::model::{Diagnostic, Diagnostics, ProviderKind, SessionMeta};
+use crate::provider::files::fnv1a;
+use crate::provider::{Roots, ScanProgress, SessionKey};
+
+/// Bump when the schema or the meaning of stored data changes; older files are left alone.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Markers around matched terms in snippets.
+pub const MARK_START: &str = "«";
+pub const MARK_END: &str = "»";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS provider_state (
+  provider TEXT PRIMARY KEY,
+  state BLOB NOT NULL,
+  problems INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS sessions (
+  rowid INTEGER PRIMARY KEY,
+  provider TEXT NOT NULL,
+  id TEXT NOT NULL,
+  source_path TEXT NOT NULL,
+  updated_at INTEGER,
+  cwd TEXT,
+  repo_root TEXT,
+  title TEXT,
+  meta TEXT NOT NULL,
+  text_indexed INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (provider, id, source_path)
+);
+CREATE INDEX IF NOT EXISTS sessions_pending ON sessions (text_indexed);
+CREATE TABLE IF NOT EXISTS diagnostics (
+  provider TEXT NOT NULL,
+  path TEXT NOT NULL,
+  line INTEGER,
+  reason TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS diagnostics_provider ON diagnostics (provider);
+CREATE TABLE IF NOT EXISTS indexed_messages (
+  session INTEGER NOT NULL,
+  message_id TEXT NOT NULL,
+  hash INTEGER NOT NULL,
+  fts_rowid INTEGER NOT NULL,
+  PRIMARY KEY (session, message_id)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+  title, body, session UNINDEXED, message_id UNINDEXED,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+";
+
+pub struct Index {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// What one refresh changed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RefreshReport {
+    pub changed: usize,
+    pub removed: usize,
+}
+
+/// Restricts a search.
+#[derive(Debug, Clone, Default)]
+pub struct SearchFilter {
+    pub providers: Vec<ProviderKind>,
+    /// Sessions whose cwd or repo root is this directory or below it.
+    pub dir: Option<String>,
+    /// Sessions updated at or after this time (ms since the epoch).
+    pub since_ms: Option<i64>,
+    pub until_ms: Option<i64>,
+    pub limit: usize,
+}
+
+/// One search result: a message (or the title, with an empty `message_id`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    pub session_id: String,
+    pub provider: ProviderKind,
+    pub message_id: String,
+    pub title: Option<String>,
+    pub snippet: String,
+    /// Higher is better (negated BM25).
+    pub score: f64,
+}
+
+/// The cache directory: `AGENT_SESSIONS_CACHE_DIR`, else the per-OS cache dir
+/// (`$XDG_CACHE_HOME/agent-sessions` on Linux, `~/Library/Caches/agent-sessions` on macOS).
+pub fn cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if let Some(dir) = env("AGENT_SESSIONS_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "agent-sessions").map(|d| d.cache_dir().to_path_buf())
+}
+
+/// The cache file for these roots: a different set of roots gets a different file.
+pub fn index_path(dir: &Path, roots: &Roots) -> PathBuf {
+    let mut key = String::new();
+    for kind in ProviderKind::ALL {
+        for r in roots.for_kind(kind) {
+            key.push_str(kind.as_str());
+            key.push('=');
+            key.push_str(&r.to_string_lossy());
+            key.push('\n');
+        }
+    }
+    dir.join(format!(
+        "index-v{SCHEMA_VERSION}-{:016x}.db",
+        fnv1a(key.as_bytes())
+    ))
+}
+
+/// Deletes every cache file of ours in `dir` (all versions and roots). Returns what it deleted.
+pub fn clear(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(removed);
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("index-v")
+            && (name.ends_with(".db") || name.ends_with(".db-wal") || name.ends_with(".db-shm"))
+        {
+            std::fs::remove_file(e.path()).map_err(|err| Error::io(e.path(), err))?;
+            removed.push(e.path());
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
+fn cache_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Cache {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}
+
+impl Index {
+    /// Opens (creating if needed) the cache for `roots` in `dir`.
+    pub fn open(dir: &Path, roots: &Roots) -> Result<Index, Error> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let path = index_path(dir, roots);
+        create_private(&path)?;
+        let conn = Connection::open(&path).map_err(|e| cache_error(&path, e))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(|e| cache_error(&path, e))?;
+        conn.pragma_update(None, "journal_mode", "wal")
+            .map_err(|e| cache_error(&path, e))?;
+        conn.pragma_update(None, "synchronous", "normal")
+            .map_err(|e| cache_error(&path, e))?;
+        conn.execute_batch(SCHEMA)
+            .map_err(|e| cache_error(&path, e))?;
+        Ok(Index { conn, path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> Error {
+        cache_error(&self.path, e)
+    }
+
+    /// Brings the cache up to date with the stores: each provider scans from its stored state,
+    /// and its changes and new state are committed together.
+    pub fn refresh(
+        &mut self,
+        catalog: &Catalog,
+        progress: &ScanProgress,
+    ) -> Result<RefreshReport, Error> {
+        let mut report = RefreshReport::default();
+        let providers: Vec<_> = catalog.providers().iter().collect();
+        let states: Vec<Vec<u8>> = providers
+            .iter()
+            .map(|p| self.state(p.kind()))
+            .collect::<Result<_, _>>()?;
+        // Scan side by side (reads only), then commit one provider at a time.
+        let outputs: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = providers
+                .iter()
+                .zip(&states)
+                .map(|(p, state)| s.spawn(move || p.scan(state, progress)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a provider scan panicked"))
+                .collect()
+        });
+        for (p, output) in providers.iter().zip(outputs) {
+            let output = output?;
+            let tx = self
+                .conn
+                .transaction()
+                .map_err(|e| cache_error(&self.path, e))?;
+            for key in &output.removed {
+                remove_session(&tx, key).map_err(|e| cache_error(&self.path, e))?;
+            }
+            for meta in &output.changed {
+                upsert_session(&tx, meta).map_err(|e| cache_error(&self.path, e))?;
+            }
+            replace_diagnostics(&tx, p.kind(), &output.diagnostics)
+                .map_err(|e| cache_error(&self.path, e))?;
+            tx.execute(
+                "INSERT INTO provider_state (provider, state, problems) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (provider) DO UPDATE SET state = excluded.state, problems = excluded.problems",
+                params![p.kind().as_str(), output.state, output.diagnostics.parse_errors as i64],
+            )
+            .map_err(|e| cache_error(&self.path, e))?;
+            tx.commit().map_err(|e| cache_error(&self.path, e))?;
+            report.changed += output.changed.len();
+            report.removed += output.removed.len();
+        }
+        Ok(report)
+    }
+
+    fn state(&self, kind: ProviderKind) -> Result<Vec<u8>, Error> {
+        self.conn
+            .query_row(
+                "SELECT state FROM provider_state WHERE provider = ?1",
+                [kind.as_str()],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(Option::unwrap_or_default)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every session in the cache for these providers (all when empty), newest first.
+    pub fn sessions(&self, providers: &[ProviderKind]) -> Result<Vec<SessionMeta>, Error> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT provider, meta FROM sessions")
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let provider: String = row.get(0).map_err(|e| self.err(e))?;
+            let wanted = ProviderKind::parse(&provider)
+                .is_some_and(|k| providers.is_empty() || providers.contains(&k));
+            if !wanted {
+                continue;
+            }
+            let meta: String = row.get(1).map_err(|e| self.err(e))?;
+            out.push(serde_json::from_str(&meta).map_err(|e| self.err(e))?);
+        }
+        sort_newest_first(&mut out);
+        Ok(out)
+    }
+
+    /// Diagnostics stored by the last refresh, for these providers (all when empty).
+    pub fn diagnostics(&self, providers: &[ProviderKind]) -> Result<Diagnostics, Error> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT provider, path, line, reason FROM diagnostics ORDER BY provider, path, line")
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        let mut out = Diagnostics::default();
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let provider: String = row.get(0).map_err(|e| self.err(e))?;
+            let Some(kind) = ProviderKind::parse(&provider) else {
+                continue;
+            };
+            if !providers.is_empty() && !providers.contains(&kind) {
+                continue;
+            }
+            out.push(Diagnostic {
+                provider: kind,
+                path: PathBuf::from(row.get::<_, String>(1).map_err(|e| self.err(e))?),
+                line: row
+                    .get::<_, Option<i64>>(2)
+                    .map_err(|e| self.err(e))?
+                    .map(|l| l as u64),
+                reason: row.get(3).map_err(|e| self.err(e))?,
+            });
+        }
+        // The kept items are capped; the count of all problems is stored per provider.
+        let mut stmt = self
+            .conn
+            .prepare("SELECT provider, problems FROM provider_state")
+            .map_err(|e| self.err(e))?;
+        let totals = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(|e| self.err(e))?;
+        out.parse_errors = 0;
+        for row in totals {
+            let (provider, n) = row.map_err(|e| self.err(e))?;
+            let wanted = ProviderKind::parse(&provider)
+                .is_some_and(|k| providers.is_empty() || providers.contains(&k));
+            if wanted {
+                out.parse_errors += n.max(0) as u64;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Sessions whose message text is not (fully) in the search index yet.
+    pub fn pending_text(&self) -> Result<usize, Error> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM sessions WHERE text_indexed = 0",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Indexes the message text of up to `max` pending sessions (all when `None`). Each session
+    /// is one transaction, so a kill loses at most the session in progress. Only messages
+    /// whose text changed are rewritten, so a grown live session costs its new messages.
+    pub fn index_text(
+        &mut self,
+        catalog: &Catalog,
+        max: Option<usize>,
+        progress: &ScanProgress,
+    ) -> Result<usize, Error> {
+        let pending: Vec<(i64, i64, String)> = {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT rowid, coalesce(updated_at, 0), meta FROM sessions WHERE text_indexed = 0 ORDER BY updated_at DESC")
+                .map_err(|e| self.err(e))?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .map_err(|e| self.err(e))?;
+            rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?
+        };
+        let pending = &pending[..max.unwrap_or(usize::MAX).min(pending.len())];
+        progress.add_total(pending.len() as u64, 0);
+        let mut done = 0;
+        for (rowid, updated, meta) in pending {
+            let meta: SessionMeta = serde_json::from_str(meta).map_err(|e| self.err(e))?;
+            // A session that cannot be loaded now (deleted meanwhile) is marked done; the next
+            // refresh removes or re-queues it.
+            let messages = catalog
+                .load(&meta)
+                .map(|t| text::message_texts(&t.messages))
+                .unwrap_or_default();
+            let tx = self
+                .conn
+                .transaction()
+                .map_err(|e| cache_error(&self.path, e))?;
+            text::write(&tx, *rowid, &messages).map_err(|e| cache_error(&self.path, e))?;
+            tx.execute(
+                "UPDATE sessions SET text_indexed = 1 WHERE rowid = ?1 AND coalesce(updated_at, 0) = ?2",
+                params![rowid, updated],
+            )
+            .map_err(|e| cache_error(&self.path, e))?;
+            tx.commit().map_err(|e| cache_error(&self.path, e))?;
+            progress.add_done(1, 0);
+            done += 1;
+        }
+        Ok(done)
+    }
+
+    /// Full-text search over titles and message text.
+    pub fn search(&self, query: &str, filter: &SearchFilter) -> Result<Vec<Hit>, Error> {
+        let fts = query::to_fts(query)?;
+        let mut sql = format!(
+            "SELECT s.id, s.provider, f.message_id, s.title,
+                    snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12), bm25(fts, 4.0, 1.0)
+             FROM fts f JOIN sessions s ON s.rowid = f.session
+             WHERE fts MATCH ?1"
+        );
+        let mut args: Vec<rusqlite::types::Value> = vec![fts.into()];
+        if !filter.providers.is_empty() {
+            let list = vec!["?"; filter.providers.len()].join(",");
+            sql.push_str(&format!(" AND s.provider IN ({list})"));
+            args.extend(
+                filter
+                    .providers
+                    .iter()
+                    .map(|p| p.as_str().to_owned().into()),
+            );
+        }
+        if let Some(dir) = &filter.dir {
+            let dir = dir.trim_end_matches('/').to_owned();
+            sql.push_str(" AND (s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\' OR s.repo_root = ? OR s.repo_root LIKE ? ESCAPE '\\')");
+            let below = format!("{}/%", like_escape(&dir));
+            args.extend([
+                dir.clone().into(),
+                below.clone().into(),
+                dir.into(),
+                below.into(),
+            ]);
+        }
+        if let Some(since) = filter.since_ms {
+            sql.push_str(" AND s.updated_at >= ?");
+            args.push(since.into());
+        }
+        if let Some(until) = filter.until_ms {
+            sql.push_str(" AND s.updated_at <= ?");
+            args.push(until.into());
+        }
+        sql.push_str(" ORDER BY bm25(fts, 4.0, 1.0) LIMIT ?");
+        args.push((filter.limit.max(1) as i64).into());
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(args), |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, f64>(5)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut hits = Vec::new();
+        for row in rows {
+            let (session_id, provider, message_id, title, snippet, bm25) =
+                row.map_err(|e| self.err(e))?;
+            let Some(provider) = ProviderKind::parse(&provider) else {
+                continue;
+            };
+            hits.push(Hit {
+                session_id,
+                provider,
+                message_id,
+                title,
+                snippet,
+                score: -bm25,
+            });
+        }
+        Ok(hits)
+    }
+}
+
+fn like_escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
+}
+
+/// Creates the cache file readable by its owner only, before SQLite opens it.
+fn create_private(path: &Path) -> Result<(), Error> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+        .open(path)
+        .map(|_| ())
+        .map_err(|e| Error::io(path, e))
+}
+
+fn session_rowid(tx: &Transaction<'_>, key: &SessionKey) -> rusqlite::Result<Option<i64>> {
+    tx.query_row(
+        "SELECT rowid FROM sessions WHERE provider = ?1 AND id = ?2 AND source_path = ?3",
+        params![
+            key.provider.as_str(),
+            key.id,
+            key.source_path.to_string_lossy()
+        ],
+        |r| r.get(0),
+    )
+    .optional()
+}
+
+fn remove_session(tx: &Transaction<'_>, key: &SessionKey) -> rusqlite::Result<()> {
+    if let Some(rowid) = session_rowid(tx, key)? {
+        text::remove(tx, rowid)?;
+        tx.execute("DELETE FROM sessions WHERE rowid = ?1", [rowid])?;
+    }
+    Ok(())
+}
+
+fn upsert_session(tx: &Transaction<'_>, meta: &SessionMeta) -> rusqlite::Result<()> {
+    let json = serde_json::to_string(meta).unwrap_or_default();
+    let updated = meta.updated_at.map(|t| t.timestamp_millis());
+    let rowid: i64 = tx.query_row(
+        "INSERT INTO sessions (provider, id, source_path, updated_at, cwd, repo_root, title, meta, text_indexed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0)
+         ON CONFLICT (provider, id, source_path) DO UPDATE SET
+           updated_at = excluded.updated_at, cwd = excluded.cwd, repo_root = excluded.repo_root,
+           title = excluded.title, meta = excluded.meta, text_indexed = 0
+         RETURNING rowid",
+        params![
+            meta.provider.as_str(),
+            meta.id,
+            meta.source_path.to_string_lossy(),
+            updated,
+            meta.cwd,
+            meta.repo_root,
+            meta.title,
+            json
+        ],
+        |r| r.get(0),
+    )?;
+    text::write_title(tx, rowid, meta.title.as_deref().unwrap_or(""))
+}
+
+fn replace_diagnostics(
+    tx: &Transaction<'_>,
+    kind: ProviderKind,
+    d: &Diagnostics,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM diagnostics WHERE provider = ?1",
+        [kind.as_str()],
+    )?;
+    let mut stmt = tx.prepare(
+        "INSERT INTO diagnostics (provider, path, line, reason) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for item in &d.items {
+        stmt.execute(params![
+            kind.as_str(),
+            item.path.to_string_lossy(),
+            item.line.map(|l| l as i64),
+            item.reason
+        ])?;
+    }
+    Ok(())
+}
+
+/// Format versions seen per provider, with how many sessions carry each.
+pub fn format_versions(sessions: &[SessionMeta]) -> Vec<(ProviderKind, String, u64)> {
+    let mut counts: HashMap<(ProviderKind, String), u64> = HashMap::new();
+    for s in sessions {
+        let v = s.format_version.clone().unwrap_or_else(|| "unknown".into());
+        *counts.entry((s.provider, v)).or_default() += 1;
+    }
+    let mut out: Vec<_> = counts.into_iter().map(|((p, v), n)| (p, v, n)).collect();
+    out.sort();
+    out
+}

@@ -1,0 +1,109 @@
+//! The search syntax users type — words, "quoted phrases", prefix* — turned into an FTS5 match
+//! expression that can never be an SQL or FTS syntax error.
+
+use crate::error::Error;
+
+/// Translates a user query. Every term is quoted, so FTS5 operators and punctuation in it are
+/// plain text; terms are ANDed; `OR` between terms is kept.
+pub fn to_fts(query: &str) -> Result<String, Error> {
+    let mut terms: Vec<String> = Vec::new();
+    let mut chars = query.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+            continue;
+        }
+        if c == '"' {
+            chars.next();
+            let mut phrase = String::new();
+            let mut closed = false;
+            for c in chars.by_ref() {
+                if c == '"' {
+                    closed = true;
+                    break;
+                }
+                phrase.push(c);
+            }
+            if !closed {
+                return Err(Error::BadQuery(format!(
+                    "the quote before {phrase:?} is not closed; add a closing \""
+                )));
+            }
+            if !phrase.trim().is_empty() {
+                terms.push(quote(&phrase));
+            }
+            continue;
+        }
+        let mut word = String::new();
+        while let Some(&c) = chars.peek() {
+            if c.is_whitespace() || c == '"' {
+                break;
+            }
+            word.push(c);
+            chars.next();
+        }
+        if word == "OR" {
+            if terms.last().is_some_and(|t| t != "OR") {
+                terms.push("OR".into());
+            }
+            continue;
+        }
+        let (stem, prefix) = match word.strip_suffix('*') {
+            Some(stem) => (stem.trim_end_matches('*'), true),
+            None => (word.as_str(), false),
+        };
+        if stem.is_empty() {
+            if prefix {
+                return Err(Error::BadQuery(
+                    "a lone * matches nothing; put it after a word, like build*".into(),
+                ));
+            }
+            continue;
+        }
+        let mut term = quote(stem);
+        if prefix {
+            term.push('*');
+        }
+        terms.push(term);
+    }
+    if terms.last().is_some_and(|t| t == "OR") {
+        terms.pop();
+    }
+    if terms.is_empty() {
+        return Err(Error::BadQuery(
+            "the query is empty; type a word or a \"phrase\"".into(),
+        ));
+    }
+    Ok(terms.join(" "))
+}
+
+fn quote(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_phrases_prefixes_and_or() {
+        assert_eq!(to_fts("cargo test").unwrap(), r#""cargo" "test""#);
+        assert_eq!(
+            to_fts(r#""connection refused" retry*"#).unwrap(),
+            r#""connection refused" "retry"*"#
+        );
+        assert_eq!(to_fts("a OR b").unwrap(), r#""a" OR "b""#);
+        assert_eq!(
+            to_fts("NEAR(x) -y ^z col:w").unwrap(),
+            r#""NEAR(x)" "-y" "^z" "col:w""#
+        );
+    }
+
+    #[test]
+    fn bad_syntax_is_a_clear_error() {
+        let e = to_fts(r#"say "hello"#).unwrap_err();
+        assert!(e.to_string().contains("not closed"), "{e}");
+        assert!(to_fts("   ").unwrap_err().to_string().contains("empty"));
+        assert!(to_fts("*").unwrap_err().to_string().contains("lone *"));
+    }
+}

@@ -1,0 +1,188 @@
+//! What of a transcript goes into the search index, and keeping the index rows of a session in
+//! step with it: one FTS row per message (plus one for the title), rewritten only when that
+//! message's text changed.
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Transaction};
+use serde_json::Value;
+
+use crate::model::{Message, Part};
+use crate::provider::files::fnv1a;
+
+/// Tool output indexed per call: errors and commands are near the start; the rest of a huge
+/// output adds little to search and much to the index.
+const TOOL_OUTPUT_INDEXED: usize = 16 << 10;
+
+/// The searchable text of each shown message: its text, reasoning, tool names, inputs and
+/// outputs, changed file paths, notices and compaction summaries. Meta records are left out.
+pub fn message_texts(messages: &[Message]) -> Vec<(String, String)> {
+    messages
+        .iter()
+        .filter(|m| !m.meta)
+        .map(|m| (m.id.clone(), message_text(m)))
+        .filter(|(_, t)| !t.trim().is_empty())
+        .collect()
+}
+
+fn message_text(m: &Message) -> String {
+    let mut out = String::new();
+    let mut add = |s: &str| {
+        if !s.is_empty() {
+            out.push_str(s);
+            out.push('\n');
+        }
+    };
+    for p in &m.parts {
+        match p {
+            Part::Text { text } | Part::Reasoning { text, .. } => add(text),
+            Part::Tool(t) => {
+                add(&t.name);
+                add(&input_text(&t.input));
+                if let Some(o) = &t.output {
+                    add(head(o, TOOL_OUTPUT_INDEXED));
+                }
+                for c in &t.changes {
+                    add(&c.path);
+                }
+            }
+            Part::Patch { files } => {
+                for f in files {
+                    add(&f.path);
+                }
+            }
+            Part::File { path, .. } => add(path.as_deref().unwrap_or("")),
+            Part::Compaction { summary, .. } => add(summary.as_deref().unwrap_or("")),
+            Part::Notice { text, .. } => add(text),
+        }
+    }
+    out
+}
+
+/// The string values of a tool input (commands, paths, patterns), not its JSON syntax.
+fn input_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(input_text).collect::<Vec<_>>().join(" "),
+        Value::Object(map) => map.values().map(input_text).collect::<Vec<_>>().join(" "),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn head(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// The title row of a session has an empty message id.
+const TITLE_ROW: &str = "";
+
+fn existing(tx: &Transaction<'_>, session: i64) -> rusqlite::Result<HashMap<String, (i64, i64)>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT message_id, hash, fts_rowid FROM indexed_messages WHERE session = ?1",
+    )?;
+    let rows = stmt.query_map([session], |r| {
+        Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
+    })?;
+    rows.collect()
+}
+
+fn insert_row(
+    tx: &Transaction<'_>,
+    session: i64,
+    message_id: &str,
+    title: &str,
+    body: &str,
+    hash: i64,
+) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO fts (title, body, session, message_id) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![title, body, session, message_id])?;
+    let fts_rowid = tx.last_insert_rowid();
+    tx.prepare_cached(
+        "INSERT INTO indexed_messages (session, message_id, hash, fts_rowid) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (session, message_id) DO UPDATE SET hash = excluded.hash, fts_rowid = excluded.fts_rowid",
+    )?
+    .execute(params![session, message_id, hash, fts_rowid])?;
+    Ok(())
+}
+
+fn delete_row(
+    tx: &Transaction<'_>,
+    session: i64,
+    message_id: &str,
+    fts_rowid: i64,
+) -> rusqlite::Result<()> {
+    tx.prepare_cached("DELETE FROM fts WHERE rowid = ?1")?
+        .execute([fts_rowid])?;
+    tx.prepare_cached("DELETE FROM indexed_messages WHERE session = ?1 AND message_id = ?2")?
+        .execute(params![session, message_id])?;
+    Ok(())
+}
+
+fn hash(text: &str) -> i64 {
+    fnv1a(text.as_bytes()) as i64
+}
+
+/// Makes the message rows of `session` equal `messages`, touching only what changed.
+pub fn write(
+    tx: &Transaction<'_>,
+    session: i64,
+    messages: &[(String, String)],
+) -> rusqlite::Result<()> {
+    let mut old = existing(tx, session)?;
+    old.remove(TITLE_ROW);
+    for (id, text) in messages {
+        let h = hash(text);
+        match old.remove(id) {
+            Some((old_hash, _)) if old_hash == h => {}
+            Some((_, fts_rowid)) => {
+                delete_row(tx, session, id, fts_rowid)?;
+                insert_row(tx, session, id, "", text, h)?;
+            }
+            None => insert_row(tx, session, id, "", text, h)?,
+        }
+    }
+    for (id, (_, fts_rowid)) in old {
+        delete_row(tx, session, &id, fts_rowid)?;
+    }
+    Ok(())
+}
+
+/// Keeps the title row of `session` equal to `title`.
+pub fn write_title(tx: &Transaction<'_>, session: i64, title: &str) -> rusqlite::Result<()> {
+    let h = hash(title);
+    let old = tx
+        .prepare_cached(
+            "SELECT hash, fts_rowid FROM indexed_messages WHERE session = ?1 AND message_id = ?2",
+        )?
+        .query_row(params![session, TITLE_ROW], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+        })
+        .ok();
+    match old {
+        Some((old_hash, _)) if old_hash == h => return Ok(()),
+        Some((_, fts_rowid)) => delete_row(tx, session, TITLE_ROW, fts_rowid)?,
+        None => {}
+    }
+    if !title.is_empty() {
+        insert_row(tx, session, TITLE_ROW, title, "", h)?;
+    }
+    Ok(())
+}
+
+/// Drops every index row of `session`.
+pub fn remove(tx: &Transaction<'_>, session: i64) -> rusqlite::Result<()> {
+    for (id, (_, fts_rowid)) in existing(tx, session)? {
+        delete_row(tx, session, &id, fts_rowid)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! The cache: it lists exactly what a direct scan lists, follows appends and deletions, keeps
+//! its text index in step, searches with the syntax users type, and stays private.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+
+use agent_sessions_core::index::{self, Index, SearchFilter};
+use agent_sessions_core::{Catalog, Error, Library, ProviderKind, Roots, ScanProgress};
+
+fn all_roots(claude: &Path, codex: &Path, opencode: &Path) -> Roots {
+    Roots {
+        claude: vec![claude.to_path_buf()],
+        codex: vec![codex.to_path_buf()],
+        opencode: vec![opencode.to_path_buf()],
+    }
+}
+
+fn filter(limit: usize) -> SearchFilter {
+    SearchFilter {
+        limit,
+        ..SearchFilter::default()
+    }
+}
+
+#[test]
+fn the_cache_lists_what_a_direct_scan_lists() {
+    let cache = tempfile::tempdir().unwrap();
+    let roots = all_roots(
+        &common::fixture(ProviderKind::Claude, "2.0.50"),
+        &common::fixture(ProviderKind::Codex, "0.171.0"),
+        &common::fixture(ProviderKind::Opencode, "1.2.27"),
+    );
+    let direct = Catalog::new(&roots, &[])
+        .scan(&ScanProgress::default())
+        .unwrap();
+    let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+    assert!(lib.warnings().is_empty(), "{:?}", lib.warnings());
+    let cold = lib.sessions(&ScanProgress::default()).unwrap();
+    let warm = lib.sessions(&ScanProgress::default()).unwrap();
+    assert_eq!(cold.sessions, direct.sessions);
+    assert_eq!(warm.sessions, direct.sessions);
+    assert_eq!(cold.sessions.len(), 27 + 6 + 7);
+}
+
+#[test]
+fn appends_and_deletions_reach_the_list_and_the_text_index() {
+    let cache = tempfile::tempdir().unwrap();
+    let store = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let roots = common::roots(ProviderKind::Claude, store.path());
+    let catalog = Catalog::new(&roots, &[]);
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    let p = ScanProgress::default();
+    assert_eq!(index.refresh(&catalog, &p).unwrap().changed, 7);
+    assert_eq!(
+        index.refresh(&catalog, &p).unwrap(),
+        index::RefreshReport::default()
+    );
+    assert_eq!(index.pending_text().unwrap(), 7);
+    assert_eq!(index.index_text(&catalog, None, &p).unwrap(), 7);
+    assert!(index.search("zanzibar", &filter(5)).unwrap().is_empty());
+
+    let file = store
+        .path()
+        .join("projects/-home-bob-projects-demo/289ec80f-2fef-473d-9b5b-54a4657fd742.jsonl");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    writeln!(f, r#"{{"type":"user","uuid":"u-new","sessionId":"289ec80f-2fef-473d-9b5b-54a4657fd742","timestamp":"2026-12-01T00:00:00Z","message":{{"role":"user","content":"please book a trip to Zanzibar"}}}}"#).unwrap();
+    drop(f);
+    assert_eq!(index.refresh(&catalog, &p).unwrap().changed, 1);
+    assert_eq!(index.index_text(&catalog, None, &p).unwrap(), 1);
+    let hits = index.search("zanzibar", &filter(5)).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].session_id, "289ec80f-2fef-473d-9b5b-54a4657fd742");
+    assert_eq!(
+        hits[0].message_id, "u-new",
+        "a hit names the message to open"
+    );
+    assert!(
+        hits[0].snippet.contains("«Zanzibar»"),
+        "{}",
+        hits[0].snippet
+    );
+
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(index.refresh(&catalog, &p).unwrap().removed, 1);
+    assert!(index.search("zanzibar", &filter(5)).unwrap().is_empty());
+    assert_eq!(index.sessions(&[]).unwrap().len(), 6);
+}
+
+#[test]
+fn search_syntax_and_filters() {
+    let cache = tempfile::tempdir().unwrap();
+    let roots = all_roots(
+        &common::fixture(ProviderKind::Claude, "2.1.332"),
+        &common::fixture(ProviderKind::Codex, "0.171.0"),
+        &common::fixture(ProviderKind::Opencode, "1.18.33"),
+    );
+    let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+    let p = ScanProgress::default();
+    let search = |lib: &mut Library, q: &str, f: &SearchFilter| lib.search(q, f, &p).unwrap();
+
+    // Tool commands and their output are searchable.
+    let hits = search(&mut lib, "hello-from-tool", &filter(50));
+    let providers: std::collections::BTreeSet<_> = hits.iter().map(|h| h.provider).collect();
+    assert_eq!(providers.len(), 3, "{hits:?}");
+    // A phrase matches words in order only.
+    assert!(!search(&mut lib, r#""main.py prints""#, &filter(5)).is_empty());
+    assert!(search(&mut lib, r#""prints main.py""#, &filter(5)).is_empty());
+    // Prefixes.
+    assert!(!search(&mut lib, "compac*", &filter(5)).is_empty());
+    // Titles are searchable, and renames too.
+    let hits = search(&mut lib, "my-demo-session", &filter(5));
+    assert_eq!(hits[0].session_id, "ceefe47d-84be-4483-8ce5-5f829cfd22c9");
+    assert_eq!(hits[0].message_id, "");
+    // Filters.
+    let only_codex = SearchFilter {
+        providers: vec![ProviderKind::Codex],
+        ..filter(50)
+    };
+    assert!(search(&mut lib, "hello-from-tool", &only_codex)
+        .iter()
+        .all(|h| h.provider == ProviderKind::Codex));
+    let elsewhere = SearchFilter {
+        dir: Some("/somewhere/else".into()),
+        ..filter(50)
+    };
+    assert!(search(&mut lib, "hello-from-tool", &elsewhere).is_empty());
+    let bob = SearchFilter {
+        dir: Some("/home/bob".into()),
+        ..filter(50)
+    };
+    let hits = search(&mut lib, "hello-from-tool", &bob);
+    assert!(!hits.is_empty() && hits.iter().all(|h| h.provider == ProviderKind::Claude));
+    let future = SearchFilter {
+        since_ms: Some(4_000_000_000_000),
+        ..filter(50)
+    };
+    assert!(search(&mut lib, "hello-from-tool", &future).is_empty());
+    // Operators users did not mean are text, and bad syntax is a clear error.
+    assert!(lib.search("NEAR(main", &filter(5), &p).is_ok());
+    match lib.search(r#""unclosed"#, &filter(5), &p) {
+        Err(Error::BadQuery(m)) => assert!(m.contains("not closed")),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_cache_file_is_private_and_keyed_by_version_and_roots() {
+    let cache = tempfile::tempdir().unwrap();
+    let a = common::roots(
+        ProviderKind::Claude,
+        &common::fixture(ProviderKind::Claude, "2.1.9"),
+    );
+    let b = common::roots(
+        ProviderKind::Claude,
+        &common::fixture(ProviderKind::Claude, "2.0.50"),
+    );
+    let other_version = cache.path().join("index-v0-0000000000000000.db");
+    std::fs::write(&other_version, b"an older cache").unwrap();
+    let ia = Index::open(cache.path(), &a).unwrap();
+    let ib = Index::open(cache.path(), &b).unwrap();
+    assert_ne!(ia.path(), ib.path());
+    let name = ia
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        name.starts_with(&format!("index-v{}-", index::SCHEMA_VERSION)) && name.ends_with(".db"),
+        "{name}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(ia.path()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    assert_eq!(
+        std::fs::read(&other_version).unwrap(),
+        b"an older cache",
+        "never touched"
+    );
+    drop((ia, ib));
+    let removed = index::clear(cache.path()).unwrap();
+    assert!(removed.len() >= 3);
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn an_unusable_cache_costs_speed_not_the_list() {
+    let blocked = tempfile::tempdir().unwrap();
+    let file_not_dir = blocked.path().join("cache");
+    std::fs::write(&file_not_dir, b"x").unwrap();
+    let roots = common::roots(
+        ProviderKind::Claude,
+        &common::fixture(ProviderKind::Claude, "2.1.9"),
+    );
+    let mut lib = Library::open(&roots, &[], Some(file_not_dir));
+    assert_eq!(lib.warnings().len(), 1);
+    assert_eq!(
+        lib.sessions(&ScanProgress::default())
+            .unwrap()
+            .sessions
+            .len(),
+        7
+    );
+}

@@ -84,13 +84,45 @@ const WORDS: &[&str] = &[
     "result",
 ];
 
+/// How many rarer tokens (identifiers, paths, error codes) the vocabulary has beside the
+/// common words; they are drawn Zipf-like, so a few are frequent and most are rare.
+pub const RARE_TOKENS: u64 = 20_000;
+
+/// The `i`-th rare token: identifiers, file paths, error codes, as transcripts are full of.
+pub fn token(i: u64) -> String {
+    const STEMS: &[&str] = &[
+        "parseConfig",
+        "handle_request",
+        "QueryBuilder",
+        "retry_backoff",
+        "SessionStore",
+        "index_rows",
+        "renderView",
+        "flush_wal",
+    ];
+    match i % 4 {
+        0 => format!("{}{i}", STEMS[(i / 4) as usize % STEMS.len()]),
+        1 => format!("src/mod_{i}.rs"),
+        2 => format!("E{:04}", i % 10_000),
+        _ => format!("0x{i:x}"),
+    }
+}
+
+fn word(rng: &mut Rng) -> String {
+    if rng.below(10) < 7 {
+        return WORDS[rng.below(WORDS.len() as u64) as usize].to_owned();
+    }
+    let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+    token((RARE_TOKENS as f64 * u.powf(2.5)) as u64)
+}
+
 fn words(rng: &mut Rng, n: usize) -> String {
-    let mut out = String::with_capacity(n * 7);
+    let mut out = String::with_capacity(n * 8);
     for i in 0..n {
         if i > 0 {
             out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
         }
-        out.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        out.push_str(&word(rng));
     }
     out
 }
@@ -368,4 +400,103 @@ pub fn codex_root(root: &Path, total: u64, big: u64, rng: &mut Rng) -> io::Resul
         big_path.get_or_insert(path);
     }
     Ok(big_path.unwrap())
+}
+
+/// Writes an OpenCode root with an `opencode.db` (1.18 v1 tables) of about `total` bytes of
+/// message and part JSON, in many sessions across projects.
+pub fn opencode_root(root: &Path, total: u64, rng: &mut Rng) -> rusqlite::Result<()> {
+    fs::create_dir_all(root).expect("create the OpenCode root");
+    let mut conn = rusqlite::Connection::open(root.join("opencode.db"))?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL, vcs text, time_created integer NOT NULL, time_updated integer NOT NULL, sandboxes text NOT NULL);
+         CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL,
+           summary_additions integer, summary_deletions integer, summary_files integer, cost real DEFAULT 0 NOT NULL, tokens_input integer DEFAULT 0 NOT NULL,
+           tokens_output integer DEFAULT 0 NOT NULL, tokens_reasoning integer DEFAULT 0 NOT NULL, tokens_cache_read integer DEFAULT 0 NOT NULL,
+           tokens_cache_write integer DEFAULT 0 NOT NULL, agent text, model text, time_created integer NOT NULL, time_updated integer NOT NULL, time_archived integer);
+         CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+         CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+         CREATE INDEX part_session_idx ON part (session_id);
+         CREATE INDEX message_session_idx ON message (session_id);",
+    )?;
+    let tx = conn.transaction()?;
+    let mut written = 0u64;
+    let mut session_n = 0u64;
+    let mut t = 1_796_000_000_000i64;
+    while written < total {
+        session_n += 1;
+        let project = format!("prj{}", session_n % 40);
+        let dir = format!("/home/user/projects/oc{}", session_n % 40);
+        tx.execute(
+            "INSERT OR IGNORE INTO project VALUES (?1, ?2, 'git', 0, 0, '[]')",
+            rusqlite::params![project, dir],
+        )?;
+        let sid = format!(
+            "ses_{session_n:012x}{}",
+            uuid(rng).replace('-', "")[..14].to_owned()
+        );
+        let size = match rng.below(20) {
+            0 => 1_000_000 + rng.below(3_000_000),
+            1..=5 => 100_000 + rng.below(400_000),
+            _ => 5_000 + rng.below(80_000),
+        };
+        let start = t;
+        let mut s_written = 0u64;
+        let mut m = 0u64;
+        while s_written < size {
+            m += 1;
+            t += 1000;
+            let uid = format!("msg_{session_n:06x}{m:06x}u");
+            let n = 5 + rng.below(60) as usize;
+            let data =
+                json!({"role": "user", "time": {"created": t}, "agent": "build"}).to_string();
+            tx.execute(
+                "INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)",
+                rusqlite::params![uid, sid, t, data],
+            )?;
+            let part = json!({"type": "text", "text": words(rng, n)}).to_string();
+            s_written += (data.len() + part.len()) as u64;
+            tx.execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                rusqlite::params![format!("prt_{uid}0"), uid, sid, t, part],
+            )?;
+            for step in 0..1 + rng.below(4) {
+                t += 1000;
+                let aid = format!("msg_{session_n:06x}{m:06x}a{step}");
+                let data = json!({"role": "assistant", "parentID": uid, "modelID": "claude-sonnet-4-5", "providerID": "anthropic", "mode": "build", "time": {"created": t, "completed": t + 500},
+                    "cost": 0.01, "tokens": {"input": 1500, "output": 40, "reasoning": 0, "cache": {"read": 1000, "write": 200}}, "finish": "tool-calls"}).to_string();
+                tx.execute(
+                    "INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)",
+                    rusqlite::params![aid, sid, t, data],
+                )?;
+                s_written += data.len() as u64;
+                let n1 = 10 + rng.below(80) as usize;
+                let n2 = 10 + rng.below(150) as usize;
+                let n3 = 3 + rng.below(20) as usize;
+                let n4 = 30 + rng.below(1200) as usize;
+                let parts = [
+                    json!({"type": "reasoning", "text": words(rng, n1)}),
+                    json!({"type": "text", "text": words(rng, n2)}),
+                    json!({"type": "tool", "callID": format!("call_{aid}"), "tool": "bash", "state": {"status": "completed", "input": {"command": words(rng, n3)}, "output": words(rng, n4), "metadata": {"exit": 0}}}),
+                ];
+                for (k, p) in parts.iter().enumerate() {
+                    let p = p.to_string();
+                    s_written += p.len() as u64;
+                    tx.execute(
+                        "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                        rusqlite::params![format!("prt_{aid}{k}"), aid, sid, t, p],
+                    )?;
+                }
+            }
+        }
+        let n = 3 + rng.below(6) as usize;
+        tx.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated, model, agent) VALUES (?1, ?2, 'slug', ?3, ?4, '1.18.33', ?5, ?6, '{\"id\":\"claude-sonnet-4-5\"}', 'build')",
+            rusqlite::params![sid, project, dir, words(rng, n), start, t],
+        )?;
+        written += s_written;
+    }
+    tx.commit()?;
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+    Ok(())
 }

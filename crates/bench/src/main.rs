@@ -10,20 +10,25 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use agent_sessions_core::index::SearchFilter;
 use agent_sessions_core::provider::{ProviderSet, ScanProgress};
-use agent_sessions_core::{Catalog, ProviderKind, Roots};
+use agent_sessions_core::{Catalog, Library, ProviderKind, Roots};
 use clap::Parser;
 
 #[derive(Parser)]
-#[command(about = "Benchmark the session scan on a generated corpus")]
+#[command(about = "Benchmark agent-sessions on a generated corpus and print tables")]
 struct Args {
+    /// `index`: the cache and search against the targets; `scan`: the raw metadata scan per
+    /// provider. Both when omitted.
+    #[arg(long, value_parser = ["index", "scan"])]
+    suite: Option<String>,
     /// Corpus size in MB (10^6 bytes), per provider.
     #[arg(long, default_value_t = 300)]
     size_mb: u64,
     /// Size of the one large transcript, in MB.
     #[arg(long, default_value_t = 40)]
     big_mb: u64,
-    /// Which providers to measure (claude, codex); default all.
+    /// Which providers the scan suite measures (claude, codex); default both.
     #[arg(long = "provider", value_parser = parse_provider)]
     providers: Vec<ProviderKind>,
     /// Where corpora are kept between runs.
@@ -53,14 +58,230 @@ struct Row {
 
 fn main() {
     let args = Args::parse();
-    let kinds = if args.providers.is_empty() {
-        vec![ProviderKind::Claude, ProviderKind::Codex]
-    } else {
-        args.providers.clone()
-    };
-    for kind in kinds {
-        run(kind, &args);
+    if args.suite.as_deref() != Some("scan") {
+        index_suite(&args);
     }
+    if args.suite.as_deref() != Some("index") {
+        let kinds = if args.providers.is_empty() {
+            vec![ProviderKind::Claude, ProviderKind::Codex]
+        } else {
+            args.providers.clone()
+        };
+        for kind in kinds {
+            run(kind, &args);
+        }
+    }
+}
+
+/// The index suite: all three providers in one corpus (half Claude with the big transcript,
+/// 30% Codex, 20% OpenCode), through the cache, as the app and CLI use it.
+fn index_suite(args: &Args) {
+    let total = args.size_mb * 1_000_000;
+    let base = args
+        .dir
+        .join(format!("g2-all-{}MB-big{}", args.size_mb, args.big_mb));
+    let claude_root = base.join("claude");
+    let codex_root = base.join("codex");
+    let opencode_root = base.join("opencode");
+    let big = ensure_corpus(
+        ProviderKind::Claude,
+        &claude_root,
+        total / 2,
+        args.big_mb * 1_000_000,
+    );
+    ensure_corpus(ProviderKind::Codex, &codex_root, total * 3 / 10, 1_000_000);
+    if !opencode_root.join("opencode.db").exists() {
+        eprintln!("generating {} MB opencode corpus …", total / 5 / 1_000_000);
+        corpus::opencode_root(&opencode_root, total / 5, &mut corpus::Rng::new(0x0c0d)).unwrap();
+    }
+    let mut files = all_files(&base);
+    files.push(opencode_root.join("opencode.db"));
+    let bytes: u64 = files
+        .iter()
+        .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
+        .sum();
+    let big_len = big.metadata().unwrap().len();
+    println!(
+        "\nindex suite: {} ({} files, {:.1} MB), {} threads\n",
+        base.display(),
+        files.len(),
+        bytes as f64 / 1e6,
+        rayon::current_num_threads()
+    );
+    let roots = Roots {
+        claude: vec![claude_root],
+        codex: vec![codex_root],
+        opencode: vec![opencode_root],
+    };
+    let cache = base.join("cache");
+    let _ = fs::remove_dir_all(&cache);
+    let p = ScanProgress::default();
+    let mut rows = Vec::new();
+    let (t, _) = best(args.runs, || cat(&files));
+    rows.push(Row {
+        what: "cat (I/O baseline)".into(),
+        time: t,
+        bytes,
+        peak_rss: None,
+        note: "read every file, warm cache".into(),
+    });
+
+    reset_peak();
+    let start = Instant::now();
+    let mut lib = Library::open(&roots, &[], Some(cache.clone()));
+    let n = lib.sessions(&p).unwrap().sessions.len();
+    rows.push(Row {
+        what: "cold: empty cache to complete list".into(),
+        time: start.elapsed(),
+        bytes,
+        peak_rss: peak_rss(),
+        note: format!("{n} sessions"),
+    });
+
+    reset_peak();
+    let start = Instant::now();
+    let indexed = lib.index_text(&p).unwrap();
+    rows.push(Row {
+        what: "FTS index completion".into(),
+        time: start.elapsed(),
+        bytes,
+        peak_rss: peak_rss(),
+        note: format!("{indexed} sessions' text"),
+    });
+    drop(lib);
+
+    reset_peak();
+    let (t, n) = best(args.runs, || {
+        let mut lib = Library::open(&roots, &[], Some(cache.clone()));
+        lib.sessions(&p).unwrap().sessions.len()
+    });
+    rows.push(Row {
+        what: "warm start: open cache, refresh, list".into(),
+        time: t,
+        bytes: 0,
+        peak_rss: peak_rss(),
+        note: format!("{n} sessions, nothing changed"),
+    });
+
+    let mut lib = Library::open(&roots, &[], Some(cache.clone()));
+    lib.sessions(&p).unwrap();
+    let line = fs::read_to_string(&big)
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("\"type\":\"user\""))
+        .unwrap()
+        .to_owned();
+    let mut f = fs::OpenOptions::new().append(true).open(&big).unwrap();
+    f.write_all(format!("{line}\n").as_bytes()).unwrap();
+    drop(f);
+    reset_peak();
+    let start = Instant::now();
+    let report = lib.refresh(&p).unwrap();
+    rows.push(Row {
+        what: format!("append 1 record to the {} MB file, refresh", args.big_mb),
+        time: start.elapsed(),
+        bytes: 0,
+        peak_rss: peak_rss(),
+        note: format!("{} changed", report.changed),
+    });
+    lib.index_text(&p).unwrap();
+
+    let queries = queries();
+    let index = lib.index().unwrap();
+    let filter = SearchFilter {
+        limit: 20,
+        ..SearchFilter::default()
+    };
+    let mut times = Vec::new();
+    let mut hits = 0;
+    reset_peak();
+    for q in &queries {
+        let start = Instant::now();
+        hits += index.search(q, &filter).unwrap().len();
+        let took = start.elapsed();
+        if std::env::var_os("BENCH_SLOW_QUERIES").is_some() && took > Duration::from_millis(30) {
+            eprintln!("slow query {q:?}: {took:?}");
+        }
+        times.push(took);
+    }
+    times.sort();
+    let pct = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
+    rows.push(Row {
+        what: format!("search p50 ({} queries)", queries.len()),
+        time: pct(0.5),
+        bytes: 0,
+        peak_rss: None,
+        note: format!("{hits} hits in all"),
+    });
+    rows.push(Row {
+        what: format!("search p95 ({} queries)", queries.len()),
+        time: pct(0.95),
+        bytes: 0,
+        peak_rss: peak_rss(),
+        note: "words, phrases, prefixes".into(),
+    });
+
+    let sessions = lib.sessions(&p).unwrap().sessions;
+    let meta = sessions
+        .iter()
+        .find(|s| s.source_path == big)
+        .unwrap()
+        .clone();
+    reset_peak();
+    let (t, n) = best(args.runs, || {
+        lib.load(&meta)
+            .unwrap()
+            .messages
+            .into_iter()
+            .take(200)
+            .count()
+    });
+    rows.push(Row {
+        what: format!("load the {} MB transcript, first 200 messages", args.big_mb),
+        time: t,
+        bytes: big_len,
+        peak_rss: peak_rss(),
+        note: format!("{n} messages shown"),
+    });
+    print_table(&rows);
+    // Put the big file back as generated, so runs stay comparable.
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(big_len)
+        .unwrap();
+}
+
+/// A fixed query set as users type them: common words, identifiers of every frequency, error
+/// codes, paths, phrases, prefixes, and words that are nowhere.
+fn queries() -> Vec<String> {
+    let common = [
+        "parser",
+        "timeout",
+        "migration",
+        "unwrap",
+        "branch",
+        "schema",
+        "handler",
+        "retry",
+        "config",
+        "panic",
+    ];
+    let mut out = Vec::new();
+    for (i, w) in common.iter().enumerate() {
+        let frequent = corpus::token(i as u64 * 4);
+        let middling = corpus::token(200 + i as u64 * 37);
+        let rare = corpus::token(9_000 + i as u64 * 611);
+        out.push((*w).to_owned());
+        out.push(format!("{w} {middling}"));
+        out.push(format!("\"{w} {}\"", common[(i + 1) % common.len()]));
+        out.push(frequent.clone());
+        out.push(rare);
+        out.push(format!("{}*", &frequent[..frequent.len().min(6)]));
+        out.push(format!("{w} nowhereword{i}"));
+    }
+    out
 }
 
 fn run(kind: ProviderKind, args: &Args) {
@@ -169,12 +390,19 @@ fn run(kind: ProviderKind, args: &Args) {
         .unwrap()
         .to_owned();
     drop(text);
+    let big_len = big.metadata().unwrap().len();
     let mut f = fs::OpenOptions::new().append(true).open(&big).unwrap();
     f.write_all(format!("{line}\n").as_bytes()).unwrap();
     drop(f);
     reset_peak();
     let start = Instant::now();
     let out = provider.scan(&state, &ScanProgress::default()).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(big_len)
+        .unwrap();
     rows.push(Row {
         what: format!("append 1 record to the {} MB file, rescan", args.big_mb),
         time: start.elapsed(),

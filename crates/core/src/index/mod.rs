@@ -25,6 +25,9 @@ use crate::provider::{Roots, ScanProgress, SessionKey};
 /// Bump when the schema or the meaning of stored data changes; older files are left alone.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// How many of the newest matches a search ranks.
+pub const RANKED_CANDIDATES: usize = 1000;
+
 /// Markers around matched terms in snippets.
 pub const MARK_START: &str = "«";
 pub const MARK_END: &str = "»";
@@ -65,7 +68,7 @@ CREATE TABLE IF NOT EXISTS indexed_messages (
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   title, body, session UNINDEXED, message_id UNINDEXED,
-  tokenize = 'unicode61 remove_diacritics 2'
+  tokenize = 'unicode61 remove_diacritics 2', prefix = '3 4 5 6'
 );
 ";
 
@@ -374,19 +377,20 @@ impl Index {
         Ok(done)
     }
 
-    /// Full-text search over titles and message text.
+    /// Full-text search over titles and message text, best matches first. Ranking every match
+    /// of a common word costs time in proportion to the history, so BM25 ranks the newest
+    /// [`RANKED_CANDIDATES`] matches (FTS5 finds those by walking its index backwards and
+    /// stopping); snippets are made for the returned rows only, and the session filters run
+    /// inside the match.
     pub fn search(&self, query: &str, filter: &SearchFilter) -> Result<Vec<Hit>, Error> {
         let fts = query::to_fts(query)?;
-        let mut sql = format!(
-            "SELECT s.id, s.provider, f.message_id, s.title,
-                    snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12), bm25(fts, 4.0, 1.0)
-             FROM fts f JOIN sessions s ON s.rowid = f.session
-             WHERE fts MATCH ?1"
-        );
+        let mut conditions = Vec::new();
         let mut args: Vec<rusqlite::types::Value> = vec![fts.into()];
         if !filter.providers.is_empty() {
-            let list = vec!["?"; filter.providers.len()].join(",");
-            sql.push_str(&format!(" AND s.provider IN ({list})"));
+            conditions.push(format!(
+                "provider IN ({})",
+                vec!["?"; filter.providers.len()].join(",")
+            ));
             args.extend(
                 filter
                     .providers
@@ -396,8 +400,10 @@ impl Index {
         }
         if let Some(dir) = &filter.dir {
             let dir = dir.trim_end_matches('/').to_owned();
-            sql.push_str(" AND (s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\' OR s.repo_root = ? OR s.repo_root LIKE ? ESCAPE '\\')");
             let below = format!("{}/%", like_escape(&dir));
+            conditions.push(
+                "(cwd = ? OR cwd LIKE ? ESCAPE '\\' OR repo_root = ? OR repo_root LIKE ? ESCAPE '\\')".into(),
+            );
             args.extend([
                 dir.clone().into(),
                 below.clone().into(),
@@ -406,15 +412,45 @@ impl Index {
             ]);
         }
         if let Some(since) = filter.since_ms {
-            sql.push_str(" AND s.updated_at >= ?");
+            conditions.push("updated_at >= ?".into());
             args.push(since.into());
         }
         if let Some(until) = filter.until_ms {
-            sql.push_str(" AND s.updated_at <= ?");
+            conditions.push("updated_at <= ?".into());
             args.push(until.into());
         }
-        sql.push_str(" ORDER BY bm25(fts, 4.0, 1.0) LIMIT ?");
+        let restrict = if conditions.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " AND session IN (SELECT rowid FROM sessions WHERE {})",
+                conditions.join(" AND ")
+            )
+        };
+        // The newest candidates are exactly the matches at or above the K-th newest rowid.
+        let floor_sql = format!(
+            "SELECT min(rowid) FROM (SELECT rowid FROM fts WHERE fts MATCH ?{restrict}
+                                     ORDER BY rowid DESC LIMIT {RANKED_CANDIDATES})"
+        );
+        let floor: Option<i64> = self
+            .conn
+            .prepare_cached(&floor_sql)
+            .and_then(|mut s| s.query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0)))
+            .map_err(|e| self.err(e))?;
+        let Some(floor) = floor else {
+            return Ok(Vec::new());
+        };
+        args.push(floor.into());
         args.push((filter.limit.max(1) as i64).into());
+        let sql = format!(
+            "SELECT s.id, s.provider, h.message_id, s.title, h.snip, h.rank
+             FROM (SELECT session, message_id, rank,
+                          snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
+                   FROM fts WHERE fts MATCH ?{restrict} AND rowid >= ?
+                   ORDER BY rank LIMIT ?) h
+             JOIN sessions s ON s.rowid = h.session
+             ORDER BY h.rank"
+        );
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(args), |r| {
@@ -430,7 +466,7 @@ impl Index {
             .map_err(|e| self.err(e))?;
         let mut hits = Vec::new();
         for row in rows {
-            let (session_id, provider, message_id, title, snippet, bm25) =
+            let (session_id, provider, message_id, title, snippet, rank) =
                 row.map_err(|e| self.err(e))?;
             let Some(provider) = ProviderKind::parse(&provider) else {
                 continue;
@@ -441,7 +477,7 @@ impl Index {
                 message_id,
                 title,
                 snippet,
-                score: -bm25,
+                score: -rank,
             });
         }
         Ok(hits)

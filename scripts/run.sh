@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
-# Builds the CLI and lists every session on this machine (or the bundled demo stores when there
-# are none). Extra arguments go to `agent-sessions-cli scan`.
+# Builds and starts the desktop app on this machine's agent sessions. When there are none, the
+# app offers the bundled demo store. Without a display, lists the sessions with the CLI instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p agent-sessions-cli
-cli=target/release/agent-sessions-cli
-count=$("$cli" scan --json | grep -c '"id":' || true)
-if [ "$count" -gt 0 ]; then
-  exec "$cli" scan "$@"
+scripts/setup.sh
+(cd ui && npm run --silent build)
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  echo "No display: listing sessions with the CLI (agent-sessions-cli scan)." >&2
+  cargo build --release -q -p agent-sessions-cli
+  exec target/release/agent-sessions-cli scan "$@"
 fi
-echo "No agent sessions found on this machine; showing the bundled demo stores." >&2
-roots=()
-for d in testdata/claude/*/dot-claude; do roots+=(--claude-root "$d"); done
-for d in testdata/codex/*/dot-codex; do roots+=(--codex-root "$d"); done
-for d in testdata/opencode/*/local-share-opencode; do roots+=(--opencode-root "$d"); done
-exec "$cli" scan "${roots[@]}" "$@"
+cargo build -q -p agent-sessions --features agent-sessions/custom-protocol
+exec target/debug/agent-sessions "$@"

@@ -17,7 +17,7 @@ pub struct Catalog {
 }
 
 /// Every session found, newest first, with what went wrong on the way.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize)]
 pub struct ScanReport {
     pub sessions: Vec<SessionMeta>,
     pub diagnostics: Diagnostics,

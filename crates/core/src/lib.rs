@@ -13,6 +13,8 @@ pub mod live;
 pub mod model;
 pub mod paths;
 pub mod provider;
+pub mod render;
+pub mod view;
 
 pub use catalog::{Catalog, ScanReport};
 pub use error::Error;

@@ -72,6 +72,45 @@ impl Library {
         })
     }
 
+    /// What the cache holds now, without refreshing it (a full scan without a cache): the
+    /// list an app shows at once at start, before its refresh completes.
+    pub fn listed(&self, progress: &ScanProgress) -> Result<ScanReport, Error> {
+        let Some(index) = &self.index else {
+            return self.catalog.scan(progress);
+        };
+        let mut sessions = index.sessions(&self.only)?;
+        self.catalog.enrich(&mut sessions);
+        Ok(ScanReport {
+            diagnostics: index.diagnostics(&self.only)?,
+            sessions,
+        })
+    }
+
+    /// Sessions in the cache not yet text-indexed.
+    pub fn pending_text(&self) -> usize {
+        self.index.as_ref().and_then(|i| i.pending_text().ok()).unwrap_or(0)
+    }
+
+    /// Indexes the text of at most `max` pending sessions, so an app can index in small steps
+    /// and let other calls in between.
+    pub fn index_some_text(&mut self, max: usize, progress: &ScanProgress) -> Result<usize, Error> {
+        match &mut self.index {
+            Some(index) => index.index_text(&self.catalog, Some(max), progress),
+            None => Ok(0),
+        }
+    }
+
+    /// Searches what is indexed now, without refreshing or indexing first.
+    pub fn search_indexed(&self, query: &str, filter: &SearchFilter) -> Result<Vec<Hit>, Error> {
+        match &self.index {
+            Some(index) => index.search(query, filter),
+            None => Err(Error::Cache {
+                path: PathBuf::new(),
+                reason: "search needs the session cache".into(),
+            }),
+        }
+    }
+
     pub fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
         self.catalog.load(session)
     }

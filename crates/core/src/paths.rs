@@ -86,6 +86,17 @@ fn find_repo_root(cwd: &Path) -> Option<String> {
         .map(|dir| dir.to_string_lossy().into_owned())
 }
 
+/// The session directories that do not exist on this machine (shown dimmed, "missing").
+pub fn missing_dirs(sessions: &[crate::model::SessionMeta]) -> Vec<String> {
+    let mut dirs: Vec<&str> = sessions.iter().filter_map(|s| s.cwd.as_deref()).collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    dirs.into_iter()
+        .filter(|d| !Path::new(d).is_dir())
+        .map(|d| if d.len() > 1 { d.trim_end_matches('/') } else { d }.to_owned())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,3 +1,4 @@
 //! What a user can do with a session beyond reading it.
 
 pub mod resume;
+pub mod reveal;

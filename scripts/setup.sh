@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what building and testing the app needs, skipping whatever is already there:
+# Debian/Ubuntu packages (WebKitGTK, Xvfb, the WebKit WebDriver), tauri-driver, and the UI's npm
+# packages. Needs root (or sudo) only when packages are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential pkg-config libssl-dev file
+  libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev
+  libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libxdo-dev
+  webkit2gtk-driver xvfb xauth x11-utils at-spi2-core dbus-x11 imagemagick fonts-dejavu-core)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  echo "installing tauri-driver" >&2
+  cargo install tauri-driver --version 2.1.0 --locked -q || cargo install tauri-driver --locked -q
+fi
+
+if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+fi

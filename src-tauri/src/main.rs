@@ -1,0 +1,31 @@
+//! agent-sessions, the desktop app: a Tauri shell over `agent-sessions-core`. The commands in
+//! `commands/` are thin translations of core calls; `worker` keeps the cache fresh in the
+//! background and tells the UI through events. No logic of its own lives here.
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod commands;
+mod state;
+mod worker;
+
+fn main() {
+    let state = state::AppState::from_env();
+    tauri::Builder::default()
+        .manage(state)
+        .setup(|app| {
+            worker::start(app.handle().clone());
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::sessions::list_sessions,
+            commands::sessions::status,
+            commands::sessions::open_demo,
+            commands::transcript::load_transcript,
+            commands::transcript::find_message,
+            commands::search::search,
+            commands::actions::resume_command,
+            commands::actions::reveal,
+        ])
+        .run(tauri::generate_context!())
+        .expect("the app window could not start");
+}

@@ -1,0 +1,80 @@
+//! Keeps the cache fresh while the app runs: refresh (cheap when nothing changed), tell the UI
+//! when sessions changed, then index message text in small batches so search fills in behind
+//! the list. Scan progress goes to the UI as `scan-progress` events.
+//!
+//! The worker has its own library (its own connection to the cache), so the commands keep
+//! answering from the cache while a long first scan runs.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_sessions_core::ScanProgress;
+use serde::Serialize;
+use tauri::{AppHandle, Emitter, Manager};
+
+use crate::state::{open_library, AppState};
+
+/// How often the stores are checked for changes (until file watching replaces polling).
+const POLL: Duration = Duration::from_secs(2);
+/// Sessions text-indexed per step.
+const INDEX_BATCH: usize = 20;
+
+#[derive(Clone, Serialize)]
+struct Progress {
+    files_done: u64,
+    files_total: u64,
+    bytes_done: u64,
+}
+
+#[derive(Clone, Serialize)]
+struct Changed {
+    changed: usize,
+    removed: usize,
+}
+
+pub fn start(app: AppHandle) {
+    std::thread::spawn(move || loop {
+        let state = app.state::<AppState>();
+        let generation = state.generation.load(Ordering::SeqCst);
+        let mut lib = open_library(&state.roots());
+        let mut first = true;
+        while state.generation.load(Ordering::SeqCst) == generation {
+            let progress = Arc::new(ScanProgress::default());
+            let report = with_progress(&app, &progress, || lib.refresh(&progress));
+            if let Ok(r) = report {
+                if first || r.changed + r.removed > 0 {
+                    let _ = app.emit("sessions-changed", Changed { changed: r.changed, removed: r.removed });
+                }
+            }
+            first = false;
+            if lib.pending_text() > 0 {
+                let done = lib.index_some_text(INDEX_BATCH, &ScanProgress::default()).unwrap_or(0);
+                let _ = app.emit("index-progress", lib.pending_text());
+                if done > 0 {
+                    continue;
+                }
+            }
+            std::thread::sleep(POLL);
+        }
+    });
+}
+
+/// Runs `work` while a ticker sends its progress to the UI.
+fn with_progress<T>(app: &AppHandle, progress: &Arc<ScanProgress>, work: impl FnOnce() -> T) -> T {
+    let done = Arc::new(AtomicBool::new(false));
+    let ticker = {
+        let (app, progress, done) = (app.clone(), progress.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(150));
+                let (files_done, files_total, bytes_done, _) = progress.snapshot();
+                let _ = app.emit("scan-progress", Progress { files_done, files_total, bytes_done });
+            }
+        })
+    };
+    let out = work();
+    done.store(true, Ordering::Relaxed);
+    let _ = ticker.join();
+    out
+}

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""End-to-end tests: drive the real app window through WebDriver (tauri-driver + WebKitWebDriver)
+under Xvfb. Starts and stops everything itself; saves a screenshot of each main view to
+target/e2e/. Standard library only.
+
+    python3 tests/e2e/run.py [path/to/agent-sessions]
+"""
+
+import base64
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "target/debug/agent-sessions"
+SHOTS = ROOT / "target/e2e"
+TESTDATA = ROOT / "testdata"
+FAILURES = []
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def free_display():
+    for n in range(99, 199):
+        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
+            return n
+    raise RuntimeError("no free X display")
+
+
+class Driver:
+    """A minimal W3C WebDriver client on one keep-alive connection."""
+
+    def __init__(self, port):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.sid = None
+
+    def call(self, method, path, body=None):
+        data = json.dumps(body) if body is not None else None
+        headers = {"Content-Type": "application/json", "Connection": "keep-alive"}
+        self.conn.request(method, path, body=data, headers=headers)
+        resp = self.conn.getresponse()
+        payload = json.loads(resp.read() or b"{}")
+        value = payload.get("value")
+        if resp.status >= 400:
+            raise RuntimeError(f"{method} {path}: {value}")
+        return value
+
+    def start(self, app):
+        caps = {"capabilities": {"alwaysMatch": {"tauri:options": {"application": str(app)}}}}
+        self.sid = self.call("POST", "/session", caps)["sessionId"]
+
+    def s(self, path):
+        return f"/session/{self.sid}{path}"
+
+    def quit(self):
+        if self.sid:
+            try:
+                self.call("DELETE", self.s(""))
+            except Exception:
+                pass
+            self.sid = None
+
+    def find_all(self, css):
+        return [next(iter(e.values())) for e in self.call("POST", self.s("/elements"), {"using": "css selector", "value": css})]
+
+    def wait_all(self, css, count=1, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            found = self.find_all(css)
+            if len(found) >= count:
+                return found
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {count}× {css}")
+
+    def click(self, el):
+        self.call("POST", self.s(f"/element/{el}/click"), {})
+
+    def text(self, el):
+        return self.call("GET", self.s(f"/element/{el}/text"))
+
+    def attr(self, el, name):
+        return self.call("GET", self.s(f"/element/{el}/attribute/{name}"))
+
+    def type(self, el, text):
+        self.call("POST", self.s(f"/element/{el}/value"), {"text": text})
+
+    def js(self, script, *args):
+        return self.call("POST", self.s("/execute/sync"), {"script": script, "args": list(args)})
+
+    def until(self, script, timeout=20, *args):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            value = self.js(script, *args)
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for: {script}")
+
+    def shot(self, name):
+        time.sleep(0.4)  # the previous frame can still be on screen right after a DOM change
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        png = base64.b64decode(self.call("GET", self.s("/screenshot")))
+        (SHOTS / f"{name}.png").write_bytes(png)
+
+
+def check(name, fn):
+    try:
+        fn()
+        print(f"ok   {name}")
+    except Exception as e:  # report every failure, not just the first
+        FAILURES.append(name)
+        print(f"FAIL {name}: {e}")
+
+
+XSS_SESSION = "00000000-0000-4000-8000-00000000bad1"
+
+
+def xss_store(root):
+    """A Claude store with one session whose text carries script payloads."""
+    project = root / "projects" / "-home-eve-xss"
+    project.mkdir(parents=True)
+    payload = (
+        "XSS probe <script>window.__xss = 1</script> <img src=x onerror=\"window.__xss = 2\"> "
+        "[click](javascript:window.__xss=3) <a href=\"javascript:window.__xss=4\">a</a> "
+        "<svg onload=\"window.__xss = 5\"></svg> <iframe src=\"https://example.com\"></iframe>"
+    )
+    lines = [
+        {"type": "user", "uuid": "x1", "sessionId": XSS_SESSION, "cwd": "/home/eve/xss", "timestamp": "2026-11-29T10:00:00Z",
+         "message": {"role": "user", "content": payload}},
+        {"type": "assistant", "uuid": "x2", "parentUuid": "x1", "sessionId": XSS_SESSION, "timestamp": "2026-11-29T10:00:01Z",
+         "message": {"id": "m1", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": "Echo: " + payload}]}},
+    ]
+    (project / f"{XSS_SESSION}.jsonl").write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+
+
+def main():
+    if not APP.exists():
+        sys.exit(f"build the app first: {APP} is missing")
+    tmp = Path(tempfile.mkdtemp(prefix="agent-sessions-e2e-"))
+    claude = tmp / "claude"
+    shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", claude)
+    xss_store(claude)
+    display = free_display()
+    xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [xvfb]
+    try:
+        time.sleep(1)
+
+        def driver_for(env_roots, name):
+            port = free_port()
+            env = dict(os.environ, DISPLAY=f":{display}", AGENT_SESSIONS_CACHE_DIR=str(tmp / f"cache-{name}"),
+                       AGENT_SESSIONS_DEMO_DIR=str(TESTDATA), HOME=str(tmp / "home"), **env_roots)
+            d = subprocess.Popen(["tauri-driver", "--port", str(port), "--native-port", str(free_port()),
+                                  "--native-driver", shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver"],
+                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            procs.append(d)
+            for _ in range(100):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            drv = Driver(port)
+            drv.start(APP)
+            return drv
+
+        roots = {"CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(TESTDATA / "codex/0.171.0/dot-codex"),
+                 "XDG_DATA_HOME": str(tmp / "data")}
+        (tmp / "data").mkdir()
+        shutil.copytree(TESTDATA / "opencode/1.18.33/local-share-opencode", tmp / "data/opencode")
+        drv = driver_for(roots, "main")
+        try:
+            run_main_suite(drv)
+        finally:
+            drv.quit()
+        empty = {"CLAUDE_CONFIG_DIR": str(tmp / "none/claude"), "CODEX_HOME": str(tmp / "none/codex"),
+                 "XDG_DATA_HOME": str(tmp / "none/data")}
+        drv = driver_for(empty, "empty")
+        try:
+            check("an empty machine offers the demo store, which opens", lambda: empty_state(drv))
+        finally:
+            drv.quit()
+    finally:
+        for p in reversed(procs):
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    if FAILURES:
+        sys.exit(f"{len(FAILURES)} end-to-end checks failed: {', '.join(FAILURES)}")
+    print(f"all end-to-end checks passed; screenshots in {SHOTS}")
+
+
+def run_main_suite(d):
+    # Claude: 7 top level + 1 subagent + the XSS session; Codex: 5 + 1 child; OpenCode: 6 + 1 child.
+    def list_fills():
+        rows = d.wait_all('[data-testid="session-row"]', count=19, timeout=60)
+        assert len(rows) == 19, f"{len(rows)} top-level rows"
+        labels = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
+        for dir_ in ["/home/bob/projects/demo", "/home/alice/projects/demo", "/home/carol/projects/demo", "/home/eve/xss"]:
+            assert f"dir:{dir_}" in labels, f"{dir_} not in tree: {labels}"
+        counts = d.text(d.find_all('[data-testid="agent-counts"]')[0]).split()
+        assert counts[counts.index("claude") + 1] == "9", counts
+        assert counts[counts.index("codex") + 1] == "6", counts
+        assert counts[counts.index("opencode") + 1] == "7", counts
+        d.shot("01-session-list")
+    check("the tree shows each directory and the list fills", list_fills)
+
+    def transcript_counts():
+        row = d.wait_all('[data-testid="session-row"][data-id="9d22e384-6685-4b75-ac35-088162e4c4a9"]')[0]
+        d.click(row)
+        d.until('return document.querySelector(\'[data-testid="transcript"]\')?.dataset.total > 0')
+        header = d.text(d.find_all('[data-testid="header-counts"]')[0])
+        assert header.startswith("8 msgs"), header
+        counted = d.js('return document.querySelectorAll(\'[data-testid="message"][data-counted="true"]\').length')
+        assert counted == 8, f"{counted} counted messages rendered"
+        assert d.find_all('[data-testid="compaction"]'), "no compaction marker"
+        d.shot("02-transcript")
+    check("a transcript renders with the right message count", transcript_counts)
+
+    def resume():
+        d.click(d.find_all('[data-testid="copy-resume"]')[0])
+        text = d.text(d.wait_all('[data-testid="resume-text"]')[0])
+        assert text == "cd /home/bob/projects/demo && claude --resume 9d22e384-6685-4b75-ac35-088162e4c4a9", text
+    check("copy resume shows the exact command", resume)
+
+    def search():
+        box = d.find_all('[data-testid="search-input"]')[0]
+        deadline = time.time() + 60
+        while True:  # text indexing runs in the background after the list is ready
+            d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {"element-6066-11e4-a52e-4f735466cecf": box})
+            d.type(box, "continue after big context\ue007")
+            time.sleep(0.5)
+            hits = d.find_all('[data-testid="search-hit"]')
+            if hits or time.time() > deadline:
+                break
+        assert hits, "no search hits"
+        d.shot("03-search")
+        d.click(hits[0])
+        d.until('return document.querySelector(\'[data-testid="transcript"]\')?.dataset.total > 0')
+        title = d.text(d.find_all('[data-testid="transcript-title"]')[0])
+        assert "BIGCTX" in title, title
+        flashed = d.until("return document.querySelector('.flash')?.textContent", 5)
+        assert "continue after big context" in flashed, flashed
+    check("a search opens the hit at its message", search)
+
+    def group_modes():
+        sel = {"element-6066-11e4-a52e-4f735466cecf": d.find_all('[data-testid="group-mode"]')[0]}
+        d.js("arguments[0].value = 'agent-dir'; arguments[0].dispatchEvent(new Event('change'))", sel)
+        d.until("return document.querySelector('[data-testid=\"tree-node\"]')?.dataset.key?.startsWith('agent:')")
+        keys = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
+        top = [k for k in keys if "/" not in k.split(":", 1)[0] and k.count("dir:") == 0]
+        assert top == ["agent:claude", "agent:codex", "agent:opencode"] or set(top) == {"agent:claude", "agent:codex", "agent:opencode"}, keys
+        d.shot("04-group-agent")
+        d.js("arguments[0].value = 'flat'; arguments[0].dispatchEvent(new Event('change'))", sel)
+        d.until("return !document.querySelector('[data-testid=\"tree\"]')")
+        assert len(d.find_all('[data-testid="session-row"]')) == 19
+        d.js("arguments[0].value = 'dir-agent'; arguments[0].dispatchEvent(new Event('change'))", sel)
+    check("group modes switch", group_modes)
+
+    def xss():
+        row = d.wait_all(f'[data-testid="session-row"][data-id="{XSS_SESSION}"]')[0]
+        d.click(row)
+        d.until('return document.querySelectorAll(\'[data-testid="markdown"]\').length >= 2')
+        time.sleep(0.5)
+        assert d.js("return window.__xss === undefined"), "a payload ran"
+        dangerous = d.js("""return document.querySelectorAll(
+            '[data-testid="transcript"] script, [data-testid="transcript"] [onerror], [data-testid="transcript"] [onload],'
+            + '[data-testid="transcript"] a[href^="javascript"], [data-testid="transcript"] iframe, [data-testid="transcript"] img').length""")
+        assert dangerous == 0, f"{dangerous} dangerous elements in the DOM"
+        text = d.text(d.find_all('[data-testid="transcript"]')[0])
+        assert "XSS probe" in text, text
+        d.shot("05-xss-inert")
+    check("script payloads in a transcript stay inert", xss)
+
+
+def empty_state(d):
+    d.wait_all('[data-testid="empty-state"]', timeout=30)
+    d.shot("06-empty-state")
+    d.click(d.wait_all('[data-testid="open-demo"]')[0])
+    rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
+    assert len(rows) >= 10, len(rows)
+    d.shot("07-demo-store")
+
+
+if __name__ == "__main__":
+    main()

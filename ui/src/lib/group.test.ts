@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { buildTree, childrenOf, relativeTime, sessionsUnder, sortSessions, topLevel } from "./group";
+import type { SessionMeta } from "./types";
+
+function s(id: string, over: Partial<SessionMeta> = {}): SessionMeta {
+  return {
+    provider: "claude", id, parent_id: null, forked_from: null, cwd: "/w/app", repo_root: null, git_branch: null,
+    title: id, model: null, agent: null, created_at: "2026-11-01T00:00:00Z", updated_at: "2026-11-01T00:00:00Z",
+    counts: { user: 1, assistant: 1, tool_calls: 0 }, tokens: null, cost_usd: null, archived: false, live: false,
+    source_path: `/s/${id}`, format_version: null, ...over,
+  };
+}
+
+const list = [
+  s("a", { updated_at: "2026-11-03T00:00:00Z" }),
+  s("b", { provider: "codex", cwd: "/w/app/" }),
+  s("c", { cwd: "/w/cli", updated_at: "2026-11-04T00:00:00Z" }),
+  s("child", { parent_id: "a" }),
+  s("orphan", { parent_id: "gone", cwd: "/w/cli" }),
+];
+
+describe("grouping", () => {
+  it("nests children under their parent and keeps orphans visible", () => {
+    expect(topLevel(list).map((x) => x.id)).toEqual(["a", "b", "c", "orphan"]);
+    expect(childrenOf(list).get("a")!.map((x) => x.id)).toEqual(["child"]);
+  });
+
+  it("groups directory → agent, newest directory first, trailing slashes merged", () => {
+    const tree = buildTree(list, "dir-agent", new Set(["/w/cli"]));
+    expect(tree.map((n) => [n.label, n.count, n.missing])).toEqual([["/w/cli", 2, true], ["/w/app", 2, false]]);
+    expect(tree[1].children.map((n) => [n.label, n.count])).toEqual([["Claude", 1], ["Codex", 1]]);
+  });
+
+  it("groups agent → directory and selects sessions under a node", () => {
+    const tree = buildTree(list, "agent-dir");
+    expect(tree.map((n) => n.label)).toEqual(["Claude", "Codex"]);
+    expect(tree[0].children.map((n) => n.label)).toEqual(["/w/cli", "/w/app"]);
+    expect(sessionsUnder(list, tree[0].children[0].key).map((x) => x.id)).toEqual(["c", "orphan"]);
+    expect(sessionsUnder(list, "dir:/w/app/agent:codex").map((x) => x.id)).toEqual(["b"]);
+    expect(buildTree(list, "flat")).toEqual([]);
+  });
+
+  it("sorts by the chosen key", () => {
+    const more = s("m", { counts: { user: 9, assistant: 9, tool_calls: 0 } });
+    expect(sortSessions([...list, more], "messages")[0].id).toBe("m");
+    expect(sortSessions(list, "updated")[0].id).toBe("c");
+  });
+});
+
+describe("relative time", () => {
+  const now = Date.parse("2026-11-30T12:00:00Z");
+  it.each([
+    ["2026-11-30T11:59:50Z", "now"],
+    ["2026-11-30T11:55:00Z", "5m"],
+    ["2026-11-30T09:00:00Z", "3h"],
+    ["2026-11-28T12:00:00Z", "2d"],
+    ["2026-11-09T12:00:00Z", "3w"],
+    ["2026-07-30T12:00:00Z", "4mo"],
+    ["2024-11-30T12:00:00Z", "2y"],
+  ])("%s is %s", (iso, want) => {
+    expect(relativeTime(iso, now)).toBe(want);
+  });
+  it("is empty without a time", () => expect(relativeTime(null, now)).toBe(""));
+});

@@ -1,0 +1,139 @@
+// Grouping, sorting and time formatting for the three panes. Pure functions, unit-tested.
+
+import type { Provider, SessionMeta } from "./types";
+
+export type GroupMode = "dir-agent" | "agent-dir" | "flat";
+export type SortKey = "updated" | "created" | "messages" | "tokens";
+
+export interface TreeNode {
+  key: string;
+  label: string;
+  count: number;
+  missing: boolean;
+  children: TreeNode[];
+}
+
+export const PROVIDER_LABEL: Record<Provider, string> = { claude: "Claude", codex: "Codex", opencode: "OpenCode" };
+
+/** The directory a session belongs to: its cwd without a trailing slash. */
+export function dirOf(s: SessionMeta): string {
+  const d = s.cwd ?? "";
+  return d.length > 1 ? d.replace(/\/+$/, "") : d || "(no directory)";
+}
+
+/** Sessions shown at top level: those whose parent is not in the list. */
+export function topLevel(sessions: SessionMeta[]): SessionMeta[] {
+  const ids = new Set(sessions.map((s) => s.id));
+  return sessions.filter((s) => !s.parent_id || !ids.has(s.parent_id));
+}
+
+/** parent id → its child sessions, oldest first. */
+export function childrenOf(sessions: SessionMeta[]): Map<string, SessionMeta[]> {
+  const out = new Map<string, SessionMeta[]>();
+  for (const s of sessions) {
+    if (!s.parent_id) continue;
+    const list = out.get(s.parent_id) ?? [];
+    list.push(s);
+    out.set(s.parent_id, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => time(a.created_at) - time(b.created_at));
+  return out;
+}
+
+function time(iso: string | null): number {
+  return iso ? Date.parse(iso) : 0;
+}
+
+function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const it of items) {
+    const k = key(it);
+    const list = out.get(k) ?? [];
+    list.push(it);
+    out.set(k, list);
+  }
+  return out;
+}
+
+/** The left pane: directories then agents, agents then directories, or nothing (flat). */
+export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set<string> = new Set()): TreeNode[] {
+  const top = topLevel(sessions);
+  if (mode === "flat") return [];
+  const dirNode = (dir: string, list: SessionMeta[], prefix: string, inner: TreeNode[]): TreeNode => ({
+    key: `${prefix}dir:${dir}`, label: dir, count: list.length, missing: missing.has(dir), children: inner,
+  });
+  const agentNode = (p: Provider, list: SessionMeta[], prefix: string, inner: TreeNode[]): TreeNode => ({
+    key: `${prefix}agent:${p}`, label: PROVIDER_LABEL[p], count: list.length, missing: false, children: inner,
+  });
+  const byRecent = (a: [string, SessionMeta[]], b: [string, SessionMeta[]]) => latest(b[1]) - latest(a[1]);
+  if (mode === "dir-agent") {
+    return [...groupBy(top, dirOf)].sort(byRecent).map(([dir, list]) => {
+      const prefix = `dir:${dir}/`;
+      const agents = [...groupBy(list, (s) => s.provider)].sort(byRecent)
+        .map(([p, l]) => agentNode(p as Provider, l, prefix, []));
+      return dirNode(dir, list, "", agents);
+    });
+  }
+  return [...groupBy(top, (s) => s.provider)].sort(byRecent).map(([p, list]) => {
+    const prefix = `agent:${p}/`;
+    const dirs = [...groupBy(list, dirOf)].sort(byRecent).map(([d, l]) => dirNode(d, l, prefix, []));
+    return agentNode(p as Provider, list, "", dirs);
+  });
+}
+
+function latest(list: SessionMeta[]): number {
+  return Math.max(...list.map((s) => time(s.updated_at)));
+}
+
+/** The sessions under a tree node (all of them for no selection), top level only. */
+export function sessionsUnder(sessions: SessionMeta[], key: string | null): SessionMeta[] {
+  const top = topLevel(sessions);
+  if (!key) return top;
+  const want: { dir?: string; agent?: string } = {};
+  for (const part of key.split(/\/(?=dir:|agent:)/)) {
+    if (part.startsWith("dir:")) want.dir = part.slice(4);
+    if (part.startsWith("agent:")) want.agent = part.slice(6);
+  }
+  return top.filter((s) => (want.dir === undefined || dirOf(s) === want.dir) && (want.agent === undefined || s.provider === want.agent));
+}
+
+export function messageCount(s: SessionMeta): number {
+  return s.counts.user + s.counts.assistant;
+}
+
+function tokenTotal(s: SessionMeta): number {
+  const t = s.tokens;
+  return t ? t.input + t.output + t.cache_read + t.cache_write : 0;
+}
+
+export function sortSessions(list: SessionMeta[], by: SortKey): SessionMeta[] {
+  const key: Record<SortKey, (s: SessionMeta) => number> = {
+    updated: (s) => time(s.updated_at),
+    created: (s) => time(s.created_at),
+    messages: messageCount,
+    tokens: tokenTotal,
+  };
+  return [...list].sort((a, b) => key[by](b) - key[by](a) || a.id.localeCompare(b.id));
+}
+
+/** "now", "5m", "3h", "2d", "3w", "4mo", "2y" — how long ago `iso` was. */
+export function relativeTime(iso: string | null, now: number = Date.now()): string {
+  if (!iso) return "";
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 45) return "now";
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.round(m / 60);
+  if (h < 24) return `${h}h`;
+  const d = Math.round(h / 24);
+  if (d < 14) return `${d}d`;
+  if (d < 60) return `${Math.round(d / 7)}w`;
+  if (d < 365) return `${Math.round(d / 30)}mo`;
+  return `${Math.round(d / 365)}y`;
+}
+
+/** The hover text of a session row: full time and the count breakdown. */
+export function rowTooltip(s: SessionMeta): string {
+  const when = s.updated_at ? new Date(s.updated_at).toLocaleString() : "unknown time";
+  return `${when}\nuser ${s.counts.user} · assistant ${s.counts.assistant} · tool calls ${s.counts.tool_calls}`;
+}

@@ -1,0 +1,57 @@
+// The backend's data, as core serializes it (crates/core/src/model.rs, view.rs, index).
+
+export type Provider = "claude" | "codex" | "opencode";
+
+export interface Counts { user: number; assistant: number; tool_calls: number }
+export interface Tokens { input: number; output: number; cache_read: number; cache_write: number }
+
+export interface SessionMeta {
+  provider: Provider;
+  id: string;
+  parent_id: string | null;
+  forked_from: string | null;
+  cwd: string | null;
+  repo_root: string | null;
+  git_branch: string | null;
+  title: string | null;
+  model: string | null;
+  agent: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  counts: Counts;
+  tokens: Tokens | null;
+  cost_usd: number | null;
+  archived: boolean;
+  live: boolean;
+  source_path: string;
+  format_version: string | null;
+}
+
+export interface Diagnostics { parse_errors: number; items: { provider: Provider; path: string; line: number | null; reason: string }[] }
+export interface SessionList { sessions: SessionMeta[]; diagnostics: Diagnostics; missing_dirs: string[] }
+
+export interface FileChange { path: string; change: string; diff: string | null; additions: number; deletions: number }
+export interface ToolPart {
+  call_id: string; name: string; input: unknown; status: "pending" | "ok" | "error";
+  output: string | null; output_truncated: boolean; output_blob: string | null;
+  changes: FileChange[]; subagent_id: string | null;
+}
+export type Part =
+  | { kind: "text"; text: string }
+  | { kind: "reasoning"; text: string; encrypted: boolean }
+  | ({ kind: "tool" } & ToolPart)
+  | { kind: "patch"; files: FileChange[] }
+  | { kind: "file"; path: string | null; mime: string | null; blob: string | null }
+  | { kind: "compaction"; trigger: string | null; pre_tokens: number | null; summary: string | null }
+  | { kind: "notice"; source: string; text: string };
+
+export interface MessageView {
+  id: string; role: "user" | "assistant" | "system"; parent_id: string | null;
+  timestamp: string | null; model: string | null; counted: boolean; meta: boolean; sidechain: boolean;
+  parts: Part[]; source_lines: number[]; html: (string | null)[];
+}
+export interface TranscriptPage { session: SessionMeta; messages: MessageView[]; offset: number; total: number }
+export interface Hit { session_id: string; provider: Provider; message_id: string; title: string | null; snippet: string; score: number }
+export interface ResumeView { posix: string; powershell: string; shell: string }
+export interface Status { demo: boolean; demo_available: boolean; warnings: string[]; pending_text: number }
+export interface ScanProgress { files_done: number; files_total: number; bytes_done: number }

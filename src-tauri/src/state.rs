@@ -68,7 +68,10 @@ pub fn demo_dir(resource_dir: Option<PathBuf>) -> Option<PathBuf> {
             .ok()
             .and_then(|e| e.ancestors().nth(3).map(|r| r.join("testdata"))),
     ];
-    candidates.into_iter().flatten().find(|d| d.join("claude").is_dir())
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|d| d.join("claude").is_dir())
 }
 
 /// Every store under a demo directory.

@@ -44,12 +44,20 @@ pub fn start(app: AppHandle) {
             let report = with_progress(&app, &progress, || lib.refresh(&progress));
             if let Ok(r) = report {
                 if first || r.changed + r.removed > 0 {
-                    let _ = app.emit("sessions-changed", Changed { changed: r.changed, removed: r.removed });
+                    let _ = app.emit(
+                        "sessions-changed",
+                        Changed {
+                            changed: r.changed,
+                            removed: r.removed,
+                        },
+                    );
                 }
             }
             first = false;
             if lib.pending_text() > 0 {
-                let done = lib.index_some_text(INDEX_BATCH, &ScanProgress::default()).unwrap_or(0);
+                let done = lib
+                    .index_some_text(INDEX_BATCH, &ScanProgress::default())
+                    .unwrap_or(0);
                 let _ = app.emit("index-progress", lib.pending_text());
                 if done > 0 {
                     continue;
@@ -69,7 +77,14 @@ fn with_progress<T>(app: &AppHandle, progress: &Arc<ScanProgress>, work: impl Fn
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(150));
                 let (files_done, files_total, bytes_done, _) = progress.snapshot();
-                let _ = app.emit("scan-progress", Progress { files_done, files_total, bytes_done });
+                let _ = app.emit(
+                    "scan-progress",
+                    Progress {
+                        files_done,
+                        files_total,
+                        bytes_done,
+                    },
+                );
             }
         })
     };

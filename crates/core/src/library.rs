@@ -88,7 +88,10 @@ impl Library {
 
     /// Sessions in the cache not yet text-indexed.
     pub fn pending_text(&self) -> usize {
-        self.index.as_ref().and_then(|i| i.pending_text().ok()).unwrap_or(0)
+        self.index
+            .as_ref()
+            .and_then(|i| i.pending_text().ok())
+            .unwrap_or(0)
     }
 
     /// Indexes the text of at most `max` pending sessions, so an app can index in small steps

@@ -93,7 +93,14 @@ pub fn missing_dirs(sessions: &[crate::model::SessionMeta]) -> Vec<String> {
     dirs.dedup();
     dirs.into_iter()
         .filter(|d| !Path::new(d).is_dir())
-        .map(|d| if d.len() > 1 { d.trim_end_matches('/') } else { d }.to_owned())
+        .map(|d| {
+            if d.len() > 1 {
+                d.trim_end_matches('/')
+            } else {
+                d
+            }
+            .to_owned()
+        })
         .collect()
 }
 

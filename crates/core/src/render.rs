@@ -55,7 +55,10 @@ mod tests {
         let html = markdown("# Title\n\nSome `code` and\n\n```rust\nfn main() {}\n```\n");
         assert!(html.contains("<h1>Title</h1>"));
         assert!(html.contains("<code>code</code>"));
-        assert!(html.contains(r#"<code class="language-rust">fn main() {}"#), "{html}");
+        assert!(
+            html.contains(r#"<code class="language-rust">fn main() {}"#),
+            "{html}"
+        );
     }
 
     #[test]
@@ -66,7 +69,17 @@ mod tests {
 
 A [link](javascript:alert(5)) and [ok](https://example.com)."#;
         let html = markdown(evil);
-        for bad in ["<script", "onerror", "href=\"javascript", "<iframe", "onclick", "style=", "<svg", "onload", "<img"] {
+        for bad in [
+            "<script",
+            "onerror",
+            "href=\"javascript",
+            "<iframe",
+            "onclick",
+            "style=",
+            "<svg",
+            "onload",
+            "<img",
+        ] {
             assert!(!html.to_lowercase().contains(bad), "{bad} survived: {html}");
         }
         assert!(html.contains(r#"href="https://example.com""#));

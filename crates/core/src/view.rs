@@ -33,7 +33,9 @@ pub fn message_view(m: &Message) -> MessageView {
         .iter()
         .map(|p| match p {
             Part::Text { text } => Some(render::markdown(text)),
-            Part::Compaction { summary: Some(s), .. } => Some(render::markdown(s)),
+            Part::Compaction {
+                summary: Some(s), ..
+            } => Some(render::markdown(s)),
             _ => None,
         })
         .collect();
@@ -50,7 +52,10 @@ pub fn page(transcript: &Transcript, offset: usize, limit: usize) -> TranscriptP
     let end = start.saturating_add(limit).min(total);
     TranscriptPage {
         session: transcript.session.clone(),
-        messages: transcript.messages[start..end].iter().map(message_view).collect(),
+        messages: transcript.messages[start..end]
+            .iter()
+            .map(message_view)
+            .collect(),
         offset: start,
         total,
     }

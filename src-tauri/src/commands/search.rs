@@ -8,7 +8,12 @@ use super::{to_ui, CmdResult};
 use crate::state::AppState;
 
 #[tauri::command]
-pub fn search(state: State<'_, AppState>, query: String, providers: Vec<ProviderKind>, limit: usize) -> CmdResult<Vec<Hit>> {
+pub fn search(
+    state: State<'_, AppState>,
+    query: String,
+    providers: Vec<ProviderKind>,
+    limit: usize,
+) -> CmdResult<Vec<Hit>> {
     let lib = state.library.lock().map_err(to_ui)?;
     let filter = SearchFilter {
         providers,

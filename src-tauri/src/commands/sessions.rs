@@ -21,7 +21,10 @@ pub fn list_sessions(state: State<'_, AppState>) -> CmdResult<SessionList> {
     let lib = state.library.lock().map_err(to_ui)?;
     let report = lib.listed(&ScanProgress::default()).map_err(to_ui)?;
     let missing_dirs = missing_dirs(&report.sessions);
-    Ok(SessionList { report, missing_dirs })
+    Ok(SessionList {
+        report,
+        missing_dirs,
+    })
 }
 
 #[derive(Serialize)]

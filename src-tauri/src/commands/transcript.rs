@@ -14,7 +14,9 @@ fn with_transcript<T>(
 ) -> CmdResult<T> {
     let mut cached = state.transcript.lock().map_err(to_ui)?;
     let fresh = cached.as_ref().is_some_and(|t| {
-        t.session.id == session.id && t.session.source_path == session.source_path && t.session.updated_at == session.updated_at
+        t.session.id == session.id
+            && t.session.source_path == session.source_path
+            && t.session.updated_at == session.updated_at
     });
     if !fresh {
         let lib = state.library.lock().map_err(to_ui)?;
@@ -35,6 +37,10 @@ pub fn load_transcript(
 
 /// Where a message is in its transcript (to open a search hit).
 #[tauri::command]
-pub fn find_message(state: State<'_, AppState>, session: SessionMeta, message_id: String) -> CmdResult<Option<usize>> {
+pub fn find_message(
+    state: State<'_, AppState>,
+    session: SessionMeta,
+    message_id: String,
+) -> CmdResult<Option<usize>> {
     with_transcript(&state, &session, |t| view::position(t, &message_id))
 }

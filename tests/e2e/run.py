@@ -133,6 +133,8 @@ def check(name, fn):
 
 
 XSS_SESSION = "00000000-0000-4000-8000-00000000bad1"
+BIG_SESSION = "00000000-0000-4000-8000-0000000000b1"
+BIG_PAIRS = 2500
 
 
 def xss_store(root):
@@ -151,6 +153,18 @@ def xss_store(root):
          "message": {"id": "m1", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": "Echo: " + payload}]}},
     ]
     (project / f"{XSS_SESSION}.jsonl").write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+    # A long session: 2,500 prompts and answers, for the windowed transcript.
+    big = root / "projects" / "-home-eve-big"
+    big.mkdir(parents=True)
+    rows = []
+    for i in range(BIG_PAIRS):
+        rows.append({"type": "user", "uuid": f"u{i}", "sessionId": BIG_SESSION, "cwd": "/home/eve/big",
+                     "timestamp": "2026-11-28T10:00:00Z", "message": {"role": "user", "content": f"question number {i}"}})
+        rows.append({"type": "assistant", "uuid": f"a{i}", "parentUuid": f"u{i}", "sessionId": BIG_SESSION,
+                     "timestamp": "2026-11-28T10:00:01Z",
+                     "message": {"id": f"m{i}", "model": "claude-x", "role": "assistant",
+                                 "content": [{"type": "text", "text": f"answer number {i}\n\n```python\nprint({i})\n```"}]}})
+    (big / f"{BIG_SESSION}.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
 
 
 def main():
@@ -219,16 +233,16 @@ def main():
 
 
 def run_main_suite(d):
-    # Claude: 7 top level + 1 subagent + the XSS session; Codex: 5 + 1 child; OpenCode: 6 + 1 child.
+    # Claude: 7 top level + 1 subagent + the XSS and long sessions; Codex: 5 + 1 child; OpenCode: 6 + 1 child.
     def list_fills():
-        rows = d.wait_all('[data-testid="session-row"]', count=19, timeout=60)
-        assert len(rows) == 19, f"{len(rows)} top-level rows"
+        rows = d.wait_all('[data-testid="session-row"]', count=20, timeout=60)
+        assert len(rows) == 20, f"{len(rows)} top-level rows"
         labels = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
         for dir_ in ["/home/bob/projects/demo", "/home/alice/projects/demo", "/home/carol/projects/demo", "/home/eve/xss"]:
             assert f"dir:{dir_}" in labels, f"{dir_} not in tree: {labels}"
         counts = d.js("return Object.fromEntries([...document.querySelectorAll('[data-testid=\"agent-count\"]')]"
                       ".map(e => [e.dataset.provider, Number(e.dataset.count)]))")
-        assert counts == {"claude": 9, "codex": 6, "opencode": 7}, counts
+        assert counts == {"claude": 10, "codex": 6, "opencode": 7}, counts
         d.shot("01-session-list")
     check("the tree shows each directory and the list fills", list_fills)
 
@@ -282,7 +296,7 @@ def run_main_suite(d):
         d.shot("04-group-agent")
         d.js("arguments[0].value = 'flat'; arguments[0].dispatchEvent(new Event('change'))", sel)
         d.until("return !document.querySelector('[data-testid=\"tree\"]')")
-        assert len(d.find_all('[data-testid="session-row"]')) == 19
+        assert len(d.find_all('[data-testid="session-row"]')) == 20
         d.js("arguments[0].value = 'dir-agent'; arguments[0].dispatchEvent(new Event('change'))", sel)
     check("group modes switch", group_modes)
 
@@ -301,14 +315,33 @@ def run_main_suite(d):
         d.shot("05-xss-inert")
     check("script payloads in a transcript stay inert", xss)
 
+    def long_transcript():
+        d.click(d.wait_all(f'[data-testid="session-row"][data-id="{BIG_SESSION}"]')[0])
+        d.until(f"return document.querySelector('[data-testid=\"transcript\"]')?.dataset.total == {2 * BIG_PAIRS}", 30)
+        rendered = int(d.until("return document.querySelector('[data-testid=\"transcript\"]').dataset.rendered"))
+        assert 0 < rendered < 100, f"{rendered} messages in the DOM"
+        d.shot("06-long-transcript-top")
+        deadline = time.time() + 60
+        while time.time() < deadline:  # scroll to the end; pages load as it gets there
+            loaded = d.js("const s = document.querySelector('[data-testid=\"transcript\"]');"
+                          "s.scrollTop = s.scrollHeight; s.dispatchEvent(new Event('scroll')); return Number(s.dataset.loaded)")
+            if loaded >= 2 * BIG_PAIRS and d.js("return !!document.querySelector('[data-id=\"m2499\"]')"):
+                break
+            time.sleep(0.2)
+        assert d.js("return !!document.querySelector('[data-id=\"m2499\"]')"), "the last message never rendered"
+        in_dom = d.js("return document.querySelectorAll('[data-testid=\"message\"]').length")
+        assert in_dom < 100, f"{in_dom} messages in the DOM at the end"
+        d.shot("07-long-transcript-end")
+    check("a 5,000-message transcript keeps only what is on screen in the DOM", long_transcript)
+
 
 def empty_state(d):
     d.wait_all('[data-testid="empty-state"]', timeout=30)
-    d.shot("06-empty-state")
+    d.shot("08-empty-state")
     d.click(d.wait_all('[data-testid="open-demo"]')[0])
     rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
     assert len(rows) >= 10, len(rows)
-    d.shot("07-demo-store")
+    d.shot("09-demo-store")
 
 
 if __name__ == "__main__":

@@ -8,9 +8,13 @@ use rayon::prelude::*;
 
 use crate::actions::resume::ResumeCommand;
 use crate::error::Error;
+use crate::live::events::{self, TurnState};
 use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
 use crate::paths::RepoRoots;
 use crate::provider::{Provider, ProviderSet, Roots, ScanOutput, ScanProgress};
+
+/// Turn-state evidence older than this is no evidence.
+const STALE_SECS: i64 = 600;
 
 pub struct Catalog {
     providers: ProviderSet,
@@ -52,13 +56,16 @@ impl Catalog {
         Ok(report)
     }
 
-    /// Fills what no single provider knows: repo roots and live flags.
+    /// Fills what no single provider knows: repo roots, live flags, and the turn state of live
+    /// sessions (from their transcripts, which only live sessions cost a load for).
     pub fn enrich(&self, sessions: &mut [SessionMeta]) {
         let mut repos = RepoRoots::default();
-        let mut live: HashMap<(ProviderKind, String), ()> = HashMap::new();
+        let mut live: HashMap<(ProviderKind, String), Option<String>> = HashMap::new();
         for p in self.providers.iter() {
-            for l in p.live_sessions() {
-                live.insert((p.kind(), l.id), ());
+            let own: Vec<&SessionMeta> =
+                sessions.iter().filter(|s| s.provider == p.kind()).collect();
+            for l in p.live_sessions(&own) {
+                live.insert((p.kind(), l.id), l.status);
             }
         }
         for s in sessions.iter_mut() {
@@ -66,7 +73,28 @@ impl Catalog {
             if let (None, Some(cwd)) = (&s.repo_root, &s.cwd) {
                 s.repo_root = repos.find(cwd);
             }
-            s.live = live.contains_key(&(s.provider, s.id.clone()));
+            let status = live.get(&(s.provider, s.id.clone()));
+            s.live = status.is_some();
+            s.turn = match status {
+                Some(status) => Some(self.turn_state(s, status.as_deref())),
+                None => None,
+            };
+        }
+    }
+
+    /// A live session's turn state: the agent's own idle flag where it writes one, else what the
+    /// transcript's last event says.
+    fn turn_state(&self, session: &SessionMeta, status: Option<&str>) -> TurnState {
+        if status == Some("idle") {
+            return TurnState::Waiting;
+        }
+        match self.load(session) {
+            Ok(t) => events::turn_state(
+                &events::project(&t.messages, false),
+                chrono::Utc::now(),
+                STALE_SECS,
+            ),
+            Err(_) => TurnState::Unknown,
         }
     }
 

@@ -15,6 +15,7 @@ pub mod paths;
 pub mod provider;
 pub mod render;
 pub mod view;
+pub mod watch;
 
 pub use catalog::{Catalog, ScanReport};
 pub use error::Error;

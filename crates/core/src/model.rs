@@ -121,6 +121,8 @@ pub struct SessionMeta {
     pub cost_usd: Option<f64>,
     pub archived: bool,
     pub live: bool,
+    /// What a live session is doing (`None` when it is not live).
+    pub turn: Option<crate::live::events::TurnState>,
     /// The file (or database) the session was read from.
     pub source_path: PathBuf,
     /// The writing tool's own version string, to diagnose format drift.
@@ -148,6 +150,7 @@ impl SessionMeta {
             cost_usd: None,
             archived: false,
             live: false,
+            turn: None,
             source_path,
             format_version: None,
         }

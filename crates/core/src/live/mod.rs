@@ -1,3 +1,4 @@
 //! Live detection: which sessions a running agent process has open.
 
+pub mod events;
 pub mod process;

@@ -122,8 +122,10 @@ pub trait Provider: Send + Sync {
     /// The command that resumes exactly this session.
     fn resume_command(&self, session: &SessionMeta) -> ResumeCommand;
 
-    /// Sessions open in a running agent process right now.
-    fn live_sessions(&self) -> Vec<LiveSession> {
+    /// Sessions open in a running agent process right now; `sessions` are this provider's
+    /// listed sessions, for providers whose only evidence is recent activity.
+    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<LiveSession> {
+        let _ = sessions;
         Vec::new()
     }
 }

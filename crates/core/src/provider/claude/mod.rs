@@ -217,7 +217,7 @@ impl Provider for ClaudeProvider {
         ResumeCommand::new("claude", &["--resume", id], session.cwd.as_deref())
     }
 
-    fn live_sessions(&self) -> Vec<LiveSession> {
+    fn live_sessions(&self, _sessions: &[&SessionMeta]) -> Vec<LiveSession> {
         self.roots
             .iter()
             .flat_map(|r| live::live_sessions(r))

@@ -399,6 +399,12 @@ impl Provider for CodexProvider {
         paths
     }
 
+    /// No pid file: live means a `codex` process runs and the session was written to in the
+    /// last two minutes.
+    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<crate::provider::LiveSession> {
+        crate::live::process::recently_active("codex", sessions)
+    }
+
     fn resume_command(&self, session: &SessionMeta) -> ResumeCommand {
         ResumeCommand::new("codex", &["resume", &session.id], session.cwd.as_deref())
     }

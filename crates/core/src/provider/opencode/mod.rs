@@ -328,6 +328,12 @@ impl Provider for OpencodeProvider {
             .collect()
     }
 
+    /// No pid file: live means a `opencode` process runs and the session was written to in the
+    /// last two minutes.
+    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<crate::provider::LiveSession> {
+        crate::live::process::recently_active("opencode", sessions)
+    }
+
     fn resume_command(&self, session: &SessionMeta) -> ResumeCommand {
         ResumeCommand::new(
             "opencode",

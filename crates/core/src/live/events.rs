@@ -1,0 +1,325 @@
+//! The normalized activity timeline every agent's transcript projects onto
+//! (`session_start, prompt, tool_start, tool_end, notification, ask, stop, session_end`), and the
+//! turn state derived from it. Events carry names and lengths, never prompt or tool text.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::model::{Message, Part, Role, ToolStatus};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventType {
+    SessionStart,
+    Prompt,
+    ToolStart,
+    ToolEnd,
+    Notification,
+    Ask,
+    Stop,
+    SessionEnd,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// 1-based position in the session's timeline; stable as the session grows.
+    pub seq: u64,
+    pub ts: Option<DateTime<Utc>>,
+    #[serde(rename = "type")]
+    pub kind: EventType,
+    pub data: Value,
+}
+
+/// What a live session is doing, from what its transcript states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnState {
+    /// Started, no prompt yet.
+    Starting,
+    /// A prompt or a tool is being worked on.
+    Working,
+    /// The turn ended: the agent waits for the user.
+    Waiting,
+    /// A permission or question is pending.
+    NeedsInput,
+    /// No fresh evidence.
+    Unknown,
+}
+
+/// Projects a transcript onto the event vocabulary. `ended` adds `session_end` (the session is
+/// not live any more).
+pub fn project(messages: &[Message], ended: bool) -> Vec<Event> {
+    let mut out: Vec<Event> = Vec::new();
+    let mut push = |ts: Option<DateTime<Utc>>, kind: EventType, data: Value| {
+        let seq = out.len() as u64 + 1;
+        out.push(Event {
+            seq,
+            ts,
+            kind,
+            data,
+        });
+    };
+    let visible: Vec<&Message> = messages
+        .iter()
+        .filter(|m| !m.meta && !m.sidechain)
+        .collect();
+    if let Some(first) = visible.first().copied().or(messages.first()) {
+        push(first.timestamp, EventType::SessionStart, json!({}));
+    }
+    for (i, m) in visible.iter().enumerate() {
+        match m.role {
+            Role::User if m.counted => {
+                let len: usize = m.parts.iter().map(text_len).sum();
+                push(m.timestamp, EventType::Prompt, json!({ "length": len }));
+            }
+            Role::Assistant => {
+                for p in &m.parts {
+                    if let Part::Tool(t) = p {
+                        push(m.timestamp, EventType::ToolStart, json!({ "name": t.name }));
+                        if t.status != ToolStatus::Pending {
+                            let status = if t.status == ToolStatus::Ok {
+                                "ok"
+                            } else {
+                                "error"
+                            };
+                            let output = t.output.as_ref().map_or(0, String::len);
+                            push(
+                                m.timestamp,
+                                EventType::ToolEnd,
+                                json!({ "name": t.name, "status": status, "output_length": output }),
+                            );
+                        }
+                    }
+                }
+                let answered = m.counted && m.parts.iter().any(|p| matches!(p, Part::Text { .. }));
+                let turn_over = visible[i + 1..]
+                    .iter()
+                    .find(|n| n.role != Role::System)
+                    .is_none_or(|n| n.role == Role::User);
+                if answered && turn_over && !has_pending_tool(m) {
+                    let len: usize = m.parts.iter().map(text_len).sum();
+                    push(m.timestamp, EventType::Stop, json!({ "length": len }));
+                }
+            }
+            Role::System => {
+                for p in &m.parts {
+                    match p {
+                        Part::Notice { source, .. } if source == "ask" => {
+                            push(m.timestamp, EventType::Ask, json!({ "source": source }));
+                        }
+                        Part::Notice { source, .. } => {
+                            push(
+                                m.timestamp,
+                                EventType::Notification,
+                                json!({ "source": source }),
+                            );
+                        }
+                        Part::Compaction { trigger, .. } => {
+                            push(
+                                m.timestamp,
+                                EventType::Notification,
+                                json!({ "source": "compaction", "trigger": trigger }),
+                            );
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if ended {
+        let last = messages.last().and_then(|m| m.timestamp);
+        push(last, EventType::SessionEnd, json!({}));
+    }
+    out
+}
+
+fn text_len(p: &Part) -> usize {
+    match p {
+        Part::Text { text } => text.len(),
+        _ => 0,
+    }
+}
+
+fn has_pending_tool(m: &Message) -> bool {
+    m.parts
+        .iter()
+        .any(|p| matches!(p, Part::Tool(t) if t.status == ToolStatus::Pending))
+}
+
+/// The turn state a timeline ends in. Evidence older than `stale_after` seconds before `now`
+/// is no evidence: `unknown`.
+pub fn turn_state(events: &[Event], now: DateTime<Utc>, stale_after: i64) -> TurnState {
+    let Some(last) = events
+        .iter()
+        .rev()
+        .find(|e| e.kind != EventType::Notification)
+    else {
+        return TurnState::Unknown;
+    };
+    if last
+        .ts
+        .is_some_and(|t| (now - t).num_seconds() > stale_after)
+    {
+        return TurnState::Unknown;
+    }
+    match last.kind {
+        EventType::SessionStart => TurnState::Starting,
+        EventType::Prompt | EventType::ToolStart | EventType::ToolEnd => TurnState::Working,
+        EventType::Ask => TurnState::NeedsInput,
+        EventType::Stop => TurnState::Waiting,
+        EventType::SessionEnd | EventType::Notification => TurnState::Unknown,
+    }
+}
+
+/// Everything after `cursor` (a `seq`) in a bounded window of the latest events, as
+/// `related-remote-sessions` reads: the events, the next cursor, and whether the cursor fell out
+/// of the window (then the window's oldest events are returned).
+pub fn since(events: &[Event], cursor: u64, window: usize) -> (Vec<Event>, u64, bool) {
+    let start = events.len().saturating_sub(window);
+    let kept = &events[start..];
+    let oldest = kept.first().map_or(cursor + 1, |e| e.seq);
+    let truncated = cursor + 1 < oldest;
+    let new: Vec<Event> = kept.iter().filter(|e| e.seq > cursor).cloned().collect();
+    let next = new.last().map_or(cursor, |e| e.seq);
+    (new, next, truncated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ToolPart;
+
+    fn msg(role: Role, counted: bool, parts: Vec<Part>, minute: u32) -> Message {
+        Message {
+            id: format!("m{minute}"),
+            role,
+            parent_id: None,
+            timestamp: Some(
+                DateTime::parse_from_rfc3339(&format!("2026-11-30T10:{minute:02}:00Z"))
+                    .unwrap()
+                    .with_timezone(&Utc),
+            ),
+            model: None,
+            counted,
+            meta: false,
+            sidechain: false,
+            parts,
+            source_lines: vec![],
+        }
+    }
+
+    fn tool(status: ToolStatus) -> Part {
+        Part::Tool(ToolPart {
+            call_id: "c".into(),
+            name: "Bash".into(),
+            input: json!({"command": "secret command"}),
+            status,
+            output: Some("secret output".into()),
+            output_truncated: false,
+            output_blob: None,
+            changes: vec![],
+            subagent_id: None,
+        })
+    }
+
+    fn text(t: &str) -> Part {
+        Part::Text { text: t.into() }
+    }
+
+    fn kinds(events: &[Event]) -> Vec<EventType> {
+        events.iter().map(|e| e.kind).collect()
+    }
+
+    #[test]
+    fn projects_a_turn_and_keeps_text_out() {
+        let messages = vec![
+            msg(Role::User, true, vec![text("do the secret thing")], 0),
+            msg(
+                Role::Assistant,
+                true,
+                vec![text("ok"), tool(ToolStatus::Ok)],
+                1,
+            ),
+            msg(Role::Assistant, true, vec![text("done")], 2),
+        ];
+        let events = project(&messages, false);
+        use EventType::*;
+        assert_eq!(
+            kinds(&events),
+            vec![SessionStart, Prompt, ToolStart, ToolEnd, Stop]
+        );
+        assert_eq!(events[1].data, json!({"length": 19}));
+        let all = serde_json::to_string(&events).unwrap();
+        assert!(!all.contains("secret"), "{all}");
+        assert_eq!(
+            events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4, 5]
+        );
+        assert_eq!(kinds(&project(&messages, true)).last(), Some(&SessionEnd));
+    }
+
+    #[test]
+    fn turn_states_follow_the_last_event() {
+        let now = DateTime::parse_from_rfc3339("2026-11-30T10:05:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let state = |m: Vec<Message>| turn_state(&project(&m, false), now, 600);
+        let prompt = msg(Role::User, true, vec![text("go")], 0);
+        assert_eq!(state(vec![prompt.clone()]), TurnState::Working);
+        assert_eq!(
+            state(vec![
+                prompt.clone(),
+                msg(Role::Assistant, true, vec![tool(ToolStatus::Pending)], 1)
+            ]),
+            TurnState::Working
+        );
+        assert_eq!(
+            state(vec![
+                prompt.clone(),
+                msg(Role::Assistant, true, vec![text("done")], 2)
+            ]),
+            TurnState::Waiting
+        );
+        let ask = msg(
+            Role::System,
+            false,
+            vec![Part::Notice {
+                source: "ask".into(),
+                text: "exec_approval_request".into(),
+            }],
+            3,
+        );
+        assert_eq!(state(vec![prompt.clone(), ask]), TurnState::NeedsInput);
+        assert_eq!(
+            state(vec![msg(Role::System, false, vec![], 0)]),
+            TurnState::Starting
+        );
+        let stale = turn_state(&project(&[prompt], false), now, 60);
+        assert_eq!(stale, TurnState::Unknown);
+        assert_eq!(turn_state(&[], now, 60), TurnState::Unknown);
+    }
+
+    #[test]
+    fn cursor_reads_are_bounded_and_say_when_they_skipped() {
+        let events: Vec<Event> = (1..=10)
+            .map(|seq| Event {
+                seq,
+                ts: None,
+                kind: EventType::Notification,
+                data: json!({}),
+            })
+            .collect();
+        let (new, next, truncated) = since(&events, 7, 5);
+        assert_eq!((new.len(), next, truncated), (3, 10, false));
+        let (new, next, truncated) = since(&events, 2, 5);
+        assert_eq!(
+            (new.first().map(|e| e.seq), next, truncated),
+            (Some(6), 10, true)
+        );
+        let (new, next, truncated) = since(&events, 10, 5);
+        assert_eq!((new.len(), next, truncated), (0, 10, false));
+    }
+}

@@ -1,0 +1,146 @@
+//! File watching: `notify` with a debouncer over every provider's watch paths. A burst of
+//! events (a live agent appending, a storm of thousands) arrives as one callback per debounce
+//! window with the set of paths touched; the caller refreshes incrementally once. When the OS
+//! watcher cannot be had (inotify limits), the caller falls back to polling.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use notify::RecursiveMode;
+use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
+
+use crate::provider::ProviderSet;
+
+/// Keeps the OS watches alive; dropping it stops them.
+pub struct Watcher {
+    _debouncer: Debouncer<notify::RecommendedWatcher>,
+    /// What is watched, and how.
+    pub watched: Vec<(PathBuf, bool)>,
+}
+
+/// The directories to watch for a provider set: each watch path that is a directory
+/// (recursively), and the directory of each watched file (not recursively), so files that are
+/// replaced or created later (SQLite `-wal` files) are still seen. Paths that do not exist yet
+/// are watched through their nearest existing ancestor.
+pub fn targets(providers: &ProviderSet) -> Vec<(PathBuf, bool)> {
+    let mut out: BTreeSet<(PathBuf, bool)> = BTreeSet::new();
+    for p in providers.iter() {
+        for path in p.watch_paths() {
+            if path.is_dir() {
+                out.insert((path, true));
+            } else if let Some(dir) = path.ancestors().skip(1).find(|a| a.is_dir()) {
+                out.insert((dir.to_path_buf(), false));
+            }
+        }
+    }
+    // A recursive watch covers everything below it.
+    let recursive: Vec<PathBuf> = out
+        .iter()
+        .filter(|(_, r)| *r)
+        .map(|(p, _)| p.clone())
+        .collect();
+    out.into_iter()
+        .filter(|(p, r)| *r || !recursive.iter().any(|d| p.starts_with(d)))
+        .collect()
+}
+
+/// Watches `targets`, calling `on_change` with the touched paths at most once per `debounce`.
+pub fn watch(
+    targets: &[(PathBuf, bool)],
+    debounce: Duration,
+    mut on_change: impl FnMut(Vec<PathBuf>) + Send + 'static,
+) -> Result<Watcher, String> {
+    let mut debouncer = new_debouncer(debounce, move |res: DebounceEventResult| match res {
+        Ok(events) => on_change(events.into_iter().map(|e| e.path).collect()),
+        // An overflowed queue or a watch error: something changed, we do not know what.
+        Err(_) => on_change(Vec::new()),
+    })
+    .map_err(|e| format!("file watching is unavailable ({e}); falling back to periodic rescans"))?;
+    for (path, recursive) in targets {
+        let mode = if *recursive {
+            RecursiveMode::Recursive
+        } else {
+            RecursiveMode::NonRecursive
+        };
+        debouncer.watcher().watch(path, mode).map_err(|e| {
+            format!(
+                "cannot watch {} ({e}); falling back to periodic rescans",
+                path.display()
+            )
+        })?;
+    }
+    Ok(Watcher {
+        _debouncer: debouncer,
+        watched: targets.to_vec(),
+    })
+}
+
+/// The watch target for one followed file: its directory.
+pub fn file_target(path: &Path) -> Vec<(PathBuf, bool)> {
+    path.parent()
+        .map(|d| vec![(d.to_path_buf(), false)])
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::sync::mpsc;
+
+    #[test]
+    fn an_append_is_seen_and_a_storm_coalesces() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, "{}\n").unwrap();
+        let (tx, rx) = mpsc::channel();
+        let _w = watch(
+            &[(dir.path().to_path_buf(), true)],
+            Duration::from_millis(100),
+            move |paths| {
+                let _ = tx.send(paths);
+            },
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .unwrap();
+        writeln!(f, "{{\"a\":1}}").unwrap();
+        drop(f);
+        let paths = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("no event for an append");
+        assert!(paths.iter().any(|p| p.ends_with("s.jsonl")), "{paths:?}");
+
+        // 10,000 writes in a burst arrive as a handful of callbacks, not thousands.
+        for i in 0..10_000 {
+            std::fs::write(dir.path().join(format!("f{}.txt", i % 100)), i.to_string()).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(600));
+        let callbacks = rx.try_iter().count();
+        assert!(
+            (1..50).contains(&callbacks),
+            "{callbacks} callbacks for a 10,000-event storm"
+        );
+    }
+
+    #[test]
+    fn targets_watch_directories_recursively_and_files_through_their_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("projects")).unwrap();
+        let roots = crate::provider::Roots {
+            claude: vec![dir.path().to_path_buf()],
+            opencode: vec![dir.path().join("oc")],
+            ..Default::default()
+        };
+        std::fs::create_dir_all(dir.path().join("oc")).unwrap();
+        let set = ProviderSet::new(&roots, &[]);
+        let t = targets(&set);
+        assert!(t.contains(&(dir.path().join("projects"), true)), "{t:?}");
+        // opencode.db does not exist yet: its directory is watched, so its creation is seen.
+        assert!(t.contains(&(dir.path().join("oc"), false)), "{t:?}");
+    }
+}

@@ -4,6 +4,7 @@ use agent_sessions_core::actions::resume::ResumeCommand;
 use std::path::PathBuf;
 
 use agent_sessions_core::index::Hit;
+use agent_sessions_core::live::events::Event;
 use agent_sessions_core::{Catalog, Diagnostics, Error, ProviderKind, ScanReport, Transcript};
 use serde_json::{json, Value};
 
@@ -17,6 +18,8 @@ pub struct Envelope {
     text: String,
     warnings: Vec<String>,
     error: Option<(String, String)>,
+    /// Nothing left to print (streamed output).
+    silent: bool,
 }
 
 impl Envelope {
@@ -27,6 +30,7 @@ impl Envelope {
             text,
             warnings: Vec::new(),
             error: None,
+            silent: false,
         }
     }
 
@@ -43,6 +47,7 @@ impl Envelope {
             text,
             warnings: Vec::new(),
             error: None,
+            silent: false,
         }
     }
 
@@ -76,12 +81,44 @@ impl Envelope {
         Envelope::ok(json!({ "removed": removed }), text)
     }
 
+    pub fn events(events: Vec<Event>, cursor: u64) -> Self {
+        let mut text = String::new();
+        for e in &events {
+            let ts =
+                e.ts.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+                    .unwrap_or_else(|| "-".into());
+            let kind = serde_json::to_value(e.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let data = if e.data == json!({}) {
+                String::new()
+            } else {
+                e.data.to_string()
+            };
+            text.push_str(&format!("{:>5}  {ts}  {kind:<13} {data}\n", e.seq));
+        }
+        Envelope::ok(json!({ "events": events, "cursor": cursor }), text)
+    }
+
+    /// Output already printed as it came (`log --follow`).
+    pub fn silent() -> Self {
+        Envelope {
+            data: Value::Null,
+            text: String::new(),
+            warnings: Vec::new(),
+            error: None,
+            silent: true,
+        }
+    }
+
     fn ok(data: Value, text: String) -> Self {
         Envelope {
             data,
             text,
             warnings: Vec::new(),
             error: None,
+            silent: false,
         }
     }
 
@@ -95,6 +132,7 @@ impl Envelope {
             text: String::new(),
             warnings: Vec::new(),
             error: Some((e.code().to_owned(), e.to_string())),
+            silent: false,
         }
     }
 
@@ -110,6 +148,9 @@ impl Envelope {
     }
 
     pub fn print(&self, json: bool) {
+        if self.silent {
+            return;
+        }
         if json {
             let mut out = json!({
                 "schema_version": SCHEMA_VERSION,

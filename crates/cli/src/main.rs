@@ -2,6 +2,7 @@
 //! `agent-sessions-core`; output is a human table by default or one JSON envelope with `--json`.
 
 mod envelope;
+mod follow;
 mod progress;
 mod render;
 
@@ -76,6 +77,18 @@ enum Command {
         /// Only sessions updated on or before this date (YYYY-MM-DD).
         #[arg(long, value_name = "DATE", value_parser = parse_end_date)]
         until: Option<i64>,
+    },
+    /// Print a session's activity timeline (session_start, prompt, tool_start, tool_end,
+    /// notification, ask, stop, session_end); names and lengths only, no text.
+    Log {
+        /// The session id (or an unambiguous prefix of it).
+        id: String,
+        /// Keep printing as the session grows, until it ends (or Ctrl-C).
+        #[arg(long)]
+        follow: bool,
+        /// Only the last N events (before following).
+        #[arg(long, value_name = "N")]
+        tail: Option<usize>,
     },
     /// List unreadable records and the format versions seen.
     Diagnostics {
@@ -194,6 +207,12 @@ fn run(cli: Cli) -> Result<Envelope, Error> {
             let mut out = Envelope::search(hits);
             out.warn(lib.warnings());
             Ok(out)
+        }
+        Command::Log { id, follow, tail } => {
+            let mut lib = open(&roots, &[], true);
+            let report = progress::run("scanning", |p| lib.sessions(p))?;
+            let session = lib.catalog().find(&report.sessions, &id)?.clone();
+            follow::run(lib.catalog(), session, tail, follow, cli.json)
         }
         Command::Diagnostics { providers } => {
             let mut lib = open(&roots, &providers, true);

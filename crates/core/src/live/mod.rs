@@ -1,4 +1,5 @@
 //! Live detection: which sessions a running agent process has open.
 
 pub mod events;
+pub mod follow;
 pub mod process;

@@ -1,0 +1,179 @@
+//! Live sessions end to end in the core: a watcher sees appends (and OpenCode's WAL writes),
+//! the index follows, live flags and turn states change, and a follower reads new events.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use agent_sessions_core::live::events::{EventType, TurnState};
+use agent_sessions_core::live::follow::Follower;
+use agent_sessions_core::{watch, Library, ProviderKind, ScanProgress};
+
+const SESSION: &str = "ceefe47d-84be-4483-8ce5-5f829cfd22c9";
+
+/// Claims `SESSION` for this test process, the way Claude Code writes `sessions/<pid>.json`.
+fn claim_live(root: &Path, status: &str) {
+    let me = std::process::id();
+    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
+    let ticks = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .to_owned();
+    std::fs::write(
+        root.join("sessions/99999.json"),
+        format!(
+            r#"{{"pid":{me},"sessionId":"{SESSION}","procStart":"{ticks}","status":"{status}"}}"#
+        ),
+    )
+    .unwrap();
+}
+
+fn append(path: &Path, line: &str) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_growing_claude_session_is_seen_live_with_its_turn_state_and_events() {
+    let store = common::fixture_copy(ProviderKind::Claude, "2.1.332");
+    let cache = tempfile::tempdir().unwrap();
+    let roots = common::roots(ProviderKind::Claude, store.path());
+    let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+    let p = ScanProgress::default();
+    let find = |lib: &mut Library| {
+        lib.sessions(&p)
+            .unwrap()
+            .sessions
+            .into_iter()
+            .find(|s| s.id == SESSION)
+            .unwrap()
+    };
+    assert!(!find(&mut lib).live);
+
+    claim_live(store.path(), "busy");
+    let s = find(&mut lib);
+    assert!(s.live);
+    assert_eq!(
+        s.turn,
+        Some(TurnState::Unknown),
+        "its last event is hours old: no evidence"
+    );
+
+    let mut follower = Follower::new(s.clone(), 0);
+    let first = follower.poll(lib.catalog()).unwrap();
+    assert!(!first.ended && !first.events.is_empty());
+    assert_eq!(first.events.last().unwrap().kind, EventType::Stop);
+
+    let (tx, rx) = mpsc::channel();
+    let _w = watch::watch(
+        &watch::targets(lib.catalog().providers()),
+        Duration::from_millis(50),
+        move |paths| {
+            let _ = tx.send(paths);
+        },
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let file = s.source_path.clone();
+    let started = Instant::now();
+    let now = chrono::Utc::now().to_rfc3339();
+    append(
+        &file,
+        &format!(
+            r#"{{"type":"user","uuid":"n1","sessionId":"{SESSION}","timestamp":"{now}","message":{{"role":"user","content":"and now the tests"}}}}"#
+        ),
+    );
+    rx.recv_timeout(Duration::from_secs(5))
+        .expect("the watcher saw nothing");
+    let report = lib.refresh(&p).unwrap();
+    eprintln!("append → watcher → index: {:?}", started.elapsed());
+    assert_eq!(report.changed, 1);
+    let s = find(&mut lib);
+    assert_eq!(s.turn, Some(TurnState::Working), "a prompt means working");
+    assert_eq!(s.counts.user, 3);
+
+    let update = follower.poll(lib.catalog()).unwrap();
+    assert_eq!(update.events.len(), 1);
+    assert_eq!(update.events[0].kind, EventType::Prompt);
+    assert_eq!(update.events[0].seq, first.cursor + 1);
+
+    let now = chrono::Utc::now().to_rfc3339();
+    append(
+        &file,
+        &format!(
+            r#"{{"type":"assistant","uuid":"n2","parentUuid":"n1","sessionId":"{SESSION}","timestamp":"{now}","message":{{"id":"msg_n2","model":"claude-x","role":"assistant","content":[{{"type":"text","text":"Tests added."}}]}}}}"#
+        ),
+    );
+    rx.recv_timeout(Duration::from_secs(5))
+        .expect("the watcher saw nothing");
+    lib.refresh(&p).unwrap();
+    assert_eq!(
+        find(&mut lib).turn,
+        Some(TurnState::Waiting),
+        "an answered turn waits"
+    );
+    let update = follower.poll(lib.catalog()).unwrap();
+    assert_eq!(
+        update.events.iter().map(|e| e.kind).collect::<Vec<_>>(),
+        vec![EventType::Stop]
+    );
+
+    // The agent exits: its pid file goes, the session ends.
+    std::fs::remove_file(store.path().join("sessions/99999.json")).unwrap();
+    let last = follower.poll(lib.catalog()).unwrap();
+    assert!(last.ended);
+    assert_eq!(last.events.last().unwrap().kind, EventType::SessionEnd);
+    assert!(!find(&mut lib).live);
+}
+
+#[test]
+fn a_write_through_opencode_wal_is_seen_by_the_watcher() {
+    let store = common::fixture_copy(ProviderKind::Opencode, "1.18.33");
+    let cache = tempfile::tempdir().unwrap();
+    let roots = common::roots(ProviderKind::Opencode, store.path());
+    let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+    let p = ScanProgress::default();
+    lib.sessions(&p).unwrap();
+    let writer = rusqlite::Connection::open(store.path().join("opencode.db")).unwrap();
+    writer.pragma_update(None, "journal_mode", "wal").unwrap();
+    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let _w = watch::watch(
+        &watch::targets(lib.catalog().providers()),
+        Duration::from_millis(50),
+        move |paths| {
+            let _ = tx.send(paths);
+        },
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    writer
+        .execute(
+            "UPDATE session SET title = 'renamed live', time_updated = time_updated + 1 WHERE id = 'ses_dd4339e7fffeEdarK7FDG4nA4y'",
+            [],
+        )
+        .unwrap();
+    let paths = rx
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the watcher saw nothing");
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.to_string_lossy().contains("opencode.db")),
+        "{paths:?}"
+    );
+    assert_eq!(lib.refresh(&p).unwrap().changed, 1);
+    let s = lib
+        .sessions(&p)
+        .unwrap()
+        .sessions
+        .into_iter()
+        .find(|s| s.id == "ses_dd4339e7fffeEdarK7FDG4nA4y")
+        .unwrap();
+    assert_eq!(s.title.as_deref(), Some("renamed live"));
+}

@@ -13,7 +13,8 @@ pub struct AppState {
     pub roots: Mutex<Roots>,
     pub demo: Mutex<bool>,
     pub library: Mutex<Library>,
-    pub transcript: Mutex<Option<Transcript>>,
+    /// The last loaded transcript and its source file's (size, mtime) then.
+    pub transcript: Mutex<Option<(Transcript, Option<(u64, i64)>)>>,
     /// Bumped when the roots change, so the worker starts over on the new ones.
     pub generation: AtomicU64,
 }

@@ -1,21 +1,26 @@
-//! Keeps the cache fresh while the app runs: refresh (cheap when nothing changed), tell the UI
-//! when sessions changed, then index message text in small batches so search fills in behind
-//! the list. Scan progress goes to the UI as `scan-progress` events.
+//! Keeps the cache fresh while the app runs: woken by the file watcher (or a poll without one),
+//! it refreshes (cheap when nothing changed), tells the UI (`sessions-changed`), then indexes
+//! message text in small batches so search fills in behind the list. Scan progress goes to the
+//! UI as `scan-progress` events.
 //!
 //! The worker has its own library (its own connection to the cache), so the commands keep
 //! answering from the cache while a long first scan runs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-use agent_sessions_core::ScanProgress;
+use agent_sessions_core::{watch, ScanProgress};
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
 
 use crate::state::{open_library, AppState};
 
-/// How often the stores are checked for changes (until file watching replaces polling).
+/// Events closer than this are one change.
+const DEBOUNCE: Duration = Duration::from_millis(100);
+/// With a watcher: how often live flags are re-checked when nothing is written.
+const TICK: Duration = Duration::from_secs(5);
+/// Without a watcher: how often the stores are polled.
 const POLL: Duration = Duration::from_secs(2);
 /// Sessions text-indexed per step.
 const INDEX_BATCH: usize = 20;
@@ -31,6 +36,7 @@ struct Progress {
 struct Changed {
     changed: usize,
     removed: usize,
+    first: bool,
 }
 
 pub fn start(app: AppHandle) {
@@ -38,20 +44,34 @@ pub fn start(app: AppHandle) {
         let state = app.state::<AppState>();
         let generation = state.generation.load(Ordering::SeqCst);
         let mut lib = open_library(&state.roots());
+        // Store changes wake the worker; without a watcher it polls.
+        let (tx, rx) = mpsc::channel();
+        let targets = watch::targets(lib.catalog().providers());
+        let watcher = watch::watch(&targets, DEBOUNCE, move |_| {
+            let _ = tx.send(());
+        });
+        let idle = match &watcher {
+            Ok(_) => TICK,
+            Err(e) => {
+                let _ = app.emit("warning", e.clone());
+                POLL
+            }
+        };
         let mut first = true;
         while state.generation.load(Ordering::SeqCst) == generation {
             let progress = Arc::new(ScanProgress::default());
             let report = with_progress(&app, &progress, || lib.refresh(&progress));
+            // Live flags and turn states also change with time (an agent exits): the list is
+            // re-read on every tick, and at once after a change.
             if let Ok(r) = report {
-                if first || r.changed + r.removed > 0 {
-                    let _ = app.emit(
-                        "sessions-changed",
-                        Changed {
-                            changed: r.changed,
-                            removed: r.removed,
-                        },
-                    );
-                }
+                let _ = app.emit(
+                    "sessions-changed",
+                    Changed {
+                        changed: r.changed,
+                        removed: r.removed,
+                        first,
+                    },
+                );
             }
             first = false;
             if lib.pending_text() > 0 {
@@ -59,12 +79,14 @@ pub fn start(app: AppHandle) {
                     .index_some_text(INDEX_BATCH, &ScanProgress::default())
                     .unwrap_or(0);
                 let _ = app.emit("index-progress", lib.pending_text());
-                if done > 0 {
+                if done > 0 && rx.try_recv().is_err() {
                     continue;
                 }
             }
-            std::thread::sleep(POLL);
+            let _ = rx.recv_timeout(idle);
+            while rx.try_recv().is_ok() {}
         }
+        drop(watcher);
     });
 }
 

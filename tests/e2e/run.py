@@ -24,6 +24,7 @@ APP = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "target/debug/agent-ses
 SHOTS = ROOT / "target/e2e"
 TESTDATA = ROOT / "testdata"
 FAILURES = []
+CLAUDE_ROOT = None
 
 
 def free_port():
@@ -172,7 +173,8 @@ def main():
         sys.exit(f"build the app first: {APP} is missing")
     tmp = Path(tempfile.mkdtemp(prefix="agent-sessions-e2e-"))
     (tmp / "home").mkdir()
-    claude = tmp / "claude"
+    global CLAUDE_ROOT
+    claude = CLAUDE_ROOT = tmp / "claude"
     shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", claude)
     xss_store(claude)
     display = free_display()
@@ -334,14 +336,44 @@ def run_main_suite(d):
         d.shot("07-long-transcript-end")
     check("a 5,000-message transcript keeps only what is on screen in the DOM", long_transcript)
 
+    def growing_session():
+        sid = "ceefe47d-84be-4483-8ce5-5f829cfd22c9"
+        d.click(d.wait_all(f'[data-testid="session-row"][data-id="{sid}"]')[0])
+        d.until("return document.querySelector('[data-testid=\"transcript-title\"]')?.textContent.includes('my-demo-session')")
+        # Claim the session for this (running) test process, as Claude Code's pid file does.
+        stat = Path("/proc/self/stat").read_text()
+        ticks = stat[stat.rfind(")") + 1:].split()[19]
+        pidfile = CLAUDE_ROOT / "sessions/4242.json"
+        pidfile.write_text(json.dumps({"pid": os.getpid(), "sessionId": sid, "procStart": ticks, "status": "busy"}))
+        transcript = CLAUDE_ROOT / "projects/-home-bob-projects-demo" / f"{sid}.jsonl"
+        now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        with transcript.open("a") as f:
+            f.write(json.dumps({"type": "user", "uuid": "live-1", "sessionId": sid, "timestamp": now,
+                                "message": {"role": "user", "content": "LIVE one more thing please"}}) + "\n")
+        d.until("return [...document.querySelectorAll('[data-testid=\"message\"]')].some(m => m.textContent.includes('LIVE one more thing'))", 20)
+        assert d.until("return document.querySelector('[data-testid=\"turn-state\"]')?.textContent === 'working'", 20)
+        assert d.find_all(f'[data-testid="session-row"][data-id="{sid}"] [data-testid="live-dot"]'), "no live dot"
+        with transcript.open("a") as f:
+            f.write(json.dumps({"type": "assistant", "uuid": "live-2", "parentUuid": "live-1", "sessionId": sid, "timestamp": now,
+                                "message": {"id": "msg_live2", "model": "claude-x", "role": "assistant",
+                                            "content": [{"type": "text", "text": "LIVE answer arrived"}]}}) + "\n")
+        d.until("return [...document.querySelectorAll('[data-testid=\"message\"]')].some(m => m.textContent.includes('LIVE answer arrived'))", 20)
+        assert d.until("return document.querySelector('[data-testid=\"turn-state\"]')?.textContent === 'waiting'", 20)
+        header = d.text(d.find_all('[data-testid="header-counts"]')[0])
+        assert header.startswith("8 msgs"), header
+        d.shot("08-live-session")
+        pidfile.unlink()
+        d.until(f"return !document.querySelector('[data-testid=\"session-row\"][data-id=\"{sid}\"] [data-testid=\"live-dot\"]')", 20)
+    check("a session that grows while shown appends and shows its turn state", growing_session)
+
 
 def empty_state(d):
     d.wait_all('[data-testid="empty-state"]', timeout=30)
-    d.shot("08-empty-state")
+    d.shot("09-empty-state")
     d.click(d.wait_all('[data-testid="open-demo"]')[0])
     rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
     assert len(rows) >= 10, len(rows)
-    d.shot("09-demo-store")
+    d.shot("10-demo-store")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ export interface SessionMeta {
   cost_usd: number | null;
   archived: boolean;
   live: boolean;
+  turn: "starting" | "working" | "waiting" | "needs_input" | "unknown" | null;
   source_path: string;
   format_version: string | null;
 }

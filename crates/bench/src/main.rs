@@ -20,7 +20,7 @@ use clap::Parser;
 struct Args {
     /// `index`: the cache and search against the targets; `scan`: the raw metadata scan per
     /// provider. Both when omitted.
-    #[arg(long, value_parser = ["index", "scan"])]
+    #[arg(long, value_parser = ["index", "scan", "live"])]
     suite: Option<String>,
     /// Corpus size in MB (10^6 bytes), per provider.
     #[arg(long, default_value_t = 300)]
@@ -58,6 +58,10 @@ struct Row {
 
 fn main() {
     let args = Args::parse();
+    if args.suite.as_deref() == Some("live") {
+        live_suite(&args);
+        return;
+    }
     if args.suite.as_deref() != Some("scan") {
         index_suite(&args);
     }
@@ -251,6 +255,158 @@ fn index_suite(args: &Args) {
         .unwrap()
         .set_len(big_len)
         .unwrap();
+}
+
+/// The live suite: 1,000 Claude sessions watched as the app watches them.
+fn live_suite(args: &Args) {
+    use std::sync::mpsc;
+    let root = args.dir.join("live-1000");
+    if !root.join("DONE").exists() {
+        let _ = fs::remove_dir_all(&root);
+        let mut rng = corpus::Rng::new(0x11fe);
+        for i in 0..1000u64 {
+            let dir = root.join(format!("projects/-home-user-p{}", i % 50));
+            fs::create_dir_all(&dir).unwrap();
+            let id = format!("00000000-0000-4000-8000-{i:012x}");
+            corpus::claude_session(
+                &dir.join(format!("{id}.jsonl")),
+                "/home/user/p",
+                20_000 + rng.below(40_000),
+                &mut rng,
+            )
+            .unwrap();
+        }
+        fs::write(root.join("DONE"), b"").unwrap();
+    }
+    let roots = Roots {
+        claude: vec![root.clone()],
+        ..Roots::default()
+    };
+    let cache = root.join("cache");
+    let _ = fs::remove_dir_all(&cache);
+    let p = ScanProgress::default();
+    let mut lib = Library::open(&roots, &[], Some(cache));
+    let n = lib.sessions(&p).unwrap().sessions.len();
+    let files = all_files(&root);
+    let line = fs::read_to_string(&files[0])
+        .unwrap()
+        .lines()
+        .find(|l| l.contains("\"type\":\"user\""))
+        .unwrap()
+        .to_owned();
+    println!("\nlive suite: {n} sessions watched in {}\n", root.display());
+    let mut rows = Vec::new();
+    for (label, debounce) in [
+        ("app, 100 ms debounce", 100u64),
+        ("CLI follow, 30 ms debounce", 30),
+    ] {
+        let (tx, rx) = mpsc::channel();
+        let targets = agent_sessions_core::watch::targets(lib.catalog().providers());
+        let _w = agent_sessions_core::watch::watch(
+            &targets,
+            Duration::from_millis(debounce),
+            move |_| {
+                let _ = tx.send(Instant::now());
+            },
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let mut lat = Vec::new();
+        for i in 0..20 {
+            let target = &files[(i * 37) % files.len()];
+            let start = Instant::now();
+            let mut f = fs::OpenOptions::new().append(true).open(target).unwrap();
+            f.write_all(format!("{line}\n").as_bytes()).unwrap();
+            drop(f);
+            rx.recv_timeout(Duration::from_secs(5)).unwrap();
+            let r = lib.refresh(&p).unwrap();
+            assert_eq!(r.changed, 1);
+            lat.push(start.elapsed());
+            std::thread::sleep(Duration::from_millis(150));
+            while rx.try_recv().is_ok() {}
+        }
+        lat.sort();
+        rows.push(Row {
+            what: format!("append → index updated, p50 ({label})"),
+            time: lat[lat.len() / 2],
+            bytes: 0,
+            peak_rss: None,
+            note: "20 appends to different sessions".into(),
+        });
+        rows.push(Row {
+            what: format!("append → index updated, p95 ({label})"),
+            time: lat[lat.len() * 95 / 100],
+            bytes: 0,
+            peak_rss: None,
+            note: "watch event + debounce + incremental refresh".into(),
+        });
+    }
+
+    eprintln!("latency measured; idle phase …");
+    // Idle: the app's loop with nothing written (a refresh per 5 s tick), CPU over 10 s.
+    let (tx, rx) = mpsc::channel::<()>();
+    let targets = agent_sessions_core::watch::targets(lib.catalog().providers());
+    let _w = agent_sessions_core::watch::watch(&targets, Duration::from_millis(100), move |_| {
+        let _ = tx.send(());
+    })
+    .unwrap();
+    let cpu0 = cpu_time();
+    let wall = Instant::now();
+    while wall.elapsed() < Duration::from_secs(10) {
+        let _ = rx.recv_timeout(Duration::from_secs(5));
+        lib.refresh(&p).unwrap();
+    }
+    let idle = cpu_time() - cpu0;
+    rows.push(Row {
+        what: "idle, 1,000 sessions watched (10 s)".into(),
+        time: idle,
+        bytes: 0,
+        peak_rss: peak_rss(),
+        note: format!("{:.2}% of one core", 100.0 * idle.as_secs_f64() / 10.0),
+    });
+
+    eprintln!("idle measured; storm …");
+    // Storm: 10,000 appends across 100 sessions as fast as possible.
+    let cpu0 = cpu_time();
+    let start = Instant::now();
+    for i in 0..10_000 {
+        let mut f = fs::OpenOptions::new()
+            .append(true)
+            .open(&files[i % 100])
+            .unwrap();
+        f.write_all(format!("{line}\n").as_bytes()).unwrap();
+    }
+    let written = start.elapsed();
+    eprintln!("storm written in {written:?}; refreshing …");
+    let mut refreshes = 0;
+    let mut changed = 0;
+    while rx.recv_timeout(Duration::from_millis(500)).is_ok() {
+        while rx.try_recv().is_ok() {}
+        changed += lib.refresh(&p).unwrap().changed;
+        refreshes += 1;
+    }
+    rows.push(Row {
+        what: "storm: 10,000 appends to 100 sessions".into(),
+        time: start.elapsed(),
+        bytes: 0,
+        peak_rss: peak_rss(),
+        note: format!(
+            "written in {written:?}; {refreshes} refreshes, {changed} session updates, CPU {:?}",
+            cpu_time() - cpu0
+        ),
+    });
+    print_table(&rows);
+}
+
+/// This process's user + system CPU time.
+fn cpu_time() -> Duration {
+    let stat = fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat[stat.rfind(')').map_or(0, |i| i + 1)..]
+        .split_whitespace()
+        .collect();
+    let ticks: u64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
+        + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+    Duration::from_millis(ticks * 10)
 }
 
 /// A fixed query set as users type them: common words, identifiers of every frequency, error

@@ -1,4 +1,4 @@
-//! File watching: `notify` with a debouncer over every provider's watch paths. A burst of
+//! File watching: `notify` with debouncing over every provider's watch paths. A burst of
 //! events (a live agent appending, a storm of thousands) arrives as one callback per debounce
 //! window with the set of paths touched; the caller refreshes incrementally once. When the OS
 //! watcher cannot be had (inotify limits), the caller falls back to polling.
@@ -7,14 +7,16 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use notify::RecursiveMode;
-use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use notify::{EventKind, RecursiveMode, Watcher as _};
 
 use crate::provider::ProviderSet;
 
-/// Keeps the OS watches alive; dropping it stops them.
+/// Keeps the OS watches alive; dropping it stops them (and the debouncing thread).
 pub struct Watcher {
-    _debouncer: Debouncer<notify::RecommendedWatcher>,
+    _watcher: notify::RecommendedWatcher,
     /// What is watched, and how.
     pub watched: Vec<(PathBuf, bool)>,
 }
@@ -46,15 +48,25 @@ pub fn targets(providers: &ProviderSet) -> Vec<(PathBuf, bool)> {
 }
 
 /// Watches `targets`, calling `on_change` with the touched paths at most once per `debounce`.
+/// Reads are not changes: access events (our own scans open files) are ignored, or every scan
+/// would wake the next one.
 pub fn watch(
     targets: &[(PathBuf, bool)],
     debounce: Duration,
     mut on_change: impl FnMut(Vec<PathBuf>) + Send + 'static,
 ) -> Result<Watcher, String> {
-    let mut debouncer = new_debouncer(debounce, move |res: DebounceEventResult| match res {
-        Ok(events) => on_change(events.into_iter().map(|e| e.path).collect()),
-        // An overflowed queue or a watch error: something changed, we do not know what.
-        Err(_) => on_change(Vec::new()),
+    let (tx, rx) = mpsc::channel::<Vec<PathBuf>>();
+    let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        match res {
+            Ok(event) if matches!(event.kind, EventKind::Access(_)) => {}
+            Ok(event) => {
+                let _ = tx.send(event.paths);
+            }
+            // An overflowed queue or a watch error: something changed, we do not know what.
+            Err(_) => {
+                let _ = tx.send(Vec::new());
+            }
+        }
     })
     .map_err(|e| format!("file watching is unavailable ({e}); falling back to periodic rescans"))?;
     for (path, recursive) in targets {
@@ -63,15 +75,32 @@ pub fn watch(
         } else {
             RecursiveMode::NonRecursive
         };
-        debouncer.watcher().watch(path, mode).map_err(|e| {
+        watcher.watch(path, mode).map_err(|e| {
             format!(
                 "cannot watch {} ({e}); falling back to periodic rescans",
                 path.display()
             )
         })?;
     }
+    // Coalesce: the first change opens a window of `debounce`; everything in it is one call.
+    // The thread ends when the watcher (and so the sender) is dropped.
+    std::thread::spawn(move || {
+        while let Ok(first) = rx.recv() {
+            let mut paths: BTreeSet<PathBuf> = first.into_iter().collect();
+            let deadline = Instant::now() + debounce;
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match rx.recv_timeout(left) {
+                    Ok(more) => paths.extend(more),
+                    Err(mpsc::RecvTimeoutError::Timeout) => break,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                }
+            }
+            on_change(paths.into_iter().collect());
+        }
+    });
     Ok(Watcher {
-        _debouncer: debouncer,
+        _watcher: watcher,
         watched: targets.to_vec(),
     })
 }
@@ -87,7 +116,6 @@ pub fn file_target(path: &Path) -> Vec<(PathBuf, bool)> {
 mod tests {
     use super::*;
     use std::io::Write;
-    use std::sync::mpsc;
 
     #[test]
     fn an_append_is_seen_and_a_storm_coalesces() {

@@ -9,12 +9,14 @@ use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::{process_env, resolve_roots};
 use agent_sessions_core::{Library, Roots, Transcript};
 
+/// The last loaded transcript and its source file's (size, mtime) then.
+pub type CachedTranscript = (Transcript, Option<(u64, i64)>);
+
 pub struct AppState {
     pub roots: Mutex<Roots>,
     pub demo: Mutex<bool>,
     pub library: Mutex<Library>,
-    /// The last loaded transcript and its source file's (size, mtime) then.
-    pub transcript: Mutex<Option<(Transcript, Option<(u64, i64)>)>>,
+    pub transcript: Mutex<Option<CachedTranscript>>,
     /// Bumped when the roots change, so the worker starts over on the new ones.
     pub generation: AtomicU64,
 }

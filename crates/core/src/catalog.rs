@@ -75,10 +75,7 @@ impl Catalog {
             }
             let status = live.get(&(s.provider, s.id.clone()));
             s.live = status.is_some();
-            s.turn = match status {
-                Some(status) => Some(self.turn_state(s, status.as_deref())),
-                None => None,
-            };
+            s.turn = status.map(|status| self.turn_state(s, status.as_deref()));
         }
     }
 

@@ -82,22 +82,10 @@ impl Envelope {
     }
 
     pub fn events(events: Vec<Event>, cursor: u64) -> Self {
-        let mut text = String::new();
-        for e in &events {
-            let ts =
-                e.ts.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-                    .unwrap_or_else(|| "-".into());
-            let kind = serde_json::to_value(e.kind)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            let data = if e.data == json!({}) {
-                String::new()
-            } else {
-                e.data.to_string()
-            };
-            text.push_str(&format!("{:>5}  {ts}  {kind:<13} {data}\n", e.seq));
-        }
+        let text: String = events
+            .iter()
+            .map(|e| render::event_line(e) + "\n")
+            .collect();
         Envelope::ok(json!({ "events": events, "cursor": cursor }), text)
     }
 

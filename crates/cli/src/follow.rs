@@ -8,7 +8,6 @@ use agent_sessions_core::live::events::Event;
 use agent_sessions_core::live::follow::Follower;
 use agent_sessions_core::watch;
 use agent_sessions_core::{Catalog, Error, SessionMeta};
-use serde_json::json;
 
 use crate::envelope::Envelope;
 
@@ -69,17 +68,5 @@ fn print_event(e: &Event, json: bool) {
         println!("{}", serde_json::to_string(e).unwrap_or_default());
         return;
     }
-    let ts =
-        e.ts.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-            .unwrap_or_else(|| "-".into());
-    let kind = serde_json::to_value(e.kind)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    let data = if e.data == json!({}) {
-        String::new()
-    } else {
-        e.data.to_string()
-    };
-    println!("{:>5}  {ts}  {kind:<13} {data}", e.seq);
+    println!("{}", crate::render::event_line(e));
 }

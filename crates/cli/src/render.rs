@@ -218,3 +218,20 @@ pub fn diagnostics(
     }
     out
 }
+
+/// One timeline event as a line: `seq  time  type  data`.
+pub fn event_line(e: &agent_sessions_core::live::events::Event) -> String {
+    let ts =
+        e.ts.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_else(|| "-".into());
+    let kind = serde_json::to_value(e.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let data = if e.data == serde_json::json!({}) {
+        String::new()
+    } else {
+        e.data.to_string()
+    };
+    format!("{:>5}  {ts}  {kind:<13} {data}", e.seq)
+}

@@ -262,6 +262,37 @@ pub fn fold_file<A>(
     Ok(cursor)
 }
 
+/// Hands every complete record of a whole file to `each` as JSON (with its byte offset and line
+/// number), for transcript loading. Bad lines become diagnostics; a half-written last line ends
+/// the read quietly.
+pub fn for_each_record(
+    provider: ProviderKind,
+    path: &Path,
+    mut each: impl FnMut(&serde_json::Value, u64, u64),
+) -> Result<Diagnostics, crate::error::Error> {
+    let io = |e| crate::error::Error::io(path, e);
+    let mut diagnostics = Diagnostics::default();
+    let mut reader = LineReader::open_at(path, 0, 0).map_err(io)?;
+    while let Some(line) = reader.next_line().map_err(io)? {
+        let problem = |reason: String| Diagnostic {
+            provider,
+            path: path.to_path_buf(),
+            line: Some(line.number),
+            reason,
+        };
+        if line.too_long {
+            diagnostics.push(problem("line longer than 64 MiB skipped".into()));
+            continue;
+        }
+        match parse_line::<serde_json::Value>(line.bytes) {
+            Ok(value) => each(&value, line.offset, line.number),
+            Err(_) if line.partial => break,
+            Err(reason) => diagnostics.push(problem(reason)),
+        }
+    }
+    Ok(diagnostics)
+}
+
 /// Decodes one JSON line. Invalid UTF-8 and lone UTF-16 surrogates, which real transcripts
 /// contain (tool output cut mid-character), are repaired to U+FFFD instead of losing the record.
 pub fn parse_line<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {

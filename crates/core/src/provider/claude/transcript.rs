@@ -15,11 +15,10 @@ use super::records::{classify_user, Record, UserKind, SYNTHETIC_MODEL};
 use super::side_dir;
 use crate::error::Error;
 use crate::model::{
-    Diagnostic, Diagnostics, FileChange, Message, Part, ProviderKind, Role, SessionMeta, ToolPart,
-    ToolStatus, Transcript,
+    FileChange, Message, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus, Transcript,
 };
 use crate::provider::cut;
-use crate::provider::jsonl::{parse_line, LineReader};
+use crate::provider::jsonl::{for_each_record, parse_line, LineReader};
 
 /// Tool output longer than this is cut to a preview; the rest is a blob.
 pub const INLINE_OUTPUT: usize = 32 << 10;
@@ -30,28 +29,9 @@ pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
     let path = &session.source_path;
     let is_agent = session.parent_id.is_some();
     let mut builder = Builder::new(is_agent);
-    let mut diagnostics = Diagnostics::default();
-    let mut reader = LineReader::open_at(path, 0, 0).map_err(|e| Error::io(path, e))?;
-    let problem = |line: u64, reason: String| Diagnostic {
-        provider: ProviderKind::Claude,
-        path: path.clone(),
-        line: Some(line),
-        reason,
-    };
-    while let Some(line) = reader.next_line().map_err(|e| Error::io(path, e))? {
-        if line.too_long {
-            diagnostics.push(problem(
-                line.number,
-                "line longer than 64 MiB skipped".into(),
-            ));
-            continue;
-        }
-        match parse_line::<Value>(line.bytes) {
-            Ok(value) => builder.add(&value, line.offset, line.number),
-            Err(_) if line.partial => break,
-            Err(reason) => diagnostics.push(problem(line.number, reason)),
-        }
-    }
+    let diagnostics = for_each_record(ProviderKind::Claude, path, |v, offset, line| {
+        builder.add(v, offset, line)
+    })?;
     let messages = builder.messages;
     let mut session = session.clone();
     session.counts = crate::model::Counts::of(&messages);

@@ -15,11 +15,10 @@ use super::patch;
 use super::records::{user_text_kind, Item, Line, UserText};
 use crate::error::Error;
 use crate::model::{
-    Diagnostic, Diagnostics, Message, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus,
-    Transcript,
+    Diagnostics, Message, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus, Transcript,
 };
 use crate::provider::cut;
-use crate::provider::jsonl::{parse_line, LineReader};
+use crate::provider::jsonl::{for_each_record, parse_line, LineReader};
 
 /// Tool output longer than this is cut to a preview; the rest is a blob.
 const INLINE_OUTPUT: usize = 32 << 10;
@@ -38,24 +37,9 @@ pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
             b.add(item, 0, i as u64 + 1);
         }
     } else {
-        let mut reader = LineReader::open_at(path, 0, 0).map_err(|e| Error::io(path, e))?;
-        while let Some(line) = reader.next_line().map_err(|e| Error::io(path, e))? {
-            let problem = |reason: String| Diagnostic {
-                provider: ProviderKind::Codex,
-                path: path.clone(),
-                line: Some(line.number),
-                reason,
-            };
-            if line.too_long {
-                diagnostics.push(problem("line longer than 64 MiB skipped".into()));
-                continue;
-            }
-            match parse_line::<Value>(line.bytes) {
-                Ok(v) => b.add(&v, line.offset, line.number),
-                Err(_) if line.partial => break,
-                Err(reason) => diagnostics.push(problem(reason)),
-            }
-        }
+        diagnostics = for_each_record(ProviderKind::Codex, path, |v, offset, line| {
+            b.add(v, offset, line)
+        })?;
     }
     let messages = b.finish();
     let mut session = session.clone();

@@ -19,5 +19,7 @@ export const reveal = (session: SessionMeta) => invoke<void>("reveal", { session
 export const onSessionsChanged = (f: () => void): Promise<UnlistenFn> => listen("sessions-changed", () => f());
 export const onScanProgress = (f: (p: ScanProgress) => void): Promise<UnlistenFn> =>
   listen<ScanProgress>("scan-progress", (e) => f(e.payload));
+export const onWarning = (f: (message: string) => void): Promise<UnlistenFn> =>
+  listen<string>("warning", (e) => f(e.payload));
 export const onIndexProgress = (f: (pending: number) => void): Promise<UnlistenFn> =>
   listen<number>("index-progress", (e) => f(e.payload));

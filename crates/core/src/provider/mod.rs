@@ -209,16 +209,24 @@ pub(crate) fn cut(mut text: String, max: usize) -> String {
     text
 }
 
-/// Serializes a provider's state. It is our own plain data, so failing is a bug (a map with
-/// non-string keys, say): loud in debug builds, a full rescan next time in release builds.
+/// Serializes a provider's state, compactly (postcard): it is decoded and re-encoded on every
+/// refresh, and as JSON that cost grew with the number of files (≈ 40 ms for 2,000 sessions).
+/// It is our own plain data, so failing is a bug: loud in debug builds, a full rescan next time
+/// in release builds.
 pub(crate) fn encode_state(state: &impl Serialize) -> ProviderState {
-    match serde_json::to_vec(state) {
+    match postcard::to_stdvec(state) {
         Ok(bytes) => bytes,
         Err(e) => {
             debug_assert!(false, "provider state does not serialize: {e}");
             Vec::new()
         }
     }
+}
+
+/// Reads a state [`encode_state`] wrote; anything else (empty, another version) is `None`,
+/// which means a full scan.
+pub(crate) fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    postcard::from_bytes(bytes).ok()
 }
 
 /// The diagnostic for a store file that was listed but could not be read.

@@ -20,8 +20,8 @@ use crate::error::Error;
 use crate::model::{ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet, Tracked};
 use crate::provider::{
-    encode_state, unreadable, LiveSession, Provider, ProviderState, ScanOutput, ScanProgress,
-    SessionKey,
+    decode_state, encode_state, unreadable, LiveSession, Provider, ProviderState, ScanOutput,
+    ScanProgress, SessionKey,
 };
 
 pub struct ClaudeProvider {
@@ -157,7 +157,7 @@ impl Provider for ClaudeProvider {
     }
 
     fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
-        let prev: State = serde_json::from_slice(prev).unwrap_or_default();
+        let prev: State = decode_state(prev).unwrap_or_default();
         let r = files::refresh_all(
             self.discover(),
             |f| &f.path,

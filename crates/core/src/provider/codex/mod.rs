@@ -25,8 +25,8 @@ use crate::error::Error;
 use crate::model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet, Tracked};
 use crate::provider::{
-    encode_state, title_from_text, unreadable, Provider, ProviderState, ScanOutput, ScanProgress,
-    SessionKey, TITLE_CHARS,
+    decode_state, encode_state, title_from_text, unreadable, Provider, ProviderState, ScanOutput,
+    ScanProgress, SessionKey, TITLE_CHARS,
 };
 
 pub struct CodexProvider {
@@ -317,7 +317,7 @@ impl Provider for CodexProvider {
     }
 
     fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
-        let prev: State = serde_json::from_slice(prev).unwrap_or_default();
+        let prev: State = decode_state(prev).unwrap_or_default();
         let mut overlays = BTreeMap::new();
         let mut overlay_changed = false;
         for root in &self.roots {

@@ -18,8 +18,8 @@ use crate::model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet};
 use crate::provider::sqlite;
 use crate::provider::{
-    encode_state, title_from_text, Provider, ProviderState, ScanOutput, ScanProgress, SessionKey,
-    TITLE_CHARS,
+    decode_state, encode_state, title_from_text, Provider, ProviderState, ScanOutput, ScanProgress,
+    SessionKey, TITLE_CHARS,
 };
 
 /// Where a copy of a session lives.
@@ -186,7 +186,7 @@ impl Provider for OpencodeProvider {
     }
 
     fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
-        let mut state: State = serde_json::from_slice(prev).unwrap_or_default();
+        let mut state: State = decode_state(prev).unwrap_or_default();
         let mut out = ScanOutput::default();
         let mut next = State::default();
         for root in &self.roots {

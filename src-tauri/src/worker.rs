@@ -60,7 +60,21 @@ pub fn start(app: AppHandle) {
         let mut first = true;
         while state.generation.load(Ordering::SeqCst) == generation {
             let progress = Arc::new(ScanProgress::default());
-            let report = with_progress(&app, &progress, || lib.refresh(&progress));
+            // On a first scan each agent's sessions show as soon as that agent is done.
+            let report = with_progress(&app, &progress, || {
+                lib.refresh_with(&progress, &mut |_| {
+                    if first {
+                        let _ = app.emit(
+                            "sessions-changed",
+                            Changed {
+                                changed: 0,
+                                removed: 0,
+                                first,
+                            },
+                        );
+                    }
+                })
+            });
             // Live flags and turn states also change with time (an agent exits): the list is
             // re-read on every tick, and at once after a change.
             if let Ok(r) = report {

@@ -51,8 +51,17 @@ impl Library {
 
     /// Brings the cache up to date with the stores (nothing to do without a cache).
     pub fn refresh(&mut self, progress: &ScanProgress) -> Result<RefreshReport, Error> {
+        self.refresh_with(progress, &mut |_| {})
+    }
+
+    /// [`Library::refresh`], telling `on_commit` as each provider's changes land.
+    pub fn refresh_with(
+        &mut self,
+        progress: &ScanProgress,
+        on_commit: &mut dyn FnMut(ProviderKind),
+    ) -> Result<RefreshReport, Error> {
         match &mut self.index {
-            Some(index) => index.refresh(&self.catalog, progress),
+            Some(index) => index.refresh_with(&self.catalog, progress, on_commit),
             None => Ok(RefreshReport::default()),
         }
     }

@@ -193,49 +193,68 @@ impl Index {
         catalog: &Catalog,
         progress: &ScanProgress,
     ) -> Result<RefreshReport, Error> {
+        self.refresh_with(catalog, progress, &mut |_| {})
+    }
+
+    /// [`Index::refresh`], calling `on_commit` as each provider's changes land, so a first scan
+    /// can show each agent's sessions as soon as that agent is done.
+    pub fn refresh_with(
+        &mut self,
+        catalog: &Catalog,
+        progress: &ScanProgress,
+        on_commit: &mut dyn FnMut(ProviderKind),
+    ) -> Result<RefreshReport, Error> {
         let mut report = RefreshReport::default();
         let providers: Vec<_> = catalog.providers().iter().collect();
         let states: Vec<Vec<u8>> = providers
             .iter()
             .map(|p| self.state(p.kind()))
             .collect::<Result<_, _>>()?;
-        // Scan side by side (reads only), then commit one provider at a time.
-        let outputs: Vec<_> = std::thread::scope(|s| {
-            let handles: Vec<_> = providers
-                .iter()
-                .zip(&states)
-                .map(|(p, state)| s.spawn(move || p.scan(state, progress)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a provider scan panicked"))
-                .collect()
-        });
-        for (p, output) in providers.iter().zip(outputs) {
-            let output = output?;
-            let tx = self
-                .conn
-                .transaction()
-                .map_err(|e| cache_error(&self.path, e))?;
-            for key in &output.removed {
-                remove_session(&tx, key).map_err(|e| cache_error(&self.path, e))?;
+        // Scan side by side (reads only); commit each provider as its scan finishes.
+        std::thread::scope(|s| -> Result<(), Error> {
+            let (tx, rx) = std::sync::mpsc::channel();
+            for (p, state) in providers.iter().zip(&states) {
+                let tx = tx.clone();
+                s.spawn(move || {
+                    let _ = tx.send((p.kind(), p.scan(state, progress)));
+                });
             }
-            for meta in &output.changed {
-                upsert_session(&tx, meta).map_err(|e| cache_error(&self.path, e))?;
+            drop(tx);
+            for (kind, output) in rx {
+                let output = output?;
+                self.commit(kind, &output)?;
+                report.changed += output.changed.len();
+                report.removed += output.removed.len();
+                on_commit(kind);
             }
-            replace_diagnostics(&tx, p.kind(), &output.diagnostics)
-                .map_err(|e| cache_error(&self.path, e))?;
-            tx.execute(
-                "INSERT INTO provider_state (provider, state, problems) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (provider) DO UPDATE SET state = excluded.state, problems = excluded.problems",
-                params![p.kind().as_str(), output.state, output.diagnostics.parse_errors as i64],
-            )
-            .map_err(|e| cache_error(&self.path, e))?;
-            tx.commit().map_err(|e| cache_error(&self.path, e))?;
-            report.changed += output.changed.len();
-            report.removed += output.removed.len();
-        }
+            Ok(())
+        })?;
         Ok(report)
+    }
+
+    /// One provider's scan result, with its new state, in one transaction.
+    fn commit(
+        &mut self,
+        kind: ProviderKind,
+        output: &crate::provider::ScanOutput,
+    ) -> Result<(), Error> {
+        let path = self.path.clone();
+        let err = |e: rusqlite::Error| cache_error(&path, e);
+        let tx = self.conn.transaction().map_err(err)?;
+        for key in &output.removed {
+            remove_session(&tx, key).map_err(err)?;
+        }
+        for meta in &output.changed {
+            upsert_session(&tx, meta).map_err(err)?;
+        }
+        replace_diagnostics(&tx, kind, &output.diagnostics).map_err(err)?;
+        tx.execute(
+            "INSERT INTO provider_state (provider, state, problems) VALUES (?1, ?2, ?3)
+             ON CONFLICT (provider) DO UPDATE SET state = excluded.state, problems = excluded.problems",
+            params![kind.as_str(), output.state, output.diagnostics.parse_errors as i64],
+        )
+        .map_err(err)?;
+        tx.commit().map_err(err)
     }
 
     fn state(&self, kind: ProviderKind) -> Result<Vec<u8>, Error> {

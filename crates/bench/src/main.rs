@@ -20,7 +20,7 @@ use clap::Parser;
 struct Args {
     /// `index`: the cache and search against the targets; `scan`: the raw metadata scan per
     /// provider. Both when omitted.
-    #[arg(long, value_parser = ["index", "scan", "live"])]
+    #[arg(long, value_parser = ["index", "scan", "live", "query"])]
     suite: Option<String>,
     /// Corpus size in MB (10^6 bytes), per provider.
     #[arg(long, default_value_t = 300)]
@@ -60,6 +60,10 @@ fn main() {
     let args = Args::parse();
     if args.suite.as_deref() == Some("live") {
         live_suite(&args);
+        return;
+    }
+    if args.suite.as_deref() == Some("query") {
+        query_suite(&args);
         return;
     }
     if args.suite.as_deref() != Some("scan") {
@@ -396,6 +400,45 @@ fn live_suite(args: &Args) {
         ),
     });
     print_table(&rows);
+}
+
+/// Query latency alone, on the cache an earlier `--suite index` run left (no rebuild).
+fn query_suite(args: &Args) {
+    let base = args
+        .dir
+        .join(format!("g2-all-{}MB-big{}", args.size_mb, args.big_mb));
+    let roots = Roots {
+        claude: vec![base.join("claude")],
+        codex: vec![base.join("codex")],
+        opencode: vec![base.join("opencode")],
+    };
+    let mut lib = Library::open(&roots, &[], Some(base.join("cache")));
+    let p = ScanProgress::default();
+    lib.sessions(&p).unwrap();
+    // The index suite puts the big file back as generated: its text is indexed again here.
+    lib.index_text(&p).unwrap();
+    let index = lib.index().unwrap();
+    let filter = SearchFilter {
+        limit: 20,
+        ..SearchFilter::default()
+    };
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        for q in queries() {
+            let start = Instant::now();
+            index.search(&q, &filter).unwrap();
+            times.push(start.elapsed());
+        }
+    }
+    times.sort();
+    let pct = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
+    println!(
+        "search over {} runs: p50 {:?}  p95 {:?}  max {:?}",
+        times.len(),
+        pct(0.5),
+        pct(0.95),
+        times[times.len() - 1]
+    );
 }
 
 /// This process's user + system CPU time.

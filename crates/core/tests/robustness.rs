@@ -8,8 +8,11 @@ use agent_sessions_core::provider::claude::scan::{scan_file, Cursor, FileRole};
 use agent_sessions_core::provider::jsonl::LineReader;
 use proptest::prelude::*;
 
-fn fixture_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/claude");
+/// Every `.jsonl` file under `testdata/<provider>`, sorted.
+fn jsonl_files(provider: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(provider);
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(dir) = stack.pop() {
@@ -17,15 +20,21 @@ fn fixture_files() -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl")
-                && p.to_string_lossy().contains("/projects/")
-            {
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
                 out.push(p);
             }
         }
     }
     out.sort();
     out
+}
+
+/// The Claude transcripts (not `history.jsonl`).
+fn fixture_files() -> Vec<PathBuf> {
+    jsonl_files("claude")
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("/projects/"))
+        .collect()
 }
 
 fn role_for(path: &Path) -> FileRole {
@@ -150,19 +159,7 @@ fn every_codex_rollout_resumes_from_any_line_boundary() {
     use agent_sessions_core::provider::codex::scan::{
         scan_file as codex_scan, Cursor as CodexCursor,
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/codex");
-    let mut files = Vec::new();
-    let mut stack = vec![root];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
+    let files = jsonl_files("codex");
     assert!(files.len() >= 19, "found only {} rollouts", files.len());
     for path in files {
         let data = std::fs::read(&path).unwrap();

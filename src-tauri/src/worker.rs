@@ -37,6 +37,8 @@ struct Changed {
     changed: usize,
     removed: usize,
     first: bool,
+    /// The refresh is complete (not just one provider's part of it).
+    done: bool,
 }
 
 pub fn start(app: AppHandle) {
@@ -70,6 +72,7 @@ pub fn start(app: AppHandle) {
                                 changed: 0,
                                 removed: 0,
                                 first,
+                                done: false,
                             },
                         );
                     }
@@ -84,6 +87,7 @@ pub fn start(app: AppHandle) {
                         changed: r.changed,
                         removed: r.removed,
                         first,
+                        done: true,
                     },
                 );
             }

@@ -16,7 +16,8 @@ export const search = (query: string, providers: Provider[] = [], limit = 50) =>
 export const resumeCommand = (session: SessionMeta) => invoke<ResumeView>("resume_command", { session });
 export const reveal = (session: SessionMeta) => invoke<void>("reveal", { session });
 
-export const onSessionsChanged = (f: () => void): Promise<UnlistenFn> => listen("sessions-changed", () => f());
+export const onSessionsChanged = (f: (refreshDone: boolean) => void): Promise<UnlistenFn> =>
+  listen<{ done: boolean }>("sessions-changed", (e) => f(e.payload.done));
 export const onScanProgress = (f: (p: ScanProgress) => void): Promise<UnlistenFn> =>
   listen<ScanProgress>("scan-progress", (e) => f(e.payload));
 export const onWarning = (f: (message: string) => void): Promise<UnlistenFn> =>

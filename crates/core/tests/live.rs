@@ -32,6 +32,18 @@ fn claim_live(root: &Path, status: &str) {
     .unwrap();
 }
 
+/// Watches what the library's providers read; each debounced change arrives on the receiver.
+fn watch_library(lib: &Library) -> (watch::Watcher, mpsc::Receiver<Vec<std::path::PathBuf>>) {
+    let (tx, rx) = mpsc::channel();
+    let targets = watch::targets(lib.catalog().providers());
+    let w = watch::watch(&targets, Duration::from_millis(50), move |paths| {
+        let _ = tx.send(paths);
+    })
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    (w, rx)
+}
+
 fn append(path: &Path, line: &str) {
     let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
     writeln!(f, "{line}").unwrap();
@@ -69,16 +81,7 @@ fn a_growing_claude_session_is_seen_live_with_its_turn_state_and_events() {
     assert!(!first.ended && !first.events.is_empty());
     assert_eq!(first.events.last().unwrap().kind, EventType::Stop);
 
-    let (tx, rx) = mpsc::channel();
-    let _w = watch::watch(
-        &watch::targets(lib.catalog().providers()),
-        Duration::from_millis(50),
-        move |paths| {
-            let _ = tx.send(paths);
-        },
-    )
-    .unwrap();
-    std::thread::sleep(Duration::from_millis(100));
+    let (_w, rx) = watch_library(&lib);
     let file = s.source_path.clone();
     let started = Instant::now();
     let now = chrono::Utc::now().to_rfc3339();
@@ -142,16 +145,7 @@ fn a_write_through_opencode_wal_is_seen_by_the_watcher() {
     let writer = rusqlite::Connection::open(store.path().join("opencode.db")).unwrap();
     writer.pragma_update(None, "journal_mode", "wal").unwrap();
     writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    let (tx, rx) = mpsc::channel();
-    let _w = watch::watch(
-        &watch::targets(lib.catalog().providers()),
-        Duration::from_millis(50),
-        move |paths| {
-            let _ = tx.send(paths);
-        },
-    )
-    .unwrap();
-    std::thread::sleep(Duration::from_millis(100));
+    let (_w, rx) = watch_library(&lib);
     writer
         .execute(
             "UPDATE session SET title = 'renamed live', time_updated = time_updated + 1 WHERE id = 'ses_dd4339e7fffeEdarK7FDG4nA4y'",

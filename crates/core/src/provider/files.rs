@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::ScanProgress;
+use crate::model::{Diagnostics, ProviderKind};
 use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
@@ -88,6 +89,19 @@ pub struct Refreshed<F, C> {
 
 /// One file's refresh: its new state and whether it was read, or why it could not be.
 type Outcome<C> = io::Result<(Tracked<C>, bool)>;
+
+impl<F, A> Refreshed<F, super::jsonl::Cursor<A>> {
+    /// Every problem that applies now: files that could not be read, and the bad lines of
+    /// every file still tracked (kept in their cursors, so unchanged files report them too).
+    pub fn report_problems(&self, provider: ProviderKind, out: &mut Diagnostics) {
+        for (path, e) in &self.unreadable {
+            out.push(super::unreadable(provider, path.clone(), e));
+        }
+        for (path, state) in &self.next {
+            state.cursor.problems.report(provider, path, out);
+        }
+    }
+}
 
 /// Refreshes every found file against the previous set, in parallel on the rayon pool.
 pub fn refresh_all<F, C>(

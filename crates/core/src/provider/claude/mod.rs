@@ -20,8 +20,8 @@ use crate::error::Error;
 use crate::model::{ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet, Tracked};
 use crate::provider::{
-    decode_state, encode_state, unreadable, LiveSession, Provider, ProviderState, ScanOutput,
-    ScanProgress, SessionKey,
+    decode_state, encode_state, LiveSession, Provider, ProviderState, ScanOutput, ScanProgress,
+    SessionKey,
 };
 
 pub struct ClaudeProvider {
@@ -182,16 +182,7 @@ impl Provider for ClaudeProvider {
         for path in r.gone.iter().filter(|p| was_session(p)) {
             out.removed.push(key_of(path));
         }
-        for (path, e) in r.unreadable {
-            out.diagnostics
-                .push(unreadable(ProviderKind::Claude, path, &e));
-        }
-        for (path, state) in &r.next {
-            state
-                .cursor
-                .problems
-                .report(ProviderKind::Claude, path, &mut out.diagnostics);
-        }
+        r.report_problems(ProviderKind::Claude, &mut out.diagnostics);
         out.state = encode_state(&State { files: r.next });
         Ok(out)
     }

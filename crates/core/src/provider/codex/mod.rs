@@ -25,8 +25,8 @@ use crate::error::Error;
 use crate::model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet, Tracked};
 use crate::provider::{
-    decode_state, encode_state, title_from_text, unreadable, Provider, ProviderState, ScanOutput,
-    ScanProgress, SessionKey, TITLE_CHARS,
+    decode_state, encode_state, title_from_text, Provider, ProviderState, ScanOutput, ScanProgress,
+    SessionKey, TITLE_CHARS,
 };
 
 pub struct CodexProvider {
@@ -352,16 +352,7 @@ impl Provider for CodexProvider {
         for path in r.gone.iter().filter(|p| was_session(p)) {
             out.removed.push(key_of(path, &prev.files[path].cursor.acc));
         }
-        for (path, e) in r.unreadable {
-            out.diagnostics
-                .push(unreadable(ProviderKind::Codex, path, &e));
-        }
-        for (path, state) in &r.next {
-            state
-                .cursor
-                .problems
-                .report(ProviderKind::Codex, path, &mut out.diagnostics);
-        }
+        r.report_problems(ProviderKind::Codex, &mut out.diagnostics);
         let ids: Vec<String> = r
             .next
             .iter()

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use agent_sessions_core::index::Hit;
 use agent_sessions_core::live::events::Event;
 use agent_sessions_core::{Catalog, Diagnostics, Error, ProviderKind, ScanReport, Transcript};
+use serde::Serialize;
 use serde_json::{json, Value};
+use std::io::Write;
 
 use crate::render;
 
@@ -14,7 +16,7 @@ pub const SCHEMA_VERSION: &str = "agent-sessions.cli.v1";
 
 /// What a command produced: the JSON `data`, its text form, and warnings.
 pub struct Envelope {
-    data: Value,
+    data: Data,
     text: String,
     warnings: Vec<String>,
     error: Option<(String, String)>,
@@ -26,7 +28,9 @@ impl Envelope {
     pub fn scan(report: ScanReport) -> Self {
         let text = render::session_table(&report.sessions, &report.diagnostics);
         Envelope {
-            data: json!({ "sessions": report.sessions, "diagnostics": report.diagnostics }),
+            data: Data::Value(
+                json!({ "sessions": report.sessions, "diagnostics": report.diagnostics }),
+            ),
             text,
             warnings: Vec::new(),
             error: None,
@@ -34,17 +38,12 @@ impl Envelope {
         }
     }
 
+    /// A transcript, printed as it is written out: no second copy of it (as text or as a JSON
+    /// tree) is ever held, so `show` of a big session costs the transcript and no more.
     pub fn show(transcript: Transcript, resume: ResumeCommand) -> Self {
-        let text = render::transcript(&transcript, &resume);
-        let mut data = serde_json::to_value(&transcript).unwrap_or(Value::Null);
-        data["resume_command"] = json!({
-            "argv": std::iter::once(&resume.program).chain(&resume.args).collect::<Vec<_>>(),
-            "cwd": resume.cwd,
-            "shell": resume.for_this_platform(),
-        });
         Envelope {
-            data,
-            text,
+            data: Data::Transcript(Box::new(transcript), resume),
+            text: String::new(),
             warnings: Vec::new(),
             error: None,
             silent: false,
@@ -92,7 +91,7 @@ impl Envelope {
     /// Output already printed as it came (`log --follow`).
     pub fn silent() -> Self {
         Envelope {
-            data: Value::Null,
+            data: Data::Value(Value::Null),
             text: String::new(),
             warnings: Vec::new(),
             error: None,
@@ -102,7 +101,7 @@ impl Envelope {
 
     fn ok(data: Value, text: String) -> Self {
         Envelope {
-            data,
+            data: Data::Value(data),
             text,
             warnings: Vec::new(),
             error: None,
@@ -116,7 +115,7 @@ impl Envelope {
 
     pub fn failure(e: &Error) -> Self {
         Envelope {
-            data: Value::Null,
+            data: Data::Value(Value::Null),
             text: String::new(),
             warnings: Vec::new(),
             error: Some((e.code().to_owned(), e.to_string())),
@@ -139,26 +138,83 @@ impl Envelope {
         if self.silent {
             return;
         }
-        if json {
-            let mut out = json!({
-                "schema_version": SCHEMA_VERSION,
-                "ok": self.error.is_none(),
-                "data": self.data,
-                "warnings": self.warnings,
-                "error": null,
-            });
-            if let Some((code, message)) = &self.error {
-                out["error"] = json!({ "code": code, "message": message });
-            }
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
-            return;
-        }
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        // A closed pipe (`show … | head`) is not an error worth reporting.
+        let _ = if json {
+            self.write_json(&mut out)
+        } else {
+            self.write_text(&mut out)
+        };
+        let _ = out.flush();
+    }
+
+    fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let error = self
+            .error
+            .as_ref()
+            .map(|(code, message)| json!({ "code": code, "message": message }));
+        let envelope = Out {
+            schema_version: SCHEMA_VERSION,
+            ok: self.error.is_none(),
+            data: &self.data,
+            warnings: &self.warnings,
+            error,
+        };
+        serde_json::to_writer_pretty(&mut *out, &envelope)?;
+        writeln!(out)
+    }
+
+    fn write_text(&self, out: &mut impl Write) -> std::io::Result<()> {
         for w in &self.warnings {
             eprintln!("warning: {w}");
         }
-        match &self.error {
-            Some((_, message)) => eprintln!("error: {message}"),
-            None => print!("{}", self.text),
+        if let Some((_, message)) = &self.error {
+            eprintln!("error: {message}");
+            return Ok(());
+        }
+        match &self.data {
+            Data::Transcript(t, resume) => render::write_transcript(out, t, resume),
+            Data::Value(_) => out.write_all(self.text.as_bytes()),
         }
     }
+}
+
+/// A command's JSON data: a value, or a transcript serialized straight to the output.
+enum Data {
+    Value(Value),
+    Transcript(Box<Transcript>, ResumeCommand),
+}
+
+impl Serialize for Data {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Data::Value(v) => v.serialize(s),
+            Data::Transcript(t, resume) => ShowData {
+                transcript: t,
+                resume_command: json!({
+                    "argv": std::iter::once(resume.program()).chain(resume.args().iter().map(String::as_str)).collect::<Vec<_>>(),
+                    "cwd": resume.cwd(),
+                    "shell": resume.for_this_platform(),
+                }),
+            }
+            .serialize(s),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ShowData<'a> {
+    #[serde(flatten)]
+    transcript: &'a Transcript,
+    resume_command: Value,
+}
+
+#[derive(Serialize)]
+struct Out<'a> {
+    schema_version: &'static str,
+    ok: bool,
+    data: &'a Data,
+    warnings: &'a [String],
+    error: Option<Value>,
 }

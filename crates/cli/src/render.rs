@@ -76,8 +76,13 @@ fn pad(cell: &str, width: usize) -> String {
     format!("{cell}{}", " ".repeat(width.saturating_sub(n)))
 }
 
-/// The transcript as readable text: header, then each shown message.
-pub fn transcript(t: &Transcript, resume: &ResumeCommand) -> String {
+/// The transcript as readable text: header, then each shown message, written to `w` a message
+/// at a time (a transcript can be gigabytes; its text is never held whole).
+pub fn write_transcript(
+    w: &mut impl std::io::Write,
+    t: &Transcript,
+    resume: &ResumeCommand,
+) -> std::io::Result<()> {
     let s = &t.session;
     let mut out = String::new();
     let _ = writeln!(out, "{}", s.title.as_deref().unwrap_or("(untitled)"));
@@ -95,10 +100,13 @@ pub fn transcript(t: &Transcript, resume: &ResumeCommand) -> String {
         s.counts.user, s.counts.assistant, s.counts.tool_calls
     );
     let _ = writeln!(out, "resume: {}", resume.for_this_platform());
+    w.write_all(out.as_bytes())?;
     for m in t.messages.iter().filter(|m| !m.meta) {
+        out.clear();
         message(&mut out, m);
+        w.write_all(out.as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 fn message(out: &mut String, m: &Message) {

@@ -103,7 +103,7 @@ fn a_growing_claude_session_is_seen_live_with_its_turn_state_and_events() {
     let update = follower.poll(lib.catalog()).unwrap();
     assert_eq!(update.events.len(), 1);
     assert_eq!(update.events[0].kind, EventType::Prompt);
-    assert_eq!(update.events[0].seq, first.cursor + 1);
+    assert!(update.events[0].seq > first.cursor);
 
     let now = chrono::Utc::now().to_rfc3339();
     append(

@@ -47,36 +47,50 @@ pub enum TurnState {
     Unknown,
 }
 
-/// Projects a transcript onto the event vocabulary. `ended` adds `session_end` (the session is
-/// not live any more).
+/// How many events one message can number: a message's events are numbered from its first
+/// source line times this (its position in the list where a store has no lines), so an event
+/// keeps its number however much of the file a reader reads, and a follower that reads only the
+/// end of a file hands out the same numbers as a whole read.
+pub const SEQ_SLOTS: u64 = 1024;
+
+/// Projects a whole transcript onto the event vocabulary. `ended` adds `session_end` (the
+/// session is not live any more).
 pub fn project(messages: &[Message], ended: bool) -> Vec<Event> {
-    let mut out: Vec<Event> = Vec::new();
-    let mut push = |ts: Option<DateTime<Utc>>, kind: EventType, data: Value| {
-        let seq = out.len() as u64 + 1;
-        out.push(Event {
-            seq,
-            ts,
-            kind,
-            data,
-        });
-    };
-    let visible: Vec<&Message> = messages
+    project_window(messages, true, ended)
+}
+
+/// [`project`] for the messages of a window that may start after the session's start
+/// (`from_start` false): then no `session_start` is made up for its first message.
+pub fn project_window(messages: &[Message], from_start: bool, ended: bool) -> Vec<Event> {
+    let mut line = Timeline::default();
+    // Each visible message with its numbering key: its first source line, else its position.
+    let visible: Vec<(u64, &Message)> = messages
         .iter()
-        .filter(|m| !m.meta && !m.sidechain)
+        .enumerate()
+        .filter(|(_, m)| !m.meta && !m.sidechain)
+        .map(|(i, m)| (m.source_lines.first().copied().unwrap_or(i as u64 + 1), m))
         .collect();
-    if let Some(first) = visible.first().copied().or(messages.first()) {
-        push(first.timestamp, EventType::SessionStart, json!({}));
+    let first = visible.first().copied().or(messages
+        .first()
+        .map(|m| (m.source_lines.first().copied().unwrap_or(1), m)));
+    if let (true, Some((key, m))) = (from_start, first) {
+        // The session's start takes slot 0 of its first message.
+        line.start_message(key);
+        line.slot = 0;
+        line.push(m.timestamp, EventType::SessionStart, json!({}));
     }
-    for (i, m) in visible.iter().enumerate() {
+    for (i, &(key, m)) in visible.iter().enumerate() {
+        line.start_message(key);
+        let at = m.timestamp;
         match m.role {
             Role::User if m.counted => {
                 let len: usize = m.parts.iter().map(text_len).sum();
-                push(m.timestamp, EventType::Prompt, json!({ "length": len }));
+                line.push(at, EventType::Prompt, json!({ "length": len }));
             }
             Role::Assistant => {
                 for p in &m.parts {
                     if let Part::Tool(t) = p {
-                        push(m.timestamp, EventType::ToolStart, json!({ "name": t.name }));
+                        line.push(at, EventType::ToolStart, json!({ "name": t.name }));
                         if t.status != ToolStatus::Pending {
                             let status = if t.status == ToolStatus::Ok {
                                 "ok"
@@ -84,8 +98,8 @@ pub fn project(messages: &[Message], ended: bool) -> Vec<Event> {
                                 "error"
                             };
                             let output = t.output.as_ref().map_or(0, String::len);
-                            push(
-                                m.timestamp,
+                            line.push(
+                                at,
                                 EventType::ToolEnd,
                                 json!({ "name": t.name, "status": status, "output_length": output }),
                             );
@@ -93,31 +107,28 @@ pub fn project(messages: &[Message], ended: bool) -> Vec<Event> {
                     }
                 }
                 let answered = m.counted && m.parts.iter().any(|p| matches!(p, Part::Text { .. }));
-                let turn_over = visible[i + 1..]
+                let turn_over = visible
                     .iter()
-                    .find(|n| n.role != Role::System)
-                    .is_none_or(|n| n.role == Role::User);
+                    .skip(i + 1)
+                    .find(|(_, n)| n.role != Role::System)
+                    .is_none_or(|(_, n)| n.role == Role::User);
                 if answered && turn_over && !has_pending_tool(m) {
                     let len: usize = m.parts.iter().map(text_len).sum();
-                    push(m.timestamp, EventType::Stop, json!({ "length": len }));
+                    line.push(at, EventType::Stop, json!({ "length": len }));
                 }
             }
             Role::System => {
                 for p in &m.parts {
                     match p {
                         Part::Notice { source, .. } if source == "ask" => {
-                            push(m.timestamp, EventType::Ask, json!({ "source": source }));
+                            line.push(at, EventType::Ask, json!({ "source": source }));
                         }
                         Part::Notice { source, .. } => {
-                            push(
-                                m.timestamp,
-                                EventType::Notification,
-                                json!({ "source": source }),
-                            );
+                            line.push(at, EventType::Notification, json!({ "source": source }));
                         }
                         Part::Compaction { trigger, .. } => {
-                            push(
-                                m.timestamp,
+                            line.push(
+                                at,
                                 EventType::Notification,
                                 json!({ "source": "compaction", "trigger": trigger }),
                             );
@@ -129,11 +140,47 @@ pub fn project(messages: &[Message], ended: bool) -> Vec<Event> {
             _ => {}
         }
     }
-    if ended {
-        let last = messages.last().and_then(|m| m.timestamp);
-        push(last, EventType::SessionEnd, json!({}));
+    if let (true, Some(last)) = (ended, messages.last()) {
+        // The last slot of the last message: the same number whatever window was read.
+        let key = last.source_lines.first().copied();
+        line.key = key.unwrap_or(messages.len() as u64).max(line.key);
+        line.slot = SEQ_SLOTS - 1;
+        line.push(last.timestamp, EventType::SessionEnd, json!({}));
     }
-    out
+    line.events
+}
+
+/// Numbers events as they are made: `key * SEQ_SLOTS + n` for the n-th event of the message
+/// whose key is `key` (from 1; slot 0 is the session's start).
+#[derive(Default)]
+struct Timeline {
+    events: Vec<Event>,
+    key: u64,
+    /// Slot of the next event in the current message.
+    slot: u64,
+}
+
+impl Timeline {
+    fn start_message(&mut self, key: u64) {
+        if self.events.is_empty() || key != self.key {
+            self.key = key;
+            self.slot = 1;
+        }
+    }
+
+    fn push(&mut self, ts: Option<DateTime<Utc>>, kind: EventType, data: Value) {
+        // The last slot is shared by a message's overflow: numbers stay increasing per message
+        // order, never colliding with the next message's.
+        let seq = self.key * SEQ_SLOTS + self.slot.min(SEQ_SLOTS - 1);
+        let seq = seq.max(self.events.last().map_or(1, |e| e.seq + 1));
+        self.slot += 1;
+        self.events.push(Event {
+            seq,
+            ts,
+            kind,
+            data,
+        });
+    }
 }
 
 fn text_len(p: &Part) -> usize {
@@ -175,14 +222,23 @@ pub fn turn_state(events: &[Event], now: DateTime<Utc>, stale_after: i64) -> Tur
 }
 
 /// Everything after `cursor` (a `seq`) in a bounded window of the latest events, as
-/// `related-remote-sessions` reads: the events, the next cursor, and whether the cursor fell out
-/// of the window (then the window's oldest events are returned).
-pub fn since(events: &[Event], cursor: u64, window: usize) -> (Vec<Event>, u64, bool) {
+/// `related-remote-sessions` reads: the events, the next cursor, and whether events after the
+/// cursor were left out — dropped from the window, or before `floor`, the lowest number the
+/// events could have (0 when they were projected from the session's start; a window that starts
+/// later cannot say what came between the cursor and its start).
+pub fn since(events: &[Event], cursor: u64, window: usize, floor: u64) -> (Vec<Event>, u64, bool) {
     let start = events.len().saturating_sub(window);
-    let kept = &events[start..];
-    let oldest = kept.first().map_or(cursor + 1, |e| e.seq);
-    let truncated = cursor + 1 < oldest;
-    let new: Vec<Event> = kept.iter().filter(|e| e.seq > cursor).cloned().collect();
+    let dropped = start
+        .checked_sub(1)
+        .and_then(|i| events.get(i))
+        .is_some_and(|e| e.seq > cursor);
+    let truncated = dropped || cursor < floor;
+    let new: Vec<Event> = events
+        .iter()
+        .skip(start)
+        .filter(|e| e.seq > cursor)
+        .cloned()
+        .collect();
     let next = new.last().map_or(cursor, |e| e.seq);
     (new, next, truncated)
 }
@@ -254,10 +310,15 @@ mod tests {
         assert_eq!(events[1].data, json!({"length": 19}));
         let all = serde_json::to_string(&events).unwrap();
         assert!(!all.contains("secret"), "{all}");
+        // Numbered by message (no source lines here: by position), the start in slot 0.
+        let s = SEQ_SLOTS;
         assert_eq!(
             events.iter().map(|e| e.seq).collect::<Vec<_>>(),
-            vec![1, 2, 3, 4, 5]
+            vec![s, s + 1, 2 * s + 1, 2 * s + 2, 3 * s + 1]
         );
+        // A window without the session's start numbers the same events the same way.
+        let window = project_window(&messages[1..], false, false);
+        assert_eq!(kinds(&window), vec![ToolStart, ToolEnd, Stop]);
         assert_eq!(kinds(&project(&messages, true)).last(), Some(&SessionEnd));
     }
 
@@ -312,14 +373,25 @@ mod tests {
                 data: json!({}),
             })
             .collect();
-        let (new, next, truncated) = since(&events, 7, 5);
+        let (new, next, truncated) = since(&events, 7, 5, 0);
         assert_eq!((new.len(), next, truncated), (3, 10, false));
-        let (new, next, truncated) = since(&events, 2, 5);
+        let (new, next, truncated) = since(&events, 2, 5, 0);
         assert_eq!(
             (new.first().map(|e| e.seq), next, truncated),
             (Some(6), 10, true)
         );
-        let (new, next, truncated) = since(&events, 10, 5);
+        let (new, next, truncated) = since(&events, 5, 5, 0);
+        assert_eq!(
+            (new.len(), next, truncated),
+            (5, 10, false),
+            "nothing dropped"
+        );
+        let (new, next, truncated) = since(&events, 10, 5, 0);
         assert_eq!((new.len(), next, truncated), (0, 10, false));
+        // Events before a window's floor are unknown: a cursor below it may have missed some.
+        let (_, _, truncated) = since(&events, 0, 50, 4);
+        assert!(truncated);
+        let (_, _, truncated) = since(&events, 4, 50, 4);
+        assert!(!truncated);
     }
 }

@@ -3,3 +3,4 @@
 pub mod events;
 pub mod follow;
 pub mod process;
+pub mod tail;

@@ -346,6 +346,8 @@ fn live_suite(args: &Args) {
         });
     }
 
+    rows.extend(big_live_session(args));
+
     eprintln!("latency measured; idle phase …");
     // Idle: the app's loop with nothing written (a refresh per 5 s tick), CPU over 10 s.
     let (tx, rx) = mpsc::channel::<()>();
@@ -400,6 +402,97 @@ fn live_suite(args: &Args) {
         ),
     });
     print_table(&rows);
+}
+
+/// One big live Claude session (`--big-mb`): what a list (its
+/// turn state), a follower's first poll and its poll after an append cost, reading the end of
+/// the file instead of all of it; and a whole load, for comparison.
+fn big_live_session(args: &Args) -> Vec<Row> {
+    let mb = args.big_mb;
+    let root = args.dir.join(format!("live-big-{mb}MB"));
+    let id = "00000000-0000-4000-8000-0000000b1900";
+    let file = root.join(format!("projects/-home-user-big/{id}.jsonl"));
+    if !root.join("DONE").exists() {
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let mut rng = corpus::Rng::new(0xb16);
+        corpus::claude_session(&file, "/home/user/big", mb * 1_000_000, &mut rng).unwrap();
+        fs::write(root.join("DONE"), b"").unwrap();
+    }
+    // Claimed live by this process, the way Claude Code writes `sessions/<pid>.json`.
+    let me = std::process::id();
+    let stat = fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
+    let after = stat.rfind(')').map_or("", |i| &stat[i + 1..]);
+    let ticks = after.split_whitespace().nth(19).unwrap_or("0");
+    fs::create_dir_all(root.join("sessions")).unwrap();
+    fs::write(
+        root.join(format!("sessions/{me}.json")),
+        format!(r#"{{"pid":{me},"sessionId":"{id}","procStart":"{ticks}","status":"busy"}}"#),
+    )
+    .unwrap();
+    let roots = Roots {
+        claude: vec![root.clone()],
+        ..Roots::default()
+    };
+    let catalog = agent_sessions_core::Catalog::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let mut sessions = catalog.scan(&p).unwrap().sessions;
+    let size = fs::metadata(&file).unwrap().len();
+    let mut rows = Vec::new();
+    reset_peak();
+    let (t, _) = best(3, || catalog.enrich(&mut sessions));
+    assert!(sessions[0].live, "the big session is live");
+    rows.push(Row {
+        what: format!("list: turn state of a live {mb} MB session"),
+        time: t,
+        bytes: 0,
+        peak_rss: None,
+        note: "reads the last 256 KiB".into(),
+    });
+    let s = sessions[0].clone();
+    let mut follower = agent_sessions_core::live::follow::Follower::new(s.clone(), 0);
+    let start = Instant::now();
+    follower.poll(&catalog).unwrap();
+    rows.push(Row {
+        what: format!("follow: first poll of a {mb} MB session"),
+        time: start.elapsed(),
+        bytes: size,
+        peak_rss: None,
+        note: "counts lines once, reads the last 16 MiB".into(),
+    });
+    let line = format!(
+        r#"{{"type":"user","uuid":"bench-append","sessionId":"{id}","timestamp":"2026-11-30T10:00:00Z","message":{{"role":"user","content":"one more"}}}}"#
+    );
+    let mut f = fs::OpenOptions::new().append(true).open(&file).unwrap();
+    f.write_all(format!("{line}\n").as_bytes()).unwrap();
+    drop(f);
+    let start = Instant::now();
+    let update = follower.poll(&catalog).unwrap();
+    assert!(!update.events.is_empty());
+    rows.push(Row {
+        what: "follow: poll after an append".into(),
+        time: start.elapsed(),
+        bytes: 0,
+        peak_rss: peak_rss(),
+        note: "the window from the last anchor".into(),
+    });
+    reset_peak();
+    let start = Instant::now();
+    let whole = catalog.load(&s).unwrap();
+    rows.push(Row {
+        what: format!("for comparison: whole load of the {mb} MB session"),
+        time: start.elapsed(),
+        bytes: size,
+        peak_rss: peak_rss(),
+        note: format!(
+            "{} messages; what each list and poll cost before",
+            whole.messages.len()
+        ),
+    });
+    // Put the file back as generated, so the next run measures the same thing.
+    let f = fs::OpenOptions::new().write(true).open(&file).unwrap();
+    f.set_len(size).unwrap();
+    rows
 }
 
 /// Query latency alone, on the cache an earlier `--suite index` run left (no rebuild).

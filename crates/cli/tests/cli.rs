@@ -12,29 +12,52 @@ fn store(version: &str) -> PathBuf {
         .join("dot-claude")
 }
 
-/// A cache directory of its own for each command, unless a test shares one on purpose.
-fn fresh_cache() -> PathBuf {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!(
-        "agent-sessions-cli-test-{}-{n}",
-        std::process::id()
-    ))
+/// A cache directory of its own for each command, unless a test shares one on purpose;
+/// removed when dropped, like everything else the tests make.
+fn fresh_cache() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("agent-sessions-cli-test-")
+        .tempdir()
+        .unwrap()
 }
 
-fn cli(args: &[&str]) -> Command {
-    cli_with_cache(&fresh_cache(), args)
+/// A command with a cache of its own, which lives as long as the command.
+struct Cli {
+    cmd: Command,
+    _cache: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Cli {
+    type Target = Command;
+    fn deref(&self) -> &Command {
+        &self.cmd
+    }
+}
+
+impl std::ops::DerefMut for Cli {
+    fn deref_mut(&mut self) -> &mut Command {
+        &mut self.cmd
+    }
+}
+
+fn cli(args: &[&str]) -> Cli {
+    let cache = fresh_cache();
+    Cli {
+        cmd: cli_with_cache(cache.path(), args),
+        _cache: cache,
+    }
 }
 
 fn cli_with_cache(cache: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
     cmd.args(args).env("AGENT_SESSIONS_CACHE_DIR", cache);
-    // Never read the real user's stores from a test.
-    let empty = std::env::temp_dir().join("agent-sessions-cli-test-home");
-    cmd.env("HOME", &empty)
+    // Never read the real user's stores from a test: nothing exists under this home.
+    let empty = Path::new("/nonexistent/agent-sessions-cli-test-home");
+    cmd.env("HOME", empty)
         .env("CLAUDE_CONFIG_DIR", empty.join("claude"))
         .env("CODEX_HOME", empty.join("codex"))
-        .env("XDG_DATA_HOME", empty.join("data"));
+        .env("XDG_DATA_HOME", empty.join("data"))
+        .env("XDG_CONFIG_HOME", empty.join("config"));
     cmd
 }
 
@@ -193,7 +216,7 @@ fn show_prints_the_whole_transcript() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("CHAT and after compaction?"));
     assert!(text.contains("context compacted (manual)"));
-    assert!(text.contains("resume: cd /home/bob/projects/demo && claude --resume 669d0c53"));
+    assert!(text.contains("resume: cd -- /home/bob/projects/demo && claude --resume 669d0c53"));
 }
 
 #[test]
@@ -258,7 +281,7 @@ fn show_works_for_codex_sessions() {
     assert!(text.contains("PATCH: create hello.txt with hello world"));
     assert!(text.contains("add hello.txt +1 -0"));
     assert!(text.contains(
-        "resume: cd /home/alice/projects/demo && codex resume 01a22bc4-d278-7cb2-a307-8a58c76df129"
+        "resume: cd -- /home/alice/projects/demo && codex resume 01a22bc4-d278-7cb2-a307-8a58c76df129"
     ));
 }
 
@@ -316,42 +339,46 @@ fn cache_path_clear_and_diagnostics() {
     let root = store("2.1.9");
     let r = root.to_str().unwrap();
     let path = json_of(
-        &cli_with_cache(&cache, &["cache", "path", "--json", "--claude-root", r])
-            .output()
-            .unwrap(),
+        &cli_with_cache(
+            cache.path(),
+            &["cache", "path", "--json", "--claude-root", r],
+        )
+        .output()
+        .unwrap(),
     );
     let path = PathBuf::from(path["data"]["path"].as_str().unwrap());
     assert!(path.starts_with(&cache));
     assert!(!path.exists());
-    assert!(cli_with_cache(&cache, &["scan", "--claude-root", r])
+    assert!(cli_with_cache(cache.path(), &["scan", "--claude-root", r])
         .output()
         .unwrap()
         .status
         .success());
     assert!(path.exists(), "scan reads through the cache by default");
     let d = json_of(
-        &cli_with_cache(&cache, &["diagnostics", "--json", "--claude-root", r])
+        &cli_with_cache(cache.path(), &["diagnostics", "--json", "--claude-root", r])
             .output()
             .unwrap(),
     );
     assert_eq!(d["data"]["parse_errors"], 0);
     assert_eq!(d["data"]["format_versions"][0]["format_version"], "2.1.9");
     let cleared = json_of(
-        &cli_with_cache(&cache, &["cache", "clear", "--json"])
+        &cli_with_cache(cache.path(), &["cache", "clear", "--json"])
             .output()
             .unwrap(),
     );
     assert!(!cleared["data"]["removed"].as_array().unwrap().is_empty());
     assert!(!path.exists());
     let nocache = fresh_cache();
+    let unused = nocache.path().join("cache");
     assert!(
-        cli_with_cache(&nocache, &["scan", "--no-cache", "--claude-root", r])
+        cli_with_cache(&unused, &["scan", "--no-cache", "--claude-root", r])
             .output()
             .unwrap()
             .status
             .success()
     );
-    assert!(!nocache.exists(), "--no-cache creates no cache");
+    assert!(!unused.exists(), "--no-cache creates no cache");
 }
 
 /// Builds a Claude store big enough that a debug build spends a while scanning and indexing it.
@@ -381,13 +408,13 @@ fn a_kill_mid_scan_or_mid_index_loses_nothing() {
     let r = root.to_str().unwrap();
     let clean_cache = fresh_cache();
     let clean = json_of(
-        &cli_with_cache(&clean_cache, &["scan", "--json", "--claude-root", r])
+        &cli_with_cache(clean_cache.path(), &["scan", "--json", "--claude-root", r])
             .output()
             .unwrap(),
     );
     let clean_hits = json_of(
         &cli_with_cache(
-            &clean_cache,
+            clean_cache.path(),
             &[
                 "search",
                 "hello-from-tool",
@@ -420,7 +447,7 @@ fn a_kill_mid_scan_or_mid_index_loses_nothing() {
             args.push("hello-from-tool");
         }
         args.extend(["--claude-root", r]);
-        let mut child = cli_with_cache(&cache, &args)
+        let mut child = cli_with_cache(cache.path(), &args)
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();
@@ -429,7 +456,7 @@ fn a_kill_mid_scan_or_mid_index_loses_nothing() {
         let status = child.wait().unwrap();
         killed += usize::from(!status.success());
         let after = json_of(
-            &cli_with_cache(&cache, &["scan", "--json", "--claude-root", r])
+            &cli_with_cache(cache.path(), &["scan", "--json", "--claude-root", r])
                 .output()
                 .unwrap(),
         );
@@ -439,7 +466,7 @@ fn a_kill_mid_scan_or_mid_index_loses_nothing() {
         );
         let hits = json_of(
             &cli_with_cache(
-                &cache,
+                cache.path(),
                 &[
                     "search",
                     "hello-from-tool",

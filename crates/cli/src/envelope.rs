@@ -40,7 +40,7 @@ impl Envelope {
 
     /// A transcript, printed as it is written out: no second copy of it (as text or as a JSON
     /// tree) is ever held, so `show` of a big session costs the transcript and no more.
-    pub fn show(transcript: Transcript, resume: ResumeCommand) -> Self {
+    pub fn show(transcript: Transcript, resume: Result<ResumeCommand, Error>) -> Self {
         Envelope {
             data: Data::Transcript(Box::new(transcript), resume),
             text: String::new(),
@@ -174,7 +174,7 @@ impl Envelope {
             return Ok(());
         }
         match &self.data {
-            Data::Transcript(t, resume) => render::write_transcript(out, t, resume),
+            Data::Transcript(t, resume) => render::write_transcript(out, t, resume.as_ref()),
             Data::Value(_) => out.write_all(self.text.as_bytes()),
         }
     }
@@ -183,7 +183,7 @@ impl Envelope {
 /// A command's JSON data: a value, or a transcript serialized straight to the output.
 enum Data {
     Value(Value),
-    Transcript(Box<Transcript>, ResumeCommand),
+    Transcript(Box<Transcript>, Result<ResumeCommand, Error>),
 }
 
 impl Serialize for Data {
@@ -192,11 +192,14 @@ impl Serialize for Data {
             Data::Value(v) => v.serialize(s),
             Data::Transcript(t, resume) => ShowData {
                 transcript: t,
-                resume_command: json!({
-                    "argv": std::iter::once(resume.program()).chain(resume.args().iter().map(String::as_str)).collect::<Vec<_>>(),
-                    "cwd": resume.cwd(),
-                    "shell": resume.for_this_platform(),
-                }),
+                resume_command: match resume {
+                    Ok(resume) => json!({
+                        "argv": std::iter::once(resume.program()).chain(resume.args().iter().map(String::as_str)).collect::<Vec<_>>(),
+                        "cwd": resume.cwd(),
+                        "shell": resume.for_this_platform(),
+                    }),
+                    Err(e) => json!({ "error": { "code": e.code(), "message": e.to_string() } }),
+                },
             }
             .serialize(s),
         }

@@ -182,7 +182,8 @@ fn run(cli: Cli) -> Result<Envelope, Error> {
             let report = progress::run("scanning", |p| lib.sessions(p))?;
             let session = lib.catalog().find(&report.sessions, &id)?;
             let transcript = lib.load(session)?;
-            let resume = lib.catalog().resume_command(session)?;
+            // No resume command (a hostile id or directory) still shows the transcript.
+            let resume = lib.catalog().resume_command(session);
             let mut out = Envelope::show(transcript, resume);
             out.warn(lib.warnings());
             Ok(out)

@@ -4,7 +4,9 @@ use std::fmt::Write;
 
 use agent_sessions_core::actions::resume::ResumeCommand;
 use agent_sessions_core::index::Hit;
-use agent_sessions_core::{Diagnostics, Message, Part, Role, SessionMeta, ToolStatus, Transcript};
+use agent_sessions_core::{
+    Diagnostics, Error, Message, Part, Role, SessionMeta, ToolStatus, Transcript,
+};
 use chrono::{DateTime, Utc};
 
 fn time(t: Option<DateTime<Utc>>) -> String {
@@ -81,7 +83,7 @@ fn pad(cell: &str, width: usize) -> String {
 pub fn write_transcript(
     w: &mut impl std::io::Write,
     t: &Transcript,
-    resume: &ResumeCommand,
+    resume: Result<&ResumeCommand, &Error>,
 ) -> std::io::Result<()> {
     let s = &t.session;
     let mut out = String::new();
@@ -99,7 +101,10 @@ pub fn write_transcript(
         "messages: user {} · assistant {} · tool calls {}",
         s.counts.user, s.counts.assistant, s.counts.tool_calls
     );
-    let _ = writeln!(out, "resume: {}", resume.for_this_platform());
+    let _ = match resume {
+        Ok(resume) => writeln!(out, "resume: {}", resume.for_this_platform()),
+        Err(e) => writeln!(out, "{e}"),
+    };
     w.write_all(out.as_bytes())?;
     for m in t.messages.iter().filter(|m| !m.meta) {
         out.clear();

@@ -130,7 +130,7 @@ impl Catalog {
     }
 
     pub fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
-        Ok(self.provider(session.provider)?.resume_command(session))
+        self.provider(session.provider)?.resume_command(session)
     }
 }
 

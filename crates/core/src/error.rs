@@ -35,6 +35,9 @@ pub enum Error {
         key: String,
         reason: String,
     },
+
+    #[error("resume command unavailable: {0}")]
+    ResumeUnavailable(String),
 }
 
 impl Error {
@@ -55,6 +58,7 @@ impl Error {
             Error::BlobNotFound { .. } => "blob_not_found",
             Error::Cache { .. } => "cache",
             Error::BadQuery(_) => "bad_query",
+            Error::ResumeUnavailable(_) => "resume_unavailable",
         }
     }
 }

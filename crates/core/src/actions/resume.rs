@@ -1,44 +1,104 @@
 //! Resume commands: the agent's own command for exactly one session, run in its directory.
+//!
+//! The command is pasted into a shell, so it must do exactly what it shows and nothing else,
+//! whatever a directory name or a store holds. The rules, each tested by running the command in
+//! bash, dash, zsh and fish (`tests/resume.rs`; PowerShell is tested by a model of its
+//! tokenizer, as no PowerShell installs from Debian's packages):
+//!
+//! - **Ids** are checked against the agent's own shape ([`is_uuid`], [`is_opencode_id`]) by each
+//!   provider before a command is built, and refused otherwise ([`invalid_id`]). So an id never
+//!   starts with `-` (no id becomes an option) and never needs quoting.
+//! - **Control characters are refused, not escaped.** A word holding a C0 or C1 control, DEL,
+//!   a line or paragraph separator, or a bidirectional-text control (which reorders how the
+//!   shown path reads) yields [`Error::ResumeUnavailable`]: a newline pasted without bracketed
+//!   paste runs the command without Enter, and an escape sequence or a bidi override makes the
+//!   shown text differ from what runs. Escaping cannot be done for every shell: `$'\e'` works
+//!   in bash, zsh and fish but not in dash, and PowerShell single quotes have no escapes. Such
+//!   a session is resumed by hand; the error says so.
+//! - **POSIX** (sh, dash, bash, zsh, fish): a word that is not plain is single-quoted; `'` and
+//!   `\` are written outside the quotes as `\'` and `\\`, because fish, unlike sh, reads `\'`
+//!   and `\\` as escapes inside single quotes. `cd -- <dir> && …`: a relative directory gets a
+//!   leading `./`, so neither `-` (the previous directory, even after `--` in bash), `+1`
+//!   (zsh's directory stack) nor `CDPATH` applies; the agent runs only if `cd` worked.
+//! - **PowerShell** (5.1 and 7): a word that is not plain is single-quoted, doubling every
+//!   character PowerShell ends a single-quoted string on: `'` and the typographic U+2018–U+201B
+//!   (`‘ ’ ‚ ‛`). Inside single quotes `$`, backtick and the double quotes `" “ ” „` are plain
+//!   text. `Set-Location -LiteralPath` takes no wildcards and no `-` history; PowerShell 5.1 has
+//!   no `&&`, so the agent runs under `if ($?)`, only if the directory change worked.
 
-use serde::{Deserialize, Serialize};
+use crate::error::Error;
 
 /// A command line that resumes a session. `program` and `args` are never interpreted by a shell
 /// here; [`ResumeCommand::posix`] and [`ResumeCommand::powershell`] quote them for pasting.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Built only by [`ResumeCommand::new`], so every value holds no control character.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ResumeCommand {
-    pub program: String,
-    pub args: Vec<String>,
+    program: String,
+    args: Vec<String>,
     /// The directory to run it in.
-    pub cwd: Option<String>,
+    cwd: Option<String>,
 }
 
 impl ResumeCommand {
-    pub fn new(program: &str, args: &[&str], cwd: Option<&str>) -> Self {
-        ResumeCommand {
+    /// Refuses any word holding a control character (see the module doc). An empty `cwd` is no
+    /// directory. Ids in `args` must have been checked by the provider already.
+    pub fn new(program: &str, args: &[&str], cwd: Option<&str>) -> Result<Self, Error> {
+        for word in std::iter::once(&program).chain(args) {
+            if has_control(word) {
+                return Err(Error::ResumeUnavailable(format!(
+                    "the command word \"{}\" contains control characters",
+                    shown(word)
+                )));
+            }
+        }
+        let cwd = cwd.filter(|d| !d.is_empty());
+        if let Some(dir) = cwd.filter(|d| has_control(d)) {
+            return Err(Error::ResumeUnavailable(format!(
+                "the directory name \"{}\" contains control characters; resume it manually",
+                shown(dir)
+            )));
+        }
+        Ok(ResumeCommand {
             program: program.to_owned(),
             args: args.iter().map(|a| (*a).to_owned()).collect(),
             cwd: cwd.map(str::to_owned),
-        }
+        })
     }
 
-    /// `cd '<cwd>' && program args…` for sh, bash, zsh and fish.
+    pub fn program(&self) -> &str {
+        &self.program
+    }
+
+    pub fn args(&self) -> &[String] {
+        &self.args
+    }
+
+    /// The directory to run it in.
+    pub fn cwd(&self) -> Option<&str> {
+        self.cwd.as_deref()
+    }
+
+    /// `cd -- '<cwd>' && program args…` for sh, dash, bash, zsh and fish.
     pub fn posix(&self) -> String {
         let mut words = vec![posix_quote(&self.program)];
         words.extend(self.args.iter().map(|a| posix_quote(a)));
         let command = words.join(" ");
         match &self.cwd {
-            Some(dir) => format!("cd {} && {command}", posix_quote(dir)),
+            Some(dir) => format!("cd -- {} && {command}", posix_quote(&not_an_option(dir))),
             None => command,
         }
     }
 
-    /// `Set-Location -LiteralPath '<cwd>'; & program args…` for Windows PowerShell 5.1.
+    /// `Set-Location -LiteralPath '<cwd>'; if ($?) { & program args… }` for PowerShell 5.1+.
     pub fn powershell(&self) -> String {
         let mut words = vec![format!("& {}", ps_quote(&self.program))];
         words.extend(self.args.iter().map(|a| ps_quote(a)));
         let command = words.join(" ");
         match &self.cwd {
-            Some(dir) => format!("Set-Location -LiteralPath {}; {command}", ps_quote(dir)),
+            Some(dir) => format!(
+                "Set-Location -LiteralPath {}; if ($?) {{ {command} }}",
+                ps_quote(dir)
+            ),
             None => command,
         }
     }
@@ -53,27 +113,130 @@ impl ResumeCommand {
     }
 }
 
-fn is_plain(word: &str) -> bool {
+/// `8-4-4-4-12` hex digits: Claude session ids and Codex thread ids (UUID v4 and v7).
+pub fn is_uuid(id: &str) -> bool {
+    let groups: Vec<&str> = id.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// `ses_` and letters and digits: OpenCode session ids (`ses_dd4233f85ffeF6TN3TEhX5oKKw`).
+pub fn is_opencode_id(id: &str) -> bool {
+    id.strip_prefix("ses_").is_some_and(|rest| {
+        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
+}
+
+/// The error for an id that does not have `agent`'s shape: it is refused, never quoted.
+pub fn invalid_id(agent: &str, id: &str) -> Error {
+    Error::ResumeUnavailable(format!(
+        "\"{}\" is not a valid {agent} session id",
+        shown(id)
+    ))
+}
+
+/// Characters a pasted command must not hold: C0 and C1 controls, DEL, line and paragraph
+/// separators, and the bidirectional-text controls (ALM, LRM, RLM, LRE…RLO, LRI…PDI).
+fn is_control(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+fn has_control(word: &str) -> bool {
+    word.chars().any(is_control)
+}
+
+/// `word` for an error message, each control character written as `\u{…}`.
+fn shown(word: &str) -> String {
+    word.chars()
+        .map(|c| {
+            if is_control(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A relative directory as `./dir`, so `cd` reads no option, stack entry or `CDPATH` from it.
+fn not_an_option(dir: &str) -> String {
+    if dir.starts_with('/') {
+        dir.to_owned()
+    } else {
+        format!("./{dir}")
+    }
+}
+
+/// Safe unquoted in every shell here: no expansion, glob, operator or assignment (`=` expands
+/// at the start of a word in zsh).
+fn is_plain_posix(word: &str) -> bool {
     !word.is_empty()
         && word
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b))
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:+".contains(&b))
 }
 
 fn posix_quote(word: &str) -> String {
-    if is_plain(word) {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
+    if is_plain_posix(word) {
+        return word.to_owned();
     }
+    let mut out = String::with_capacity(word.len() + 2);
+    out.push('\'');
+    for c in word.chars() {
+        match c {
+            // Closed, escaped outside the quotes, reopened: the same in sh and in fish.
+            '\'' => out.push_str(r"'\''"),
+            '\\' => out.push_str(r"'\\'"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
+/// Safe unquoted in PowerShell's argument mode: starts with a letter or `-`/`--` and a letter
+/// (never a number, which PowerShell would convert, nor `@`, `$`, `(`, `{`, `--%`), and holds
+/// no `,` (an array) or other operator.
+fn is_plain_ps(word: &str) -> bool {
+    let rest = word.trim_start_matches('-');
+    word.len() - rest.len() <= 2
+        && rest.starts_with(|c: char| c.is_ascii_alphabetic())
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+}
+
+/// The characters that open or close a single-quoted string in PowerShell.
+const PS_SINGLE_QUOTES: [char; 5] = ['\'', '\u{2018}', '\u{2019}', '\u{201A}', '\u{201B}'];
+
 fn ps_quote(word: &str) -> String {
-    if is_plain(word) {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', "''"))
+    if is_plain_ps(word) {
+        return word.to_owned();
     }
+    let mut out = String::with_capacity(word.len() + 2);
+    out.push('\'');
+    for c in word.chars() {
+        // Doubled, any of them stands for itself inside the string.
+        if PS_SINGLE_QUOTES.contains(&c) {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
 }
 
 #[cfg(test)]
@@ -82,16 +245,48 @@ mod tests {
 
     #[test]
     fn quotes_for_each_shell() {
-        let c = ResumeCommand::new("claude", &["--resume", "abc-1"], Some("/home/me/it's here"));
+        let c = ResumeCommand::new(
+            "claude",
+            &["--resume", "0c6a524c-d98f-459f-ab17-05cfea6d7f09"],
+            Some("/home/me/it's here"),
+        )
+        .unwrap();
         assert_eq!(
             c.posix(),
-            r"cd '/home/me/it'\''s here' && claude --resume abc-1"
+            r"cd -- '/home/me/it'\''s here' && claude --resume 0c6a524c-d98f-459f-ab17-05cfea6d7f09"
         );
         assert_eq!(
             c.powershell(),
-            "Set-Location -LiteralPath '/home/me/it''s here'; & claude --resume abc-1"
+            "Set-Location -LiteralPath '/home/me/it''s here'; \
+             if ($?) { & claude --resume '0c6a524c-d98f-459f-ab17-05cfea6d7f09' }"
         );
-        let plain = ResumeCommand::new("codex", &["resume", "x"], None);
+        let plain = ResumeCommand::new("codex", &["resume", "x"], None).unwrap();
         assert_eq!(plain.posix(), "codex resume x");
+        assert_eq!(plain.powershell(), "& codex resume x");
+    }
+
+    #[test]
+    fn ids_of_each_shape() {
+        for id in [
+            "0c6a524c-d98f-459f-ab17-05cfea6d7f09",
+            "01a22bce-52eb-79e1-82f6-59016fd48470",
+        ] {
+            assert!(is_uuid(id), "{id}");
+        }
+        for id in [
+            "",
+            "-0c6a524c-d98f-459f-ab17-05cfea6d7f0",
+            "0c6a524c-d98f-459f-ab17-05cfea6d7f09-",
+            "0c6a524c-d98f-459f-ab17-05cfea6d7f0g",
+            "0c6a524cd-98f-459f-ab17-05cfea6d7f09",
+            "agent-a22d75e",
+            "--help",
+        ] {
+            assert!(!is_uuid(id), "{id}");
+        }
+        assert!(is_opencode_id("ses_dd4233f85ffeF6TN3TEhX5oKKw"));
+        for id in ["ses_", "ses_a-b", "-ses_x", "ses_x y", "ses_é", "msg_abc"] {
+            assert!(!is_opencode_id(id), "{id}");
+        }
     }
 }

@@ -119,8 +119,9 @@ pub trait Provider: Send + Sync {
     /// Files and directories whose changes may change the session list.
     fn watch_paths(&self) -> Vec<PathBuf>;
 
-    /// The command that resumes exactly this session.
-    fn resume_command(&self, session: &SessionMeta) -> ResumeCommand;
+    /// The command that resumes exactly this session, or why there is none (an id not of the
+    /// agent's shape, a directory name a shell cannot be given safely).
+    fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error>;
 
     /// Sessions open in a running agent process right now; `sessions` are this provider's
     /// listed sessions, for providers whose only evidence is recent activity.

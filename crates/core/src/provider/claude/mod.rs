@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use self::scan::{Cursor, FileRole, Found};
-use crate::actions::resume::ResumeCommand;
+use crate::actions::resume::{self, ResumeCommand};
 use crate::error::Error;
 use crate::model::{ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet, Tracked};
@@ -202,9 +202,22 @@ impl Provider for ClaudeProvider {
             .collect()
     }
 
-    fn resume_command(&self, session: &SessionMeta) -> ResumeCommand {
+    fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         // A subagent has no resume of its own: its conversation continues in the parent.
-        let id = session.parent_id.as_deref().unwrap_or(&session.id);
+        let id = match (&session.parent_id, session.id.starts_with("agent-")) {
+            (Some(parent), _) => parent,
+            (None, true) => {
+                return Err(Error::ResumeUnavailable(
+                    "a Claude subagent resumes through its parent session, which is not known"
+                        .into(),
+                ))
+            }
+            (None, false) => &session.id,
+        };
+        // `claude --resume` takes only a UUID (anything else opens its picker as a search).
+        if !resume::is_uuid(id) {
+            return Err(resume::invalid_id("Claude", id));
+        }
         ResumeCommand::new("claude", &["--resume", id], session.cwd.as_deref())
     }
 

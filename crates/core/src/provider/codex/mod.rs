@@ -20,7 +20,7 @@ use serde_json::Value;
 use self::records::Line;
 use self::scan::{Accumulator, Cursor};
 use self::statedb::StateDb;
-use crate::actions::resume::ResumeCommand;
+use crate::actions::resume::{self, ResumeCommand};
 use crate::error::Error;
 use crate::model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet, Tracked};
@@ -396,7 +396,10 @@ impl Provider for CodexProvider {
         crate::live::process::recently_active("codex", sessions)
     }
 
-    fn resume_command(&self, session: &SessionMeta) -> ResumeCommand {
+    fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
+        if !resume::is_uuid(&session.id) {
+            return Err(resume::invalid_id("Codex", &session.id));
+        }
         ResumeCommand::new("codex", &["resume", &session.id], session.cwd.as_deref())
     }
 }

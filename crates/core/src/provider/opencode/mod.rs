@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::actions::resume::ResumeCommand;
+use crate::actions::resume::{self, ResumeCommand};
 use crate::error::Error;
 use crate::model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
 use crate::provider::files::{self, FileSet};
@@ -334,7 +334,10 @@ impl Provider for OpencodeProvider {
         crate::live::process::recently_active("opencode", sessions)
     }
 
-    fn resume_command(&self, session: &SessionMeta) -> ResumeCommand {
+    fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
+        if !resume::is_opencode_id(&session.id) {
+            return Err(resume::invalid_id("OpenCode", &session.id));
+        }
         ResumeCommand::new(
             "opencode",
             &["--session", &session.id],

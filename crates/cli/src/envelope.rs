@@ -167,15 +167,15 @@ impl Envelope {
 
     fn write_text(&self, out: &mut impl Write) -> std::io::Result<()> {
         for w in &self.warnings {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", render::terminal_safe(w));
         }
         if let Some((_, message)) = &self.error {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", render::terminal_safe(message));
             return Ok(());
         }
         match &self.data {
             Data::Transcript(t, resume) => render::write_transcript(out, t, resume.as_ref()),
-            Data::Value(_) => out.write_all(self.text.as_bytes()),
+            Data::Value(_) => out.write_all(render::terminal_safe(&self.text).as_bytes()),
         }
     }
 }

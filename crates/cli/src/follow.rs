@@ -68,5 +68,8 @@ fn print_event(e: &Event, json: bool) {
         println!("{}", serde_json::to_string(e).unwrap_or_default());
         return;
     }
-    println!("{}", crate::render::event_line(e));
+    println!(
+        "{}",
+        crate::render::terminal_safe(&crate::render::event_line(e))
+    );
 }

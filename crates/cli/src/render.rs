@@ -105,11 +105,11 @@ pub fn write_transcript(
         Ok(resume) => writeln!(out, "resume: {}", resume.for_this_platform()),
         Err(e) => writeln!(out, "{e}"),
     };
-    w.write_all(out.as_bytes())?;
+    w.write_all(terminal_safe(&out).as_bytes())?;
     for m in t.messages.iter().filter(|m| !m.meta) {
         out.clear();
         message(&mut out, m);
-        w.write_all(out.as_bytes())?;
+        w.write_all(terminal_safe(&out).as_bytes())?;
     }
     Ok(())
 }
@@ -247,4 +247,54 @@ pub fn event_line(e: &agent_sessions_core::live::events::Event) -> String {
         e.data.to_string()
     };
     format!("{:>5}  {ts}  {kind:<13} {data}", e.seq)
+}
+
+/// Text for a terminal. Transcript content is hostile: an escape sequence in it could retitle
+/// the terminal, write the clipboard (OSC 52) or hide lines, a carriage return could overwrite
+/// what was shown, and a bidi control could reorder it. Control characters other than newline
+/// and tab, and bidi controls, are shown as `\u{…}` instead.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(
+                c,
+                '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{2028}' | '\u{2029}'
+            )
+            || ('\u{202A}'..='\u{202E}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terminal_safe;
+
+    #[test]
+    fn terminal_output_carries_no_control_sequences() {
+        let hostile = "a\u{1b}]0;pwned\u{7}b\r\u{9b}c\u{202e}d\u{7f}\te\nf";
+        let safe = terminal_safe(hostile);
+        assert_eq!(
+            safe,
+            "a\\u{1b}]0;pwned\\u{7}b\\u{d}\\u{9b}c\\u{202e}d\\u{7f}\te\nf"
+        );
+        assert!(!safe
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'));
+        assert!(matches!(
+            terminal_safe("plain\ttext\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }

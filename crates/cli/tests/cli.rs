@@ -491,3 +491,38 @@ fn a_kill_mid_scan_or_mid_index_loses_nothing() {
         "only {killed} runs were killed before they finished"
     );
 }
+
+/// Transcript text reaches a terminal without its control sequences: an escape in a prompt or a
+/// directory name is shown, not obeyed.
+#[test]
+fn show_prints_no_terminal_control_sequences() {
+    let store = tempfile::tempdir().unwrap();
+    let project = store.path().join("projects/-tmp-x");
+    std::fs::create_dir_all(&project).unwrap();
+    let id = "11111111-2222-4333-8444-555555555555";
+    let record = serde_json::json!({
+        "type": "user", "uuid": "u1", "sessionId": id,
+        "cwd": "/tmp/x\u{1b}]0;pwned\u{7}",
+        "timestamp": "2026-11-30T10:00:00Z",
+        "message": {"role": "user", "content": "hi\u{1b}]52;c;cm0gLXJmIH4=\u{7} there\r\u{202e}"}
+    });
+    std::fs::write(project.join(format!("{id}.jsonl")), format!("{record}\n")).unwrap();
+    let root = store.path().to_str().unwrap();
+    let out = cli(&["show", id, "--claude-root", root]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("hi\\u{1b}]52;c;cm0gLXJmIH4=\\u{7} there"),
+        "{text}"
+    );
+    assert!(
+        !text
+            .chars()
+            .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+        "{text:?}"
+    );
+}

@@ -1,6 +1,6 @@
 //! The errors the core reports to its front ends: each says what went wrong and what to do.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -10,7 +10,7 @@ pub enum Error {
         path: PathBuf,
     },
 
-    #[error("no session with id {0:?}; run `agent-sessions-cli scan` to list the ids")]
+    #[error("no session with id {0:?}; list the sessions to see their ids")]
     SessionNotFound(String),
 
     #[error("the id {id:?} matches {count} sessions; give more of it")]
@@ -23,8 +23,19 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    #[error("the session cache {path} cannot be used ({reason}); `agent-sessions-cli cache clear` deletes it safely")]
+    #[error("{}", cache_unusable(path, reason))]
     Cache { path: PathBuf, reason: String },
+
+    /// Another process holds the cache's write lock for longer than we wait.
+    #[error("the session cache {path} is busy: another agent-sessions process is writing it; try again in a moment ({reason})")]
+    CacheBusy { path: PathBuf, reason: String },
+
+    /// The cache file is damaged and could not be rebuilt in place.
+    #[error("the session cache {path} is damaged ({reason}); delete the file {path}: it is rebuilt from the agents' stores")]
+    CacheCorrupt { path: PathBuf, reason: String },
+
+    #[error("cannot write the cache at {path}: {reason}; set AGENT_SESSIONS_CACHE_DIR to a writable directory")]
+    CacheUnwritable { path: PathBuf, reason: String },
 
     #[error("bad search query: {0}")]
     BadQuery(String),
@@ -56,9 +67,64 @@ impl Error {
             Error::AmbiguousId { .. } => "ambiguous_id",
             Error::Io { .. } => "io",
             Error::BlobNotFound { .. } => "blob_not_found",
-            Error::Cache { .. } => "cache",
+            // One code for every cache problem: the message tells them apart.
+            Error::Cache { .. }
+            | Error::CacheBusy { .. }
+            | Error::CacheCorrupt { .. }
+            | Error::CacheUnwritable { .. } => "cache",
             Error::BadQuery(_) => "bad_query",
             Error::ResumeUnavailable(_) => "resume_unavailable",
         }
+    }
+}
+
+fn cache_unusable(path: &Path, reason: &str) -> String {
+    if path.as_os_str().is_empty() {
+        format!("the session cache cannot be used: {reason}")
+    } else {
+        format!(
+            "the session cache {} cannot be used: {reason}",
+            path.display()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The core serves the CLI and the app alike: its advice never names a CLI command.
+    #[test]
+    fn messages_name_no_front_end_command() {
+        let p = || PathBuf::from("/c/index.db");
+        let r = || "why".to_owned();
+        let all = [
+            Error::SessionNotFound("x".into()),
+            Error::Cache {
+                path: p(),
+                reason: r(),
+            },
+            Error::CacheBusy {
+                path: p(),
+                reason: r(),
+            },
+            Error::CacheCorrupt {
+                path: p(),
+                reason: r(),
+            },
+            Error::CacheUnwritable {
+                path: p(),
+                reason: r(),
+            },
+        ];
+        for e in all {
+            let m = e.to_string();
+            assert!(!m.contains("agent-sessions-cli") && !m.contains('`'), "{m}");
+        }
+        let no_path = Error::Cache {
+            path: PathBuf::new(),
+            reason: r(),
+        };
+        assert_eq!(no_path.to_string(), "the session cache cannot be used: why");
     }
 }

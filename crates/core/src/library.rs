@@ -1,5 +1,6 @@
 //! The front ends' entry point: the providers plus the cache, with the fallbacks a user
-//! expects — a cache that cannot be opened costs speed (and a warning), never the session list.
+//! expects — a cache that cannot be opened costs speed (and a warning), never the session list;
+//! a cache found damaged while in use is rebuilt (and a warning) and the call runs again.
 
 use std::path::PathBuf;
 
@@ -12,6 +13,8 @@ use crate::provider::{Roots, ScanProgress};
 pub struct Library {
     catalog: Catalog,
     index: Option<Index>,
+    /// Why there is no cache, when there is none: what a search needing it reports.
+    no_cache: Option<Error>,
     only: Vec<ProviderKind>,
     warnings: Vec<String>,
 }
@@ -21,18 +24,70 @@ impl Library {
     /// `cache_dir` (none: no cache).
     pub fn open(roots: &Roots, only: &[ProviderKind], cache_dir: Option<PathBuf>) -> Self {
         let mut warnings = Vec::new();
-        let index = cache_dir.and_then(|dir| match Index::open(&dir, roots) {
-            Ok(i) => Some(i),
-            Err(e) => {
-                warnings.push(format!("{e}; listing without the cache"));
-                None
+        let (index, no_cache) = match cache_dir.map(|dir| Index::open(&dir, roots)) {
+            Some(Ok(mut i)) => {
+                warnings.extend(i.take_warnings());
+                (Some(i), None)
             }
-        });
+            Some(Err(e)) => {
+                warnings.push(format!("{e}; listing without the cache"));
+                (None, Some(e))
+            }
+            None => (
+                None,
+                Some(Error::Cache {
+                    path: PathBuf::new(),
+                    reason: "no cache directory is set; set AGENT_SESSIONS_CACHE_DIR to a writable directory".into(),
+                }),
+            ),
+        };
         Library {
             catalog: Catalog::new(roots, only),
             index,
+            no_cache,
             only: only.to_vec(),
             warnings,
+        }
+    }
+
+    /// Runs `op` on the cache (`None` without one). When the cache file turns out to be damaged,
+    /// it is rebuilt — it is disposable: `op` refills it from the stores — and `op` runs again.
+    fn healing<T>(
+        &mut self,
+        mut op: impl FnMut(&mut Index, &Catalog) -> Result<T, Error>,
+    ) -> Option<Result<T, Error>> {
+        let index = self.index.as_mut()?;
+        Some(match op(index, &self.catalog) {
+            Err(Error::CacheCorrupt { reason, .. }) => {
+                if let Err(e) = index.rebuild() {
+                    return Some(Err(e));
+                }
+                self.warnings
+                    .push(index::rebuilt_warning(index.path(), &reason));
+                op(index, &self.catalog)
+            }
+            other => other,
+        })
+    }
+
+    /// The error a call that needs the cache reports when there is none.
+    fn needs_cache(&self, what: &str) -> Error {
+        let (path, reason) = match &self.no_cache {
+            Some(
+                Error::Cache { path, reason }
+                | Error::CacheBusy { path, reason }
+                | Error::CacheCorrupt { path, reason }
+                | Error::CacheUnwritable { path, reason },
+            ) => (path.clone(), reason.clone()),
+            Some(other) => (PathBuf::new(), other.to_string()),
+            None => (PathBuf::new(), "the cache is not open".into()),
+        };
+        let reason = format!("{what} needs the session cache: {reason}");
+        match &self.no_cache {
+            Some(Error::CacheUnwritable { .. }) => Error::CacheUnwritable { path, reason },
+            Some(Error::CacheBusy { .. }) => Error::CacheBusy { path, reason },
+            Some(Error::CacheCorrupt { .. }) => Error::CacheCorrupt { path, reason },
+            _ => Error::Cache { path, reason },
         }
     }
 
@@ -60,37 +115,46 @@ impl Library {
         progress: &ScanProgress,
         on_commit: &mut dyn FnMut(ProviderKind),
     ) -> Result<RefreshReport, Error> {
-        match &mut self.index {
-            Some(index) => index.refresh_with(&self.catalog, progress, on_commit),
-            None => Ok(RefreshReport::default()),
-        }
+        self.healing(|index, catalog| index.refresh_with(catalog, progress, on_commit))
+            .unwrap_or(Ok(RefreshReport::default()))
     }
 
     /// Every session, newest first, with live flags and repo roots: from the cache after a
     /// refresh, or from a full scan without one.
     pub fn sessions(&mut self, progress: &ScanProgress) -> Result<ScanReport, Error> {
-        let Some(index) = &mut self.index else {
+        let only = self.only.clone();
+        let cached = self.healing(|index, catalog| {
+            index.refresh(catalog, progress)?;
+            Ok((index.sessions(&only)?, index.diagnostics(&only)?))
+        });
+        let Some(cached) = cached else {
             return self.catalog.scan(progress);
         };
-        index.refresh(&self.catalog, progress)?;
-        let mut sessions = index.sessions(&self.only)?;
+        let (mut sessions, diagnostics) = cached?;
         self.catalog.enrich(&mut sessions);
         Ok(ScanReport {
-            diagnostics: index.diagnostics(&self.only)?,
+            diagnostics,
             sessions,
         })
     }
 
-    /// What the cache holds now, without refreshing it (a full scan without a cache): the
-    /// list an app shows at once at start, before its refresh completes.
+    /// What the cache holds now, without refreshing it (a full scan without a cache, or with a
+    /// damaged one, which the next refresh rebuilds): the list an app shows at once at start,
+    /// before its refresh completes.
     pub fn listed(&self, progress: &ScanProgress) -> Result<ScanReport, Error> {
         let Some(index) = &self.index else {
             return self.catalog.scan(progress);
         };
-        let mut sessions = index.sessions(&self.only)?;
+        let cached = index
+            .sessions(&self.only)
+            .and_then(|s| Ok((s, index.diagnostics(&self.only)?)));
+        let (mut sessions, diagnostics) = match cached {
+            Err(Error::CacheCorrupt { .. }) => return self.catalog.scan(progress),
+            other => other?,
+        };
         self.catalog.enrich(&mut sessions);
         Ok(ScanReport {
-            diagnostics: index.diagnostics(&self.only)?,
+            diagnostics,
             sessions,
         })
     }
@@ -106,20 +170,15 @@ impl Library {
     /// Indexes the text of at most `max` pending sessions, so an app can index in small steps
     /// and let other calls in between.
     pub fn index_some_text(&mut self, max: usize, progress: &ScanProgress) -> Result<usize, Error> {
-        match &mut self.index {
-            Some(index) => index.index_text(&self.catalog, Some(max), progress),
-            None => Ok(0),
-        }
+        self.healing(|index, catalog| index.index_text(catalog, Some(max), progress))
+            .unwrap_or(Ok(0))
     }
 
     /// Searches what is indexed now, without refreshing or indexing first.
     pub fn search_indexed(&self, query: &str, filter: &SearchFilter) -> Result<Vec<Hit>, Error> {
         match &self.index {
             Some(index) => index.search(query, filter),
-            None => Err(Error::Cache {
-                path: PathBuf::new(),
-                reason: "search needs the session cache".into(),
-            }),
+            None => Err(self.needs_cache("search")),
         }
     }
 
@@ -129,10 +188,8 @@ impl Library {
 
     /// Indexes the text of every session not yet in the search index.
     pub fn index_text(&mut self, progress: &ScanProgress) -> Result<usize, Error> {
-        match &mut self.index {
-            Some(index) => index.index_text(&self.catalog, None, progress),
-            None => Ok(0),
-        }
+        self.healing(|index, catalog| index.index_text(catalog, None, progress))
+            .unwrap_or(Ok(0))
     }
 
     /// Refreshes, completes the text index, and searches it.
@@ -142,20 +199,12 @@ impl Library {
         filter: &SearchFilter,
         progress: &ScanProgress,
     ) -> Result<Vec<Hit>, Error> {
-        let Some(index) = &mut self.index else {
-            let reason = self
-                .warnings
-                .first()
-                .cloned()
-                .unwrap_or_else(|| "no cache directory".into());
-            return Err(Error::Cache {
-                path: PathBuf::new(),
-                reason: format!("search needs the session cache: {reason}"),
-            });
-        };
-        index.refresh(&self.catalog, progress)?;
-        index.index_text(&self.catalog, None, progress)?;
-        index.search(query, filter)
+        let searched = self.healing(|index, catalog| {
+            index.refresh(catalog, progress)?;
+            index.index_text(catalog, None, progress)?;
+            index.search(query, filter)
+        });
+        searched.unwrap_or_else(|| Err(self.needs_cache("search")))
     }
 }
 

@@ -4,7 +4,7 @@
 mod common;
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agent_sessions_core::index::{self, Index, SearchFilter};
 use agent_sessions_core::{Catalog, Error, Library, ProviderKind, Roots, ScanProgress};
@@ -209,4 +209,219 @@ fn an_unusable_cache_costs_speed_not_the_list() {
             .len(),
         7
     );
+}
+
+/// A second writer waits for the first (busy timeout) instead of failing at once with
+/// "database is locked": text indexing reads before it writes, and a read transaction that
+/// upgrades to a write skips SQLite's busy handler unless the transaction began IMMEDIATE.
+#[test]
+fn a_writer_waits_for_another_process_writing_the_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let roots = common::roots(
+        ProviderKind::Claude,
+        &common::fixture(ProviderKind::Claude, "2.1.9"),
+    );
+    let catalog = Catalog::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    index.refresh(&catalog, &p).unwrap();
+    assert_eq!(index.pending_text().unwrap(), 7);
+
+    let other = rusqlite::Connection::open(index.path()).unwrap();
+    let (locked, go) = std::sync::mpsc::channel();
+    let holder = std::thread::spawn(move || {
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        other
+            .execute("UPDATE provider_state SET problems = problems", [])
+            .unwrap();
+        locked.send(()).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        other.execute_batch("COMMIT").unwrap();
+    });
+    go.recv().unwrap();
+    let indexed = index.index_text(&catalog, None, &p);
+    holder.join().unwrap();
+    assert_eq!(indexed.unwrap(), 7);
+    assert!(!index.search("hello", &filter(5)).unwrap().is_empty());
+}
+
+#[test]
+fn several_processes_filling_one_new_cache_at_once_all_succeed() {
+    let cache = tempfile::tempdir().unwrap();
+    let roots = all_roots(
+        &common::fixture(ProviderKind::Claude, "2.1.332"),
+        &common::fixture(ProviderKind::Codex, "0.171.0"),
+        &common::fixture(ProviderKind::Opencode, "1.18.33"),
+    );
+    let start = std::sync::Barrier::new(4);
+    let results: Vec<Result<usize, Error>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    start.wait();
+                    let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+                    assert!(lib.warnings().is_empty(), "{:?}", lib.warnings());
+                    let p = ScanProgress::default();
+                    let hits = lib.search("hello-from-tool", &filter(50), &p)?;
+                    Ok(hits.len())
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    for r in &results {
+        assert!(matches!(r, Ok(n) if *n > 0), "{results:?}");
+    }
+}
+
+/// Overwrites the middle third of a file, leaving its header (and first page) intact.
+fn damage_middle(file: &Path) {
+    let mut bytes = std::fs::read(file).unwrap();
+    let len = bytes.len();
+    assert!(len > 3 * 4096, "a cache of a few pages at least: {len}");
+    for b in &mut bytes[len / 3..2 * len / 3] {
+        *b = 0xa5;
+    }
+    std::fs::write(file, bytes).unwrap();
+}
+
+#[test]
+fn a_damaged_cache_is_rebuilt_and_lists_what_a_direct_scan_lists() {
+    let roots = all_roots(
+        &common::fixture(ProviderKind::Claude, "2.0.50"),
+        &common::fixture(ProviderKind::Codex, "0.171.0"),
+        &common::fixture(ProviderKind::Opencode, "1.2.27"),
+    );
+    let direct = Catalog::new(&roots, &[])
+        .scan(&ScanProgress::default())
+        .unwrap();
+    let p = ScanProgress::default();
+    for damage in ["middle pages", "header"] {
+        let cache = tempfile::tempdir().unwrap();
+        let path = {
+            let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+            lib.search("hello", &filter(5), &p).unwrap();
+            lib.index().unwrap().path().to_path_buf()
+        };
+        // Closed: the WAL is checkpointed into the file and removed.
+        assert!(!PathBuf::from(format!("{}-wal", path.display())).exists());
+        match damage {
+            "middle pages" => damage_middle(&path),
+            _ => std::fs::write(&path, vec![0x5a; 64 << 10]).unwrap(),
+        }
+        let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+        let listed = lib.sessions(&p).unwrap();
+        assert_eq!(listed.sessions, direct.sessions, "{damage}");
+        let warned = lib.warnings().iter().any(|w| w.contains("rebuilt"));
+        assert!(warned, "{damage}: {:?}", lib.warnings());
+        assert!(
+            !lib.search("hello-from-tool", &filter(5), &p)
+                .unwrap()
+                .is_empty(),
+            "{damage}: the text index is refilled"
+        );
+        // Rebuilt in place: the next process finds a sound cache.
+        let mut again = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+        assert_eq!(again.sessions(&p).unwrap().sessions, direct.sessions);
+        assert!(again.warnings().is_empty(), "{:?}", again.warnings());
+    }
+}
+
+#[test]
+fn an_unwritable_cache_location_is_named_with_what_to_do() {
+    let blocked = tempfile::tempdir().unwrap();
+    let file = blocked.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    // A cache directory below a regular file cannot be created, even by root.
+    let dir = file.join("cache");
+    let roots = common::roots(
+        ProviderKind::Claude,
+        &common::fixture(ProviderKind::Claude, "2.1.9"),
+    );
+    let mut lib = Library::open(&roots, &[], Some(dir.clone()));
+    let expected = format!("cannot write the cache at {}", dir.display());
+    assert_eq!(lib.warnings().len(), 1);
+    assert!(
+        lib.warnings()[0].contains(&expected),
+        "{:?}",
+        lib.warnings()
+    );
+    assert!(lib.warnings()[0].contains("AGENT_SESSIONS_CACHE_DIR"));
+    let e = lib
+        .search("x", &filter(5), &ScanProgress::default())
+        .unwrap_err();
+    assert!(e.to_string().contains(&expected), "{e}");
+    assert!(!e.to_string().contains("cannot read"), "{e}");
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let read_only = blocked.path().join("read-only");
+        std::fs::create_dir(&read_only).unwrap();
+        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o500)).unwrap();
+        // Root ignores permission bits: only check where they bind.
+        let binds = std::fs::write(read_only.join("probe"), b"").is_err();
+        if binds {
+            let lib = Library::open(&roots, &[], Some(read_only.clone()));
+            let path = index::index_path(&read_only, &roots);
+            let expected = format!("cannot write the cache at {}", path.display());
+            assert!(
+                lib.warnings()[0].contains(&expected),
+                "{:?}",
+                lib.warnings()
+            );
+        }
+        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_new_cache_directory_is_private_and_so_are_the_side_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("new/agent-sessions");
+    let roots = common::roots(
+        ProviderKind::Claude,
+        &common::fixture(ProviderKind::Claude, "2.1.9"),
+    );
+    let mut index = Index::open(&dir, &roots).unwrap();
+    index
+        .refresh(&Catalog::new(&roots, &[]), &ScanProgress::default())
+        .unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700);
+    for suffix in ["", "-wal", "-shm"] {
+        let file = PathBuf::from(format!("{}{suffix}", index.path().display()));
+        assert_eq!(mode(&file), 0o600, "{}", file.display());
+    }
+}
+
+#[test]
+fn a_query_of_thousands_of_terms_is_refused_with_the_limit() {
+    let cache = tempfile::tempdir().unwrap();
+    let roots = common::roots(
+        ProviderKind::Claude,
+        &common::fixture(ProviderKind::Claude, "2.1.9"),
+    );
+    let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+    let p = ScanProgress::default();
+    let terms: Vec<String> = (0..10_000).map(|i| format!("t{i}*")).collect();
+    // One term over the cap, well under the length bound: the term cap answers.
+    match lib.search(&terms[..index::MAX_TERMS + 1].join(" "), &filter(5), &p) {
+        Err(Error::BadQuery(m)) => {
+            assert!(m.contains(&format!("at most {}", index::MAX_TERMS)), "{m}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // All 10,000 (69 KB): refused before any parsing by the length bound.
+    match lib.search(&terms.join(" "), &filter(5), &p) {
+        Err(Error::BadQuery(m)) => assert!(
+            m.contains(&format!("at most {}", index::MAX_QUERY_CHARS)),
+            "{m}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let at_cap = terms[..index::MAX_TERMS].join(" OR ");
+    assert!(lib.search(&at_cap, &filter(5), &p).is_ok());
 }

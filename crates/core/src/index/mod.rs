@@ -2,18 +2,25 @@
 //! session's metadata, and holds an FTS5 index of message text. With it, listing sessions never
 //! parses a transcript and searching never reads a store.
 //!
-//! `$XDG_CACHE_HOME/agent-sessions/index-v<N>-<hash of roots>.db`, created 0600, WAL mode. Each
-//! provider's changes are committed in one transaction together with its new scan state, so a
-//! process killed mid-scan leaves the previous consistent state and the next run redoes the
-//! rest. The file is ours and disposable: `cache clear` deletes it.
+//! `$XDG_CACHE_HOME/agent-sessions/index-v<N>-<hash of roots>.db`, created 0600 in a 0700
+//! directory, WAL mode. Each provider's changes are committed in one transaction together with
+//! its new scan state, so a process killed mid-scan leaves the previous consistent state and the
+//! next run redoes the rest. Write transactions begin `IMMEDIATE`, so a second process waits
+//! for the first (busy timeout) instead of failing when its read turns into a write. The file is
+//! ours and disposable: a damaged one is emptied and refilled from the stores.
 
 mod query;
 mod text;
 
+pub use query::{MAX_QUERY_CHARS, MAX_TERMS};
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::config::DbConfig;
+use rusqlite::{
+    params, Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior,
+};
 use serde::Serialize;
 
 use crate::catalog::{sort_newest_first, Catalog};
@@ -72,9 +79,14 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 );
 ";
 
+/// How long a writer waits for another process's write transaction before giving up.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub struct Index {
     conn: Connection,
     path: PathBuf,
+    /// What opening did that the user should hear about (a damaged cache rebuilt).
+    warnings: Vec<String>,
 }
 
 /// What one refresh changed.
@@ -135,6 +147,7 @@ pub fn index_path(dir: &Path, roots: &Roots) -> PathBuf {
 }
 
 /// Deletes every cache file of ours in `dir` (all versions and roots). Returns what it deleted.
+/// (Only our own file names: the directory may be one the user shares with other things.)
 pub fn clear(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut removed = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -145,7 +158,10 @@ pub fn clear(dir: &Path) -> Result<Vec<PathBuf>, Error> {
         if name.starts_with("index-v")
             && (name.ends_with(".db") || name.ends_with(".db-wal") || name.ends_with(".db-shm"))
         {
-            std::fs::remove_file(e.path()).map_err(|err| Error::io(e.path(), err))?;
+            std::fs::remove_file(e.path()).map_err(|err| Error::Cache {
+                path: e.path(),
+                reason: format!("cannot delete it: {err}"),
+            })?;
             removed.push(e.path());
         }
     }
@@ -153,37 +169,135 @@ pub fn clear(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(removed)
 }
 
-fn cache_error(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Cache {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
+/// What a SQLite error on the cache means for the user: busy (another process writes), damaged
+/// (rebuild it), unwritable (point the cache elsewhere), or something else.
+fn cache_error(path: &Path, e: rusqlite::Error) -> Error {
+    let (path, reason) = (path.to_path_buf(), e.to_string());
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            Error::CacheBusy { path, reason }
+        }
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+            Error::CacheCorrupt { path, reason }
+        }
+        Some(
+            ErrorCode::ReadOnly
+            | ErrorCode::CannotOpen
+            | ErrorCode::PermissionDenied
+            | ErrorCode::DiskFull,
+        ) => Error::CacheUnwritable { path, reason },
+        _ => Error::Cache { path, reason },
     }
 }
 
+/// What the user is told after a damaged cache was emptied and refilled.
+pub fn rebuilt_warning(path: &Path, reason: &str) -> String {
+    format!(
+        "the session cache {} was damaged ({reason}); it was rebuilt from the agents' stores",
+        path.display()
+    )
+}
+
+/// Opens the cache file with its busy timeout; the schema comes with [`setup`].
+fn connect(path: &Path) -> Result<Connection, Error> {
+    let conn = Connection::open(path).map_err(|e| cache_error(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| cache_error(path, e))?;
+    Ok(conn)
+}
+
+/// WAL mode and the schema. The schema is created in an immediate transaction so that several
+/// processes opening a new cache at once wait for each other.
+fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
+    let err = |e| cache_error(path, e);
+    conn.pragma_update(None, "journal_mode", "wal")
+        .map_err(err)?;
+    conn.pragma_update(None, "synchronous", "normal")
+        .map_err(err)?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(err)?;
+    tx.execute_batch(SCHEMA).map_err(err)?;
+    tx.commit().map_err(err)
+}
+
+/// Empties a damaged database in place (SQLite's documented reset: works on a corrupt file, and
+/// other connections to the file see the empty database rather than a deleted file).
+fn reset(conn: &Connection) -> rusqlite::Result<()> {
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_RESET_DATABASE, true)?;
+    let vacuumed = conn.execute_batch("VACUUM");
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_RESET_DATABASE, false)?;
+    vacuumed
+}
+
 impl Index {
-    /// Opens (creating if needed) the cache for `roots` in `dir`.
+    /// Opens (creating if needed) the cache for `roots` in `dir`. A damaged cache file is
+    /// rebuilt (see [`Index::warnings`]).
     pub fn open(dir: &Path, roots: &Roots) -> Result<Index, Error> {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        create_private_dir(dir)?;
         let path = index_path(dir, roots);
         create_private(&path)?;
-        let conn = Connection::open(&path).map_err(|e| cache_error(&path, e))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(|e| cache_error(&path, e))?;
-        conn.pragma_update(None, "journal_mode", "wal")
-            .map_err(|e| cache_error(&path, e))?;
-        conn.pragma_update(None, "synchronous", "normal")
-            .map_err(|e| cache_error(&path, e))?;
-        conn.execute_batch(SCHEMA)
-            .map_err(|e| cache_error(&path, e))?;
-        Ok(Index { conn, path })
+        let mut index = Index {
+            conn: connect(&path)?,
+            path,
+            warnings: Vec::new(),
+        };
+        match setup(&mut index.conn, &index.path) {
+            Err(Error::CacheCorrupt { reason, .. }) => {
+                index.rebuild()?;
+                index.warnings.push(rebuilt_warning(&index.path, &reason));
+            }
+            other => other?,
+        }
+        Ok(index)
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    fn err(&self, e: impl std::fmt::Display) -> Error {
+    /// What opening did that the user should know (a damaged cache rebuilt), taken once.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Throws the cache's content away and starts empty: the cache is disposable, and the next
+    /// refresh fills it from the stores. Emptied in place when SQLite can; else the files are
+    /// deleted and created again.
+    pub fn rebuild(&mut self) -> Result<(), Error> {
+        self.conn.flush_prepared_statement_cache();
+        if reset(&self.conn).is_ok() && setup(&mut self.conn, &self.path).is_ok() {
+            return Ok(());
+        }
+        let placeholder = Connection::open_in_memory().map_err(|e| cache_error(&self.path, e))?;
+        drop(std::mem::replace(&mut self.conn, placeholder));
+        for suffix in ["-wal", "-shm", ""] {
+            let file = PathBuf::from(format!("{}{suffix}", self.path.display()));
+            match std::fs::remove_file(&file) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::CacheCorrupt {
+                        path: self.path.clone(),
+                        reason: format!("cannot delete {}: {e}", file.display()),
+                    })
+                }
+                _ => {}
+            }
+        }
+        create_private(&self.path)?;
+        self.conn = connect(&self.path)?;
+        setup(&mut self.conn, &self.path)
+    }
+
+    fn err(&self, e: rusqlite::Error) -> Error {
         cache_error(&self.path, e)
+    }
+
+    /// Our own data that does not decode: the file is damaged.
+    fn damaged(&self, e: impl std::fmt::Display) -> Error {
+        Error::CacheCorrupt {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        }
     }
 
     /// Brings the cache up to date with the stores: each provider scans from its stored state,
@@ -240,7 +354,10 @@ impl Index {
     ) -> Result<(), Error> {
         let path = self.path.clone();
         let err = |e: rusqlite::Error| cache_error(&path, e);
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
         for key in &output.removed {
             remove_session(&tx, key).map_err(err)?;
         }
@@ -285,7 +402,7 @@ impl Index {
                 continue;
             }
             let meta: String = row.get(1).map_err(|e| self.err(e))?;
-            out.push(serde_json::from_str(&meta).map_err(|e| self.err(e))?);
+            out.push(serde_json::from_str(&meta).map_err(|e| self.damaged(e))?);
         }
         sort_newest_first(&mut out);
         Ok(out)
@@ -372,7 +489,7 @@ impl Index {
         progress.add_total(pending.len() as u64, 0);
         let mut done = 0;
         for (rowid, updated, meta) in pending {
-            let meta: SessionMeta = serde_json::from_str(meta).map_err(|e| self.err(e))?;
+            let meta: SessionMeta = serde_json::from_str(meta).map_err(|e| self.damaged(e))?;
             // A session that cannot be loaded now (deleted meanwhile) is marked done; the next
             // refresh removes or re-queues it.
             let messages = catalog
@@ -381,7 +498,7 @@ impl Index {
                 .unwrap_or_default();
             let tx = self
                 .conn
-                .transaction()
+                .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(|e| cache_error(&self.path, e))?;
             text::write(&tx, *rowid, &messages).map_err(|e| cache_error(&self.path, e))?;
             tx.execute(
@@ -509,7 +626,24 @@ fn like_escape(s: &str) -> String {
         .replace('_', "\\_")
 }
 
-/// Creates the cache file readable by its owner only, before SQLite opens it.
+/// Creates the cache directory (and any missing parent) for its owner only; an existing
+/// directory is left as it is.
+fn create_private_dir(dir: &Path) -> Result<(), Error> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir).map_err(|e| Error::CacheUnwritable {
+        path: dir.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
+/// Creates the cache file readable by its owner only, before SQLite opens it (SQLite gives
+/// the `-wal` and `-shm` the same mode).
 fn create_private(path: &Path) -> Result<(), Error> {
     let mut options = std::fs::OpenOptions::new();
     options.create(true).append(true);
@@ -521,7 +655,10 @@ fn create_private(path: &Path) -> Result<(), Error> {
     options
         .open(path)
         .map(|_| ())
-        .map_err(|e| Error::io(path, e))
+        .map_err(|e| Error::CacheUnwritable {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
 }
 
 fn session_rowid(tx: &Transaction<'_>, key: &SessionKey) -> rusqlite::Result<Option<i64>> {
@@ -603,4 +740,35 @@ pub fn format_versions(sessions: &[SessionMeta]) -> Vec<(ProviderKind, String, u
     let mut out: Vec<_> = counts.into_iter().map(|((p, v), n)| (p, v, n)).collect();
     out.sort();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(code: std::os::raw::c_int) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
+    }
+
+    /// Only a damaged cache is worth deleting; a busy one needs a moment, an unwritable one
+    /// another place.
+    #[test]
+    fn each_cache_failure_gets_its_own_advice() {
+        let p = Path::new("/c/index.db");
+        let busy = cache_error(p, failure(rusqlite::ffi::SQLITE_BUSY)).to_string();
+        assert!(busy.contains("another agent-sessions process"), "{busy}");
+        assert!(!busy.contains("delete"), "{busy}");
+        let corrupt = cache_error(p, failure(rusqlite::ffi::SQLITE_CORRUPT)).to_string();
+        assert!(corrupt.contains("delete the file /c/index.db"), "{corrupt}");
+        let not_a_db = cache_error(p, failure(rusqlite::ffi::SQLITE_NOTADB));
+        assert!(matches!(not_a_db, Error::CacheCorrupt { .. }), "{not_a_db}");
+        let read_only = cache_error(p, failure(rusqlite::ffi::SQLITE_READONLY)).to_string();
+        assert!(
+            read_only.starts_with("cannot write the cache at /c/index.db")
+                && read_only.contains("AGENT_SESSIONS_CACHE_DIR"),
+            "{read_only}"
+        );
+        let other = cache_error(p, failure(rusqlite::ffi::SQLITE_IOERR)).to_string();
+        assert!(!other.contains("delete"), "{other}");
+    }
 }

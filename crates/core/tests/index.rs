@@ -58,7 +58,10 @@ fn appends_and_deletions_reach_the_list_and_the_text_index() {
         index::RefreshReport::default()
     );
     assert_eq!(index.pending_text().unwrap(), 7);
-    assert_eq!(index.index_text(&catalog, None, &p).unwrap(), 7);
+    // In batches, as the app indexes.
+    assert_eq!(index.index_text(&catalog, Some(2), &p).unwrap(), 2);
+    assert_eq!(index.pending_text().unwrap(), 5);
+    assert_eq!(index.index_text(&catalog, None, &p).unwrap(), 5);
     assert!(index.search("zanzibar", &filter(5)).unwrap().is_empty());
 
     let file = store

@@ -475,20 +475,22 @@ impl Index {
         max: Option<usize>,
         progress: &ScanProgress,
     ) -> Result<usize, Error> {
+        // Only the batch asked for is read: an app indexing 20 at a time over 50,000 pending
+        // sessions would otherwise decode all of them for every batch.
+        let limit = max.and_then(|m| i64::try_from(m).ok()).unwrap_or(-1);
         let pending: Vec<(i64, i64, String)> = {
             let mut stmt = self
                 .conn
-                .prepare("SELECT rowid, coalesce(updated_at, 0), meta FROM sessions WHERE text_indexed = 0 ORDER BY updated_at DESC")
+                .prepare("SELECT rowid, coalesce(updated_at, 0), meta FROM sessions WHERE text_indexed = 0 ORDER BY updated_at DESC LIMIT ?1")
                 .map_err(|e| self.err(e))?;
             let rows = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .query_map([limit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
                 .map_err(|e| self.err(e))?;
             rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?
         };
-        let pending = &pending[..max.unwrap_or(usize::MAX).min(pending.len())];
         progress.add_total(pending.len() as u64, 0);
         let mut done = 0;
-        for (rowid, updated, meta) in pending {
+        for (rowid, updated, meta) in &pending {
             let meta: SessionMeta = serde_json::from_str(meta).map_err(|e| self.damaged(e))?;
             // A session that cannot be loaded now (deleted meanwhile) is marked done; the next
             // refresh removes or re-queues it.

@@ -5,9 +5,12 @@ use std::path::PathBuf;
 
 use agent_sessions_core::index::Hit;
 use agent_sessions_core::live::events::Event;
-use agent_sessions_core::{Catalog, Diagnostics, Error, ProviderKind, ScanReport, Transcript};
+use agent_sessions_core::{
+    Catalog, Diagnostics, Error, Library, ProviderKind, ScanReport, SessionMeta,
+};
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::cell::RefCell;
 use std::io::Write;
 
 use crate::render;
@@ -38,11 +41,21 @@ impl Envelope {
         }
     }
 
-    /// A transcript, printed as it is written out: no second copy of it (as text or as a JSON
-    /// tree) is ever held, so `show` of a big session costs the transcript and no more.
-    pub fn show(transcript: Transcript, resume: Result<ResumeCommand, Error>) -> Self {
+    /// A transcript, read as it is written out: each message is printed once nothing later can
+    /// change it and then dropped (see `Catalog::load_each`), so `show` of a session of any size
+    /// holds a bounded part of it, never the whole transcript, its text or a JSON tree of it.
+    pub fn show(
+        library: Library,
+        session: SessionMeta,
+        resume: Result<ResumeCommand, Error>,
+    ) -> Self {
         Envelope {
-            data: Data::Transcript(Box::new(transcript), resume),
+            data: Data::Show(Box::new(Show {
+                library,
+                session,
+                resume,
+                failed: RefCell::new(None),
+            })),
             text: String::new(),
             warnings: Vec::new(),
             error: None,
@@ -149,6 +162,14 @@ impl Envelope {
         let _ = out.flush();
     }
 
+    /// Why output that was streamed stopped part way (a transcript that could not be read).
+    pub fn failed(&self) -> Option<Error> {
+        match &self.data {
+            Data::Show(show) => show.failed.borrow_mut().take(),
+            Data::Value(_) => None,
+        }
+    }
+
     fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
         let error = self
             .error
@@ -174,43 +195,111 @@ impl Envelope {
             return Ok(());
         }
         match &self.data {
-            Data::Transcript(t, resume) => render::write_transcript(out, t, resume.as_ref()),
+            Data::Show(show) => show.write_text(out),
             Data::Value(_) => out.write_all(render::terminal_safe(&self.text).as_bytes()),
         }
     }
 }
 
-/// A command's JSON data: a value, or a transcript serialized straight to the output.
+/// A command's JSON data: a value, or a transcript streamed straight to the output.
 enum Data {
     Value(Value),
-    Transcript(Box<Transcript>, Result<ResumeCommand, Error>),
+    Show(Box<Show>),
 }
 
 impl Serialize for Data {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Data::Value(v) => v.serialize(s),
-            Data::Transcript(t, resume) => ShowData {
-                transcript: t,
-                resume_command: match resume {
-                    Ok(resume) => json!({
-                        "argv": std::iter::once(resume.program()).chain(resume.args().iter().map(String::as_str)).collect::<Vec<_>>(),
-                        "cwd": resume.cwd(),
-                        "shell": resume.for_this_platform(),
-                    }),
-                    Err(e) => json!({ "error": { "code": e.code(), "message": e.to_string() } }),
-                },
-            }
-            .serialize(s),
+            Data::Show(show) => show.serialize(s),
         }
     }
 }
 
-#[derive(Serialize)]
-struct ShowData<'a> {
-    #[serde(flatten)]
-    transcript: &'a Transcript,
-    resume_command: Value,
+/// `show`'s transcript, loaded while it is written.
+struct Show {
+    library: Library,
+    session: SessionMeta,
+    resume: Result<ResumeCommand, Error>,
+    /// The error that stopped the stream, for the exit code.
+    failed: RefCell<Option<Error>>,
+}
+
+impl Show {
+    fn write_text(&self, out: &mut impl Write) -> std::io::Result<()> {
+        render::transcript_header(out, &self.session, self.resume.as_ref())?;
+        let mut written = Ok(());
+        let read = self.library.catalog().load_each(&self.session, &mut |m| {
+            if written.is_ok() && !m.meta {
+                written = render::write_message(out, &m);
+            }
+        });
+        if let Err(e) = read {
+            *self.failed.borrow_mut() = Some(e);
+        }
+        written
+    }
+
+    fn resume_json(&self) -> Value {
+        match &self.resume {
+            Ok(resume) => json!({
+                "argv": std::iter::once(resume.program()).chain(resume.args().iter().map(String::as_str)).collect::<Vec<_>>(),
+                "cwd": resume.cwd(),
+                "shell": resume.for_this_platform(),
+            }),
+            Err(e) => json!({ "error": { "code": e.code(), "message": e.to_string() } }),
+        }
+    }
+}
+
+/// The transcript's JSON (`session`, `messages`, `diagnostics`, as `Transcript` serializes)
+/// plus `resume_command`, with the messages serialized as they are read.
+impl Serialize for Show {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let diagnostics = RefCell::new(Diagnostics::default());
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("session", &self.session)?;
+        map.serialize_entry(
+            "messages",
+            &Messages {
+                show: self,
+                diagnostics: &diagnostics,
+            },
+        )?;
+        map.serialize_entry("diagnostics", &*diagnostics.borrow())?;
+        map.serialize_entry("resume_command", &self.resume_json())?;
+        map.end()
+    }
+}
+
+struct Messages<'a> {
+    show: &'a Show,
+    diagnostics: &'a RefCell<Diagnostics>,
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let mut seq = s.serialize_seq(None)?;
+        let mut written = Ok(());
+        let show = self.show;
+        let read = show.library.catalog().load_each(&show.session, &mut |m| {
+            if written.is_ok() {
+                written = seq.serialize_element(&m);
+            }
+        });
+        written?;
+        match read {
+            Ok(d) => *self.diagnostics.borrow_mut() = d,
+            Err(e) => {
+                let message = e.to_string();
+                *show.failed.borrow_mut() = Some(e);
+                return Err(S::Error::custom(message));
+            }
+        }
+        seq.end()
+    }
 }
 
 #[derive(Serialize)]

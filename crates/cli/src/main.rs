@@ -142,7 +142,14 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(out) => {
             out.print(json);
-            ExitCode::SUCCESS
+            match out.failed() {
+                // Output was streamed and stopped part way: say why, after it.
+                Some(e) => {
+                    eprintln!("error: {}", render::terminal_safe(&e.to_string()));
+                    ExitCode::from(exit_code(&e))
+                }
+                None => ExitCode::SUCCESS,
+            }
         }
         Err(e) => {
             Envelope::failure(&e).print(json);
@@ -181,11 +188,12 @@ fn run(cli: Cli) -> Result<Envelope, Error> {
             let mut lib = open(&roots, &[], !no_cache);
             let report = progress::run("scanning", |p| lib.sessions(p))?;
             let session = lib.catalog().find(&report.sessions, &id)?;
-            let transcript = lib.load(session)?;
+            let session = session.clone();
             // No resume command (a hostile id or directory) still shows the transcript.
-            let resume = lib.catalog().resume_command(session);
-            let mut out = Envelope::show(transcript, resume);
-            out.warn(lib.warnings());
+            let resume = lib.catalog().resume_command(&session);
+            let warnings = lib.warnings().to_vec();
+            let mut out = Envelope::show(lib, session, resume);
+            out.warn(&warnings);
             Ok(out)
         }
         Command::Search {

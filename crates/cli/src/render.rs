@@ -4,9 +4,7 @@ use std::fmt::Write;
 
 use agent_sessions_core::actions::resume::ResumeCommand;
 use agent_sessions_core::index::Hit;
-use agent_sessions_core::{
-    Diagnostics, Error, Message, Part, Role, SessionMeta, ToolStatus, Transcript,
-};
+use agent_sessions_core::{Diagnostics, Error, Message, Part, Role, SessionMeta, ToolStatus};
 use chrono::{DateTime, Utc};
 
 fn time(t: Option<DateTime<Utc>>) -> String {
@@ -78,14 +76,13 @@ fn pad(cell: &str, width: usize) -> String {
     format!("{cell}{}", " ".repeat(width.saturating_sub(n)))
 }
 
-/// The transcript as readable text: header, then each shown message, written to `w` a message
-/// at a time (a transcript can be gigabytes; its text is never held whole).
-pub fn write_transcript(
+/// A transcript's header as readable text: title, agent, id, model, directory, counts and the
+/// resume command (or why there is none).
+pub fn transcript_header(
     w: &mut impl std::io::Write,
-    t: &Transcript,
+    s: &SessionMeta,
     resume: Result<&ResumeCommand, &Error>,
 ) -> std::io::Result<()> {
-    let s = &t.session;
     let mut out = String::new();
     let _ = writeln!(out, "{}", s.title.as_deref().unwrap_or("(untitled)"));
     let _ = writeln!(
@@ -105,13 +102,14 @@ pub fn write_transcript(
         Ok(resume) => writeln!(out, "resume: {}", resume.for_this_platform()),
         Err(e) => writeln!(out, "{e}"),
     };
-    w.write_all(terminal_safe(&out).as_bytes())?;
-    for m in t.messages.iter().filter(|m| !m.meta) {
-        out.clear();
-        message(&mut out, m);
-        w.write_all(terminal_safe(&out).as_bytes())?;
-    }
-    Ok(())
+    w.write_all(terminal_safe(&out).as_bytes())
+}
+
+/// One message as readable text.
+pub fn write_message(w: &mut impl std::io::Write, m: &Message) -> std::io::Result<()> {
+    let mut out = String::new();
+    message(&mut out, m);
+    w.write_all(terminal_safe(&out).as_bytes())
 }
 
 fn message(out: &mut String, m: &Message) {

@@ -526,3 +526,32 @@ fn show_prints_no_terminal_control_sequences() {
         "{text:?}"
     );
 }
+
+/// `show --json` streams the transcript (messages serialized as they are read) and still prints
+/// exactly the golden transcript of every session of a fixture store, `resume_command` aside.
+#[test]
+fn show_json_streams_the_golden_transcript() {
+    for version in ["2.1.332", "1.0.30"] {
+        let root = store(version);
+        let r = root.to_str().unwrap();
+        let golden = root.join("../expected/show");
+        let mut checked = 0;
+        for file in std::fs::read_dir(&golden).unwrap().flatten() {
+            let name = file.file_name().into_string().unwrap();
+            let id = name.trim_end_matches(".json");
+            let out = cli(&["show", id, "--json", "--no-cache", "--claude-root", r])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{id}");
+            let mut data = json_of(&out)["data"].take();
+            data.as_object_mut().unwrap().remove("resume_command");
+            let want = std::fs::read_to_string(file.path())
+                .unwrap()
+                .replace("$ROOT", r);
+            let want: Value = serde_json::from_str(&want).unwrap();
+            assert!(data == want, "{version} {id}: not the golden transcript");
+            checked += 1;
+        }
+        assert!(checked > 3, "{version}: {checked}");
+    }
+}

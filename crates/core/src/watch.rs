@@ -147,8 +147,11 @@ mod tests {
         for i in 0..10_000 {
             std::fs::write(dir.path().join(format!("f{}.txt", i % 100)), i.to_string()).unwrap();
         }
-        std::thread::sleep(Duration::from_millis(600));
-        let callbacks = rx.try_iter().count();
+        // Count callbacks until none comes for a while (a loaded machine delivers late).
+        let mut callbacks = 0;
+        while rx.recv_timeout(Duration::from_secs(2)).is_ok() {
+            callbacks += 1;
+        }
         assert!(
             (1..50).contains(&callbacks),
             "{callbacks} callbacks for a 10,000-event storm"

@@ -9,12 +9,16 @@ use rayon::prelude::*;
 use crate::actions::resume::ResumeCommand;
 use crate::error::Error;
 use crate::live::events::{self, TurnState};
+use crate::live::tail::{self, LineStart};
 use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
 use crate::paths::RepoRoots;
 use crate::provider::{Provider, ProviderSet, Roots, ScanOutput, ScanProgress};
 
 /// Turn-state evidence older than this is no evidence.
 const STALE_SECS: i64 = 600;
+/// How much of a live session's end its turn state is read from, at first and at most.
+const TURN_WINDOW: u64 = 256 << 10;
+const MAX_TURN_WINDOW: u64 = 64 << 20;
 
 pub struct Catalog {
     providers: ProviderSet,
@@ -80,19 +84,53 @@ impl Catalog {
     }
 
     /// A live session's turn state: the agent's own idle flag where it writes one, else what the
-    /// transcript's last event says.
+    /// transcript's last events say — read from the end of its file, so a list costs the same
+    /// for a live session of 1 GB as of 1 MB.
     fn turn_state(&self, session: &SessionMeta, status: Option<&str>) -> TurnState {
         if status == Some("idle") {
             return TurnState::Waiting;
         }
-        match self.load(session) {
-            Ok(t) => events::turn_state(
-                &events::project(&t.messages, false),
-                chrono::Utc::now(),
-                STALE_SECS,
-            ),
-            Err(_) => TurnState::Unknown,
+        let mut window = TURN_WINDOW;
+        loop {
+            let Ok((t, start)) = self.load_tail(session, window, LineStart::default()) else {
+                return TurnState::Unknown;
+            };
+            let events = events::project_window(&t.messages, start.offset == 0, false);
+            // A window holding no whole record yet (one huge tool output) says nothing: widen it.
+            if events.is_empty() && start.offset > 0 && window < MAX_TURN_WINDOW {
+                window *= 4;
+                continue;
+            }
+            return events::turn_state(&events, chrono::Utc::now(), STALE_SECS);
         }
+    }
+
+    /// The end of a session: about its last `max_bytes`, read from the first line start in them
+    /// (counting lines from `anchor`, a line start whose number is known, so the messages keep
+    /// their real line numbers), and where that window starts. A session that cannot be read in
+    /// part is read whole (the window starts at 0).
+    pub fn load_tail(
+        &self,
+        session: &SessionMeta,
+        max_bytes: u64,
+        anchor: LineStart,
+    ) -> Result<(Transcript, LineStart), Error> {
+        let p = self.provider(session.provider)?;
+        if !p.reads_in_part(session) {
+            return Ok((p.load(session)?, LineStart::default()));
+        }
+        let path = &session.source_path;
+        let start = tail::window(path, max_bytes, anchor).map_err(|e| Error::io(path, e))?;
+        Ok((p.load_from(session, start)?, start))
+    }
+
+    /// Whether a running agent process has `session` open now.
+    pub fn is_live(&self, session: &SessionMeta) -> bool {
+        self.provider(session.provider).is_ok_and(|p| {
+            p.live_sessions(&[session])
+                .iter()
+                .any(|l| l.id == session.id)
+        })
     }
 
     /// The session whose id is `id`, or the only one starting with it.
@@ -123,6 +161,16 @@ impl Catalog {
 
     pub fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
         self.provider(session.provider)?.load(session)
+    }
+
+    /// The transcript's messages one at a time, in order (see [`Provider::load_each`]): what
+    /// a front end that writes a transcript out uses, so its memory does not grow with it.
+    pub fn load_each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(crate::model::Message),
+    ) -> Result<Diagnostics, Error> {
+        self.provider(session.provider)?.load_each(session, each)
     }
 
     pub fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {

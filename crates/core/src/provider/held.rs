@@ -66,6 +66,11 @@ impl Held {
         self.items.back_mut()
     }
 
+    /// Drops the newest message (a builder taking back what it just built).
+    pub fn pop_last(&mut self) -> Option<Message> {
+        self.items.pop_back()
+    }
+
     /// Hands out the oldest messages while more than `keep` are held, stopping at one that
     /// still waits for a tool's result unless more than `keep_at_most` are held. Returns the
     /// first index still held (maps may forget what points below it).

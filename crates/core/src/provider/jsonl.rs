@@ -49,7 +49,7 @@ pub struct LineReader<R> {
 impl LineReader<File> {
     /// Opens `path` read-only and positions it at `offset`, whose line is number `number + 1`.
     pub fn open_at(path: &Path, offset: u64, number: u64) -> io::Result<Self> {
-        let mut file = File::open(path)?;
+        let mut file = super::files::open_regular(path)?;
         if offset > 0 {
             file.seek(SeekFrom::Start(offset))?;
         }
@@ -268,11 +268,23 @@ pub fn fold_file<A>(
 pub fn for_each_record(
     provider: ProviderKind,
     path: &Path,
+    each: impl FnMut(&serde_json::Value, u64, u64),
+) -> Result<Diagnostics, crate::error::Error> {
+    for_each_record_from(provider, path, 0, 0, each)
+}
+
+/// [`for_each_record`] from `offset`, a line start preceded by `lines` lines (to read only the
+/// end of a growing file).
+pub fn for_each_record_from(
+    provider: ProviderKind,
+    path: &Path,
+    offset: u64,
+    lines: u64,
     mut each: impl FnMut(&serde_json::Value, u64, u64),
 ) -> Result<Diagnostics, crate::error::Error> {
     let io = |e| crate::error::Error::io(path, e);
     let mut diagnostics = Diagnostics::default();
-    let mut reader = LineReader::open_at(path, 0, 0).map_err(io)?;
+    let mut reader = LineReader::open_at(path, offset, lines).map_err(io)?;
     while let Some(line) = reader.next_line().map_err(io)? {
         let problem = |reason: String| Diagnostic {
             provider,
@@ -340,8 +352,9 @@ fn replace_lone_surrogates(text: &str) -> Option<String> {
     if !text.contains("\\u") && !text.contains("\\U") {
         return None;
     }
+    // Built as bytes: every cut is at an ASCII `\`, so the result is UTF-8 again.
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut out = Vec::with_capacity(text.len());
     let mut changed = false;
     let mut i = 0;
     let mut last = 0;
@@ -366,8 +379,8 @@ fn replace_lone_surrogates(text: &str) -> Option<String> {
                         }
                     }
                     if (0xD800..0xE000).contains(&unit) {
-                        out.push_str(&text[last..esc_start]);
-                        out.push_str("\\uFFFD");
+                        out.extend_from_slice(&bytes[last..esc_start]);
+                        out.extend_from_slice(b"\\uFFFD");
                         changed = true;
                         last = i + 5;
                     }
@@ -381,8 +394,8 @@ fn replace_lone_surrogates(text: &str) -> Option<String> {
     if !changed {
         return None;
     }
-    out.push_str(&text[last..]);
-    Some(out)
+    out.extend_from_slice(&bytes[last..]);
+    String::from_utf8(out).ok()
 }
 
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {

@@ -3,10 +3,16 @@
 //! A provider knows one agent's store: where it lives, how to list its sessions incrementally,
 //! how to load a transcript, where large outputs live, and how to resume a session. Adding an
 //! agent means one new module here plus its fixtures; nothing else changes.
+//!
+//! Everything here parses text from files we do not control, so slicing a string by byte
+//! index (which panics inside a multi-byte character) is denied: use `split_once`,
+//! `strip_prefix`, `char_indices` or `str::get`. (Tests may slice their own ASCII fixtures.)
+#![cfg_attr(not(test), deny(clippy::string_slice))]
 
 pub mod claude;
 pub mod codex;
 pub mod files;
+pub mod held;
 pub mod jsonl;
 pub mod lenient;
 pub mod opencode;
@@ -113,6 +119,38 @@ pub trait Provider: Send + Sync {
     /// The full transcript of a session this provider listed.
     fn load(&self, session: &SessionMeta) -> Result<Transcript, Error>;
 
+    /// Whether `session` is one append-only file that [`Provider::load_from`] reads from any
+    /// line start: then a live session's turn state and a follower read only its end, so their
+    /// work is bounded by a window, not by the file.
+    fn reads_in_part(&self, session: &SessionMeta) -> bool {
+        let _ = session;
+        false
+    }
+
+    /// The transcript from `from` (a line start of the session's file) to its end. Only called
+    /// where [`Provider::reads_in_part`] says so; otherwise the whole session.
+    fn load_from(
+        &self,
+        session: &SessionMeta,
+        from: crate::live::tail::LineStart,
+    ) -> Result<Transcript, Error> {
+        let _ = from;
+        self.load(session)
+    }
+
+    /// The transcript's messages in order, each handed to `each` once nothing later can change
+    /// it: providers whose builders can release messages stream a transcript of any size with
+    /// bounded memory; the default loads it whole first.
+    fn load_each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(crate::model::Message),
+    ) -> Result<Diagnostics, Error> {
+        let t = self.load(session)?;
+        t.messages.into_iter().for_each(each);
+        Ok(t.diagnostics)
+    }
+
     /// The bytes behind a blob key found in a transcript (large tool output, image).
     fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error>;
 
@@ -210,12 +248,18 @@ pub(crate) fn cut(mut text: String, max: usize) -> String {
     text
 }
 
+/// Marks the layout of every provider state. Postcard data does not describe itself, so a state
+/// written by a build whose structs differ could decode into wrong values instead of failing:
+/// bump this whenever a state struct changes, and old states mean one full scan. (2: Codex
+/// remembers a reply that may be a compaction summary.)
+const STATE_FORMAT: &[u8; 8] = b"ASstate2";
+
 /// Serializes a provider's state, compactly (postcard): it is decoded and re-encoded on every
 /// refresh, and as JSON that cost grew with the number of files (≈ 40 ms for 2,000 sessions).
 /// It is our own plain data, so failing is a bug: loud in debug builds, a full rescan next time
 /// in release builds.
 pub(crate) fn encode_state(state: &impl Serialize) -> ProviderState {
-    match postcard::to_stdvec(state) {
+    match postcard::to_extend(state, STATE_FORMAT.to_vec()) {
         Ok(bytes) => bytes,
         Err(e) => {
             debug_assert!(false, "provider state does not serialize: {e}");
@@ -227,7 +271,7 @@ pub(crate) fn encode_state(state: &impl Serialize) -> ProviderState {
 /// Reads a state [`encode_state`] wrote; anything else (empty, another version) is `None`,
 /// which means a full scan.
 pub(crate) fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
-    postcard::from_bytes(bytes).ok()
+    postcard::from_bytes(bytes.strip_prefix(STATE_FORMAT)?).ok()
 }
 
 /// The diagnostic for a store file that was listed but could not be read.
@@ -248,6 +292,19 @@ pub(crate) fn is_dir(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn states_of_another_format_mean_a_full_scan() {
+        let state = encode_state(&(7u32, "x".to_owned()));
+        assert_eq!(
+            decode_state::<(u32, String)>(&state),
+            Some((7, "x".to_owned()))
+        );
+        // The same bytes without the format mark (an older build's state) are not read.
+        let old = postcard::to_stdvec(&(7u32, "x".to_owned())).unwrap();
+        assert_eq!(decode_state::<(u32, String)>(&old), None);
+        assert_eq!(decode_state::<(u32, String)>(&[]), None);
+    }
 
     #[test]
     fn cuts_on_char_boundaries() {

@@ -41,8 +41,12 @@ impl ClaudeProvider {
         ClaudeProvider { roots }
     }
 
-    fn discover(&self) -> Vec<Found> {
-        self.roots.iter().flat_map(|r| scan::discover(r)).collect()
+    fn discover(&self, walker: &mut files::Walker) -> Vec<Found> {
+        let mut found = Vec::new();
+        for root in &self.roots {
+            found.extend(scan::discover(root, walker));
+        }
+        found
     }
 }
 
@@ -63,6 +67,10 @@ fn parse_time(raw: Option<&str>) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// The most read of a small side file (`*.meta.json`, `custom-title.json`, a pid file): they
+/// hold a few fields, so anything larger is not one.
+const SIDE_FILE_MAX: u64 = 1 << 20;
+
 /// A 2.1.x subagent's `agent-<hex>.meta.json`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -73,7 +81,7 @@ struct SubagentMeta {
 
 fn read_subagent_meta(path: &Path) -> SubagentMeta {
     let meta = path.with_extension("meta.json");
-    std::fs::read(meta)
+    files::read_document(&meta, SIDE_FILE_MAX)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()
@@ -86,7 +94,8 @@ fn read_custom_title_file(path: &Path) -> Option<String> {
     struct CustomTitle {
         custom_title: Option<String>,
     }
-    let bytes = std::fs::read(side_dir(path).join("custom-title.json")).ok()?;
+    let bytes =
+        files::read_document(&side_dir(path).join("custom-title.json"), SIDE_FILE_MAX).ok()?;
     serde_json::from_slice::<CustomTitle>(&bytes)
         .ok()?
         .custom_title
@@ -158,8 +167,9 @@ impl Provider for ClaudeProvider {
 
     fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
         let prev: State = decode_state(prev).unwrap_or_default();
+        let mut walker = files::Walker::default();
         let r = files::refresh_all(
-            self.discover(),
+            self.discover(&mut walker),
             |f| &f.path,
             &prev.files,
             progress,
@@ -182,6 +192,7 @@ impl Provider for ClaudeProvider {
         for path in r.gone.iter().filter(|p| was_session(p)) {
             out.removed.push(key_of(path));
         }
+        walker.report(ProviderKind::Claude, &mut out.diagnostics);
         r.report_problems(ProviderKind::Claude, &mut out.diagnostics);
         out.state = encode_state(&State { files: r.next });
         Ok(out)
@@ -189,6 +200,26 @@ impl Provider for ClaudeProvider {
 
     fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
         transcript::load(session)
+    }
+
+    fn load_each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(crate::model::Message),
+    ) -> Result<crate::model::Diagnostics, Error> {
+        transcript::load_each(session, each)
+    }
+
+    fn reads_in_part(&self, _: &SessionMeta) -> bool {
+        true
+    }
+
+    fn load_from(
+        &self,
+        session: &SessionMeta,
+        from: crate::live::tail::LineStart,
+    ) -> Result<Transcript, Error> {
+        transcript::load_from(session, from)
     }
 
     fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {

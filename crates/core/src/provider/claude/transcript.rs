@@ -14,11 +14,14 @@ use serde_json::Value;
 use super::records::{classify_user, Record, UserKind, SYNTHETIC_MODEL};
 use super::side_dir;
 use crate::error::Error;
+use crate::live::tail::LineStart;
 use crate::model::{
-    FileChange, Message, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus, Transcript,
+    Diagnostics, FileChange, Message, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus,
+    Transcript,
 };
 use crate::provider::cut;
-use crate::provider::jsonl::{for_each_record, parse_line, LineReader};
+use crate::provider::held::Held;
+use crate::provider::jsonl::{for_each_record_from, parse_line, LineReader};
 
 /// Tool output longer than this is cut to a preview; the rest is a blob.
 pub const INLINE_OUTPUT: usize = 32 << 10;
@@ -26,13 +29,54 @@ pub const INLINE_OUTPUT: usize = 32 << 10;
 const INLINE_NOTICE: usize = 4 << 10;
 
 pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
+    load_from(session, LineStart::default())
+}
+
+/// Hands each message of the transcript to `each` as soon as nothing later can change it, so a
+/// transcript of any size streams with bounded memory (see [`Held`]).
+pub fn load_each(
+    session: &SessionMeta,
+    each: &mut dyn FnMut(Message),
+) -> Result<Diagnostics, Error> {
+    load_each_holding(session, Held::default(), each)
+}
+
+fn load_each_holding(
+    session: &SessionMeta,
+    held: Held,
+    each: &mut dyn FnMut(Message),
+) -> Result<Diagnostics, Error> {
+    let mut builder = Builder::new(session.parent_id.is_some());
+    builder.messages = held;
+    let diagnostics = for_each_record_from(
+        ProviderKind::Claude,
+        &session.source_path,
+        0,
+        0,
+        |v, offset, line| {
+            builder.add(v, offset, line);
+            let kept_from = builder.messages.release(each);
+            builder.forget_below(kept_from);
+        },
+    )?;
+    builder.messages.into_rest().for_each(each);
+    Ok(diagnostics)
+}
+
+/// The transcript from `from` (a line start) to the end. Records whose parent lies before
+/// `from` have no `parent_id`; everything else is as [`load`] reads it.
+pub fn load_from(session: &SessionMeta, from: LineStart) -> Result<Transcript, Error> {
     let path = &session.source_path;
     let is_agent = session.parent_id.is_some();
     let mut builder = Builder::new(is_agent);
-    let diagnostics = for_each_record(ProviderKind::Claude, path, |v, offset, line| {
-        builder.add(v, offset, line)
-    })?;
-    let messages = builder.messages;
+    let diagnostics = for_each_record_from(
+        ProviderKind::Claude,
+        path,
+        from.offset,
+        from.line,
+        |v, offset, line| builder.add(v, offset, line),
+    )?;
+    let messages = builder.messages.into_vec();
     let mut session = session.clone();
     session.counts = crate::model::Counts::of(&messages);
     Ok(Transcript {
@@ -44,7 +88,7 @@ pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
 
 struct Builder {
     is_agent: bool,
-    messages: Vec<Message>,
+    messages: Held,
     /// Assistant message id → index, to merge split records.
     by_message_id: HashMap<String, usize>,
     /// Tool call id → (message index, part index), to merge results into calls.
@@ -53,18 +97,32 @@ struct Builder {
     owner: HashMap<String, String>,
     /// The message the current record went into.
     touched: Option<usize>,
+    /// Messages below this index were handed out and the maps above forgot them.
+    forgot_below: usize,
 }
 
 impl Builder {
     fn new(is_agent: bool) -> Self {
         Builder {
             is_agent,
-            messages: Vec::new(),
+            messages: Held::default(),
             by_message_id: HashMap::new(),
             tools: HashMap::new(),
             owner: HashMap::new(),
             touched: None,
+            forgot_below: 0,
         }
+    }
+
+    /// Forgets the calls and answers of messages handed out already (in batches: the maps stay
+    /// about as small as what is held). Record uuids are kept: a parent may be anywhere.
+    fn forget_below(&mut self, first_held: usize) {
+        if first_held < self.forgot_below + 64 {
+            return;
+        }
+        self.tools.retain(|_, (mi, _)| *mi >= first_held);
+        self.by_message_id.retain(|_, i| *i >= first_held);
+        self.forgot_below = first_held;
     }
 
     fn add(&mut self, value: &Value, offset: u64, line: u64) {
@@ -104,7 +162,9 @@ impl Builder {
             _ => {}
         }
         if let (Some(uuid), Some(i)) = (at.uuid, self.touched) {
-            self.owner.insert(uuid, self.messages[i].id.clone());
+            if let Some(m) = self.messages.get(i) {
+                self.owner.insert(uuid, m.id.clone());
+            }
         }
     }
 
@@ -161,8 +221,9 @@ impl Builder {
         let model = msg["model"].as_str();
         let synthetic = model == Some(SYNTHETIC_MODEL);
         let msg_id = msg["id"].as_str();
-        let index = match msg_id.and_then(|id| self.by_message_id.get(id)) {
-            Some(&i) => i,
+        let known = msg_id.and_then(|id| self.by_message_id.get(id).copied());
+        let index = match known.filter(|&i| self.messages.get(i).is_some()) {
+            Some(i) => i,
             None => {
                 let id = msg_id
                     .map(str::to_owned)
@@ -187,7 +248,10 @@ impl Builder {
                 i
             }
         };
-        self.messages[index].source_lines.push(at.line);
+        let Some(message) = self.messages.get_mut(index) else {
+            return;
+        };
+        message.source_lines.push(at.line);
         self.touched = Some(index);
         let blocks: Vec<&Value> = match &msg["content"] {
             Value::Array(items) => items.iter().collect(),
@@ -198,10 +262,10 @@ impl Builder {
                 continue;
             };
             if let Part::Tool(tool) = &part {
-                let at_part = (index, self.messages[index].parts.len());
+                let at_part = (index, message.parts.len());
                 self.tools.insert(tool.call_id.clone(), at_part);
             }
-            self.messages[index].parts.push(part);
+            message.parts.push(part);
         }
     }
 
@@ -214,7 +278,8 @@ impl Builder {
             let call_id = block["tool_use_id"].as_str().unwrap_or("");
             let (text, images) = result_text(&block["content"]);
             let is_error = block["is_error"].as_bool().unwrap_or(false);
-            let Some(&(mi, pi)) = self.tools.get(call_id) else {
+            let call = self.tools.get(call_id).copied();
+            let Some((mi, pi)) = call.filter(|&(mi, _)| self.messages.get(mi).is_some()) else {
                 // A result whose call is not in this file (e.g. before a compaction copy).
                 self.notice(at, true, "tool_result", cut(text, INLINE_NOTICE));
                 continue;
@@ -227,7 +292,9 @@ impl Builder {
                 })
                 .collect();
             self.touched = Some(mi);
-            let message = &mut self.messages[mi];
+            let Some(message) = self.messages.get_mut(mi) else {
+                continue;
+            };
             message.source_lines.push(at.line);
             if let Some(Part::Tool(tool)) = message.parts.get_mut(pi) {
                 tool.status = if is_error {
@@ -525,9 +592,9 @@ fn command_text(text: &str) -> String {
 fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     let open = format!("<{name}>");
     let close = format!("</{name}>");
-    let start = text.find(&open)? + open.len();
-    let end = text[start..].find(&close)? + start;
-    Some(text[start..end].trim())
+    let (_, rest) = text.split_once(&open)?;
+    let (inside, _) = rest.split_once(&close)?;
+    Some(inside.trim())
 }
 
 /// The bytes behind a blob key of a Claude transcript.
@@ -544,7 +611,11 @@ pub fn blob(session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
         let path = side_dir(&session.source_path)
             .join("tool-results")
             .join(name);
-        return std::fs::read(&path).map_err(|e| Error::io(path, e));
+        let mut bytes = Vec::new();
+        return crate::provider::files::open_regular(&path)
+            .and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut bytes))
+            .map(|_| bytes)
+            .map_err(|e| Error::io(path, e));
     }
     let mut fields = key.splitn(4, ':');
     let (Some("line"), Some(offset), Some(kind), Some(which)) =
@@ -620,5 +691,42 @@ mod tests {
         let t = "<persisted-output>\nOutput too large (340.7KB). Full output saved to: /h/.claude/projects/p/s/tool-results/x1.txt\n\nPreview";
         assert_eq!(persisted_output_name(t), Some("x1.txt"));
         assert_eq!(persisted_output_name("plain"), None);
+    }
+
+    /// Streaming hands out exactly the messages a whole load builds, however early it has to
+    /// let go of them: every session of every Claude fixture, holding as few as 2 messages.
+    #[test]
+    fn streaming_equals_a_whole_load() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/claude");
+        let catalog = |dir: std::path::PathBuf| {
+            let roots = crate::provider::Roots {
+                claude: vec![dir],
+                ..Default::default()
+            };
+            crate::Catalog::new(&roots, &[ProviderKind::Claude])
+        };
+        let mut checked = 0;
+        for version in std::fs::read_dir(&root).unwrap().flatten() {
+            let c = catalog(version.path().join("dot-claude"));
+            let sessions = c.scan(&Default::default()).unwrap().sessions;
+            for s in &sessions {
+                let whole = load(s).unwrap();
+                for (keep, at_most) in [(2, 4), (2, 1000), (8, 8)] {
+                    let mut streamed = Vec::new();
+                    let held = Held::with_limits(keep, at_most);
+                    let d = load_each_holding(s, held, &mut |m| streamed.push(m)).unwrap();
+                    assert_eq!(d, whole.diagnostics);
+                    // Only a call released before its result arrives reads differently (its
+                    // result becomes a notice): with room for pending calls, all is equal.
+                    if at_most >= 1000 {
+                        assert_eq!(streamed, whole.messages, "{}", s.id);
+                    } else {
+                        assert!(streamed.len() >= whole.messages.len(), "{}", s.id);
+                    }
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "{checked}");
     }
 }

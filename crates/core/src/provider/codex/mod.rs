@@ -63,40 +63,32 @@ impl CodexProvider {
         CodexProvider { roots }
     }
 
-    fn discover(&self) -> Vec<Found> {
+    /// Every rollout under the roots; what could not be listed goes to `walker`.
+    fn discover(&self, walker: &mut files::Walker) -> Vec<Found> {
         let mut out = Vec::new();
         for root in &self.roots {
-            walk(&root.join("sessions"), root, false, &mut out);
-            walk(&root.join("archived_sessions"), root, true, &mut out);
+            for (dir, archived) in [("sessions", false), ("archived_sessions", true)] {
+                for path in walker.files(&root.join(dir), is_rollout_name) {
+                    out.push(Found {
+                        path,
+                        root: root.clone(),
+                        archived,
+                    });
+                }
+            }
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         out
     }
 }
 
-fn walk(dir: &Path, root: &Path, archived: bool, out: &mut Vec<Found>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, root, archived, out);
-            continue;
-        }
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("rollout-") && (name.ends_with(".jsonl") || name.ends_with(".json")) {
-            out.push(Found {
-                path,
-                root: root.to_path_buf(),
-                archived,
-            });
-        }
-    }
+fn is_rollout_name(name: &str) -> bool {
+    name.starts_with("rollout-") && (name.ends_with(".jsonl") || name.ends_with(".json"))
 }
 
 /// The items of an old TypeScript-CLI rollout `{session, items}` (small by nature: it predates
-/// long sessions), with the session object first.
+/// long sessions; one larger than [`files::MAX_DOCUMENT`] is an error), with the session object
+/// first.
 fn legacy_json_items(path: &Path) -> Result<Vec<Value>, Error> {
     #[derive(Deserialize)]
     struct File {
@@ -105,7 +97,7 @@ fn legacy_json_items(path: &Path) -> Result<Vec<Value>, Error> {
         #[serde(default)]
         items: Vec<Value>,
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = files::read_document(path, files::MAX_DOCUMENT).map_err(|e| Error::io(path, e))?;
     let file: File = serde_json::from_slice(&bytes).map_err(|e| {
         Error::io(
             path,
@@ -143,14 +135,14 @@ fn read_file(found: &Found, cursor: Cursor) -> std::io::Result<Cursor> {
 
 /// `rollout-<timestamp>-<uuid>.jsonl` → the uuid.
 fn id_from_name(path: &Path) -> String {
-    let stem = path
+    let mut stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if stem.len() >= 36 {
-        stem[stem.len() - 36..].to_owned()
-    } else {
-        stem
+    // The last 36 characters (not bytes: a renamed file may end in any text).
+    match stem.char_indices().rev().nth(35) {
+        Some((start, _)) => stem.split_off(start),
+        None => stem,
     }
 }
 
@@ -325,7 +317,8 @@ impl Provider for CodexProvider {
             overlay_changed |= changed;
             overlays.insert(root.clone(), o);
         }
-        let found = self.discover();
+        let mut walker = files::Walker::default();
+        let found = self.discover(&mut walker);
         let r = files::refresh_all(found.clone(), |f| &f.path, &prev.files, progress, read_file);
         let mut out = ScanOutput::default();
         let is_session = |t: &Tracked<Cursor>| t.cursor.acc.records > 0;
@@ -352,6 +345,7 @@ impl Provider for CodexProvider {
         for path in r.gone.iter().filter(|p| was_session(p)) {
             out.removed.push(key_of(path, &prev.files[path].cursor.acc));
         }
+        walker.report(ProviderKind::Codex, &mut out.diagnostics);
         r.report_problems(ProviderKind::Codex, &mut out.diagnostics);
         let ids: Vec<String> = r
             .next
@@ -370,6 +364,26 @@ impl Provider for CodexProvider {
 
     fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
         transcript::load(session)
+    }
+
+    fn load_each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(crate::model::Message),
+    ) -> Result<crate::model::Diagnostics, Error> {
+        transcript::load_each(session, each)
+    }
+
+    fn reads_in_part(&self, session: &SessionMeta) -> bool {
+        !transcript::is_single_json(&session.source_path)
+    }
+
+    fn load_from(
+        &self,
+        session: &SessionMeta,
+        from: crate::live::tail::LineStart,
+    ) -> Result<Transcript, Error> {
+        transcript::load_from(session, from)
     }
 
     fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {

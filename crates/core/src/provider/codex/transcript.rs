@@ -12,21 +12,20 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::patch;
-use super::records::{user_text_kind, Item, Line, UserText};
+use super::records::{compaction_summary, user_text_kind, Item, Line, UserText};
 use crate::error::Error;
+use crate::live::tail::LineStart;
 use crate::model::{
     Diagnostics, Message, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus, Transcript,
 };
 use crate::provider::cut;
-use crate::provider::jsonl::{for_each_record, parse_line, LineReader};
+use crate::provider::held::Held;
+use crate::provider::jsonl::{for_each_record, for_each_record_from, parse_line, LineReader};
 
 /// Tool output longer than this is cut to a preview; the rest is a blob.
 const INLINE_OUTPUT: usize = 32 << 10;
 /// Injected context longer than this is cut.
 const INLINE_NOTICE: usize = 4 << 10;
-/// The preamble Codex puts before a compaction summary.
-const COMPACTION_PREAMBLE_END: &str =
-    "use the information in this summary to assist with your own analysis:\n";
 
 pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
     let path = &session.source_path;
@@ -41,14 +40,82 @@ pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
             b.add(v, offset, line)
         })?;
     }
+    Ok(finish(session, b, diagnostics))
+}
+
+/// The transcript from `from` (a line start) to the end of a JSONL rollout.
+pub fn load_from(session: &SessionMeta, from: LineStart) -> Result<Transcript, Error> {
+    let mut b = Builder::default();
+    let diagnostics = for_each_record_from(
+        ProviderKind::Codex,
+        &session.source_path,
+        from.offset,
+        from.line,
+        |v, offset, line| b.add(v, offset, line),
+    )?;
+    Ok(finish(session, b, diagnostics))
+}
+
+/// Hands each message of a JSONL rollout to `each` as soon as nothing later can change it, so
+/// a rollout of any size streams with bounded memory (see [`Held`]); a single-document JSON
+/// rollout is read whole (its size is bounded when it is read).
+pub fn load_each(
+    session: &SessionMeta,
+    each: &mut dyn FnMut(Message),
+) -> Result<Diagnostics, Error> {
+    load_each_holding(session, Held::default(), each)
+}
+
+fn load_each_holding(
+    session: &SessionMeta,
+    held: Held,
+    each: &mut dyn FnMut(Message),
+) -> Result<Diagnostics, Error> {
+    if is_single_json(&session.source_path) {
+        let t = load(session)?;
+        t.messages.into_iter().for_each(each);
+        return Ok(t.diagnostics);
+    }
+    let mut b = Builder {
+        messages: held,
+        ..Builder::default()
+    };
+    let diagnostics = for_each_record_from(
+        ProviderKind::Codex,
+        &session.source_path,
+        0,
+        0,
+        |v, offset, line| {
+            b.add(v, offset, line);
+            b.release(each);
+        },
+    )?;
+    let visible_events = !b.had_user_items;
+    for m in b.messages.into_rest() {
+        each(shown_event(m, visible_events));
+    }
+    Ok(diagnostics)
+}
+
+/// A `user_message` event (a hidden user message) is the prompt itself when the rollout has no
+/// user items at all.
+fn shown_event(mut m: Message, visible_events: bool) -> Message {
+    if visible_events && m.role == Role::User && m.meta {
+        m.counted = true;
+        m.meta = false;
+    }
+    m
+}
+
+fn finish(session: &SessionMeta, b: Builder, diagnostics: Diagnostics) -> Transcript {
     let messages = b.finish();
     let mut session = session.clone();
     session.counts = crate::model::Counts::of(&messages);
-    Ok(Transcript {
+    Transcript {
         session,
         messages,
         diagnostics,
-    })
+    }
 }
 
 pub fn is_single_json(path: &Path) -> bool {
@@ -57,7 +124,7 @@ pub fn is_single_json(path: &Path) -> bool {
 
 #[derive(Default)]
 struct Builder {
-    messages: Vec<Message>,
+    messages: Held,
     tools: HashMap<String, (usize, usize)>,
     /// The open assistant step that reasoning and tool calls join.
     step: Option<usize>,
@@ -65,8 +132,23 @@ struct Builder {
     had_user_items: bool,
     /// `user_message` events, kept hidden unless the rollout has no user items at all.
     user_events: Vec<usize>,
+    /// The last assistant reply, while no other response item has followed it: it may turn out
+    /// to be a compaction's summary (see [`Builder::take_back_summary`]).
+    last_reply: Option<Reply>,
+    /// Messages below this index were handed out and the maps above forgot them.
+    forgot_below: usize,
 }
 
+/// Where an assistant text went: message `message`, its parts from `first_part` on.
+struct Reply {
+    message: usize,
+    first_part: usize,
+    /// The message was opened by this text (no reasoning or tool call before it).
+    opened: bool,
+    at: At,
+}
+
+#[derive(Clone, Copy)]
 struct At {
     offset: u64,
     line: u64,
@@ -103,14 +185,14 @@ impl Builder {
                 kind,
                 payload,
                 compaction_output,
-            } => self.add_response(&at, kind, payload.role(), raw, compaction_output),
+            } => {
+                self.last_reply = None;
+                self.add_response(&at, kind, payload.role(), raw, compaction_output);
+            }
             Item::Event(p) => self.add_event(&at, p.kind(), raw),
             Item::Compacted(_) => {
-                let text = raw["message"].as_str().unwrap_or("");
-                let summary = match text.find(COMPACTION_PREAMBLE_END) {
-                    Some(i) => &text[i + COMPACTION_PREAMBLE_END.len()..],
-                    None => text,
-                };
+                let summary = compaction_summary(raw["message"].as_str().unwrap_or(""));
+                self.take_back_summary(summary);
                 let part = Part::Compaction {
                     trigger: None,
                     pre_tokens: None,
@@ -140,6 +222,24 @@ impl Builder {
         self.messages.len() - 1
     }
 
+    /// Hands out what nothing can change any more: never the open step or the last reply (a
+    /// compaction may take it back). Events released before any user item was seen are taken
+    /// for the prompts (a rollout with user items has them in its first lines).
+    fn release(&mut self, each: &mut dyn FnMut(Message)) {
+        if self.step.is_some() || self.last_reply.is_some() {
+            return;
+        }
+        let visible_events = !self.had_user_items;
+        let first_held = self
+            .messages
+            .release(&mut |m| each(shown_event(m, visible_events)));
+        if first_held >= self.forgot_below + 64 {
+            self.tools.retain(|_, (mi, _)| *mi >= first_held);
+            self.user_events.retain(|i| *i >= first_held);
+            self.forgot_below = first_held;
+        }
+    }
+
     fn notice(&mut self, at: &At, meta: bool, source: &str, text: String) {
         let part = Part::Notice {
             source: source.to_owned(),
@@ -150,10 +250,10 @@ impl Builder {
 
     /// The open assistant step, opened now if there is none.
     fn step(&mut self, at: &At) -> usize {
-        match self.step {
-            Some(i) => {
-                if !self.messages[i].source_lines.contains(&at.line) {
-                    self.messages[i].source_lines.push(at.line);
+        match self.step.and_then(|i| Some((i, self.messages.get_mut(i)?))) {
+            Some((i, m)) => {
+                if !m.source_lines.contains(&at.line) {
+                    m.source_lines.push(at.line);
                 }
                 i
             }
@@ -179,11 +279,21 @@ impl Builder {
                 self.notice(at, true, "compaction_output", texts(raw).join("\n"));
             }
             ("message", "assistant") => {
+                let opened = self.step.is_none();
                 let i = self.step(at);
+                let Some(m) = self.messages.get_mut(i) else {
+                    return;
+                };
+                self.last_reply = Some(Reply {
+                    message: i,
+                    first_part: m.parts.len(),
+                    opened,
+                    at: *at,
+                });
                 for text in texts(raw) {
-                    self.messages[i].parts.push(Part::Text { text });
+                    m.parts.push(Part::Text { text });
                 }
-                self.messages[i].counted = true;
+                m.counted = true;
                 self.step = None;
             }
             ("message", other) => {
@@ -209,16 +319,19 @@ impl Builder {
                     encrypted: raw["encrypted_content"].is_string(),
                 };
                 let i = self.step(at);
-                self.messages[i].parts.push(part);
+                if let Some(m) = self.messages.get_mut(i) {
+                    m.parts.push(part);
+                }
             }
             ("function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call", _) => {
                 let tool = tool_call(kind, raw);
                 let i = self.step(at);
-                let pi = self.messages[i].parts.len();
-                if !tool.call_id.is_empty() {
-                    self.tools.insert(tool.call_id.clone(), (i, pi));
+                if let Some(m) = self.messages.get_mut(i) {
+                    if !tool.call_id.is_empty() {
+                        self.tools.insert(tool.call_id.clone(), (i, m.parts.len()));
+                    }
+                    m.parts.push(Part::Tool(tool));
                 }
-                self.messages[i].parts.push(Part::Tool(tool));
             }
             ("function_call_output" | "custom_tool_call_output" | "local_shell_call_output", _) => {
                 self.add_output(at, raw);
@@ -226,6 +339,43 @@ impl Builder {
             ("ghost_snapshot", _) => {}
             (other, _) => self.notice(at, true, &format!("item:{other}"), String::new()),
         }
+    }
+
+    /// Codex 0.116–0.158 wrote the summary of a compaction as a plain assistant message right
+    /// before the `compacted` line, which repeats it after a preamble. When the last reply is
+    /// that summary, it is no reply: it becomes the hidden `compaction_output` notice that later
+    /// versions mark in the file, and stops being counted.
+    fn take_back_summary(&mut self, summary: &str) {
+        let Some(reply) = self.last_reply.take() else {
+            return;
+        };
+        // Only the last message, so no index held elsewhere (tool calls) moves.
+        if reply.message + 1 != self.messages.len() {
+            return;
+        }
+        let Some(message) = self.messages.get_mut(reply.message) else {
+            return;
+        };
+        let is_summary =
+            matches!(message.parts.last(), Some(Part::Text { text }) if text == summary);
+        if !is_summary || reply.first_part > message.parts.len() {
+            return;
+        }
+        let texts: Vec<String> = message
+            .parts
+            .drain(reply.first_part..)
+            .filter_map(|p| match p {
+                Part::Text { text } => Some(text),
+                _ => None,
+            })
+            .collect();
+        message.counted = false;
+        if reply.opened {
+            self.messages.pop_last();
+        } else {
+            message.source_lines.retain(|l| *l != reply.at.line);
+        }
+        self.notice(&reply.at, true, "compaction_output", texts.join("\n"));
     }
 
     fn add_user(&mut self, at: &At, raw: &Value) {
@@ -260,11 +410,14 @@ impl Builder {
     fn add_output(&mut self, at: &At, raw: &Value) {
         let call_id = raw["call_id"].as_str().unwrap_or("");
         let (text, exit_code) = output_text(&raw["output"]);
-        let Some(&(mi, pi)) = self.tools.get(call_id) else {
+        let call = self.tools.get(call_id).copied();
+        let Some((mi, pi)) = call.filter(|&(mi, _)| self.messages.get(mi).is_some()) else {
             self.notice(at, true, "tool_output", cut(text, INLINE_NOTICE));
             return;
         };
-        let message = &mut self.messages[mi];
+        let Some(message) = self.messages.get_mut(mi) else {
+            return;
+        };
         if !message.source_lines.contains(&at.line) {
             message.source_lines.push(at.line);
         }
@@ -308,14 +461,17 @@ impl Builder {
         }
     }
 
-    fn finish(mut self) -> Vec<Message> {
+    fn finish(self) -> Vec<Message> {
+        let mut messages = self.messages.into_vec();
         if !self.had_user_items {
             for i in self.user_events {
-                self.messages[i].counted = true;
-                self.messages[i].meta = false;
+                if let Some(m) = messages.get_mut(i) {
+                    m.counted = true;
+                    m.meta = false;
+                }
             }
         }
-        self.messages
+        messages
     }
 }
 
@@ -474,5 +630,32 @@ mod tests {
             output_text(&Value::String("Exit code: 1\nboom".into())).1,
             Some(1)
         );
+    }
+
+    /// Streaming hands out exactly the messages a whole load builds, however early it has to
+    /// let go of them: every rollout of every Codex fixture, holding as few as 2 messages.
+    #[test]
+    fn streaming_equals_a_whole_load() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/codex");
+        let mut checked = 0;
+        for version in std::fs::read_dir(&root).unwrap().flatten() {
+            let roots = crate::provider::Roots {
+                codex: vec![version.path().join("dot-codex")],
+                ..Default::default()
+            };
+            let catalog = crate::Catalog::new(&roots, &[ProviderKind::Codex]);
+            for s in &catalog.scan(&Default::default()).unwrap().sessions {
+                let whole = load(s).unwrap();
+                for keep in [2, 8] {
+                    let mut streamed = Vec::new();
+                    let held = Held::with_limits(keep, 1000);
+                    let d = load_each_holding(s, held, &mut |m| streamed.push(m)).unwrap();
+                    assert_eq!(d, whole.diagnostics);
+                    assert_eq!(streamed, whole.messages, "{} keep {keep}", s.id);
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 10, "{checked}");
     }
 }

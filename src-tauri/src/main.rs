@@ -1,10 +1,12 @@
 //! agent-sessions, the desktop app: a Tauri shell over `agent-sessions-core`. The commands in
 //! `commands/` are thin translations of core calls; `worker` keeps the cache fresh in the
-//! background and tells the UI through events. No logic of its own lives here.
+//! background and tells the UI through events; `nav` keeps the window on the app itself. No
+//! logic of its own lives here.
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod nav;
 mod state;
 mod worker;
 
@@ -13,6 +15,7 @@ fn main() {
     tauri::Builder::default()
         .manage(state)
         .setup(|app| {
+            nav::main_window(app)?;
             worker::start(app.handle().clone());
             Ok(())
         })
@@ -25,6 +28,7 @@ fn main() {
             commands::search::search,
             commands::actions::resume_command,
             commands::actions::reveal,
+            commands::actions::open_link,
         ])
         .run(tauri::generate_context!())
         .expect("the app window could not start");

@@ -1,13 +1,17 @@
-//! What the app holds: the roots it reads, a library for the commands, and the last transcript
-//! (so paging through a 40 MB session does not re-read it).
+//! What the app holds: the roots it reads, a library for the commands, the sessions last listed
+//! (how the shell turns the webview's (provider, id) into files), and the last transcript (so
+//! paging through a 40 MB session does not re-read it).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::{process_env, resolve_roots};
-use agent_sessions_core::{Library, Roots, Transcript};
+use agent_sessions_core::{Library, ProviderKind, Roots, ScanProgress, SessionMeta, Transcript};
+
+use crate::commands::{CmdError, CmdResult, SessionRef};
 
 /// The last loaded transcript and its source file's (size, mtime) then.
 pub type CachedTranscript = (Transcript, Option<(u64, i64)>);
@@ -16,6 +20,8 @@ pub struct AppState {
     pub roots: Mutex<Roots>,
     pub demo: Mutex<bool>,
     pub library: Mutex<Library>,
+    /// Every session of the last listing, by (provider, id).
+    pub sessions: Mutex<HashMap<(ProviderKind, String), SessionMeta>>,
     pub transcript: Mutex<Option<CachedTranscript>>,
     /// Bumped when the roots change, so the worker starts over on the new ones.
     pub generation: AtomicU64,
@@ -30,6 +36,7 @@ impl AppState {
             library: Mutex::new(open_library(&roots)),
             roots: Mutex::new(roots),
             demo: Mutex::new(false),
+            sessions: Mutex::new(HashMap::new()),
             transcript: Mutex::new(None),
             generation: AtomicU64::new(0),
         }
@@ -53,7 +60,39 @@ impl AppState {
         if let Ok(mut t) = self.transcript.lock() {
             *t = None;
         }
+        if let Ok(mut s) = self.sessions.lock() {
+            s.clear();
+        }
         self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Keeps a listing, so later commands can name its sessions by (provider, id).
+    pub fn remember(&self, sessions: &[SessionMeta]) -> CmdResult<()> {
+        let mut known = self.sessions.lock()?;
+        known.clear();
+        // Newest first: should two files claim one id, the newest is the one shown.
+        for s in sessions.iter().rev() {
+            known.insert((s.provider, s.id.clone()), s.clone());
+        }
+        Ok(())
+    }
+
+    /// The session the webview names, as the cache lists it (its files included). A session
+    /// not in the last listing is looked up in a fresh one before it counts as not found.
+    pub fn resolve(&self, session: &SessionRef) -> CmdResult<SessionMeta> {
+        let key = (session.provider, session.id.clone());
+        if let Some(meta) = self.sessions.lock()?.get(&key) {
+            return Ok(meta.clone());
+        }
+        let listed = self.library.lock()?.listed(&ScanProgress::default())?;
+        self.remember(&listed.sessions)?;
+        self.sessions.lock()?.get(&key).cloned().ok_or_else(|| {
+            CmdError::not_found(format!(
+                "no {} session with id {:?}",
+                session.provider.as_str(),
+                session.id
+            ))
+        })
     }
 }
 

@@ -8,6 +8,7 @@ target/e2e/. Standard library only.
 
 import base64
 import http.client
+import http.server
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -25,6 +27,7 @@ SHOTS = ROOT / "target/e2e"
 TESTDATA = ROOT / "testdata"
 FAILURES = []
 CLAUDE_ROOT = None
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 
 
 def free_port():
@@ -105,6 +108,9 @@ class Driver:
     def type(self, el, text):
         self.call("POST", self.s(f"/element/{el}/value"), {"text": text})
 
+    def url(self):
+        return self.call("GET", self.s("/url"))
+
     def js(self, script, *args):
         return self.call("POST", self.s("/execute/sync"), {"script": script, "args": list(args)})
 
@@ -134,12 +140,74 @@ def check(name, fn):
 
 
 XSS_SESSION = "00000000-0000-4000-8000-00000000bad1"
+LINK_SESSION = "00000000-0000-4000-8000-00000000bad2"
 BIG_SESSION = "00000000-0000-4000-8000-0000000000b1"
 BIG_PAIRS = 2500
 
 
-def xss_store(root):
-    """A Claude store with one session whose text carries script payloads."""
+class Trap:
+    """A local HTTP server that no transcript link may ever reach: it records every request."""
+
+    def __init__(self):
+        self.requests = []
+        trap = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                trap.requests.append(self.path)
+                body = b"<html><body><h1 id=trapped>TRAPPED</h1></body></html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+TRAP = None
+OPENED = None  # the file the fake browser launcher writes its argv to
+
+
+def fake_launcher(bindir, log):
+    """`xdg-open` (what the app's `open` crate runs first on Linux) that only records its
+    arguments, so "Open in browser" can be checked without a browser and without a request."""
+    bindir.mkdir()
+    script = bindir / "xdg-open"
+    script.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                      f"open({str(log)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n")
+    script.chmod(0o755)
+
+
+def link_lines(base):
+    """A session whose text holds every kind of link, all pointing at the trap server."""
+    text = (
+        f"LINK probe [markdown link]({base}/markdown) and <{base}/autolink> and a bare URL {base}/bare "
+        f"and raw <a href=\"{base}/raw-anchor\">raw anchor</a> and [protocol relative](//{base.split('//')[1]}/protocol-relative) "
+        f"and [relative](/relative) and [script](javascript:window.__nav=1) "
+        f"and <a href=\"javascript:window.__nav=2\">raw script</a> and [file](file:///etc/passwd) "
+        f"and [tauri](tauri://localhost/index.html) and [mail](mailto:eve@example.com)"
+    )
+    return [
+        {"type": "user", "uuid": "l1", "sessionId": LINK_SESSION, "cwd": "/home/eve/links", "timestamp": "2026-11-29T11:00:00Z",
+         "message": {"role": "user", "content": text}},
+        {"type": "assistant", "uuid": "l2", "parentUuid": "l1", "sessionId": LINK_SESSION, "timestamp": "2026-11-29T11:00:01Z",
+         "message": {"id": "ml", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": "Links: " + text}]}},
+    ]
+
+
+def xss_store(root, trap_base):
+    """A Claude store with one session whose text carries script payloads and one whose text
+    carries links of every kind."""
     project = root / "projects" / "-home-eve-xss"
     project.mkdir(parents=True)
     payload = (
@@ -154,6 +222,9 @@ def xss_store(root):
          "message": {"id": "m1", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": "Echo: " + payload}]}},
     ]
     (project / f"{XSS_SESSION}.jsonl").write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+    links = root / "projects" / "-home-eve-links"
+    links.mkdir(parents=True)
+    (links / f"{LINK_SESSION}.jsonl").write_text("\n".join(json.dumps(l) for l in link_lines(trap_base)) + "\n")
     # A long session: 2,500 prompts and answers, for the windowed transcript.
     big = root / "projects" / "-home-eve-big"
     big.mkdir(parents=True)
@@ -176,7 +247,11 @@ def main():
     global CLAUDE_ROOT
     claude = CLAUDE_ROOT = tmp / "claude"
     shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", claude)
-    xss_store(claude)
+    global TRAP, OPENED
+    TRAP = Trap()
+    OPENED = tmp / "opened.jsonl"
+    fake_launcher(tmp / "bin", OPENED)
+    xss_store(claude, TRAP.base)
     display = free_display()
     xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -187,7 +262,8 @@ def main():
         def driver_for(env_roots, name):
             port = free_port()
             env = dict(os.environ, DISPLAY=f":{display}", AGENT_SESSIONS_CACHE_DIR=str(tmp / f"cache-{name}"),
-                       AGENT_SESSIONS_DEMO_DIR=str(TESTDATA), HOME=str(tmp / "home"), **env_roots)
+                       AGENT_SESSIONS_DEMO_DIR=str(TESTDATA), HOME=str(tmp / "home"),
+                       PATH=f"{tmp / 'bin'}:{os.environ.get('PATH', '')}", BROWSER="", **env_roots)
             d = subprocess.Popen(["tauri-driver", "--port", str(port), "--native-port", str(free_port()),
                                   "--native-driver", shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver"],
                                  env=env, stdout=open(tmp / f"driver-{name}.log", "w"), stderr=subprocess.STDOUT)
@@ -219,6 +295,7 @@ def main():
         finally:
             drv.quit()
     finally:
+        TRAP.stop()
         for p in reversed(procs):
             p.send_signal(signal.SIGTERM)
             try:
@@ -235,16 +312,16 @@ def main():
 
 
 def run_main_suite(d):
-    # Claude: 7 top level + 1 subagent + the XSS and long sessions; Codex: 5 + 1 child; OpenCode: 6 + 1 child.
+    # Claude: 7 top level + 1 subagent + the XSS, link and long sessions; Codex: 5 + 1 child; OpenCode: 6 + 1 child.
     def list_fills():
-        rows = d.wait_all('[data-testid="session-row"]', count=20, timeout=60)
-        assert len(rows) == 20, f"{len(rows)} top-level rows"
+        rows = d.wait_all('[data-testid="session-row"]', count=21, timeout=60)
+        assert len(rows) == 21, f"{len(rows)} top-level rows"
         labels = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
         for dir_ in ["/home/bob/projects/demo", "/home/alice/projects/demo", "/home/carol/projects/demo", "/home/eve/xss"]:
             assert f"dir:{dir_}" in labels, f"{dir_} not in tree: {labels}"
         counts = d.js("return Object.fromEntries([...document.querySelectorAll('[data-testid=\"agent-count\"]')]"
                       ".map(e => [e.dataset.provider, Number(e.dataset.count)]))")
-        assert counts == {"claude": 10, "codex": 6, "opencode": 7}, counts
+        assert counts == {"claude": 11, "codex": 6, "opencode": 7}, counts
         d.shot("01-session-list")
     check("the tree shows each directory and the list fills", list_fills)
 
@@ -263,7 +340,9 @@ def run_main_suite(d):
     def resume():
         d.click(d.find_all('[data-testid="copy-resume"]')[0])
         text = d.text(d.wait_all('[data-testid="resume-text"]')[0])
-        assert text == "cd /home/bob/projects/demo && claude --resume 9d22e384-6685-4b75-ac35-088162e4c4a9", text
+        # (`cd --` once the resume hardening of issue 16 lands.)
+        assert text in ["cd /home/bob/projects/demo && claude --resume 9d22e384-6685-4b75-ac35-088162e4c4a9",
+                        "cd -- /home/bob/projects/demo && claude --resume 9d22e384-6685-4b75-ac35-088162e4c4a9"], text
     check("copy resume shows the exact command", resume)
 
     def search():
@@ -298,7 +377,7 @@ def run_main_suite(d):
         d.shot("04-group-agent")
         d.js("arguments[0].value = 'flat'; arguments[0].dispatchEvent(new Event('change'))", sel)
         d.until("return !document.querySelector('[data-testid=\"tree\"]')")
-        assert len(d.find_all('[data-testid="session-row"]')) == 20
+        assert len(d.find_all('[data-testid="session-row"]')) == 21
         d.js("arguments[0].value = 'dir-agent'; arguments[0].dispatchEvent(new Event('change'))", sel)
     check("group modes switch", group_modes)
 
@@ -316,6 +395,73 @@ def run_main_suite(d):
         assert "XSS probe" in text, text
         d.shot("05-xss-inert")
     check("script payloads in a transcript stay inert", xss)
+
+    def links():
+        d.click(d.wait_all(f'[data-testid="session-row"][data-id="{LINK_SESSION}"]')[0])
+        d.until("return [...document.querySelectorAll('[data-testid=\"markdown\"]')].filter(m => m.textContent.includes('LINK probe')).length >= 2")
+        home = d.url()
+        assert home.startswith("tauri://localhost"), home
+
+        def still_home(what):
+            time.sleep(0.6)  # time for a navigation or a request to happen, if one would
+            assert d.url() == home, f"{what}: the window navigated to {d.url()}"
+            assert d.find_all('[data-testid="session-list"]'), f"{what}: the app is gone"
+            assert not TRAP.requests, f"{what}: the trap server got {TRAP.requests}"
+
+        def prompt_url():
+            found = d.find_all('[data-testid="link-url"]')
+            return d.text(found[0]) if found else None
+
+        anchors = d.find_all('[data-testid="transcript"] [data-testid="markdown"] a')
+        hrefs = sorted(d.attr(a, "href") or "" for a in anchors)
+        http = [f"{TRAP.base}/autolink", f"{TRAP.base}/markdown"]
+        # Two messages; per message two http links and five links without a target
+        # (//host, relative, javascript:, file:, tauri:, mailto: lose their href).
+        assert hrefs == [""] * 12 + sorted(http * 2), hrefs
+        for a in anchors:
+            href = d.attr(a, "href")
+            d.click(a)
+            still_home(f"click on {href!r}")
+            if href:
+                assert d.until("return document.querySelector('[data-testid=\"link-url\"]')?.textContent", 5) == href
+                d.click(d.find_all('[data-testid="link-cancel"]')[0])
+                d.until("return !document.querySelector('[data-testid=\"link-prompt\"]')", 5)
+            else:
+                assert prompt_url() is None, f"a prompt for a link without a target: {prompt_url()}"
+        text = d.text(d.find_all('[data-testid="transcript"]')[0])
+        # The bare URL and the raw <a> are text: nothing to click.
+        assert f"{TRAP.base}/bare" in text and f'<a href="{TRAP.base}/raw-anchor">' in text, text
+        assert d.js("return window.__nav === undefined"), "a javascript: link ran"
+        # What the UI cannot stop, the shell does: script-driven navigation, a click on a link
+        # outside the document, and window.open all stay in the app.
+        d.js(f"window.location.href = '{TRAP.base}/location'")
+        still_home("location.href")
+        d.js(f"const a = document.createElement('a'); a.href = '{TRAP.base}/detached'; a.click()")
+        still_home("a detached link")
+        d.js(f"window.open('{TRAP.base}/window-open')")
+        still_home("window.open")
+        handles = d.call("GET", d.s("/window/handles"))
+        assert len(handles) == 1, f"{len(handles)} windows"
+        # The explicit action: the browser launcher gets exactly the URL, as one argument.
+        md = [a for a in d.find_all('[data-testid="transcript"] [data-testid="markdown"] a') if d.attr(a, "href") == http[1]][0]
+        d.click(md)
+        d.until("return !!document.querySelector('[data-testid=\"link-prompt\"]')", 5)
+        d.shot("05b-link-prompt")
+        d.click(d.find_all('[data-testid="link-open"]')[0])
+        d.until("return !document.querySelector('[data-testid=\"link-prompt\"]')", 5)
+        deadline = time.time() + 10
+        while not (OPENED.exists() and OPENED.read_text().strip()) and time.time() < deadline:
+            time.sleep(0.1)
+        opened = [json.loads(l) for l in OPENED.read_text().splitlines()] if OPENED.exists() else []
+        assert opened == [[http[1]]], opened
+        still_home("open in browser")
+    def links_then_close():
+        try:
+            links()
+        finally:  # a failure here must not leave the prompt over the next test's clicks
+            for b in d.find_all('[data-testid="link-cancel"]'):
+                d.click(b)
+    check("links in a transcript never navigate the window; http(s) opens in the browser only from the prompt", links_then_close)
 
     def long_transcript():
         d.click(d.wait_all(f'[data-testid="session-row"][data-id="{BIG_SESSION}"]')[0])

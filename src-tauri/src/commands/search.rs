@@ -2,23 +2,27 @@
 
 use agent_sessions_core::index::{Hit, SearchFilter};
 use agent_sessions_core::ProviderKind;
-use tauri::State;
+use tauri::AppHandle;
 
-use super::{to_ui, CmdResult};
-use crate::state::AppState;
+use super::{off_main, CmdResult};
+
+/// Most hits one search returns.
+const MAX_LIMIT: usize = 500;
 
 #[tauri::command]
-pub fn search(
-    state: State<'_, AppState>,
+pub async fn search(
+    app: AppHandle,
     query: String,
     providers: Vec<ProviderKind>,
     limit: usize,
 ) -> CmdResult<Vec<Hit>> {
-    let lib = state.library.lock().map_err(to_ui)?;
-    let filter = SearchFilter {
-        providers,
-        limit,
-        ..SearchFilter::default()
-    };
-    lib.search_indexed(&query, &filter).map_err(to_ui)
+    off_main(app, move |state| {
+        let filter = SearchFilter {
+            providers,
+            limit: limit.min(MAX_LIMIT),
+            ..SearchFilter::default()
+        };
+        Ok(state.library.lock()?.search_indexed(&query, &filter)?)
+    })
+    .await
 }

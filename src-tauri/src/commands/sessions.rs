@@ -3,10 +3,10 @@
 use agent_sessions_core::paths::missing_dirs;
 use agent_sessions_core::{ScanProgress, ScanReport};
 use serde::Serialize;
-use tauri::{Manager, State};
+use tauri::{AppHandle, Manager};
 
-use super::{to_ui, CmdResult};
-use crate::state::{demo_dir, demo_roots, AppState};
+use super::{off_main, CmdError, CmdResult};
+use crate::state::{demo_dir, demo_roots};
 
 #[derive(Serialize)]
 pub struct SessionList {
@@ -17,14 +17,17 @@ pub struct SessionList {
 
 /// What the cache holds now; the worker sends `sessions-changed` when a refresh changed it.
 #[tauri::command]
-pub fn list_sessions(state: State<'_, AppState>) -> CmdResult<SessionList> {
-    let lib = state.library.lock().map_err(to_ui)?;
-    let report = lib.listed(&ScanProgress::default()).map_err(to_ui)?;
-    let missing_dirs = missing_dirs(&report.sessions);
-    Ok(SessionList {
-        report,
-        missing_dirs,
+pub async fn list_sessions(app: AppHandle) -> CmdResult<SessionList> {
+    off_main(app, |state| {
+        let report = state.library.lock()?.listed(&ScanProgress::default())?;
+        state.remember(&report.sessions)?;
+        let missing_dirs = missing_dirs(&report.sessions);
+        Ok(SessionList {
+            report,
+            missing_dirs,
+        })
     })
+    .await
 }
 
 #[derive(Serialize)]
@@ -36,20 +39,29 @@ pub struct Status {
 }
 
 #[tauri::command]
-pub fn status(app: tauri::AppHandle, state: State<'_, AppState>) -> CmdResult<Status> {
-    let lib = state.library.lock().map_err(to_ui)?;
-    Ok(Status {
-        demo: *state.demo.lock().map_err(to_ui)?,
-        demo_available: demo_dir(app.path().resource_dir().ok()).is_some(),
-        warnings: lib.warnings().to_vec(),
-        pending_text: lib.pending_text(),
+pub async fn status(app: AppHandle) -> CmdResult<Status> {
+    let resources = app.path().resource_dir().ok();
+    off_main(app, move |state| {
+        let lib = state.library.lock()?;
+        Ok(Status {
+            demo: *state.demo.lock()?,
+            demo_available: demo_dir(resources).is_some(),
+            warnings: lib.warnings().to_vec(),
+            pending_text: lib.pending_text(),
+        })
     })
+    .await
 }
 
 /// Switches to the bundled demo store (the test fixtures), for a first look without sessions.
 #[tauri::command]
-pub fn open_demo(app: tauri::AppHandle, state: State<'_, AppState>) -> CmdResult<()> {
-    let dir = demo_dir(app.path().resource_dir().ok()).ok_or("the demo store is not installed")?;
-    state.switch(demo_roots(&dir), true);
-    Ok(())
+pub async fn open_demo(app: AppHandle) -> CmdResult<()> {
+    let resources = app.path().resource_dir().ok();
+    off_main(app, move |state| {
+        let dir = demo_dir(resources)
+            .ok_or_else(|| CmdError::not_found("the demo store is not installed"))?;
+        state.switch(demo_roots(&dir), true);
+        Ok(())
+    })
+    .await
 }

@@ -2,51 +2,59 @@
 
 use agent_sessions_core::provider::files::stat;
 use agent_sessions_core::view::{self, TranscriptPage};
-use agent_sessions_core::SessionMeta;
-use tauri::State;
+use agent_sessions_core::Transcript;
+use tauri::AppHandle;
 
-use super::{to_ui, CmdResult};
+use super::{off_main, CmdResult, SessionRef};
 use crate::state::AppState;
 
 /// Runs `f` on the session's transcript, loading it again only when the session or its
 /// source file changed since the last load.
 fn with_transcript<T>(
     state: &AppState,
-    session: &SessionMeta,
-    f: impl FnOnce(&agent_sessions_core::Transcript) -> T,
+    session: &SessionRef,
+    f: impl FnOnce(&Transcript) -> T,
 ) -> CmdResult<T> {
-    let mut cached = state.transcript.lock().map_err(to_ui)?;
-    let stamp = stat(&session.source_path).ok();
+    let meta = state.resolve(session)?;
+    let mut cached = state.transcript.lock()?;
+    let stamp = stat(&meta.source_path).ok();
     let fresh = cached.as_ref().is_some_and(|(t, s)| {
         let m = &t.session;
-        m.id == session.id
-            && m.source_path == session.source_path
-            && m.updated_at == session.updated_at
+        m.provider == meta.provider
+            && m.id == meta.id
+            && m.source_path == meta.source_path
+            && m.updated_at == meta.updated_at
             && *s == stamp
     });
-    if !fresh {
-        let lib = state.library.lock().map_err(to_ui)?;
-        *cached = Some((lib.load(session).map_err(to_ui)?, stamp));
-    }
-    Ok(f(&cached.as_ref().expect("loaded above").0))
+    let transcript = match cached.take() {
+        Some(entry) if fresh => entry,
+        _ => (state.library.lock()?.load(&meta)?, stamp),
+    };
+    Ok(f(&cached.insert(transcript).0))
 }
 
 #[tauri::command]
-pub fn load_transcript(
-    state: State<'_, AppState>,
-    session: SessionMeta,
+pub async fn load_transcript(
+    app: AppHandle,
+    session: SessionRef,
     offset: usize,
     limit: usize,
 ) -> CmdResult<TranscriptPage> {
-    with_transcript(&state, &session, |t| view::page(t, offset, limit))
+    off_main(app, move |state| {
+        with_transcript(state, &session, |t| view::page(t, offset, limit))
+    })
+    .await
 }
 
 /// Where a message is in its transcript (to open a search hit).
 #[tauri::command]
-pub fn find_message(
-    state: State<'_, AppState>,
-    session: SessionMeta,
+pub async fn find_message(
+    app: AppHandle,
+    session: SessionRef,
     message_id: String,
 ) -> CmdResult<Option<usize>> {
-    with_transcript(&state, &session, |t| view::position(t, &message_id))
+    off_main(app, move |state| {
+        with_transcript(state, &session, |t| view::position(t, &message_id))
+    })
+    .await
 }

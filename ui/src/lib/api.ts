@@ -1,20 +1,57 @@
 // The only module that talks to the backend: components import these functions, never Tauri.
+// Sessions go to the backend as (provider, id) only: the backend finds their files itself.
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type { Hit, Provider, ResumeView, ScanProgress, SessionList, SessionMeta, Status, TranscriptPage } from "./types";
+import type {
+  AppError, ErrorCode, Hit, Provider, ResumeView, ScanProgress, SessionList, SessionRef, Status, TranscriptPage,
+} from "./types";
 
-export const listSessions = () => invoke<SessionList>("list_sessions");
-export const status = () => invoke<Status>("status");
-export const openDemo = () => invoke<void>("open_demo");
-export const loadTranscript = (session: SessionMeta, offset: number, limit: number) =>
-  invoke<TranscriptPage>("load_transcript", { session, offset, limit });
-export const findMessage = (session: SessionMeta, messageId: string) =>
-  invoke<number | null>("find_message", { session, messageId });
+/** A failed command, as the backend reports it: a stable code and a sentence to show. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  constructor(e: AppError) {
+    super(e.message);
+    this.name = "ApiError";
+    this.code = e.code;
+  }
+}
+
+/** Whatever a command rejected with, as an ApiError. */
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  const o = e as Partial<AppError> | null;
+  if (o && typeof o === "object" && typeof o.code === "string" && typeof o.message === "string") {
+    return new ApiError({ code: o.code, message: o.message });
+  }
+  return new ApiError({ code: "internal", message: String(e) });
+}
+
+/** The sentence to show for an error. */
+export const errorText = (e: unknown): string => toApiError(e).message;
+
+function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+  return invoke<T>(cmd, args).catch((e: unknown) => {
+    throw toApiError(e);
+  });
+}
+
+/** Only the name of a session crosses, whatever object the caller holds. */
+export const sessionRef = (s: SessionRef): SessionRef => ({ provider: s.provider, id: s.id });
+
+export const listSessions = () => call<SessionList>("list_sessions");
+export const status = () => call<Status>("status");
+export const openDemo = () => call<void>("open_demo");
+export const loadTranscript = (session: SessionRef, offset: number, limit: number) =>
+  call<TranscriptPage>("load_transcript", { session: sessionRef(session), offset, limit });
+export const findMessage = (session: SessionRef, messageId: string) =>
+  call<number | null>("find_message", { session: sessionRef(session), messageId });
 export const search = (query: string, providers: Provider[] = [], limit = 50) =>
-  invoke<Hit[]>("search", { query, providers, limit });
-export const resumeCommand = (session: SessionMeta) => invoke<ResumeView>("resume_command", { session });
-export const reveal = (session: SessionMeta) => invoke<void>("reveal", { session });
+  call<Hit[]>("search", { query, providers, limit });
+export const resumeCommand = (session: SessionRef) => call<ResumeView>("resume_command", { session: sessionRef(session) });
+export const reveal = (session: SessionRef) => call<void>("reveal", { session: sessionRef(session) });
+/** Opens an http(s) URL in the system browser (the backend checks the URL again). */
+export const openLink = (url: string) => call<void>("open_link", { url });
 
 export const onSessionsChanged = (f: (refreshDone: boolean) => void): Promise<UnlistenFn> =>
   listen<{ done: boolean }>("sessions-changed", (e) => f(e.payload.done));

@@ -2,6 +2,13 @@
 
 export type Provider = "claude" | "codex" | "opencode";
 
+/** How the UI names a session to the backend; it never sends paths. */
+export interface SessionRef { provider: Provider; id: string }
+
+/** A failed command (src-tauri/src/commands/mod.rs `CmdError`). */
+export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal";
+export interface AppError { code: ErrorCode; message: string }
+
 export interface Counts { user: number; assistant: number; tool_calls: number }
 export interface Tokens { input: number; output: number; cache_read: number; cache_write: number }
 

@@ -25,7 +25,7 @@ fn running_impl(pid: u32, proc_start: Option<&str>) -> bool {
 /// so fields are counted after its last `)`.
 #[cfg(any(target_os = "linux", test))]
 fn start_ticks(stat: &str) -> Option<&str> {
-    let rest = &stat[stat.rfind(')')? + 1..];
+    let (_, rest) = stat.rsplit_once(')')?;
     // After ")": field 3 is the first; field 22 is the 20th.
     rest.split_whitespace().nth(19)
 }

@@ -64,3 +64,94 @@ pub fn provider_set(kind: ProviderKind, root: &Path) -> ProviderSet {
 pub fn catalog(kind: ProviderKind, root: &Path) -> Catalog {
     Catalog::new(&roots(kind, root), &[kind])
 }
+
+/// Runs `test` (a test of the calling test binary) again as user `nobody` when this process may
+/// read anything (root reads a `chmod 000` folder as if nothing were wrong). Returns whether the
+/// caller should run the test body itself: yes when unprivileged (or already the child); no
+/// after the child ran it and passed.
+#[cfg(unix)]
+pub fn run_unprivileged(test: &str) -> bool {
+    const CHILD: &str = "AGENT_SESSIONS_TEST_UNPRIVILEGED";
+    if std::env::var_os(CHILD).is_some() || !reads_unreadable_dirs() {
+        return true;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(&exe)
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .expect("running as root: setpriv (util-linux) is needed to test unreadable folders");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{test} as nobody: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
+}
+
+/// Whether a `chmod 000` folder can still be listed by this process (root, CAP_DAC_OVERRIDE).
+#[cfg(unix)]
+fn reads_unreadable_dirs() -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let readable = std::fs::read_dir(&locked).is_ok();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+    readable
+}
+
+/// `mkfifo path`.
+#[cfg(unix)]
+pub fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// Watches a named pipe while a scan runs. A non-blocking open for writing succeeds only while
+/// a reader has the pipe open, so the watcher sees any reader, lets it go (closing its end gives
+/// the reader end of file) and remembers it: a scan that would hang on the pipe fails the test
+/// instead of hanging it.
+#[cfg(unix)]
+pub struct PipeWatch {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<bool>,
+}
+
+#[cfg(unix)]
+impl PipeWatch {
+    pub fn start(path: &Path) -> Self {
+        use std::os::unix::fs::OpenOptionsExt;
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let path = path.to_path_buf();
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut opened = false;
+            while !flag.load(Ordering::Relaxed) {
+                let writer = std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&path);
+                opened |= writer.is_ok();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            opened
+        });
+        PipeWatch { stop, thread }
+    }
+
+    /// Stops watching; whether anything opened the pipe meanwhile.
+    pub fn was_opened(self) -> bool {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().unwrap()
+    }
+}

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::live::process;
+use crate::provider::files::{read_document, Kind, Walker};
 use crate::provider::LiveSession;
 
 #[derive(Debug, Deserialize)]
@@ -19,16 +20,14 @@ struct PidFile {
 }
 
 pub fn live_sessions(root: &Path) -> Vec<LiveSession> {
-    let Ok(entries) = std::fs::read_dir(root.join("sessions")) else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+    // Problems here are not reported: live state is a hint, polled every few seconds.
+    let mut walker = Walker::default();
+    for entry in walker.entries(&root.join("sessions")) {
+        if entry.kind != Kind::File || !entry.name.ends_with(".json") {
             continue;
         }
-        let Some(file) = std::fs::read(&path)
+        let Some(file) = read_document(&entry.path, super::SIDE_FILE_MAX)
             .ok()
             .and_then(|b| serde_json::from_slice::<PidFile>(&b).ok())
         else {

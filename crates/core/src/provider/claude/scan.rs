@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::records::{classify_user, Content, Record, UserKind, SYNTHETIC_MODEL};
 use crate::model::{Counts, Tokens};
+use crate::provider::files::{Kind, Walker};
 use crate::provider::jsonl::{self, parse_line_borrowed};
 use crate::provider::{title_from_text, TITLE_CHARS};
 
@@ -229,34 +230,28 @@ pub struct Found {
     pub role: FileRole,
 }
 
-/// Lists every transcript file under `root/projects`.
-pub fn discover(root: &Path) -> Vec<Found> {
+/// Lists every transcript file under `root/projects`; what could not be listed goes to `walker`.
+pub fn discover(root: &Path, walker: &mut Walker) -> Vec<Found> {
     let mut out = Vec::new();
-    let Ok(projects) = std::fs::read_dir(root.join("projects")) else {
-        return out;
-    };
-    for project in projects.flatten() {
-        let dir = project.path();
-        if !dir.is_dir() {
+    for project in walker.entries(&root.join("projects")) {
+        if !walker.descend(&project) {
             continue;
         }
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-                continue;
-            };
-            if let Some(stem) = name.strip_suffix(".jsonl") {
+        for entry in walker.entries(&project.path) {
+            if let Some(stem) = entry.name.strip_suffix(".jsonl") {
                 let role = if stem.starts_with("agent-") {
                     FileRole::FlatAgent
                 } else {
                     FileRole::Main
                 };
-                out.push(Found { path, role });
-            } else if path.is_dir() {
-                discover_subagents(&path, name, &mut out);
+                if walker.is(&entry, Kind::File) {
+                    out.push(Found {
+                        path: entry.path,
+                        role,
+                    });
+                }
+            } else if walker.descend(&entry) {
+                discover_subagents(&entry.path, &entry.name, walker, &mut out);
             }
         }
     }
@@ -264,19 +259,12 @@ pub fn discover(root: &Path) -> Vec<Found> {
     out
 }
 
-fn discover_subagents(session_dir: &Path, parent: &str, out: &mut Vec<Found>) {
-    let Ok(entries) = std::fs::read_dir(session_dir.join("subagents")) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let is_transcript = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("agent-") && n.ends_with(".jsonl"));
-        if is_transcript {
+fn discover_subagents(session_dir: &Path, parent: &str, walker: &mut Walker, out: &mut Vec<Found>) {
+    for entry in walker.entries(&session_dir.join("subagents")) {
+        let is_transcript = entry.name.starts_with("agent-") && entry.name.ends_with(".jsonl");
+        if is_transcript && walker.is(&entry, Kind::File) {
             out.push(Found {
-                path,
+                path: entry.path,
                 role: FileRole::Subagent {
                     parent: parent.to_owned(),
                 },

@@ -49,12 +49,12 @@ pub fn parse(text: &str) -> Vec<FileChange> {
 /// The patch inside a shell command that runs `apply_patch <<'EOF' … EOF` (Codex 0.100+ runs
 /// patches through `exec_command`).
 pub fn from_shell(command: &str) -> Option<&str> {
-    let start = command.find("*** Begin Patch")?;
-    let end = command[start..].find("*** End Patch")? + start + "*** End Patch".len();
-    command
-        .trim_start()
-        .starts_with("apply_patch")
-        .then(|| &command[start..end])
+    const END: &str = "*** End Patch";
+    if !command.trim_start().starts_with("apply_patch") {
+        return None;
+    }
+    let patch = command.get(command.find("*** Begin Patch")?..)?;
+    patch.get(..patch.find(END)? + END.len())
 }
 
 #[cfg(test)]

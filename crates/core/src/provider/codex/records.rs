@@ -234,6 +234,15 @@ impl Payload<'_> {
             .find_map(|c| c.text.as_deref())
     }
 
+    /// The last text of a message's content (what Codex takes as a reply's text).
+    pub fn last_text(&self) -> Option<&str> {
+        self.content
+            .as_ref()?
+            .iter()
+            .rev()
+            .find_map(|c| c.text.as_deref())
+    }
+
     /// The parent of a subagent thread, from `source.subagent.thread_spawn` or
     /// `parent_thread_id`.
     pub fn parent_thread(&self) -> Option<String> {
@@ -244,6 +253,17 @@ impl Payload<'_> {
             .and_then(|t| t.parent_thread_id.clone())
             .or_else(|| self.parent_thread_id.as_deref().map(str::to_owned))
     }
+}
+
+/// The end of the preamble Codex puts before the summary in a `compacted` line's `message`.
+const COMPACTION_PREAMBLE_END: &str =
+    "use the information in this summary to assist with your own analysis:\n";
+
+/// The summary in a `compacted` line's `message` (the model's text after Codex's preamble).
+pub fn compaction_summary(message: &str) -> &str {
+    message
+        .split_once(COMPACTION_PREAMBLE_END)
+        .map_or(message, |(_, summary)| summary)
 }
 
 /// Response item types that are tool calls.

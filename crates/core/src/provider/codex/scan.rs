@@ -2,8 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::records::{user_text_kind, Item, Line, UserText, TOOL_CALLS};
+use super::records::{
+    compaction_summary, user_text_kind, Item, Line, Payload, UserText, TOOL_CALLS,
+};
 use crate::model::{Counts, Tokens};
+use crate::provider::files::fnv1a;
 use crate::provider::{jsonl, title_from_text, TITLE_CHARS};
 
 /// The running summary of one rollout.
@@ -30,6 +33,10 @@ pub struct Accumulator {
     pub first_prompt_event: Option<String>,
     pub tokens: Option<Tokens>,
     pub records: u64,
+    /// A hash of the last assistant reply's text, while no other response item has followed
+    /// it. Codex 0.116–0.158 wrote a compaction's summary as a plain assistant message right
+    /// before the `compacted` line that repeats it; that message is no reply (see `add`).
+    pending_reply: Option<u64>,
 }
 
 impl Accumulator {
@@ -89,37 +96,59 @@ impl Accumulator {
                 kind,
                 payload,
                 compaction_output,
-            } => match (kind, payload.role()) {
-                ("message", "user") => {
-                    let text = payload.first_text().unwrap_or("");
-                    if user_text_kind(text) == UserText::Prompt {
-                        self.user_items += 1;
-                        if self.first_prompt_item.is_none() {
-                            self.first_prompt_item = title_from_text(request(text), TITLE_CHARS);
-                        }
+            } => {
+                self.pending_reply = None;
+                self.add_response(kind, payload, compaction_output);
+            }
+            Item::Event(p) => self.add_event(p),
+            Item::Compacted(p) => {
+                // The summary a compaction's model call wrote, repeated here: not a reply.
+                let summary = compaction_summary(p.message.as_deref().unwrap_or(""));
+                if self.pending_reply.take() == Some(fnv1a(summary.as_bytes())) {
+                    self.assistant = self.assistant.saturating_sub(1);
+                }
+            }
+            Item::Other => {}
+        }
+    }
+
+    fn add_response(&mut self, kind: &str, payload: &Payload<'_>, compaction_output: bool) {
+        match (kind, payload.role()) {
+            ("message", "user") => {
+                let text = payload.first_text().unwrap_or("");
+                if user_text_kind(text) == UserText::Prompt {
+                    self.user_items += 1;
+                    if self.first_prompt_item.is_none() {
+                        self.first_prompt_item = title_from_text(request(text), TITLE_CHARS);
                     }
                 }
-                ("message", "assistant") if !compaction_output => self.assistant += 1,
-                (k, _) if TOOL_CALLS.contains(&k) => self.tool_calls += 1,
-                _ => {}
-            },
-            Item::Event(p) => match p.kind() {
-                "user_message" => {
-                    self.user_events += 1;
-                    if self.first_prompt_event.is_none() {
-                        let text = p.message.as_deref().unwrap_or("");
-                        self.first_prompt_event = title_from_text(request(text), TITLE_CHARS);
-                    }
+            }
+            ("message", "assistant") if !compaction_output => {
+                self.assistant += 1;
+                let text = payload.last_text().unwrap_or("");
+                self.pending_reply = Some(fnv1a(text.as_bytes()));
+            }
+            (k, _) if TOOL_CALLS.contains(&k) => self.tool_calls += 1,
+            _ => {}
+        }
+    }
+
+    fn add_event(&mut self, p: &Payload<'_>) {
+        match p.kind() {
+            "user_message" => {
+                self.user_events += 1;
+                if self.first_prompt_event.is_none() {
+                    let text = p.message.as_deref().unwrap_or("");
+                    self.first_prompt_event = title_from_text(request(text), TITLE_CHARS);
                 }
-                "token_count" => {
-                    let usage = p.info.as_ref().and_then(|i| i.total_token_usage);
-                    if let Some(u) = usage {
-                        self.tokens = Some(u.tokens());
-                    }
+            }
+            "token_count" => {
+                let usage = p.info.as_ref().and_then(|i| i.total_token_usage);
+                if let Some(u) = usage {
+                    self.tokens = Some(u.tokens());
                 }
-                _ => {}
-            },
-            Item::Compacted(_) | Item::Other => {}
+            }
+            _ => {}
         }
     }
 }
@@ -128,10 +157,7 @@ impl Accumulator {
 /// `## My request for Codex:`; the request is what names the session.
 fn request(text: &str) -> &str {
     const MARKER: &str = "## My request for Codex:";
-    match text.find(MARKER) {
-        Some(i) => &text[i + MARKER.len()..],
-        None => text,
-    }
+    text.split_once(MARKER).map_or(text, |(_, request)| request)
 }
 
 pub type Cursor = jsonl::Cursor<Accumulator>;
@@ -189,6 +215,28 @@ mod tests {
             })
         );
         assert_eq!(acc.git_branch.as_deref(), Some("main"));
+    }
+
+    #[test]
+    fn a_summary_written_as_a_plain_reply_before_compacted_is_not_counted() {
+        // 0.136–0.157: the compaction's summary is an ordinary assistant message, then
+        // `compacted` repeats it after Codex's preamble (token counts may come between).
+        let reply = |text: &str| {
+            format!(
+                r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"{text}"}}]}}}}"#
+            )
+        };
+        let compacted = r#"{"timestamp":"t","type":"compacted","payload":{"message":"Another language model started to solve this problem and produced a summary of its thinking process. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\nSum up."}}"#;
+        let tokens =
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null}}"#;
+        let call = r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c"}}"#;
+        let acc = fold(&[&reply("Hello."), &reply("Sum up."), tokens, compacted]);
+        assert_eq!(acc.counts().assistant, 1);
+        // A reply that another item follows, or whose text differs, stays a reply.
+        let acc = fold(&[&reply("Sum up."), call, compacted]);
+        assert_eq!(acc.counts().assistant, 1);
+        let acc = fold(&[&reply("Something else."), compacted]);
+        assert_eq!(acc.counts().assistant, 1);
     }
 
     #[test]

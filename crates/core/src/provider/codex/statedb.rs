@@ -118,8 +118,9 @@ pub fn local_rollout(root: &Path, recorded: &str) -> PathBuf {
         return path;
     }
     for marker in ["/archived_sessions/", "/sessions/"] {
-        if let Some(i) = recorded.rfind(marker) {
-            return root.join(&recorded[i + 1..]);
+        // From the marker on, without its leading `/`.
+        if let Some(rest) = recorded.rfind(marker).and_then(|i| recorded.get(i + 1..)) {
+            return root.join(rest);
         }
     }
     path

@@ -10,24 +10,21 @@ use serde_json::Value;
 use super::parts;
 use super::{Candidate, Origin};
 use crate::error::Error;
-use crate::model::{Counts, Message, ProviderKind, SessionMeta, Tokens};
+use crate::model::{Message, ProviderKind, SessionMeta};
+use crate::provider::files::{self, Kind, Walker};
 
-/// Every session file under `root/storage/session`.
-pub fn discover(root: &Path) -> Vec<PathBuf> {
+/// Every session file under `root/storage/session`; what could not be listed goes to `walker`.
+pub fn discover(root: &Path, walker: &mut Walker) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let Ok(projects) = std::fs::read_dir(root.join("storage/session")) else {
-        return out;
-    };
-    for project in projects.flatten() {
-        let Ok(files) = std::fs::read_dir(project.path()) else {
+    for project in walker.entries(&root.join("storage/session")) {
+        if !walker.descend(&project) {
             continue;
-        };
-        out.extend(
-            files
-                .flatten()
-                .map(|f| f.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "json")),
-        );
+        }
+        for file in walker.entries(&project.path) {
+            if file.name.ends_with(".json") && walker.is(&file, Kind::File) {
+                out.push(file.path);
+            }
+        }
     }
     out.sort();
     out
@@ -39,27 +36,30 @@ pub fn root_of(session_file: &Path) -> Option<&Path> {
 }
 
 fn read_json(path: &Path) -> Result<Value, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let bytes =
+        files::read_document(path, files::MAX_DOCUMENT).map_err(|e| format!("cannot read: {e}"))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON ({e})"))
 }
 
-/// The JSON files of a directory, in name order.
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+/// The JSON files of a directory, in name order; what could not be listed is a problem.
+fn json_files(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut walker = Walker::default();
+    let mut files = Vec::new();
+    for e in walker.entries(dir) {
+        if e.name.ends_with(".json") && walker.is(&e, Kind::File) {
+            files.push(e.path);
+        }
+    }
+    for (path, reason) in walker.problems {
+        problems.push(format!("{}: {reason}", path.display()));
+    }
     files
 }
 
 /// Messages of a session with their parts, in order. Unreadable files are skipped and reported.
 fn messages(root: &Path, id: &str, problems: &mut Vec<String>) -> Vec<(String, Value, Vec<Value>)> {
     let mut out = Vec::new();
-    for file in json_files(&root.join("storage/message").join(id)) {
+    for file in json_files(&root.join("storage/message").join(id), problems) {
         let msg = match read_json(&file) {
             Ok(v) => v,
             Err(e) => {
@@ -72,7 +72,7 @@ fn messages(root: &Path, id: &str, problems: &mut Vec<String>) -> Vec<(String, V
             .map(str::to_owned)
             .unwrap_or_else(|| stem(&file));
         let mut parts = Vec::new();
-        for pf in json_files(&root.join("storage/part").join(&msg_id)) {
+        for pf in json_files(&root.join("storage/part").join(&msg_id), problems) {
             match read_json(&pf) {
                 Ok(p) => parts.push(p),
                 Err(e) => problems.push(format!("{}: {e}", pf.display())),
@@ -113,36 +113,38 @@ pub fn scan(session_file: &Path) -> LegacyCursor {
         .as_str()
         .map(str::to_owned)
         .unwrap_or_else(|| stem(session_file));
-    let mut counts = Counts::default();
-    let mut tokens: Option<Tokens> = None;
-    let mut cost: Option<f64> = None;
-    let mut model = None;
-    for (_, msg, parts) in messages(root, &id, &mut cursor.problems) {
-        match msg["role"].as_str() {
-            Some("user") => counts.user += u64::from(parts.iter().any(parts::is_user_prompt_part)),
-            Some("assistant") => {
-                counts.assistant += u64::from(parts::is_counted_assistant(&msg));
-                counts.tool_calls += parts.iter().filter(|p| p["type"] == "tool").count() as u64;
-                if let Some(m) = msg["modelID"].as_str() {
-                    model = Some(m.to_owned());
-                }
-                if msg["tokens"].is_object() {
-                    let t = &msg["tokens"];
-                    let n = |v: &Value| v.as_u64().unwrap_or(0);
-                    tokens.get_or_insert_with(Tokens::default).add(&Tokens {
-                        input: n(&t["input"]),
-                        output: n(&t["output"]),
-                        cache_read: n(&t["cache"]["read"]),
-                        cache_write: n(&t["cache"]["write"]),
-                    });
-                }
-                if let Some(c) = msg["cost"].as_f64() {
-                    *cost.get_or_insert(0.0) += c;
-                }
-            }
-            _ => {}
-        }
+    let messages = messages(root, &id, &mut cursor.problems);
+    let tally = parts::tally(messages.iter().map(|(_, m, p)| (m, p.as_slice())));
+    let mut meta = session_meta(&session, id, session_file, &tally);
+    // 1.0 copied 0.x sessions over as they were, without `directory` or `projectID`: the
+    // messages say where they ran, and the folder names the project.
+    meta.cwd = meta.cwd.or(tally.cwd);
+    let project = session["projectID"].as_str().map(str::to_owned).or_else(|| {
+        let folder = session_file.parent()?.file_name()?;
+        Some(folder.to_string_lossy().into_owned())
+    });
+    if let Some(project) = project {
+        let worktree = read_json(&root.join("storage/project").join(format!("{project}.json")))
+            .ok()
+            .and_then(|p| p["worktree"].as_str().map(str::to_owned));
+        meta.repo_root = worktree.filter(|w| w != "/");
     }
+    cursor.candidate = Some(Candidate {
+        origin: Origin::Json,
+        time_updated: session["time"]["updated"].as_i64().unwrap_or(0),
+        meta,
+    });
+    cursor
+}
+
+/// The metadata a session file and its tallied messages give; the same in the legacy and the
+/// 0.x storage.
+pub(super) fn session_meta(
+    session: &Value,
+    id: String,
+    session_file: &Path,
+    tally: &parts::Tally,
+) -> SessionMeta {
     let mut meta = SessionMeta::new(ProviderKind::Opencode, id, session_file.to_path_buf());
     meta.parent_id = session["parentID"].as_str().map(str::to_owned);
     meta.cwd = session["directory"].as_str().map(str::to_owned);
@@ -158,22 +160,11 @@ pub fn scan(session_file: &Path) -> LegacyCursor {
             files,
         });
     }
-    meta.counts = counts;
-    meta.tokens = tokens;
-    meta.cost_usd = cost;
-    meta.model = model;
-    if let Some(project) = session["projectID"].as_str() {
-        let worktree = read_json(&root.join("storage/project").join(format!("{project}.json")))
-            .ok()
-            .and_then(|p| p["worktree"].as_str().map(str::to_owned));
-        meta.repo_root = worktree.filter(|w| w != "/");
-    }
-    cursor.candidate = Some(Candidate {
-        origin: Origin::Json,
-        time_updated: session["time"]["updated"].as_i64().unwrap_or(0),
-        meta,
-    });
-    cursor
+    meta.counts = tally.counts;
+    meta.tokens = tally.tokens;
+    meta.cost_usd = tally.cost;
+    meta.model = tally.model.clone();
+    meta
 }
 
 /// The transcript of a legacy session.

@@ -88,6 +88,15 @@ impl Envelope {
         Envelope::ok(json!({ "path": path }), text)
     }
 
+    /// A document written to a file: where, its size, its format.
+    pub fn exported(path: PathBuf, bytes: u64, format: &str) -> Self {
+        let text = format!("wrote {} ({bytes} bytes)\n", path.display());
+        Envelope::ok(
+            json!({ "path": path, "bytes": bytes, "format": format }),
+            text,
+        )
+    }
+
     pub fn cache_cleared(removed: Vec<PathBuf>) -> Self {
         let text = format!("removed {} cache files\n", removed.len());
         Envelope::ok(json!({ "removed": removed }), text)

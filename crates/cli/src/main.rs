@@ -2,6 +2,7 @@
 //! `agent-sessions-core`; output is a human table by default or one JSON envelope with `--json`.
 
 mod envelope;
+mod export;
 mod follow;
 mod progress;
 mod render;
@@ -95,6 +96,8 @@ enum Command {
         #[arg(long = "provider", value_name = "NAME", value_parser = parse_provider)]
         providers: Vec<ProviderKind>,
     },
+    /// Export one session as Markdown, JSON or a self-contained HTML file.
+    Export(export::Args),
     /// The session cache.
     Cache {
         #[command(subcommand)]
@@ -231,6 +234,7 @@ fn run(cli: Cli) -> Result<Envelope, Error> {
             out.warn(lib.warnings());
             Ok(out)
         }
+        Command::Export(args) => export::run(&roots, args, cli.json),
         Command::Cache { action } => {
             let dir = default_cache_dir().ok_or_else(|| Error::Cache {
                 path: PathBuf::new(),

@@ -49,6 +49,18 @@ pub enum Error {
 
     #[error("resume command unavailable: {0}")]
     ResumeUnavailable(String),
+
+    /// A file we were asked to write (an export) could not be; nothing was left behind.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A file we were asked to create is already there; it was left as it was.
+    #[error("{path} already exists and was left as it was; choose another file name or allow overwriting it")]
+    FileExists { path: PathBuf },
 }
 
 impl Error {
@@ -74,6 +86,8 @@ impl Error {
             | Error::CacheUnwritable { .. } => "cache",
             Error::BadQuery(_) => "bad_query",
             Error::ResumeUnavailable(_) => "resume_unavailable",
+            Error::Write { .. } => "write",
+            Error::FileExists { .. } => "file_exists",
         }
     }
 }

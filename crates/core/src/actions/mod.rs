@@ -1,4 +1,5 @@
 //! What a user can do with a session beyond reading it.
 
+pub mod export;
 pub mod resume;
 pub mod reveal;

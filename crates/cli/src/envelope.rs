@@ -121,7 +121,7 @@ impl Envelope {
         }
     }
 
-    fn ok(data: Value, text: String) -> Self {
+    pub(crate) fn ok(data: Value, text: String) -> Self {
         Envelope {
             data: Data::Value(data),
             text,
@@ -129,6 +129,18 @@ impl Envelope {
             error: None,
             silent: false,
         }
+    }
+
+    /// Data worth printing from a command that still failed (exit 2): `config check` of a
+    /// broken file prints its problems.
+    pub fn fail_with(mut self, code: &str, message: String) -> Self {
+        self.error = Some((code.to_owned(), message));
+        self
+    }
+
+    /// Whether the envelope reports an error (`ok: false`).
+    pub fn has_error(&self) -> bool {
+        self.error.is_some()
     }
 
     pub fn warn(&mut self, warnings: &[String]) {

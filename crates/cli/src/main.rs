@@ -1,6 +1,7 @@
 //! agent-sessions-cli: the headless front end. Every command is a thin call into
 //! `agent-sessions-core`; output is a human table by default or one JSON envelope with `--json`.
 
+mod config;
 mod envelope;
 mod export;
 mod follow;
@@ -10,9 +11,10 @@ mod render;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::index::{self, SearchFilter};
 use agent_sessions_core::library::default_cache_dir;
-use agent_sessions_core::paths::{process_env, resolve_roots};
+use agent_sessions_core::paths::{process_env, resolve};
 use agent_sessions_core::{Error, Library, ProviderKind, Roots};
 use clap::{Parser, Subcommand};
 
@@ -98,6 +100,11 @@ enum Command {
     },
     /// Export one session as Markdown, JSON or a self-contained HTML file.
     Export(export::Args),
+    /// The settings file (config.toml): where it is, what is in effect, whether it is valid.
+    Config {
+        #[command(subcommand)]
+        action: config::ConfigAction,
+    },
     /// The session cache.
     Cache {
         #[command(subcommand)]
@@ -142,8 +149,12 @@ fn parse_end_date(text: &str) -> Result<i64, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let json = cli.json;
-    match run(cli) {
-        Ok(out) => {
+    // A broken config never stops a command: its problems are warnings on every command.
+    let config = ConfigFile::load_default(&process_env);
+    let config_warnings: Vec<String> = config.warnings().iter().map(|w| w.to_string()).collect();
+    match run(cli, &config) {
+        Ok(mut out) => {
+            out.warn(&config_warnings);
             out.print(json);
             match out.failed() {
                 // Output was streamed and stopped part way: say why, after it.
@@ -151,11 +162,14 @@ fn main() -> ExitCode {
                     eprintln!("error: {}", render::terminal_safe(&e.to_string()));
                     ExitCode::from(exit_code(&e))
                 }
+                None if out.has_error() => ExitCode::from(2),
                 None => ExitCode::SUCCESS,
             }
         }
         Err(e) => {
-            Envelope::failure(&e).print(json);
+            let mut out = Envelope::failure(&e);
+            out.warn(&config_warnings);
+            out.print(json);
             ExitCode::from(exit_code(&e))
         }
     }
@@ -168,13 +182,15 @@ fn exit_code(e: &Error) -> u8 {
     }
 }
 
-fn run(cli: Cli) -> Result<Envelope, Error> {
+fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
     let explicit = Roots {
         claude: cli.claude_root,
         codex: cli.codex_root,
         opencode: cli.opencode_root,
     };
-    let roots = resolve_roots(&explicit, &process_env)?;
+    // Flags, then the agents' variables, then config.toml, then the per-OS defaults.
+    let resolved = resolve(&explicit, &process_env, config)?;
+    let roots = resolved.roots();
     match cli.command {
         Command::Scan {
             providers,
@@ -235,6 +251,7 @@ fn run(cli: Cli) -> Result<Envelope, Error> {
             Ok(out)
         }
         Command::Export(args) => export::run(&roots, args, cli.json),
+        Command::Config { action } => Ok(config::run(&action, config, &resolved, &process_env)),
         Command::Cache { action } => {
             let dir = default_cache_dir().ok_or_else(|| Error::Cache {
                 path: PathBuf::new(),

@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod catalog;
+pub mod config;
 pub mod error;
 pub mod index;
 pub mod library;

@@ -3,54 +3,154 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+
+use crate::config::{ConfigFile, Source};
 use crate::error::Error;
 use crate::model::ProviderKind;
 use crate::provider::Roots;
 
-/// The store roots used when no root is given on the command line: the agent's own environment
-/// variable first, then the per-OS default. Missing directories are fine (simply empty).
-pub fn default_root(kind: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let from_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let home = || directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+/// The environment variable that moves an agent's store (OpenCode's is the XDG data dir).
+pub fn env_var(kind: ProviderKind) -> &'static str {
     match kind {
-        ProviderKind::Claude => {
-            from_env("CLAUDE_CONFIG_DIR").or_else(|| Some(home()?.join(".claude")))
-        }
-        ProviderKind::Codex => from_env("CODEX_HOME").or_else(|| Some(home()?.join(".codex"))),
-        // OpenCode uses the XDG layout on macOS too.
-        ProviderKind::Opencode => from_env("XDG_DATA_HOME")
-            .map(|d| d.join("opencode"))
-            .or_else(|| Some(home()?.join(".local/share/opencode"))),
+        ProviderKind::Claude => "CLAUDE_CONFIG_DIR",
+        ProviderKind::Codex => "CODEX_HOME",
+        ProviderKind::Opencode => "XDG_DATA_HOME",
     }
 }
 
-/// The roots to read: the ones given explicitly (each must exist), else the default per provider
-/// (which may be missing: then that provider is simply empty).
+/// The root the agent's own environment variable names, if it is set.
+fn env_root(kind: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let dir = PathBuf::from(env(env_var(kind)).filter(|v| !v.is_empty())?);
+    Some(match kind {
+        ProviderKind::Opencode => dir.join("opencode"),
+        _ => dir,
+    })
+}
+
+/// The per-OS default root under the home directory.
+fn home_root(kind: ProviderKind) -> Option<PathBuf> {
+    let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
+    Some(match kind {
+        ProviderKind::Claude => home.join(".claude"),
+        ProviderKind::Codex => home.join(".codex"),
+        // OpenCode uses the XDG layout on macOS too.
+        ProviderKind::Opencode => home.join(".local/share/opencode"),
+    })
+}
+
+/// The store root used when no root is given on the command line or in the config: the
+/// agent's own environment variable first, then the per-OS default. Missing directories are
+/// fine (simply empty).
+pub fn default_root(kind: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    env_root(kind, env).or_else(|| home_root(kind))
+}
+
+/// One provider's roots after flags, environment, config and defaults, and where they came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProviderRoots {
+    pub provider: ProviderKind,
+    pub enabled: bool,
+    pub enabled_from: Source,
+    pub roots: Vec<PathBuf>,
+    pub roots_from: Source,
+    /// The variable the roots came from, when `roots_from` is `Env`.
+    pub env_var: Option<&'static str>,
+}
+
+/// Every provider's [`ProviderRoots`], in [`ProviderKind::ALL`] order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Resolved {
+    pub providers: Vec<ProviderRoots>,
+}
+
+impl Resolved {
+    /// The roots to read: a disabled provider has none.
+    pub fn roots(&self) -> Roots {
+        let of = |kind: ProviderKind| {
+            let p = self.get(kind);
+            if p.enabled {
+                p.roots.clone()
+            } else {
+                Vec::new()
+            }
+        };
+        Roots {
+            claude: of(ProviderKind::Claude),
+            codex: of(ProviderKind::Codex),
+            opencode: of(ProviderKind::Opencode),
+        }
+    }
+
+    pub fn get(&self, kind: ProviderKind) -> &ProviderRoots {
+        self.providers
+            .iter()
+            .find(|p| p.provider == kind)
+            .expect("every provider is resolved")
+    }
+
+    /// The provider a `providers.<name>.*` config key is about.
+    pub fn for_key(&self, key: &str) -> Option<&ProviderRoots> {
+        let name = key.strip_prefix("providers.")?.split('.').next()?;
+        Some(self.get(ProviderKind::parse(name)?))
+    }
+}
+
+/// The roots to read, strongest first: roots given as flags (each must exist; they also enable
+/// a provider the config disables), the agent's environment variable, the config's `roots`,
+/// the per-OS default (which may be missing: then that provider is simply empty). Whether a
+/// provider is read comes from the flags, then the config: the environment only moves roots.
+pub fn resolve(
+    explicit: &Roots,
+    env: &dyn Fn(&str) -> Option<String>,
+    config: &ConfigFile,
+) -> Result<Resolved, Error> {
+    let settings = config.settings();
+    let mut providers = Vec::new();
+    for kind in ProviderKind::ALL {
+        let given = explicit.for_kind(kind);
+        if let Some(missing) = given.iter().find(|p| !p.is_dir()) {
+            return Err(Error::RootMissing {
+                provider: kind.as_str(),
+                path: missing.clone(),
+            });
+        }
+        let enabled_key = format!("providers.{kind}.enabled");
+        let configured = &settings.provider(kind).roots;
+        let (roots, roots_from, env_name) = if !given.is_empty() {
+            (given.to_vec(), Source::Flag, None)
+        } else if let Some(root) = env_root(kind, env) {
+            (vec![root], Source::Env, Some(env_var(kind)))
+        } else if !configured.is_empty() {
+            (configured.clone(), Source::Config, None)
+        } else {
+            (home_root(kind).into_iter().collect(), Source::Default, None)
+        };
+        let (enabled, enabled_from) = if !given.is_empty() {
+            (true, Source::Flag)
+        } else if config.is_set(&enabled_key) {
+            (settings.provider(kind).enabled, Source::Config)
+        } else {
+            (true, Source::Default)
+        };
+        providers.push(ProviderRoots {
+            provider: kind,
+            enabled,
+            enabled_from,
+            roots,
+            roots_from,
+            env_var: env_name,
+        });
+    }
+    Ok(Resolved { providers })
+}
+
+/// The roots to read with no config file: see [`resolve`].
 pub fn resolve_roots(
     explicit: &Roots,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Roots, Error> {
-    let mut roots = Roots::default();
-    for kind in ProviderKind::ALL {
-        let given = explicit.for_kind(kind);
-        let chosen: Vec<PathBuf> = if given.is_empty() {
-            default_root(kind, env).into_iter().collect()
-        } else {
-            if let Some(missing) = given.iter().find(|p| !p.is_dir()) {
-                return Err(Error::RootMissing {
-                    provider: kind.as_str(),
-                    path: missing.clone(),
-                });
-            }
-            given.to_vec()
-        };
-        match kind {
-            ProviderKind::Claude => roots.claude = chosen,
-            ProviderKind::Codex => roots.codex = chosen,
-            ProviderKind::Opencode => roots.opencode = chosen,
-        }
-    }
-    Ok(roots)
+    resolve(explicit, env, &ConfigFile::none()).map(|r| r.roots())
 }
 
 /// The process environment, for [`default_root`].

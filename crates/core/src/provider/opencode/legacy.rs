@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::parts;
 use super::{Candidate, Origin};
 use crate::error::Error;
-use crate::model::{Counts, Message, ProviderKind, SessionMeta, Tokens};
+use crate::model::{Message, ProviderKind, SessionMeta};
 use crate::provider::files::{self, Kind, Walker};
 
 /// Every session file under `root/storage/session`; what could not be listed goes to `walker`.
@@ -113,36 +113,41 @@ pub fn scan(session_file: &Path) -> LegacyCursor {
         .as_str()
         .map(str::to_owned)
         .unwrap_or_else(|| stem(session_file));
-    let mut counts = Counts::default();
-    let mut tokens: Option<Tokens> = None;
-    let mut cost: Option<f64> = None;
-    let mut model = None;
-    for (_, msg, parts) in messages(root, &id, &mut cursor.problems) {
-        match msg["role"].as_str() {
-            Some("user") => counts.user += u64::from(parts.iter().any(parts::is_user_prompt_part)),
-            Some("assistant") => {
-                counts.assistant += u64::from(parts::is_counted_assistant(&msg));
-                counts.tool_calls += parts.iter().filter(|p| p["type"] == "tool").count() as u64;
-                if let Some(m) = msg["modelID"].as_str() {
-                    model = Some(m.to_owned());
-                }
-                if msg["tokens"].is_object() {
-                    let t = &msg["tokens"];
-                    let n = |v: &Value| v.as_u64().unwrap_or(0);
-                    tokens.get_or_insert_with(Tokens::default).add(&Tokens {
-                        input: n(&t["input"]),
-                        output: n(&t["output"]),
-                        cache_read: n(&t["cache"]["read"]),
-                        cache_write: n(&t["cache"]["write"]),
-                    });
-                }
-                if let Some(c) = msg["cost"].as_f64() {
-                    *cost.get_or_insert(0.0) += c;
-                }
-            }
-            _ => {}
-        }
+    let messages = messages(root, &id, &mut cursor.problems);
+    let tally = parts::tally(messages.iter().map(|(_, m, p)| (m, p.as_slice())));
+    let mut meta = session_meta(&session, id, session_file, &tally);
+    // 1.0 copied 0.x sessions over as they were, without `directory` or `projectID`: the
+    // messages say where they ran, and the folder names the project.
+    meta.cwd = meta.cwd.or(tally.cwd);
+    let project = session["projectID"]
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| {
+            let folder = session_file.parent()?.file_name()?;
+            Some(folder.to_string_lossy().into_owned())
+        });
+    if let Some(project) = project {
+        let worktree = read_json(&root.join("storage/project").join(format!("{project}.json")))
+            .ok()
+            .and_then(|p| p["worktree"].as_str().map(str::to_owned));
+        meta.repo_root = worktree.filter(|w| w != "/");
     }
+    cursor.candidate = Some(Candidate {
+        origin: Origin::Json,
+        time_updated: session["time"]["updated"].as_i64().unwrap_or(0),
+        meta,
+    });
+    cursor
+}
+
+/// The metadata a session file and its tallied messages give; the same in the legacy and the
+/// 0.x storage.
+pub(super) fn session_meta(
+    session: &Value,
+    id: String,
+    session_file: &Path,
+    tally: &parts::Tally,
+) -> SessionMeta {
     let mut meta = SessionMeta::new(ProviderKind::Opencode, id, session_file.to_path_buf());
     meta.parent_id = session["parentID"].as_str().map(str::to_owned);
     meta.cwd = session["directory"].as_str().map(str::to_owned);
@@ -158,22 +163,11 @@ pub fn scan(session_file: &Path) -> LegacyCursor {
             files,
         });
     }
-    meta.counts = counts;
-    meta.tokens = tokens;
-    meta.cost_usd = cost;
-    meta.model = model;
-    if let Some(project) = session["projectID"].as_str() {
-        let worktree = read_json(&root.join("storage/project").join(format!("{project}.json")))
-            .ok()
-            .and_then(|p| p["worktree"].as_str().map(str::to_owned));
-        meta.repo_root = worktree.filter(|w| w != "/");
-    }
-    cursor.candidate = Some(Candidate {
-        origin: Origin::Json,
-        time_updated: session["time"]["updated"].as_i64().unwrap_or(0),
-        meta,
-    });
-    cursor
+    meta.counts = tally.counts;
+    meta.tokens = tally.tokens;
+    meta.cost_usd = tally.cost;
+    meta.model = tally.model.clone();
+    meta
 }
 
 /// The transcript of a legacy session.

@@ -1,11 +1,12 @@
 //! OpenCode (SPEC §4.3): `opencode.db` in its v1 tables (`session`/`message`/`part`, 1.2–1.18)
-//! and v2 tables (`session_v2`/`session_message`), plus the legacy JSON storage of 1.0–1.1. One
-//! session id can live in several of them; [`winner`] decides which copy is shown, for the scan
-//! and for loading alike.
+//! and v2 tables (`session_v2`/`session_message`), plus the legacy JSON storage of 0.6–1.1 and
+//! the per-project JSON storage of 0.1–0.5. One session id can live in several of them;
+//! [`winner`] decides which copy is shown, for the scan and for loading alike.
 
 mod db;
 mod legacy;
 pub mod parts;
+mod perproject;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,20 @@ pub enum Origin {
     V1,
     /// `session_v2` + `session_message`.
     V2,
+    /// The per-project JSON storage of 0.x (`project/<slug>/storage/session/…`), the oldest.
+    Project,
+}
+
+impl Origin {
+    /// Storage generations, oldest first.
+    fn generation(self) -> u8 {
+        match self {
+            Origin::Project => 0,
+            Origin::Json => 1,
+            Origin::V1 => 2,
+            Origin::V2 => 3,
+        }
+    }
 }
 
 /// One copy of a session's metadata.
@@ -43,12 +58,14 @@ pub struct Candidate {
 }
 
 /// The copy that represents a session: the newest by `time_updated`; on a tie the later
-/// storage generation (v2 over v1 over JSON). So the v2 row wins unless the v1 row is strictly
-/// newer (SPEC §4.3), and a session both migrated and left in JSON appears once.
+/// storage generation (v2 over v1 over JSON over 0.x per-project JSON). So the v2 row wins
+/// unless the v1 row is strictly newer (SPEC §4.3), and a session both migrated and left
+/// behind (1.2 from JSON into the DB, 1.0 from the 0.x folders into JSON, both copying) appears
+/// once.
 pub fn winner<'a>(candidates: impl IntoIterator<Item = &'a Candidate>) -> Option<&'a Candidate> {
     candidates
         .into_iter()
-        .max_by_key(|c| (c.time_updated, c.origin))
+        .max_by_key(|c| (c.time_updated, c.origin.generation()))
 }
 
 pub struct OpencodeProvider {
@@ -63,6 +80,8 @@ struct RootState {
     db: BTreeMap<String, Candidate>,
     db_error: Option<String>,
     json: FileSet<legacy::LegacyCursor>,
+    /// 0.x session files.
+    projects: BTreeMap<PathBuf, perproject::Tracked>,
     /// The metadata last reported per id.
     shown: BTreeMap<String, SessionMeta>,
 }
@@ -166,6 +185,11 @@ impl OpencodeProvider {
                 out.extend(legacy::scan(&file).candidate);
             }
         }
+        for file in perproject::discover(root, &mut files::Walker::default()) {
+            if file.file_stem().is_some_and(|s| s == id) {
+                out.extend(perproject::scan(&file).candidate);
+            }
+        }
         out
     }
 }
@@ -180,9 +204,11 @@ impl Provider for OpencodeProvider {
     }
 
     fn detect(&self) -> bool {
-        self.roots
-            .iter()
-            .any(|r| db_path(r).exists() || crate::provider::is_dir(&r.join("storage/session")))
+        self.roots.iter().any(|r| {
+            db_path(r).exists()
+                || crate::provider::is_dir(&r.join("storage/session"))
+                || crate::provider::is_dir(&r.join("project"))
+        })
     }
 
     fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
@@ -201,6 +227,8 @@ impl Provider for OpencodeProvider {
                 |p, _| Ok(legacy::scan(p)),
             );
             rs.json = r.next;
+            let found = perproject::discover(root, &mut walker);
+            rs.projects = perproject::refresh(found, &rs.projects, progress);
             walker.report(ProviderKind::Opencode, &mut out.diagnostics);
             for (path, e) in &r.unreadable {
                 out.diagnostics.push(crate::provider::unreadable(
@@ -211,8 +239,10 @@ impl Provider for OpencodeProvider {
             }
 
             let mut by_id: BTreeMap<&str, Vec<&Candidate>> = BTreeMap::new();
-            let json = rs.json.values().filter_map(|t| t.cursor.candidate.as_ref());
-            for c in rs.db.values().chain(json) {
+            let json = rs.json.values().map(|t| &t.cursor);
+            let projects = rs.projects.values().map(|t| &t.cursor);
+            let files = json.chain(projects).filter_map(|c| c.candidate.as_ref());
+            for c in rs.db.values().chain(files) {
                 by_id.entry(c.meta.id.as_str()).or_default().push(c);
             }
             let mut shown = BTreeMap::new();
@@ -245,8 +275,10 @@ impl Provider for OpencodeProvider {
                     reason: format!("cannot read the database: {e}"),
                 });
             }
-            for (path, t) in &rs.json {
-                for p in &t.cursor.problems {
+            let json = rs.json.iter().map(|(path, t)| (path, &t.cursor));
+            let projects = rs.projects.iter().map(|(path, t)| (path, &t.cursor));
+            for (path, cursor) in json.chain(projects) {
+                for p in &cursor.problems {
                     out.diagnostics.push(Diagnostic {
                         provider: ProviderKind::Opencode,
                         path: path.clone(),
@@ -269,6 +301,7 @@ impl Provider for OpencodeProvider {
         let best = winner(&copies).ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
         let messages = match best.origin {
             Origin::Json => legacy::load(&best.meta.source_path, &session.id)?,
+            Origin::Project => perproject::load(&best.meta.source_path, &session.id)?,
             origin => {
                 let path = db_path(root);
                 let conn = sqlite::open_read_only(&path).map_err(|e| db_error(&path, e))?;
@@ -303,6 +336,8 @@ impl Provider for OpencodeProvider {
             let conn = sqlite::open_read_only(&session.source_path)
                 .map_err(|e| db_error(&session.source_path, e))?;
             db::part(&conn, part_id).map_err(|e| db_error(&session.source_path, e))?
+        } else if perproject::is_session_file(&session.source_path) {
+            perproject::part(&session.source_path, part_id)
         } else {
             legacy::part(&session.source_path, part_id)
         };
@@ -332,6 +367,7 @@ impl Provider for OpencodeProvider {
                     PathBuf::from(format!("{}-wal", db.display())),
                     db,
                     r.join("storage"),
+                    r.join("project"),
                 ]
             })
             .collect()

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::model::{FileChange, Message, Part, Role, ToolPart, ToolStatus};
+use crate::model::{Counts, FileChange, Message, Part, Role, Tokens, ToolPart, ToolStatus};
 use crate::provider::cut;
 
 /// Tool output longer than this is cut to a preview; the rest is a blob (`part:<id>`).
@@ -24,6 +24,64 @@ pub fn is_user_prompt_part(part: &Value) -> bool {
 /// An assistant message counts unless it is a compaction summary (`summary: true`).
 pub fn is_counted_assistant(message: &Value) -> bool {
     message["summary"].as_bool() != Some(true)
+}
+
+/// What the messages of a session stored as JSON files add up to: the counts above, token and
+/// cost sums over assistant messages, the latest model, and where the session ran. The legacy
+/// and 0.x storages share it; `db.rs` expresses the same rules as SQL aggregates.
+#[derive(Debug, Default, PartialEq)]
+pub struct Tally {
+    pub counts: Counts,
+    pub tokens: Option<Tokens>,
+    pub cost: Option<f64>,
+    pub model: Option<String>,
+    /// `path.cwd` and `path.root` of the first assistant message that has them (the session
+    /// rows of 1.x name the directory; the 0.x session files do not).
+    pub cwd: Option<String>,
+    pub root: Option<String>,
+    /// The latest `time.created` / `time.completed` of any message, in ms.
+    pub last_time: Option<i64>,
+}
+
+/// Tallies `(message, parts)` pairs in order.
+pub fn tally<'a>(messages: impl IntoIterator<Item = (&'a Value, &'a [Value])>) -> Tally {
+    let mut t = Tally::default();
+    for (msg, parts) in messages {
+        for time in [&msg["time"]["created"], &msg["time"]["completed"]] {
+            t.last_time = t.last_time.max(time.as_i64());
+        }
+        match msg["role"].as_str() {
+            Some("user") => t.counts.user += u64::from(parts.iter().any(is_user_prompt_part)),
+            Some("assistant") => tally_assistant(&mut t, msg, parts),
+            _ => {}
+        }
+    }
+    t
+}
+
+fn tally_assistant(t: &mut Tally, msg: &Value, parts: &[Value]) {
+    t.counts.assistant += u64::from(is_counted_assistant(msg));
+    t.counts.tool_calls += parts.iter().filter(|p| p["type"] == "tool").count() as u64;
+    if let Some(m) = msg["modelID"].as_str() {
+        t.model = Some(m.to_owned());
+    }
+    if t.cwd.is_none() {
+        t.cwd = msg["path"]["cwd"].as_str().map(str::to_owned);
+        t.root = msg["path"]["root"].as_str().map(str::to_owned);
+    }
+    if msg["tokens"].is_object() {
+        let tokens = &msg["tokens"];
+        let n = |v: &Value| v.as_u64().unwrap_or(0);
+        t.tokens.get_or_insert_with(Tokens::default).add(&Tokens {
+            input: n(&tokens["input"]),
+            output: n(&tokens["output"]),
+            cache_read: n(&tokens["cache"]["read"]),
+            cache_write: n(&tokens["cache"]["write"]),
+        });
+    }
+    if let Some(c) = msg["cost"].as_f64() {
+        *t.cost.get_or_insert(0.0) += c;
+    }
 }
 
 pub fn millis(v: &Value) -> Option<DateTime<Utc>> {

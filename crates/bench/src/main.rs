@@ -20,7 +20,7 @@ use clap::Parser;
 struct Args {
     /// `index`: the cache and search against the targets; `scan`: the raw metadata scan per
     /// provider. Both when omitted.
-    #[arg(long, value_parser = ["index", "scan", "live", "query"])]
+    #[arg(long, value_parser = ["index", "scan", "live", "query", "export"])]
     suite: Option<String>,
     /// Corpus size in MB (10^6 bytes), per provider.
     #[arg(long, default_value_t = 300)]
@@ -64,6 +64,10 @@ fn main() {
     }
     if args.suite.as_deref() == Some("query") {
         query_suite(&args);
+        return;
+    }
+    if args.suite.as_deref() == Some("export") {
+        export_suite(&args);
         return;
     }
     if args.suite.as_deref() != Some("scan") {
@@ -493,6 +497,83 @@ fn big_live_session(args: &Args) -> Vec<Row> {
     let f = fs::OpenOptions::new().write(true).open(&file).unwrap();
     f.set_len(size).unwrap();
     rows
+}
+
+/// The export suite: one `--big-mb` Claude session exported to a file in each format, read
+/// from the store while it is written (what `agent-sessions-cli export -o` does), with the
+/// default options and with everything included; a whole load for comparison.
+fn export_suite(args: &Args) {
+    use agent_sessions_core::actions::export::{Exporter, Format, Options, ToolOutput};
+    let mb = args.big_mb;
+    let root = args.dir.join(format!("export-big-{mb}MB"));
+    let id = "00000000-0000-4000-8000-0000000e0900";
+    let file = root.join(format!("projects/-home-user-big/{id}.jsonl"));
+    if !root.join("DONE").exists() {
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let mut rng = corpus::Rng::new(0xe0b);
+        corpus::claude_session(&file, "/home/user/big", mb * 1_000_000, &mut rng).unwrap();
+        fs::write(root.join("DONE"), b"").unwrap();
+    }
+    let roots = Roots {
+        claude: vec![root.clone()],
+        ..Roots::default()
+    };
+    let catalog = Catalog::new(&roots, &[]);
+    let sessions = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let session = sessions.iter().find(|s| s.id == id).unwrap();
+    let size = fs::metadata(&file).unwrap().len();
+    let out = args.dir.join("export-out");
+    fs::create_dir_all(&out).unwrap();
+    println!(
+        "\nexport suite: one {:.1} MB Claude session\n",
+        size as f64 / 1e6
+    );
+    let mut rows = Vec::new();
+    // Exports run before the whole load: memory a load frees stays with the allocator and
+    // would hide the exports' own peak.
+    reset_peak();
+    rows.push(Row {
+        what: "baseline: the process after the scan".into(),
+        time: Duration::ZERO,
+        bytes: 0,
+        peak_rss: peak_rss(),
+        note: "what every peak below includes".into(),
+    });
+    let everything = Options {
+        reasoning: true,
+        tool_output: ToolOutput::Full,
+        meta: true,
+    };
+    for (label, options) in [("defaults", Options::default()), ("everything", everything)] {
+        for format in Format::ALL {
+            let path = out.join(format!("big.{}", format.extension()));
+            reset_peak();
+            let (t, written) = best(args.runs, || {
+                Exporter::from_store(&catalog, session, options)
+                    .save(format, &path, true)
+                    .unwrap()
+            });
+            rows.push(Row {
+                what: format!("export as {} ({label})", format.extension()),
+                time: t,
+                bytes: size,
+                peak_rss: peak_rss(),
+                note: format!("{:.1} MB written", written as f64 / 1e6),
+            });
+        }
+    }
+    reset_peak();
+    let (t, n) = best(args.runs, || catalog.load(session).unwrap().messages.len());
+    rows.push(Row {
+        what: format!("for comparison: whole load of the {mb} MB session"),
+        time: t,
+        bytes: size,
+        peak_rss: peak_rss(),
+        note: format!("{n} messages held at once"),
+    });
+    let _ = fs::remove_dir_all(&out);
+    print_table(&rows);
 }
 
 /// Query latency alone, on the cache an earlier `--suite index` run left (no rebuild).

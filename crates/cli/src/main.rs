@@ -5,6 +5,7 @@ mod config;
 mod envelope;
 mod export;
 mod follow;
+mod open;
 mod progress;
 mod render;
 
@@ -105,6 +106,10 @@ enum Command {
         #[command(subcommand)]
         action: config::ConfigAction,
     },
+    /// The installed terminals, the one Automatic picks and the configured one.
+    Terminals,
+    /// Open a terminal in a session's directory, resuming the session with --resume.
+    Open(open::Args),
     /// The session cache.
     Cache {
         #[command(subcommand)]
@@ -178,6 +183,7 @@ fn main() -> ExitCode {
 fn exit_code(e: &Error) -> u8 {
     match e {
         Error::RootMissing { .. } | Error::BadQuery(_) => 2,
+        Error::Terminal(t) if t.is_bad_id() => 2,
         _ => 1,
     }
 }
@@ -252,6 +258,8 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         }
         Command::Export(args) => export::run(&roots, args, cli.json),
         Command::Config { action } => Ok(config::run(&action, config, &resolved, &process_env)),
+        Command::Terminals => Ok(open::terminals(config)),
+        Command::Open(args) => open::run(&roots, args, config),
         Command::Cache { action } => {
             let dir = default_cache_dir().ok_or_else(|| Error::Cache {
                 path: PathBuf::new(),

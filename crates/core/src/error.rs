@@ -61,6 +61,10 @@ pub enum Error {
     /// A file we were asked to create is already there; it was left as it was.
     #[error("{path} already exists and was left as it was; choose another file name or allow overwriting it")]
     FileExists { path: PathBuf },
+
+    /// No terminal was opened (unknown or missing terminal, missing directory, agent not found).
+    #[error(transparent)]
+    Terminal(#[from] crate::actions::terminal::TerminalError),
 }
 
 impl Error {
@@ -88,6 +92,7 @@ impl Error {
             Error::ResumeUnavailable(_) => "resume_unavailable",
             Error::Write { .. } => "write",
             Error::FileExists { .. } => "file_exists",
+            Error::Terminal(e) => e.code(),
         }
     }
 }

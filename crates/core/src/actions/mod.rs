@@ -3,3 +3,4 @@
 pub mod export;
 pub mod resume;
 pub mod reveal;
+pub mod terminal;

@@ -134,13 +134,29 @@ fn transcripts_match_golden_and_their_scan_counts(kind: ProviderKind) {
     }
 }
 
-/// Public real-world samples, read in place when `../shared/fixtures/public` exists.
+/// The public real-world samples each provider must have.
+fn public_samples(kind: ProviderKind) -> &'static [&'static str] {
+    match kind {
+        ProviderKind::Claude => &["codemie-code", "marot-spotter"],
+        ProviderKind::Codex => &["codemie-code"],
+        ProviderKind::Opencode => &[],
+    }
+}
+
+/// Public real-world samples, read in place when `../shared/fixtures/public` exists (it is not
+/// part of this repository). Where it exists, every sample must be there: a missing one fails.
 fn public_samples_match_expected(kind: ProviderKind) {
-    let public = repo().join("../shared/fixtures/public").join(kind.as_str());
-    let Ok(entries) = std::fs::read_dir(&public) else {
-        eprintln!("no public samples at {}; skipped", public.display());
+    let shared = repo().join("../shared/fixtures/public");
+    if !shared.is_dir() {
+        eprintln!("no public samples at {}; skipped", shared.display());
         return;
-    };
+    }
+    let public = shared.join(kind.as_str());
+    for name in public_samples(kind) {
+        let expected = public.join(name).join("EXPECTED.json");
+        assert!(expected.is_file(), "public sample missing: {}", expected.display());
+    }
+    let entries = std::fs::read_dir(&public).unwrap();
     for dir in entries.flatten().map(|e| e.path()) {
         let root = match kind {
             ProviderKind::Claude => dir.clone(),

@@ -662,7 +662,10 @@ fn a_file_that_cannot_be_a_config_is_a_warning() {
 fn a_named_pipe_in_place_of_the_file_does_not_hang() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("config.toml");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(made.success());
     let config = ConfigFile::load(&fifo);
     assert!(config.warnings()[0].message.contains("not a regular file"));

@@ -154,7 +154,11 @@ fn public_samples_match_expected(kind: ProviderKind) {
     let public = shared.join(kind.as_str());
     for name in public_samples(kind) {
         let expected = public.join(name).join("EXPECTED.json");
-        assert!(expected.is_file(), "public sample missing: {}", expected.display());
+        assert!(
+            expected.is_file(),
+            "public sample missing: {}",
+            expected.display()
+        );
     }
     let entries = std::fs::read_dir(&public).unwrap();
     for dir in entries.flatten().map(|e| e.path()) {

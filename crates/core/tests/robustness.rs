@@ -277,7 +277,10 @@ fn codex_link_loops_list_each_rollout_once_and_are_reported() {
     symlink(".", &sessions.join("loop"));
     symlink("..", &codex_day_dir(dir.path()).join("up"));
     std::fs::create_dir_all(dir.path().join("archived_sessions")).unwrap();
-    symlink("../sessions", &dir.path().join("archived_sessions/elsewhere"));
+    symlink(
+        "../sessions",
+        &dir.path().join("archived_sessions/elsewhere"),
+    );
     let out = scan_store(ProviderKind::Codex, dir.path());
     assert_eq!(ids(&out), want);
     for link in [
@@ -311,7 +314,12 @@ fn claude_linked_folders_are_not_followed_and_are_reported() {
     );
     let out = scan_store(ProviderKind::Claude, dir.path());
     assert_eq!(ids(&out), want);
-    let reported: Vec<&Path> = out.diagnostics.items.iter().map(|d| d.path.as_path()).collect();
+    let reported: Vec<&Path> = out
+        .diagnostics
+        .items
+        .iter()
+        .map(|d| d.path.as_path())
+        .collect();
     assert_eq!(
         reported,
         [
@@ -327,8 +335,15 @@ fn opencode_linked_project_folders_are_not_followed_and_are_reported() {
     let dir = common::fixture_copy(ProviderKind::Opencode, "1.0.98");
     let want = ids(&scan_store(ProviderKind::Opencode, dir.path()));
     let sessions = dir.path().join("storage/session");
-    let project = std::fs::read_dir(&sessions).unwrap().flatten().next().unwrap();
-    symlink(&project.file_name().to_string_lossy(), &sessions.join("copy"));
+    let project = std::fs::read_dir(&sessions)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap();
+    symlink(
+        &project.file_name().to_string_lossy(),
+        &sessions.join("copy"),
+    );
     symlink(".", &sessions.join("loop"));
     let out = scan_store(ProviderKind::Opencode, dir.path());
     assert_eq!(ids(&out), want);
@@ -347,7 +362,11 @@ fn a_pipe_is_reported_not_opened(kind: ProviderKind, version: &str, pipe: &Path,
     common::mkfifo(pipe);
     let watch = common::PipeWatch::start(pipe);
     let out = scan_store(kind, root);
-    assert!(!watch.was_opened(), "the scan opened the named pipe {}", pipe.display());
+    assert!(
+        !watch.was_opened(),
+        "the scan opened the named pipe {}",
+        pipe.display()
+    );
     assert_eq!(ids(&out), want, "{kind:?} {version}");
     let problems = problems_at(&out, pipe);
     assert_eq!(problems.len(), 1, "{problems:?}");
@@ -376,12 +395,18 @@ fn named_pipes_where_session_files_belong_are_reported_not_opened() {
     a_pipe_is_reported_not_opened(
         ProviderKind::Codex,
         "0.1.2505172129-ts",
-        &ts.path().join("sessions/rollout-2026-11-30-11111111-1111-4111-8111-111111111111.json"),
+        &ts.path()
+            .join("sessions/rollout-2026-11-30-11111111-1111-4111-8111-111111111111.json"),
         ts.path(),
     );
     let opencode = common::fixture_copy(ProviderKind::Opencode, "1.0.98");
     let sessions = opencode.path().join("storage/session");
-    let project = std::fs::read_dir(&sessions).unwrap().flatten().next().unwrap().path();
+    let project = std::fs::read_dir(&sessions)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
     a_pipe_is_reported_not_opened(
         ProviderKind::Opencode,
         "1.0.98",
@@ -417,7 +442,11 @@ fn unreadable_folders_are_reported_with_their_path() {
     use std::os::unix::fs::PermissionsExt;
     let lock = |p: &Path| {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000)).unwrap();
-        assert!(std::fs::read_dir(p).is_err(), "{} is still readable", p.display());
+        assert!(
+            std::fs::read_dir(p).is_err(),
+            "{} is still readable",
+            p.display()
+        );
     };
     let unlock = |p: &Path| {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -508,7 +537,12 @@ fn oversized_single_json_documents_are_reported_not_read() {
 
     let opencode = common::fixture_copy(ProviderKind::Opencode, "1.0.98");
     let sessions = opencode.path().join("storage/session");
-    let project = std::fs::read_dir(&sessions).unwrap().flatten().next().unwrap().path();
+    let project = std::fs::read_dir(&sessions)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
     let big = project.join("ses_big.json");
     sparse(&big, MAX_DOCUMENT + 1);
     let want = ids(&scan_store(ProviderKind::Opencode, opencode.path()));
@@ -516,7 +550,10 @@ fn oversized_single_json_documents_are_reported_not_read() {
     assert_eq!(ids(&out), want);
     let problems = problems_at(&out, &big);
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(problems[0].contains("is larger than the 64 MiB"), "{problems:?}");
+    assert!(
+        problems[0].contains("is larger than the 64 MiB"),
+        "{problems:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -525,19 +562,95 @@ fn oversized_single_json_documents_are_reported_not_read() {
 
 /// Words of the three formats, as keys and as values.
 const WORDS: &[&str] = &[
-    "type", "role", "content", "text", "message", "payload", "id", "sessionId", "uuid",
-    "parentUuid", "timestamp", "tool_use_id", "name", "input", "call_id", "output", "arguments",
-    "summary", "metadata", "compaction_output", "model", "usage", "isSidechain", "isMeta", "cwd",
-    "user", "assistant", "system", "developer", "message", "function_call",
-    "function_call_output", "custom_tool_call", "response_item", "event_msg", "session_meta",
-    "compacted", "turn_context", "reasoning", "tool_use", "tool_result", "thinking", "image",
-    "source", "data", "input_text", "output_text", "user_message", "token_count", "info",
-    "total_token_usage", "input_tokens", "output_tokens", "state", "status", "tool", "file",
-    "patch", "step-start", "step-finish", "compaction", "synthetic", "time", "created", "updated",
-    "parentID", "sessionID", "messageID", "tokens", "cache", "read", "write", "cost", "modelID",
-    "url", "files", "hash", "agent", "auto", "completed", "error", "metadata", "exit_code",
-    "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch", "apply_patch",
-    "<environment_context>", "## My request for Codex:", "subtype", "compact_boundary",
+    "type",
+    "role",
+    "content",
+    "text",
+    "message",
+    "payload",
+    "id",
+    "sessionId",
+    "uuid",
+    "parentUuid",
+    "timestamp",
+    "tool_use_id",
+    "name",
+    "input",
+    "call_id",
+    "output",
+    "arguments",
+    "summary",
+    "metadata",
+    "compaction_output",
+    "model",
+    "usage",
+    "isSidechain",
+    "isMeta",
+    "cwd",
+    "user",
+    "assistant",
+    "system",
+    "developer",
+    "message",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "response_item",
+    "event_msg",
+    "session_meta",
+    "compacted",
+    "turn_context",
+    "reasoning",
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "image",
+    "source",
+    "data",
+    "input_text",
+    "output_text",
+    "user_message",
+    "token_count",
+    "info",
+    "total_token_usage",
+    "input_tokens",
+    "output_tokens",
+    "state",
+    "status",
+    "tool",
+    "file",
+    "patch",
+    "step-start",
+    "step-finish",
+    "compaction",
+    "synthetic",
+    "time",
+    "created",
+    "updated",
+    "parentID",
+    "sessionID",
+    "messageID",
+    "tokens",
+    "cache",
+    "read",
+    "write",
+    "cost",
+    "modelID",
+    "url",
+    "files",
+    "hash",
+    "agent",
+    "auto",
+    "completed",
+    "error",
+    "metadata",
+    "exit_code",
+    "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch",
+    "apply_patch",
+    "<environment_context>",
+    "## My request for Codex:",
+    "subtype",
+    "compact_boundary",
 ];
 
 fn word() -> impl Strategy<Value = String> {
@@ -553,7 +666,8 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         (-3i64..2_000_000_000_000).prop_map(Value::from),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         word().prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 40, 6, |inner| {
@@ -579,7 +693,10 @@ fn record() -> impl Strategy<Value = serde_json::Value> {
             payload.insert("role".into(), role.clone().into());
             fields.insert("type".into(), kind.into());
             fields.insert("role".into(), role.into());
-            fields.insert("payload".into(), serde_json::Value::Object(payload.into_iter().collect()));
+            fields.insert(
+                "payload".into(),
+                serde_json::Value::Object(payload.into_iter().collect()),
+            );
             serde_json::Value::Object(fields.into_iter().collect())
         })
 }
@@ -593,7 +710,9 @@ fn jsonl(records: &[serde_json::Value]) -> String {
 fn scan_and_load(kind: ProviderKind, root: &Path, direct: &[SessionMeta]) {
     let set = common::provider_set(kind, root);
     let provider = set.get(kind).unwrap();
-    let out = provider.scan(&Vec::new(), &ScanProgress::default()).unwrap();
+    let out = provider
+        .scan(&Vec::new(), &ScanProgress::default())
+        .unwrap();
     for meta in &out.changed {
         let t = provider.load(meta).unwrap();
         assert_eq!(t.session.counts, meta.counts, "{kind:?} {}", meta.id);
@@ -770,5 +889,53 @@ proptest! {
         let out = scan_store(ProviderKind::Opencode, dir.path());
         prop_assert_eq!(ids(&out), [name.clone()]);
         scan_and_load(ProviderKind::Opencode, dir.path(), &[]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// OpenCode's database rows are as hostile as its files: any `data` in any message or part
+    /// row (JSON of any shape, or not JSON), and any times, still scan and load — bad rows are
+    /// skipped or shown as they are, never a panic or an error for the whole session.
+    #[test]
+    fn opencode_db_rows_load_whatever_their_data(
+        messages in proptest::collection::vec((0usize..44, prop_oneof![
+            json_value().prop_map(|v| v.to_string()),
+            "[^\u{0}]{0,40}",
+        ]), 0..8),
+        parts in proptest::collection::vec((0usize..111, prop_oneof![
+            json_value().prop_map(|v| v.to_string()),
+            proptest::collection::btree_map(word(), json_value(), 0..5)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect()).to_string()),
+            "[^\u{0}]{0,40}",
+        ]), 0..12),
+        times in proptest::collection::vec((0usize..111, any::<i64>()), 0..4),
+    ) {
+        let store = common::fixture_copy(ProviderKind::Opencode, "1.2.27");
+        let db = rusqlite::Connection::open(store.path().join("opencode.db")).unwrap();
+        let rowid = |table: &str, n: usize| -> i64 {
+            db.query_row(&format!("SELECT rowid FROM {table} ORDER BY rowid LIMIT 1 OFFSET ?1"), [n as i64], |r| r.get(0)).unwrap()
+        };
+        for (n, data) in &messages {
+            let id = rowid("message", *n);
+            db.execute("UPDATE message SET data = ?1 WHERE rowid = ?2", rusqlite::params![data, id]).unwrap();
+        }
+        for (n, data) in &parts {
+            let id = rowid("part", *n);
+            db.execute("UPDATE part SET data = ?1 WHERE rowid = ?2", rusqlite::params![data, id]).unwrap();
+        }
+        for (n, t) in &times {
+            let id = rowid("part", *n);
+            db.execute("UPDATE part SET time_created = ?1 WHERE rowid = ?2", rusqlite::params![t, id]).unwrap();
+        }
+        drop(db);
+        let set = common::provider_set(ProviderKind::Opencode, store.path());
+        let provider = set.get(ProviderKind::Opencode).unwrap();
+        let out = provider.scan(&Vec::new(), &ScanProgress::default()).unwrap();
+        prop_assert!(!out.changed.is_empty());
+        for meta in &out.changed {
+            prop_assert!(provider.load(meta).is_ok(), "{} did not load", meta.id);
+        }
     }
 }

@@ -340,7 +340,10 @@ pub fn validate(spec: &KeySpec, item: &Item, home: Option<&Path>) -> Result<Valu
             if words.contains(&text) {
                 Ok(Value::Text(text.to_owned()))
             } else {
-                Err(format!("expected {one_of}, found {:?}", printable_prefix(text)))
+                Err(format!(
+                    "expected {one_of}, found {:?}",
+                    printable_prefix(text)
+                ))
             }
         }
         Type::Terminal => {

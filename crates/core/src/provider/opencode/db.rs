@@ -152,19 +152,19 @@ fn counts_v1(conn: &Connection, ids: &[String]) -> rusqlite::Result<HashMap<Stri
         "WITH prompt AS (
            SELECT DISTINCT message_id FROM part
            WHERE session_id IN ({ph})
-             AND json_extract(data, '$.type') IN ('text', 'file')
-             AND coalesce(json_extract(data, '$.synthetic'), 0) = 0
-             AND coalesce(json_extract(data, '$.ignored'), 0) = 0)
+             AND json_extract(iif(json_valid(data), data, 'null'), '$.type') IN ('text', 'file')
+             AND coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.synthetic'), 0) = 0
+             AND coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.ignored'), 0) = 0)
          SELECT session_id,
-           sum(json_extract(data, '$.role') = 'user' AND id IN prompt),
-           sum(json_extract(data, '$.role') = 'assistant'
-               AND coalesce(json_extract(data, '$.summary'), 0) IS NOT 1),
-           sum(coalesce(json_extract(data, '$.tokens.input'), 0)),
-           sum(coalesce(json_extract(data, '$.tokens.output'), 0)),
-           sum(coalesce(json_extract(data, '$.tokens.cache.read'), 0)),
-           sum(coalesce(json_extract(data, '$.tokens.cache.write'), 0)),
-           sum(coalesce(json_extract(data, '$.cost'), 0)),
-           sum(json_extract(data, '$.tokens') IS NOT NULL)
+           sum(json_extract(iif(json_valid(data), data, 'null'), '$.role') = 'user' AND id IN prompt),
+           sum(json_extract(iif(json_valid(data), data, 'null'), '$.role') = 'assistant'
+               AND coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.summary'), 0) IS NOT 1),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.tokens.input'), 0)),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.tokens.output'), 0)),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.tokens.cache.read'), 0)),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.tokens.cache.write'), 0)),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.cost'), 0)),
+           sum(json_extract(iif(json_valid(data), data, 'null'), '$.tokens') IS NOT NULL)
          FROM message WHERE session_id IN ({ph}) GROUP BY session_id"
     );
     let params: Vec<&String> = ids.iter().chain(ids).collect();
@@ -191,7 +191,7 @@ fn counts_v1(conn: &Connection, ids: &[String]) -> rusqlite::Result<HashMap<Stri
     }
     let sql = format!(
         "SELECT session_id, count(*) FROM part WHERE session_id IN ({ph})
-           AND json_extract(data, '$.type') = 'tool' GROUP BY session_id"
+           AND json_extract(iif(json_valid(data), data, 'null'), '$.type') = 'tool' GROUP BY session_id"
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(ids))?;
@@ -201,8 +201,8 @@ fn counts_v1(conn: &Connection, ids: &[String]) -> rusqlite::Result<HashMap<Stri
     }
     // SQLite returns the bare column of the row that holds max(): the latest assistant's model.
     let sql = format!(
-        "SELECT session_id, max(time_created), json_extract(data, '$.modelID') FROM message
-         WHERE session_id IN ({ph}) AND json_extract(data, '$.role') = 'assistant'
+        "SELECT session_id, max(time_created), json_extract(iif(json_valid(data), data, 'null'), '$.modelID') FROM message
+         WHERE session_id IN ({ph}) AND json_extract(iif(json_valid(data), data, 'null'), '$.role') = 'assistant'
          GROUP BY session_id"
     );
     let mut stmt = conn.prepare(&sql)?;
@@ -232,7 +232,7 @@ fn counts_v2(conn: &Connection, ids: &[String]) -> rusqlite::Result<HashMap<Stri
         a.counts.assistant = row.get::<_, i64>(2)?.max(0) as u64;
     }
     let sql = format!(
-        "SELECT m.session_id, count(*) FROM session_message m, json_each(m.data, '$.content') c
+        "SELECT m.session_id, count(*) FROM session_message m, json_each(iif(json_valid(m.data), m.data, 'null'), '$.content') c
          WHERE m.session_id IN ({ph}) AND m.type = 'assistant'
            AND json_extract(c.value, '$.type') = 'tool'
          GROUP BY m.session_id"
@@ -344,6 +344,11 @@ pub fn part(conn: &Connection, id: &str) -> rusqlite::Result<Option<Value>> {
     Ok(data.map(|d| json(&d)))
 }
 
+/// A row's `data`: an object, or `null` for anything else (not JSON, or JSON of another
+/// shape), which reads as an empty object and can be written into without a panic.
 fn json(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or(Value::Null)
+    match serde_json::from_str(text) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => Value::Null,
+    }
 }

@@ -8,6 +8,8 @@ mod follow;
 mod open;
 mod progress;
 mod render;
+mod translate;
+mod trash;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -110,6 +112,14 @@ enum Command {
     Terminals,
     /// Open a terminal in a session's directory, resuming the session with --resume.
     Open(open::Args),
+    /// Translate one message with the endpoint set up in config.toml's [translate] (only that
+    /// message's text is sent).
+    Translate(translate::Args),
+    /// Move a session to the trash (Claude: the OS trash; Codex: its archive); needs
+    /// [actions] allow_delete in config.toml.
+    Trash(trash::TrashArgs),
+    /// Delete a session for good (needs [actions] allow_permanent_delete too).
+    Delete(trash::DeleteArgs),
     /// The session cache.
     Cache {
         #[command(subcommand)]
@@ -184,6 +194,7 @@ fn exit_code(e: &Error) -> u8 {
     match e {
         Error::RootMissing { .. } | Error::BadQuery(_) => 2,
         Error::Terminal(t) if t.is_bad_id() => 2,
+        Error::Trash(t) if t.is_refusal() => 2,
         _ => 1,
     }
 }
@@ -260,6 +271,9 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Config { action } => Ok(config::run(&action, config, &resolved, &process_env)),
         Command::Terminals => Ok(open::terminals(config)),
         Command::Open(args) => open::run(&roots, args, config),
+        Command::Translate(args) => translate::run(&roots, args, config),
+        Command::Trash(args) => trash::run_trash(&roots, args, config, cli.json),
+        Command::Delete(args) => trash::run_delete(&roots, args, config, cli.json),
         Command::Cache { action } => {
             let dir = default_cache_dir().ok_or_else(|| Error::Cache {
                 path: PathBuf::new(),

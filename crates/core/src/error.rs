@@ -65,6 +65,15 @@ pub enum Error {
     /// No terminal was opened (unknown or missing terminal, missing directory, agent not found).
     #[error(transparent)]
     Terminal(#[from] crate::actions::terminal::TerminalError),
+
+    /// A session was not trashed or deleted: refused (opt-in off, live, recent, the agent
+    /// cannot), or failed with everything put back.
+    #[error(transparent)]
+    Trash(#[from] crate::actions::trash::TrashError),
+
+    /// Nothing was translated (not set up, no such message, the endpoint failed).
+    #[error(transparent)]
+    Translate(#[from] crate::actions::translate::TranslateError),
 }
 
 impl Error {
@@ -93,6 +102,8 @@ impl Error {
             Error::Write { .. } => "write",
             Error::FileExists { .. } => "file_exists",
             Error::Terminal(e) => e.code(),
+            Error::Trash(e) => e.code(),
+            Error::Translate(e) => e.code(),
         }
     }
 }

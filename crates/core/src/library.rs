@@ -159,6 +159,12 @@ impl Library {
         })
     }
 
+    /// Drops sessions from the cache at once (see [`Index::forget`]); nothing without a cache.
+    pub fn forget(&mut self, keys: &[crate::provider::SessionKey]) -> Result<(), Error> {
+        self.healing(|index, _| index.forget(keys))
+            .unwrap_or(Ok(()))
+    }
+
     /// Sessions in the cache not yet text-indexed.
     pub fn pending_text(&self) -> usize {
         self.index

@@ -374,6 +374,21 @@ impl Index {
         tx.commit().map_err(err)
     }
 
+    /// Drops sessions from the cache at once (their text too), as a trash or delete leaves
+    /// them: the list stops showing them before the next refresh notices the files are gone.
+    pub fn forget(&mut self, keys: &[SessionKey]) -> Result<(), Error> {
+        let path = self.path.clone();
+        let err = |e: rusqlite::Error| cache_error(&path, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        for key in keys {
+            remove_session(&tx, key).map_err(err)?;
+        }
+        tx.commit().map_err(err)
+    }
+
     fn state(&self, kind: ProviderKind) -> Result<Vec<u8>, Error> {
         self.conn
             .query_row(

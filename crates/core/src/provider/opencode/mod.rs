@@ -194,6 +194,16 @@ impl OpencodeProvider {
     }
 }
 
+/// Where each copy of session `id` under `root` is kept: the database for a v1 or v2 row, the
+/// session file for a JSON copy (legacy or 0.x). What deleting a session must remove.
+pub fn copies_of(root: &Path, id: &str) -> Vec<(Origin, PathBuf)> {
+    OpencodeProvider::new(Vec::new())
+        .copies(root, id)
+        .into_iter()
+        .map(|c| (c.origin, c.meta.source_path))
+        .collect()
+}
+
 impl Provider for OpencodeProvider {
     fn kind(&self) -> ProviderKind {
         ProviderKind::Opencode

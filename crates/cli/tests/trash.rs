@@ -1,0 +1,829 @@
+//! `trash` and `delete --permanent` on copies of the fixture stores: where the files go (the
+//! freedesktop trash under a throwaway `$XDG_DATA_HOME`), what the real Codex and OpenCode
+//! command lines (installed from npm, pinned, run offline with throwaway homes) do and see
+//! afterwards, that every other session is untouched byte for byte, and every refusal.
+
+#![cfg(target_os = "linux")]
+
+mod agents;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+fn testdata(kind: &str, version: &str, store: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(kind)
+        .join(version)
+        .join(store)
+}
+
+/// A machine of its own: a copy of one fixture store, a home, a trash, a cache, a config file
+/// and a PATH.
+struct Machine {
+    tmp: tempfile::TempDir,
+    /// `--claude-root`, `--codex-root` or `--opencode-root`.
+    flag: &'static str,
+    /// The store's folder (OpenCode's is `opencode` in a data folder, where OpenCode finds it).
+    store: PathBuf,
+    path: Option<PathBuf>,
+}
+
+impl Machine {
+    fn new(kind: &str, version: &str) -> Machine {
+        let tmp = tempfile::Builder::new()
+            .prefix("agent-sessions-trash-")
+            .tempdir()
+            .unwrap();
+        let (folder, flag) = match kind {
+            "claude" => ("dot-claude", "--claude-root"),
+            "codex" => ("dot-codex", "--codex-root"),
+            _ => ("local-share-opencode", "--opencode-root"),
+        };
+        let store = match kind {
+            "opencode" => tmp.path().join("oc-data/opencode"),
+            _ => tmp.path().join("store"),
+        };
+        let m = Machine {
+            tmp,
+            flag,
+            store,
+            path: None,
+        };
+        copy_dir(&testdata(kind, version, folder), &m.store());
+        std::fs::create_dir_all(m.home()).unwrap();
+        age(&m.store());
+        m
+    }
+
+    fn store(&self) -> PathBuf {
+        self.store.clone()
+    }
+
+    fn home(&self) -> PathBuf {
+        self.tmp.path().join("home")
+    }
+
+    fn trash(&self) -> PathBuf {
+        self.tmp.path().join("data/Trash")
+    }
+
+    fn allow(&self, delete: bool, permanent: bool) {
+        std::fs::write(
+            self.tmp.path().join("config.toml"),
+            format!("[actions]\nallow_delete = {delete}\nallow_permanent_delete = {permanent}\n"),
+        )
+        .unwrap();
+    }
+
+    /// Agents the CLI finds on PATH (none by default).
+    fn with_path(mut self, tools: &[(&str, &Path)]) -> Self {
+        self.path = Some(agents::bin_dir(self.tmp.path(), tools));
+        self
+    }
+
+    fn cli(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
+        let nowhere = self.tmp.path().join("nowhere");
+        cmd.args(args)
+            .arg(self.flag)
+            .arg(self.store())
+            .env_clear()
+            .env("PATH", self.path.clone().unwrap_or_else(|| nowhere.clone()))
+            .env("HOME", self.home())
+            .env("XDG_DATA_HOME", self.tmp.path().join("data"))
+            .env("XDG_CONFIG_HOME", self.home().join(".config"))
+            .env("CLAUDE_CONFIG_DIR", nowhere.join("claude"))
+            .env("CODEX_HOME", nowhere.join("codex"))
+            .env("AGENT_SESSIONS_CACHE_DIR", self.tmp.path().join("cache"))
+            .env("AGENT_SESSIONS_CONFIG", self.tmp.path().join("config.toml"))
+            .env("HTTPS_PROXY", "http://127.0.0.1:9")
+            .env("HTTP_PROXY", "http://127.0.0.1:9");
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> (Output, Value) {
+        let out = self.cli(args).output().unwrap();
+        let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out, v)
+    }
+
+    /// The ids `scan` lists, with their archived flag.
+    fn listed(&self) -> BTreeMap<String, bool> {
+        let (out, v) = self.run(&["scan", "--json"]);
+        assert!(out.status.success(), "{v}");
+        v["data"]["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["id"].as_str().unwrap().to_owned(),
+                    s["archived"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// Every file under the store: relative path → bytes.
+    fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        files(&self.store(), &self.store(), &mut out);
+        out
+    }
+
+    /// What the trash holds: `files/` entries and each `.trashinfo`'s original path.
+    fn trashed(&self) -> BTreeMap<String, PathBuf> {
+        let mut out = BTreeMap::new();
+        for e in std::fs::read_dir(self.trash().join("info"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let name = name.strip_suffix(".trashinfo").unwrap().to_owned();
+            let info = std::fs::read_to_string(e.path()).unwrap();
+            let path = info
+                .lines()
+                .find_map(|l| l.strip_prefix("Path="))
+                .expect("a Path= line");
+            assert!(
+                self.trash().join("files").join(&name).exists(),
+                "{name} has a .trashinfo but is not in files/"
+            );
+            out.insert(name, PathBuf::from(path));
+        }
+        out
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Copies are new files: they are dated back a month, as a store nobody wrote lately is.
+fn age(dir: &Path) {
+    let then = SystemTime::now() - Duration::from_secs(30 * 24 * 3600);
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            age(&e.path());
+        } else {
+            let f = std::fs::File::options().write(true).open(e.path()).unwrap();
+            f.set_modified(then).unwrap();
+        }
+    }
+}
+
+fn files(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            files(root, &e.path(), out);
+        } else {
+            let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
+            out.insert(rel, std::fs::read(e.path()).unwrap());
+        }
+    }
+}
+
+fn error_code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or("")
+}
+
+/// Everything in `before` not under one of `gone` is in `after` with the same bytes.
+fn others_intact(
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+    after: &BTreeMap<PathBuf, Vec<u8>>,
+    gone: &[&str],
+) {
+    for (path, bytes) in before {
+        let p = path.to_string_lossy();
+        if gone.iter().any(|g| p.contains(g)) {
+            assert!(!after.contains_key(path), "{p} should have gone");
+            continue;
+        }
+        assert_eq!(after.get(path), Some(bytes), "{p} changed or went");
+    }
+}
+
+const PARENT: &str = "3783a6bc-cd8d-4c58-9da5-ce5411d3487a";
+const SUBAGENT: &str = "agent-ab351964a1d85ae3b";
+
+#[test]
+fn claude_files_go_to_the_freedesktop_trash_and_the_session_leaves_scan_and_search() {
+    let m = Machine::new("claude", "2.1.332");
+    m.allow(true, false);
+    // Indexed before: search finds the session by a word only it has.
+    let (_, hits) = m.run(&["search", "delegate", "--json"]);
+    assert!(hits["data"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h["session_id"] == PARENT));
+    let before = m.snapshot();
+    let (out, v) = m.run(&["trash", &PARENT[..8], "--with-subagents", "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    let removed: Vec<&str> = v["data"]["done"]["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(removed, [PARENT, SUBAGENT]);
+
+    let project = m.store().join("projects/-home-bob-projects-demo");
+    let trashed = m.trashed();
+    assert_eq!(
+        trashed.get(&format!("{PARENT}.jsonl")),
+        Some(&project.join(format!("{PARENT}.jsonl")))
+    );
+    assert_eq!(trashed.get(PARENT), Some(&project.join(PARENT)));
+    let sub = m.trash().join("files").join(PARENT).join("subagents");
+    assert!(sub.join(format!("{SUBAGENT}.jsonl")).is_file());
+    assert!(sub.join(format!("{SUBAGENT}.meta.json")).is_file());
+    // The bytes in the trash are the transcript's.
+    assert_eq!(
+        std::fs::read(m.trash().join("files").join(format!("{PARENT}.jsonl"))).unwrap(),
+        before[Path::new(&format!("projects/-home-bob-projects-demo/{PARENT}.jsonl"))]
+    );
+
+    let listed = m.listed();
+    assert!(!listed.contains_key(PARENT) && !listed.contains_key(SUBAGENT));
+    assert_eq!(listed.len(), 6, "{listed:?}");
+    let (_, hits) = m.run(&["search", "delegate", "--json"]);
+    let text = hits["data"]["hits"].to_string();
+    assert!(!text.contains(PARENT) && !text.contains(SUBAGENT), "{text}");
+    others_intact(&before, &m.snapshot(), &[PARENT]);
+}
+
+#[test]
+fn subagents_can_stay_and_must_be_decided() {
+    let m = Machine::new("claude", "2.1.332");
+    m.allow(true, false);
+    let before = m.snapshot();
+    let (out, v) = m.run(&["trash", PARENT, "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(error_code(&v), "subagents_undecided");
+    assert_eq!(v["data"]["plan"]["subagents"][0]["id"], SUBAGENT);
+    assert_eq!(m.snapshot(), before, "an undecided plan touches nothing");
+
+    let (out, v) = m.run(&["trash", PARENT, "--without-subagents", "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    let folder = m
+        .store()
+        .join("projects/-home-bob-projects-demo")
+        .join(PARENT);
+    assert!(folder
+        .join("subagents")
+        .join(format!("{SUBAGENT}.jsonl"))
+        .is_file());
+    assert!(!folder.with_extension("jsonl").exists());
+    let listed = m.listed();
+    assert!(!listed.contains_key(PARENT) && listed.contains_key(SUBAGENT));
+}
+
+#[test]
+fn flat_subagents_and_todos_of_claude_2_0_go_along() {
+    let m = Machine::new("claude", "2.0.50");
+    m.allow(true, false);
+    let parent = "4b6e37a0-fe42-464a-9e6e-a393d58b17c6";
+    let children = [
+        "agent-0eeb54fa",
+        "agent-7da01e62",
+        "agent-8fbb88ac",
+        "agent-afc8a05e",
+    ];
+    let before = m.snapshot();
+    let (out, v) = m.run(&["trash", parent, "--with-subagents", "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    let trashed = m.trashed();
+    for c in children {
+        assert!(
+            trashed.contains_key(&format!("{c}.jsonl")),
+            "{c}: {trashed:?}"
+        );
+    }
+    assert!(trashed.contains_key(&format!("{parent}-agent-{parent}.json")));
+    let listed = m.listed();
+    assert!(!listed.contains_key(parent));
+    assert!(children.iter().all(|c| !listed.contains_key(*c)));
+    let mut gone = vec![parent];
+    gone.extend(children);
+    others_intact(&before, &m.snapshot(), &gone);
+}
+
+#[test]
+fn refusals_touch_nothing_and_exit_2() {
+    let m = Machine::new("claude", "2.1.332");
+    let id = "7938f0db-aeb3-409b-ab80-42085a5431da";
+    let before = m.snapshot();
+    let refused = |args: &[&str], code: &str| {
+        let (out, v) = m.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {v}");
+        assert_eq!(error_code(&v), code, "{args:?}: {v}");
+        assert_eq!(m.snapshot(), before, "{args:?} touched the store");
+        assert!(!m.trash().exists(), "{args:?} made a trash");
+        v
+    };
+    // No config: off.
+    let v = refused(&["trash", id, "--yes", "--json"], "delete_disabled");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("allow_delete"));
+    m.allow(false, true);
+    refused(&["trash", id, "--yes", "--json"], "delete_disabled");
+    m.allow(true, false);
+    refused(
+        &["delete", id, "--permanent", "--yes", "--json"],
+        "permanent_delete_disabled",
+    );
+    // Claude's files only ever go to the trash.
+    m.allow(true, true);
+    refused(
+        &["delete", id, "--permanent", "--yes", "--json"],
+        "unsupported",
+    );
+    // Asked for nothing: --json (or no terminal) without --yes shows the plan and stops.
+    let v = refused(&["trash", id, "--json"], "confirmation_needed");
+    assert_eq!(v["data"]["plan"]["steps"][0]["kind"], "os_trash");
+    let out = m.cli(&["trash", id]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--yes"));
+
+    // Written a minute ago: an agent may still be at it.
+    let transcript = m
+        .store()
+        .join("projects/-home-bob-projects-demo")
+        .join(format!("{id}.jsonl"));
+    let f = std::fs::File::options()
+        .write(true)
+        .open(&transcript)
+        .unwrap();
+    f.set_modified(SystemTime::now() - Duration::from_secs(60))
+        .unwrap();
+    let v = {
+        let (out, v) = m.run(&["trash", id, "--yes", "--json"]);
+        assert_eq!(out.status.code(), Some(2), "{v}");
+        v
+    };
+    assert_eq!(error_code(&v), "session_recent");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("10 minutes"));
+    assert!(transcript.exists());
+}
+
+/// This test process, as Claude's pid file for a running session records it.
+fn pid_file(session: &str) -> String {
+    let me = std::process::id();
+    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
+    let rest = &stat[stat.rfind(')').unwrap() + 1..];
+    let ticks = rest.split_whitespace().nth(19).unwrap();
+    format!(r#"{{"pid":{me},"sessionId":"{session}","procStart":"{ticks}","status":"busy"}}"#)
+}
+
+#[test]
+fn a_live_session_is_refused() {
+    let m = Machine::new("claude", "2.1.332");
+    m.allow(true, true);
+    let id = "7938f0db-aeb3-409b-ab80-42085a5431da";
+    std::fs::create_dir_all(m.store().join("sessions")).unwrap();
+    std::fs::write(m.store().join("sessions/4242.json"), pid_file(id)).unwrap();
+    let before = m.snapshot();
+    let (out, v) = m.run(&["trash", id, "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "session_live");
+    assert_eq!(m.snapshot(), before);
+    // A subagent going along is checked too.
+    std::fs::write(m.store().join("sessions/4242.json"), pid_file(SUBAGENT)).unwrap();
+    let (out, v) = m.run(&["trash", PARENT, "--with-subagents", "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "session_live");
+}
+
+// ---- Codex --------------------------------------------------------------------------------
+
+const CODEX_PARENT: &str = "01a22bc4-d63a-7983-80d0-f3d6ee14c936";
+const CODEX_CHILD: &str = "01a22bc4-d79d-7950-b85d-e48f810553e0";
+/// A session another (`…-ddca-…`) was forked from.
+const CODEX_PLAIN: &str = "01a22bc4-cb24-7030-8af9-1f6d53970528";
+const CODEX_LEAF: &str = "01a22bc4-dad9-7450-b811-4865920862ed";
+
+/// A copy of the 0.171.0 store whose state DB points at the copy, as Codex's own DB points at
+/// its home (the fixture's rows name the recording machine's paths).
+fn codex_machine() -> Machine {
+    let m = Machine::new("codex", "0.171.0");
+    let db = rusqlite::Connection::open(m.store().join("state_5.sqlite")).unwrap();
+    db.execute(
+        "UPDATE threads SET rollout_path = replace(rollout_path, '/home/alice/.codex', ?1)",
+        [m.store().to_string_lossy()],
+    )
+    .unwrap();
+    drop(db);
+    age(&m.store());
+    m
+}
+
+fn thread(m: &Machine, id: &str) -> Option<(String, i64)> {
+    let db = rusqlite::Connection::open(m.store().join("state_5.sqlite")).unwrap();
+    db.query_row(
+        "SELECT rollout_path, archived FROM threads WHERE id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .ok()
+}
+
+fn rollouts(m: &Machine) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in ["sessions", "archived_sessions"] {
+        let mut all = BTreeMap::new();
+        files(&m.store(), &m.store().join(dir), &mut all);
+        out.extend(all.keys().map(|p| p.to_string_lossy().into_owned()));
+    }
+    out
+}
+
+#[test]
+fn codex_archives_with_its_own_command_taking_the_subagent_along() {
+    let codex = agents::codex(agents::CODEX);
+    let m = codex_machine().with_path(&[("codex", &codex)]);
+    m.allow(true, false);
+    let (out, v) = m.run(&[
+        "trash",
+        CODEX_PARENT,
+        "--without-subagents",
+        "--yes",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "subagents_go_along");
+
+    let before: BTreeMap<_, _> = m
+        .snapshot()
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("sessions") || p.starts_with("archived_sessions"))
+        .collect();
+    let (out, v) = m.run(&["trash", CODEX_PARENT, "--with-subagents", "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    let step = &v["data"]["plan"]["steps"][0];
+    assert_eq!(step["kind"], "agent");
+    assert_eq!(step["argv"][1], "archive");
+    for id in [CODEX_PARENT, CODEX_CHILD] {
+        let (path, archived) = thread(&m, id).unwrap();
+        assert_eq!(archived, 1, "{id}");
+        assert!(path.contains("/archived_sessions/"), "{path}");
+        assert!(Path::new(&path).is_file());
+    }
+    let listed = m.listed();
+    assert_eq!(listed.get(CODEX_PARENT), Some(&true));
+    assert_eq!(listed.get(CODEX_CHILD), Some(&true));
+    assert_eq!(listed.get(CODEX_PLAIN), Some(&false));
+    // Other rollouts are byte for byte as they were.
+    let after = m.snapshot();
+    for (p, bytes) in &before {
+        let s = p.to_string_lossy();
+        if s.contains(CODEX_PARENT) || s.contains(CODEX_CHILD) {
+            continue;
+        }
+        assert_eq!(after.get(p), Some(bytes), "{s}");
+    }
+    // Archived already: trashing again is refused.
+    let (out, v) = m.run(&["trash", CODEX_PLAIN, "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    let (out, v) = m.run(&["trash", CODEX_PLAIN, "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "unsupported");
+}
+
+#[test]
+fn codex_deletes_permanently_with_its_own_command_only() {
+    let codex = agents::codex(agents::CODEX);
+    let m = codex_machine().with_path(&[("codex", &codex)]);
+    m.allow(true, false);
+    let (out, v) = m.run(&["delete", CODEX_LEAF, "--permanent", "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "permanent_delete_disabled");
+    m.allow(true, true);
+    let (out, v) = m.run(&["delete", CODEX_LEAF, "--permanent", "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    assert_eq!(v["data"]["plan"]["steps"][0]["argv"][1], "delete");
+    assert!(thread(&m, CODEX_LEAF).is_none());
+    assert!(!rollouts(&m).iter().any(|r| r.contains(CODEX_LEAF)));
+    assert!(!m.listed().contains_key(CODEX_LEAF));
+    assert!(
+        !m.trash().exists(),
+        "Codex deletes: nothing goes to the OS trash"
+    );
+
+    // Codex 0.171 will not delete a session another was forked from: its failure is reported
+    // as it is, and the session is whole.
+    let before = m.snapshot();
+    let (out, v) = m.run(&["delete", CODEX_PLAIN, "--permanent", "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    assert_eq!(error_code(&v), "trash_failed");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("failed to delete session"), "{message}");
+    assert!(message.contains("nothing was changed"), "{message}");
+    let after = m.snapshot();
+    for (p, bytes) in before
+        .iter()
+        .filter(|(p, _)| p.to_string_lossy().contains(CODEX_PLAIN))
+    {
+        assert_eq!(after.get(p), Some(bytes), "{}", p.display());
+    }
+    assert_eq!(m.listed().get(CODEX_PLAIN), Some(&false));
+}
+
+#[test]
+fn without_codex_the_archive_is_made_as_codex_makes_it_and_codex_can_undo_it() {
+    let m = codex_machine();
+    m.allow(true, true);
+    // Permanent deletion needs Codex's own command.
+    let before = m.snapshot();
+    let (out, v) = m.run(&["delete", CODEX_PLAIN, "--permanent", "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "agent_missing");
+    assert_eq!(m.snapshot(), before);
+
+    let (out, v) = m.run(&["trash", CODEX_PLAIN, "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    assert_eq!(v["data"]["plan"]["steps"][0]["kind"], "archive");
+    let (path, archived) = thread(&m, CODEX_PLAIN).unwrap();
+    assert_eq!(archived, 1);
+    assert_eq!(
+        Path::new(&path),
+        m.store()
+            .join("archived_sessions")
+            .join(Path::new(&path).file_name().unwrap())
+    );
+    assert!(Path::new(&path).is_file());
+    assert_eq!(m.listed().get(CODEX_PLAIN), Some(&true));
+
+    // Codex itself takes our archive for its own: it unarchives it.
+    let codex = agents::codex(agents::CODEX);
+    let (ok, stdout, stderr) = agents::run(
+        &codex,
+        &["unarchive", CODEX_PLAIN],
+        &m.home(),
+        &[("CODEX_HOME", &m.store())],
+    );
+    assert!(ok, "codex unarchive: {stdout}{stderr}");
+    let (path, archived) = thread(&m, CODEX_PLAIN).unwrap();
+    assert_eq!(archived, 0);
+    assert!(path.contains("/sessions/2026/"), "{path}");
+    assert_eq!(m.listed().get(CODEX_PLAIN), Some(&false));
+}
+
+#[test]
+fn a_codex_without_the_commands_is_recognised_from_its_help() {
+    let old = agents::codex(agents::CODEX_WITHOUT_ARCHIVE);
+    let m = codex_machine().with_path(&[("codex", &old)]);
+    m.allow(true, true);
+    let (out, v) = m.run(&["delete", CODEX_PLAIN, "--permanent", "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "agent_missing");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no delete command"));
+    let (out, v) = m.run(&["trash", CODEX_PLAIN, "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(v["data"]["plan"]["steps"][0]["kind"], "archive");
+}
+
+// ---- OpenCode -----------------------------------------------------------------------------
+
+const OC_PARENT: &str = "ses_dd4341096ffef285TaeIhrVhqh";
+const OC_CHILD: &str = "ses_dd433f7e1ffe6XJJHdcUEG5OLP";
+
+fn row_counts(db: &Path) -> BTreeMap<String, i64> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    tables
+        .into_iter()
+        .map(|t| {
+            let n = conn
+                .query_row(&format!("SELECT count(*) FROM \"{t}\""), [], |r| r.get(0))
+                .unwrap();
+            (t, n)
+        })
+        .collect()
+}
+
+/// Whether OpenCode itself finds session `id` in the store (`opencode export <id>`).
+fn opencode_finds(opencode: &Path, m: &Machine, id: &str) -> bool {
+    // OpenCode finds its store at $XDG_DATA_HOME/opencode.
+    let data = m.store().parent().unwrap().to_path_buf();
+    let (ok, stdout, stderr) = agents::run(
+        opencode,
+        &["export", id],
+        &m.home(),
+        &[("XDG_DATA_HOME", &data)],
+    );
+    let found = stdout.contains(&format!("\"id\": \"{id}\""));
+    assert!(
+        (ok && found) || format!("{stdout}{stderr}").contains("Session not found"),
+        "opencode export {id}: {stdout}{stderr}"
+    );
+    found
+}
+
+#[test]
+fn opencode_rows_go_in_one_transaction_exactly_as_opencode_deletes_them() {
+    let opencode = agents::opencode(agents::OPENCODE);
+    let m = Machine::new("opencode", "1.18.33");
+    m.allow(true, false);
+    let (out, v) = m.run(&["trash", OC_PARENT, "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "unsupported");
+    let (out, v) = m.run(&["delete", OC_PARENT, "--permanent", "--yes", "--json"]);
+    assert_eq!(error_code(&v), "permanent_delete_disabled", "{v}");
+    assert_eq!(out.status.code(), Some(2));
+    m.allow(true, true);
+    let (out, v) = m.run(&[
+        "delete",
+        OC_PARENT,
+        "--permanent",
+        "--without-subagents",
+        "--yes",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "subagents_go_along");
+
+    assert!(opencode_finds(&opencode, &m, OC_PARENT));
+    let (out, v) = m.run(&[
+        "delete",
+        OC_PARENT,
+        "--permanent",
+        "--with-subagents",
+        "--yes",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{v}");
+    let step = &v["data"]["plan"]["steps"][0];
+    assert_eq!(step["kind"], "delete_rows");
+    let listed = m.listed();
+    assert!(!listed.contains_key(OC_PARENT) && !listed.contains_key(OC_CHILD));
+    assert_eq!(listed.len(), 5);
+    // OpenCode no longer finds these, and still finds the others.
+    assert!(!opencode_finds(&opencode, &m, OC_PARENT));
+    assert!(!opencode_finds(&opencode, &m, OC_CHILD));
+    for id in listed.keys().take(2) {
+        assert!(opencode_finds(&opencode, &m, id), "{id}");
+    }
+
+    // OpenCode's own `session delete` on another copy leaves the same rows in every table
+    // (but `project`, where it records the directory it was started in).
+    let theirs = Machine::new("opencode", "1.18.33");
+    let data = theirs.store().parent().unwrap().to_path_buf();
+    let (ok, stdout, stderr) = agents::run(
+        &opencode,
+        &["session", "delete", OC_PARENT],
+        &theirs.home(),
+        &[("XDG_DATA_HOME", &data)],
+    );
+    assert!(ok, "opencode session delete: {stdout}{stderr}");
+    let mut ours = row_counts(&m.store().join("opencode.db"));
+    let mut their = row_counts(&theirs.store().join("opencode.db"));
+    ours.remove("project");
+    their.remove("project");
+    assert_eq!(ours, their);
+}
+
+#[test]
+fn opencode_json_copies_go_to_the_trash() {
+    let m = Machine::new("opencode", "0.5.29-then-1.0.0");
+    m.allow(true, true);
+    let listed = m.listed();
+    let before = m.snapshot();
+    // A session with both a 0.x and a 1.0 copy: both go.
+    let id = before
+        .keys()
+        .filter_map(|p| {
+            let s = p.to_string_lossy();
+            s.starts_with("storage/session/")
+                .then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+        })
+        .find(|id| {
+            before
+                .keys()
+                .any(|p| p.starts_with("project") && p.to_string_lossy().contains(id.as_str()))
+        })
+        .expect("a session copied by 1.0");
+    let (out, v) = m.run(&[
+        "delete",
+        &id,
+        "--permanent",
+        "--with-subagents",
+        "--yes",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{v}");
+    let after = m.snapshot();
+    assert!(
+        !after
+            .keys()
+            .any(|p| p.to_string_lossy().contains(id.as_str())),
+        "a file of {id} is left"
+    );
+    let trashed = m.trashed();
+    assert!(trashed
+        .values()
+        .any(|p| p.starts_with(m.store().join("project"))));
+    assert!(trashed
+        .values()
+        .any(|p| p.starts_with(m.store().join("storage"))));
+    let now = m.listed();
+    assert!(!now.contains_key(&id));
+    assert_eq!(now.len(), listed.len() - 1);
+    // Parts live under their message ids: every file left belongs to another session.
+    for (path, bytes) in &after {
+        assert_eq!(before.get(path), Some(bytes));
+    }
+}
+
+#[test]
+fn opencode_v2_and_v1_rows_of_one_session_go_together() {
+    let m = Machine::new("opencode", "1.18.33");
+    // The v2 store is built from its script.
+    let db_path = m.store().join("opencode.db");
+    std::fs::remove_file(&db_path).unwrap();
+    let sql = std::fs::read_to_string(testdata("opencode", "v2-synthetic", "build.sql")).unwrap();
+    rusqlite::Connection::open(&db_path)
+        .unwrap()
+        .execute_batch(&sql)
+        .unwrap();
+    age(&m.store());
+    m.allow(true, true);
+    let conn = rusqlite::Connection::open(&db_path).unwrap();
+    let both: String = conn
+        .query_row(
+            "SELECT s.id FROM session s JOIN session_v2 v ON v.id = s.id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    drop(conn);
+    let counts = row_counts(&db_path);
+    let (out, v) = m.run(&[
+        "delete",
+        &both,
+        "--permanent",
+        "--with-subagents",
+        "--yes",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{v}");
+    let conn = rusqlite::Connection::open(&db_path).unwrap();
+    for table in [
+        "session",
+        "session_v2",
+        "message",
+        "part",
+        "session_message",
+    ] {
+        let col = if table.starts_with("session") && !table.ends_with("message") {
+            "id"
+        } else {
+            "session_id"
+        };
+        let n: i64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM {table} WHERE {col} = ?1"),
+                [&both],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 0, "{table}");
+    }
+    let after = row_counts(&db_path);
+    assert!(after["session_v2"] < counts["session_v2"]);
+    assert!(!m.listed().contains_key(&both));
+}

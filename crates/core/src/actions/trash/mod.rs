@@ -1,0 +1,603 @@
+//! Trash and delete (SPEC §7, M4): a session leaves its agent's store, by the safest means that
+//! agent has, only when the user turned it on, never while an agent may still write it, and
+//! never half-done.
+//!
+//! A front end first asks for a [`Plan`]: exactly what will be moved or removed, and by which
+//! means (the OS trash, the agent's own command, a rename inside the store, rows in one SQL
+//! transaction). It shows the plan, asks, and hands the same plan to [`execute`], which checks
+//! every refusal again (the session may have come alive meanwhile) and runs the plan's steps in
+//! order. At most one step cannot be undone (the agent's command, a committed transaction) and
+//! it comes last: when it fails, the steps before it are undone (files put back from the
+//! trash), so a failure leaves the session whole and says why.
+//!
+//! | agent | trash | delete permanently |
+//! | --- | --- | --- |
+//! | Claude Code | its files to the OS trash (`trash` crate) | refused: files only ever go to the trash |
+//! | Codex | `codex archive` where the installed Codex has it, else the `archived_sessions/` move Codex itself makes | `codex delete --force` (Codex 0.140+) |
+//! | OpenCode | refused: OpenCode has no trash | DB rows in one SQL transaction; JSON copies to the OS trash |
+
+mod agent;
+mod claude;
+mod codex;
+mod opencode;
+mod os_trash;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OpenFlags};
+use serde::Serialize;
+
+use crate::catalog::Catalog;
+use crate::config::ActionSettings;
+use crate::error::Error;
+use crate::model::{ProviderKind, SessionMeta};
+use crate::provider::SessionKey;
+
+pub use agent::Tools;
+
+/// Sessions updated less than this many minutes ago are left alone: an agent may still be
+/// writing them (a live check misses an agent that starts again, or one on another machine
+/// sharing the folder).
+pub const RECENT_MINUTES: i64 = 10;
+
+/// How a session goes away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Somewhere the user can get it back from: the OS trash, or the agent's archive.
+    Trash,
+    /// Gone for good (`actions.allow_permanent_delete`).
+    Permanent,
+}
+
+/// What the user asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    pub mode: Mode,
+    /// Whether the session's subagent sessions go with it; `None`: not decided yet (a plan
+    /// then lists them, and cannot be executed while it has any).
+    pub subagents: Option<bool>,
+}
+
+/// A session the plan acts on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Target {
+    pub provider: ProviderKind,
+    pub id: String,
+    pub title: Option<String>,
+    pub source_path: PathBuf,
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+impl Target {
+    fn of(s: &SessionMeta) -> Self {
+        Target {
+            provider: s.provider,
+            id: s.id.clone(),
+            title: s.title.clone(),
+            source_path: s.source_path.clone(),
+            updated_at: s.updated_at,
+        }
+    }
+
+    fn key(&self) -> SessionKey {
+        SessionKey {
+            provider: self.provider,
+            id: self.id.clone(),
+            source_path: self.source_path.clone(),
+        }
+    }
+}
+
+/// One thing the plan does, in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Step {
+    /// Files and folders moved to the OS trash, where the user can restore them.
+    OsTrash { items: Vec<Item> },
+    /// The agent's own command, run without a shell (`argv[0]` is the program found).
+    Agent {
+        argv: Vec<String>,
+        /// Variables set for it: the store it works on.
+        env: Vec<(String, String)>,
+        /// What it does, in words.
+        effect: String,
+        /// Files that must be gone from where they are once it succeeded.
+        removes: Vec<PathBuf>,
+    },
+    /// Codex's own archive, made by us where the installed Codex has no `archive` command:
+    /// rollouts renamed into `archived_sessions/`, and their state-DB rows marked archived and
+    /// pointed there, all in one transaction.
+    Archive {
+        moves: Vec<Move>,
+        db: Option<PathBuf>,
+    },
+    /// Rows deleted from an agent's database in one transaction (table → rows).
+    DeleteRows {
+        db: PathBuf,
+        ids: Vec<String>,
+        rows: Vec<(String, u64)>,
+    },
+}
+
+impl Step {
+    /// Whether a later failure can still put this step back.
+    fn undoable(&self) -> bool {
+        matches!(self, Step::OsTrash { .. })
+    }
+}
+
+/// A session's file renamed inside its store.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Move {
+    pub id: String,
+    pub from: PathBuf,
+    pub to: PathBuf,
+}
+
+/// A file or folder the plan moves.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Item {
+    pub path: PathBuf,
+    pub dir: bool,
+    /// Bytes (a folder: everything in it).
+    pub bytes: u64,
+    /// Files in it (1 for a file).
+    pub files: u64,
+}
+
+impl Item {
+    /// `path` as it is now; None when it is not there.
+    pub(crate) fn at(path: &Path) -> Option<Item> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        if !meta.is_dir() {
+            return Some(Item {
+                path: path.to_path_buf(),
+                dir: false,
+                bytes: meta.len(),
+                files: 1,
+            });
+        }
+        let (mut bytes, mut files) = (0, 0);
+        let mut stack = vec![path.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(e.path()),
+                    Ok(_) => {
+                        files += 1;
+                        bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+        Some(Item {
+            path: path.to_path_buf(),
+            dir: true,
+            bytes,
+            files,
+        })
+    }
+}
+
+/// Exactly what will happen to a session, for the user to confirm.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    pub mode: Mode,
+    pub session: Target,
+    /// The session's subagent sessions (all descendants).
+    pub subagents: Vec<Target>,
+    /// Whether they go too; `None` while undecided (then the plan cannot run).
+    pub include_subagents: Option<bool>,
+    pub steps: Vec<Step>,
+    /// Said to the user beside the steps (how to get the session back, what stays).
+    pub notes: Vec<String>,
+}
+
+impl Plan {
+    /// The sessions that leave the list.
+    pub fn targets(&self) -> Vec<&Target> {
+        let mut out = vec![&self.session];
+        if self.include_subagents == Some(true) {
+            out.extend(&self.subagents);
+        }
+        out
+    }
+
+    /// The sessions the cache should drop once the plan ran.
+    pub fn keys(&self) -> Vec<SessionKey> {
+        self.targets().into_iter().map(Target::key).collect()
+    }
+
+    /// Whether the user must still say what happens to the subagents.
+    pub fn needs_decision(&self) -> bool {
+        self.include_subagents.is_none() && !self.subagents.is_empty()
+    }
+}
+
+/// What [`execute`] did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Done {
+    pub mode: Mode,
+    /// The sessions that left the store.
+    pub removed: Vec<Target>,
+    /// What each agent command printed (trimmed), for the record.
+    pub output: Vec<String>,
+}
+
+/// Why nothing was done (or everything was put back).
+#[derive(Debug, thiserror::Error)]
+pub enum TrashError {
+    #[error(
+        "deleting sessions is turned off; turn on actions.allow_delete in the settings to allow it"
+    )]
+    Disabled,
+
+    #[error("permanent deletion is turned off; turn on actions.allow_permanent_delete in the settings to allow it (it cannot be undone)")]
+    PermanentDisabled,
+
+    #[error("the {provider} session {id} is live (a running {provider} process has it open); close it first")]
+    Live { provider: ProviderKind, id: String },
+
+    #[error("the {provider} session {id} was updated {ago}; sessions updated in the last {RECENT_MINUTES} minutes are left alone because an agent may still be writing them; try again later")]
+    Recent {
+        provider: ProviderKind,
+        id: String,
+        ago: String,
+    },
+
+    /// This agent has no such action (Claude: permanent; OpenCode: trash; archived Codex).
+    #[error("{0}")]
+    Unsupported(String),
+
+    #[error("the session {id} has {count} subagent session(s); say whether they go with it")]
+    SubagentsUndecided { id: String, count: usize },
+
+    /// The agent's own command always takes the subagents along.
+    #[error("{0}")]
+    SubagentsGoAlong(String),
+
+    #[error("{agent} is needed for this and {reason}")]
+    AgentMissing { agent: &'static str, reason: String },
+
+    /// The store changed between the plan and its execution.
+    #[error("the session changed since it was planned ({0}); nothing was done; plan again")]
+    Stale(String),
+
+    /// A step failed; `state` says what was left (everything as it was, or what was not).
+    #[error("could not {what}: {reason}; {state}")]
+    Failed {
+        what: String,
+        reason: String,
+        state: String,
+    },
+}
+
+impl TrashError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            TrashError::Disabled => "delete_disabled",
+            TrashError::PermanentDisabled => "permanent_delete_disabled",
+            TrashError::Live { .. } => "session_live",
+            TrashError::Recent { .. } => "session_recent",
+            TrashError::Unsupported(_) => "unsupported",
+            TrashError::SubagentsUndecided { .. } => "subagents_undecided",
+            TrashError::SubagentsGoAlong(_) => "subagents_go_along",
+            TrashError::AgentMissing { .. } => "agent_missing",
+            TrashError::Stale(_) => "stale_plan",
+            TrashError::Failed { .. } => "trash_failed",
+        }
+    }
+
+    /// A refusal: nothing was touched because of what the user asked or the state of things,
+    /// not because something broke.
+    pub fn is_refusal(&self) -> bool {
+        !matches!(self, TrashError::Failed { .. })
+    }
+}
+
+/// The opt-ins, checked before anything else is looked at.
+fn check_allowed(mode: Mode, settings: &ActionSettings) -> Result<(), TrashError> {
+    if !settings.allow_delete {
+        return Err(TrashError::Disabled);
+    }
+    if mode == Mode::Permanent && !settings.allow_permanent_delete {
+        return Err(TrashError::PermanentDisabled);
+    }
+    Ok(())
+}
+
+/// Every descendant of `session` among `sessions` (its subagents and theirs), oldest first.
+fn descendants<'a>(sessions: &'a [SessionMeta], session: &SessionMeta) -> Vec<&'a SessionMeta> {
+    let mut out: Vec<&SessionMeta> = Vec::new();
+    let mut parents = vec![session.id.clone()];
+    while let Some(parent) = parents.pop() {
+        for s in sessions.iter().filter(|s| {
+            s.provider == session.provider
+                && s.parent_id.as_deref() == Some(parent.as_str())
+                && s.id != session.id
+        }) {
+            if !out.iter().any(|o| o.id == s.id) {
+                out.push(s);
+                parents.push(s.id.clone());
+            }
+        }
+    }
+    out.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+    out
+}
+
+/// Refuses a session an agent has open, or may still be writing: live now, or updated (by its
+/// records or its file's modification time) in the last [`RECENT_MINUTES`].
+fn check_quiet(catalog: &Catalog, s: &SessionMeta, now: DateTime<Utc>) -> Result<(), TrashError> {
+    if catalog.is_live(s) {
+        return Err(TrashError::Live {
+            provider: s.provider,
+            id: s.id.clone(),
+        });
+    }
+    // A database is written for every session in it: only a session's own file says anything.
+    let own_file = s.source_path.extension().is_none_or(|e| e != "db");
+    let modified = own_file
+        .then(|| {
+            std::fs::metadata(&s.source_path)
+                .and_then(|m| m.modified())
+                .ok()
+        })
+        .flatten()
+        .map(DateTime::<Utc>::from);
+    let latest = s.updated_at.into_iter().chain(modified).max();
+    if let Some(t) = latest {
+        let age = now - t;
+        if age < chrono::Duration::minutes(RECENT_MINUTES) {
+            let ago = if age < chrono::Duration::zero() {
+                format!("at {} (in the future)", t.to_rfc3339())
+            } else if age.num_seconds() < 60 {
+                format!("{} seconds ago", age.num_seconds())
+            } else {
+                format!("{} minutes ago", age.num_minutes())
+            };
+            return Err(TrashError::Recent {
+                provider: s.provider,
+                id: s.id.clone(),
+                ago,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// How long a write in an agent's database waits for the agent's own writers.
+const BUSY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The agent's database opened for a write: never created, its journal mode (WAL) left as the
+/// agent set it, waiting for the agent's own writers rather than failing at once.
+pub(crate) fn open_for_writing(db: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY)?;
+    Ok(conn)
+}
+
+/// The store root (of the provider's roots) that holds `path`.
+fn root_of<'a>(catalog: &'a Catalog, kind: ProviderKind, path: &Path) -> Option<&'a Path> {
+    catalog
+        .providers()
+        .get(kind)?
+        .roots()
+        .iter()
+        .find(|r| path.starts_with(r))
+        .map(PathBuf::as_path)
+}
+
+/// What would happen to `session` (one of `sessions`, the current listing) on `request`.
+/// Refusals come first and touch nothing: the opt-ins, then the live and recent checks (for
+/// the subagents too when they go along), then what the agent can do.
+pub fn plan(
+    catalog: &Catalog,
+    sessions: &[SessionMeta],
+    session: &SessionMeta,
+    request: Request,
+    settings: &ActionSettings,
+    tools: &Tools,
+) -> Result<Plan, Error> {
+    check_allowed(request.mode, settings)?;
+    let children = descendants(sessions, session);
+    let now = Utc::now();
+    check_quiet(catalog, session, now)?;
+    if request.subagents == Some(true) {
+        for c in &children {
+            check_quiet(catalog, c, now)?;
+        }
+    }
+    let include = if children.is_empty() {
+        Some(false)
+    } else {
+        request.subagents
+    };
+    let root = root_of(catalog, session.provider, &session.source_path).ok_or_else(|| {
+        TrashError::Unsupported(format!(
+            "{} is not under a {} root this program reads",
+            session.source_path.display(),
+            session.provider
+        ))
+    })?;
+    let ctx = Context {
+        root,
+        session,
+        children: &children,
+        include,
+        mode: request.mode,
+        tools,
+    };
+    let (steps, notes) = match session.provider {
+        ProviderKind::Claude => claude::plan(&ctx)?,
+        ProviderKind::Codex => codex::plan(&ctx)?,
+        ProviderKind::Opencode => opencode::plan(&ctx)?,
+    };
+    debug_assert!(
+        steps.iter().rev().skip(1).all(Step::undoable),
+        "only the last step may be one that cannot be undone"
+    );
+    Ok(Plan {
+        mode: request.mode,
+        session: Target::of(session),
+        subagents: children.iter().map(|c| Target::of(c)).collect(),
+        include_subagents: include,
+        steps,
+        notes,
+    })
+}
+
+/// What a provider's planner gets.
+pub(crate) struct Context<'a> {
+    pub root: &'a Path,
+    pub session: &'a SessionMeta,
+    pub children: &'a [&'a SessionMeta],
+    /// None: undecided (the plan shows the session alone).
+    pub include: Option<bool>,
+    pub mode: Mode,
+    pub tools: &'a Tools,
+}
+
+impl Context<'_> {
+    /// The sessions that go: the session, and its subagents when they go along.
+    pub fn going(&self) -> Vec<&SessionMeta> {
+        let mut out = vec![self.session];
+        if self.include == Some(true) {
+            out.extend(self.children.iter().copied());
+        }
+        out
+    }
+}
+
+/// Runs `plan` (made by [`plan`] and confirmed by the user): the opt-ins and the live and
+/// recent checks again, then the steps in order. `sessions` is a fresh listing.
+pub fn execute(
+    catalog: &Catalog,
+    sessions: &[SessionMeta],
+    plan: &Plan,
+    settings: &ActionSettings,
+) -> Result<Done, Error> {
+    check_allowed(plan.mode, settings)?;
+    if plan.needs_decision() {
+        return Err(TrashError::SubagentsUndecided {
+            id: plan.session.id.clone(),
+            count: plan.subagents.len(),
+        }
+        .into());
+    }
+    let now = Utc::now();
+    for t in plan.targets() {
+        let current = sessions
+            .iter()
+            .find(|s| s.provider == t.provider && s.id == t.id)
+            .ok_or_else(|| TrashError::Stale(format!("{} is no longer listed", t.id)))?;
+        check_quiet(catalog, current, now)?;
+        if current.source_path != t.source_path {
+            return Err(TrashError::Stale(format!(
+                "{} is now read from {}",
+                t.id,
+                current.source_path.display()
+            ))
+            .into());
+        }
+    }
+    let mut done: Vec<&Step> = Vec::new();
+    let mut output = Vec::new();
+    for step in &plan.steps {
+        match run_step(step) {
+            Ok(out) => {
+                output.extend(out);
+                done.push(step);
+            }
+            Err(failed) => {
+                let state = undo(&done, failed.left);
+                return Err(TrashError::Failed {
+                    what: failed.what,
+                    reason: failed.reason,
+                    state,
+                }
+                .into());
+            }
+        }
+    }
+    Ok(Done {
+        mode: plan.mode,
+        removed: plan.targets().into_iter().cloned().collect(),
+        output,
+    })
+}
+
+/// A step that failed: what it was doing, why it failed, and what of its own work it could not
+/// put back (empty: the step changed nothing).
+pub(crate) struct StepFailed {
+    pub what: String,
+    pub reason: String,
+    pub left: Vec<String>,
+}
+
+impl StepFailed {
+    pub fn new(what: impl Into<String>, reason: impl Into<String>) -> Self {
+        StepFailed {
+            what: what.into(),
+            reason: reason.into(),
+            left: Vec::new(),
+        }
+    }
+}
+
+/// Runs one step; on failure the step has put back what it did itself, or says what it could not.
+fn run_step(step: &Step) -> Result<Option<String>, StepFailed> {
+    match step {
+        Step::OsTrash { items } => os_trash::move_all(items).map(|()| None),
+        Step::Agent {
+            argv,
+            env,
+            effect,
+            removes,
+        } => agent::run(argv, env, removes).map(Some).map_err(|reason| {
+            // The agent's own failure is its own to undo: say what it took, if anything.
+            let mut failed = StepFailed::new(effect.clone(), reason);
+            failed.left.extend(
+                removes
+                    .iter()
+                    .filter(|p| std::fs::symlink_metadata(p).is_err())
+                    .map(|p| format!("{} is gone", p.display())),
+            );
+            failed
+        }),
+        Step::Archive { moves, db } => codex::archive(moves, db.as_deref()).map(|()| None),
+        Step::DeleteRows { db, ids, .. } => {
+            opencode::delete_rows(db, ids)
+                .map(|()| None)
+                .map_err(|reason| {
+                    StepFailed::new(format!("delete the rows in {}", db.display()), reason)
+                })
+        }
+    }
+}
+
+/// Puts back what the steps done so far changed; says what state that left, given what the
+/// failed step itself could not put back (`left`).
+fn undo(done: &[&Step], mut left: Vec<String>) -> String {
+    for step in done.iter().rev() {
+        let result = match step {
+            Step::OsTrash { items } => os_trash::restore(items),
+            // Never reached: only the last step cannot be undone, and a failed step is not done.
+            Step::Agent { .. } | Step::Archive { .. } | Step::DeleteRows { .. } => Ok(()),
+        };
+        if let Err(e) = result {
+            left.push(e);
+        }
+    }
+    match (done.is_empty(), left.is_empty()) {
+        (_, false) => format!("and not everything could be put back: {}", left.join("; ")),
+        (true, true) => "nothing was changed".to_owned(),
+        (false, true) => "what had been moved was put back, so the session is as it was".to_owned(),
+    }
+}

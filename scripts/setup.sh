@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential pkg-config libssl-dev file
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev
   libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libxdo-dev
-  webkit2gtk-driver xvfb xauth x11-utils at-spi2-core dbus-x11 imagemagick fonts-dejavu-core
+  webkit2gtk-driver xvfb xauth x11-utils xdotool at-spi2-core dbus-x11 imagemagick fonts-dejavu-core
   dash zsh fish
   xterm gnome-terminal kitty tilix)
 missing=()

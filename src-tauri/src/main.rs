@@ -11,9 +11,11 @@ mod state;
 mod worker;
 
 fn main() {
-    let state = state::AppState::from_env();
+    let state = state::AppState::load();
     tauri::Builder::default()
         .manage(state)
+        // Save dialogs are opened from Rust only: the window is granted none of its commands.
+        .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
             nav::main_window(app)?;
             worker::start(app.handle().clone());
@@ -29,6 +31,11 @@ fn main() {
             commands::actions::resume_command,
             commands::actions::reveal,
             commands::actions::open_link,
+            commands::settings::get_settings,
+            commands::settings::save_settings,
+            commands::terminal::terminals,
+            commands::terminal::open_terminal,
+            commands::export::export_session,
         ])
         .run(tauri::generate_context!())
         .expect("the app window could not start");

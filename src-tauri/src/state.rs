@@ -1,14 +1,15 @@
-//! What the app holds: the roots it reads, a library for the commands, the sessions last listed
-//! (how the shell turns the webview's (provider, id) into files), and the last transcript (so
-//! paging through a 40 MB session does not re-read it).
+//! What the app holds: the settings file, the roots it reads, a library for the commands, the
+//! sessions last listed (how the shell turns the webview's (provider, id) into files), and the
+//! last transcript (so paging through a 40 MB session does not re-read it).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
 
+use agent_sessions_core::config::{ConfigFile, Settings};
 use agent_sessions_core::library::default_cache_dir;
-use agent_sessions_core::paths::{process_env, resolve_roots};
+use agent_sessions_core::paths::{process_env, resolve, Resolved};
 use agent_sessions_core::{Library, ProviderKind, Roots, ScanProgress, SessionMeta, Transcript};
 
 use crate::commands::{CmdError, CmdResult, SessionRef};
@@ -25,13 +26,19 @@ pub struct AppState {
     pub transcript: Mutex<Option<CachedTranscript>>,
     /// Bumped when the roots change, so the worker starts over on the new ones.
     pub generation: AtomicU64,
+    /// Wakes the worker (it waits up to a few seconds between refreshes otherwise).
+    pub wake: Mutex<Option<mpsc::Sender<()>>>,
+    /// `config.toml` as last read or saved. Its problems are warnings, never a failed start.
+    pub config: Mutex<ConfigFile>,
 }
 
 impl AppState {
-    /// Roots from the environment (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_DATA_HOME`, else the
-    /// per-OS defaults), exactly as the CLI finds them.
-    pub fn from_env() -> Self {
-        let roots = resolve_roots(&Roots::default(), &process_env).unwrap_or_default();
+    /// Reads `config.toml` (`AGENT_SESSIONS_CONFIG`, else the per-OS location) and resolves the
+    /// roots from the agents' variables (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_DATA_HOME`),
+    /// then the config, then the per-OS defaults: exactly as the CLI does without flags.
+    pub fn load() -> Self {
+        let config = ConfigFile::load_default(&process_env);
+        let roots = roots_of(&config);
         AppState {
             library: Mutex::new(open_library(&roots)),
             roots: Mutex::new(roots),
@@ -39,11 +46,30 @@ impl AppState {
             sessions: Mutex::new(HashMap::new()),
             transcript: Mutex::new(None),
             generation: AtomicU64::new(0),
+            wake: Mutex::new(None),
+            config: Mutex::new(config),
         }
     }
 
     pub fn roots(&self) -> Roots {
         self.roots.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// The settings in effect (file values over defaults).
+    pub fn settings(&self) -> CmdResult<Settings> {
+        Ok(self.config.lock()?.settings())
+    }
+
+    /// Takes a just-saved config: when the roots it resolves to differ from the old config's,
+    /// the app reads the new ones (leaving the demo store, if it was shown); otherwise what is
+    /// shown stays. Everything else (theme, grouping, terminal, …) is read where it is used.
+    pub fn apply_config(&self, config: ConfigFile) -> CmdResult<()> {
+        let new = roots_of(&config);
+        let old = std::mem::replace(&mut *self.config.lock()?, config);
+        if !same_roots(&roots_of(&old), &new) {
+            self.switch(new, false);
+        }
+        Ok(())
     }
 
     /// Switches to other roots (the demo store): a new library, a restarted worker.
@@ -64,6 +90,9 @@ impl AppState {
             s.clear();
         }
         self.generation.fetch_add(1, Ordering::SeqCst);
+        if let Some(wake) = self.wake.lock().ok().and_then(|w| w.clone()) {
+            let _ = wake.send(());
+        }
     }
 
     /// Keeps a listing, so later commands can name its sessions by (provider, id).
@@ -98,6 +127,21 @@ impl AppState {
 
 pub fn open_library(roots: &Roots) -> Library {
     Library::open(roots, &[], default_cache_dir())
+}
+
+/// Every provider's roots and where they came from, for `config` (no flags in the app: the
+/// agents' variables, then the config, then the defaults).
+pub fn resolved(config: &ConfigFile) -> Result<Resolved, agent_sessions_core::Error> {
+    resolve(&Roots::default(), &process_env, config)
+}
+
+/// The roots to read for `config` (only flags can make resolving fail, and the app has none).
+fn roots_of(config: &ConfigFile) -> Roots {
+    resolved(config).map(|r| r.roots()).unwrap_or_default()
+}
+
+fn same_roots(a: &Roots, b: &Roots) -> bool {
+    a.claude == b.claude && a.codex == b.codex && a.opencode == b.opencode
 }
 
 /// The bundled demo store: `AGENT_SESSIONS_DEMO_DIR`, the app's resources, or the repository's

@@ -1,7 +1,7 @@
 //! Keeps the cache fresh while the app runs: woken by the file watcher (or a poll without one),
 //! it refreshes (cheap when nothing changed), tells the UI (`sessions-changed`), then indexes
 //! message text in small batches so search fills in behind the list. Scan progress goes to the
-//! UI as `scan-progress` events.
+//! UI as `scan-progress` events. New roots (`AppState::switch`) wake it to start over on them.
 //!
 //! The worker has its own library (its own connection to the cache), so the commands keep
 //! answering from the cache while a long first scan runs.
@@ -46,8 +46,12 @@ pub fn start(app: AppHandle) {
         let state = app.state::<AppState>();
         let generation = state.generation.load(Ordering::SeqCst);
         let mut lib = open_library(&state.roots());
-        // Store changes wake the worker; without a watcher it polls.
+        // Store changes wake the worker; without a watcher it polls. A change of roots (saved
+        // settings, the demo store) wakes it too, so it starts over on them at once.
         let (tx, rx) = mpsc::channel();
+        if let Ok(mut wake) = state.wake.lock() {
+            *wake = Some(tx.clone());
+        }
         let targets = watch::targets(lib.catalog().providers());
         let watcher = watch::watch(&targets, DEBOUNCE, move |_| {
             let _ = tx.send(());

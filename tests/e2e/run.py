@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end tests: drive the real app window through WebDriver (tauri-driver + WebKitWebDriver)
 under Xvfb. Starts and stops everything itself; saves a screenshot of each main view to
-target/e2e/. Standard library only.
+target/e2e/. Standard library only; the native save dialog is driven with xdotool, and an HTML
+export is opened in WebKitGTK's MiniBrowser (the app's own web engine) through WebKitWebDriver.
 
     python3 tests/e2e/run.py [path/to/agent-sessions]
 """
@@ -34,6 +35,16 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def wait_port(port):
+    """Waits (up to 10 s) until something listens on `port`."""
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
 
 
 def free_display():
@@ -143,6 +154,10 @@ XSS_SESSION = "00000000-0000-4000-8000-00000000bad1"
 LINK_SESSION = "00000000-0000-4000-8000-00000000bad2"
 BIG_SESSION = "00000000-0000-4000-8000-0000000000b1"
 BIG_PAIRS = 2500
+# A session whose directory exists here (the fixtures' directories do not), with a name that
+# would break any launch built as a shell string.
+TERM_SESSION = "00000000-0000-4000-8000-0000000000c1"
+TERM_DIR_NAME = "proj it's $(touch pwned) `id` ü -x"
 
 
 class Trap:
@@ -176,6 +191,16 @@ class Trap:
 
 TRAP = None
 OPENED = None  # the file the fake browser launcher writes its argv to
+TMP = None
+BIN = None  # first on the app's PATH: the fake launcher, terminal and agent
+LAUNCHED = None  # the file the fake terminal writes {argv, cwd} to
+CONFIG = None  # the app's config.toml (AGENT_SESSIONS_CONFIG)
+DISPLAY = None
+CONFIG_TEXT = """# my agent-sessions settings: this comment must survive the app's edits
+[ui]
+theme = "light"   # the screenshots are light until Settings says otherwise
+group_by = "sideways"
+"""
 
 
 def fake_launcher(bindir, log):
@@ -186,6 +211,34 @@ def fake_launcher(bindir, log):
     script.write_text(f"#!{sys.executable}\nimport json, sys\n"
                       f"open({str(log)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n")
     script.chmod(0o755)
+
+
+def fake_terminal(bindir, log):
+    """`xterm`, first on PATH (and named by $TERMINAL, so Automatic picks it): records the argv
+    and directory it was started with, and exits at once, as a terminal handing over would."""
+    script = bindir / "xterm"
+    script.write_text(f"#!{sys.executable}\nimport json, os, sys\n"
+                      f"open({str(log)!r}, 'a').write(json.dumps({{'argv': sys.argv, 'cwd': os.getcwd()}}) + '\\n')\n")
+    script.chmod(0o755)
+
+
+def fake_agent(bindir):
+    """`claude` on PATH, so "Resume in terminal" finds the agent (the fake terminal never runs it)."""
+    script = bindir / "claude"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    return script
+
+
+def launches():
+    return [json.loads(l) for l in LAUNCHED.read_text().splitlines()] if LAUNCHED.exists() else []
+
+
+def wait_launches(count, timeout=10):
+    deadline = time.time() + timeout
+    while len(launches()) < count and time.time() < deadline:
+        time.sleep(0.1)
+    return launches()
 
 
 def link_lines(base):
@@ -210,10 +263,15 @@ def xss_store(root, trap_base):
     carries links of every kind."""
     project = root / "projects" / "-home-eve-xss"
     project.mkdir(parents=True)
+    # Any script that ran would set a flag, change the title and call the trap server; any
+    # resource that loaded would reach the trap too (in the app and in the HTML export).
     payload = (
-        "XSS probe <script>window.__xss = 1</script> <img src=x onerror=\"window.__xss = 2\"> "
+        f"XSS probe <script>window.__xss = 1; document.title = 'XSS-RAN'; new Image().src = '{trap_base}/script'</script> "
+        f"<img src=x onerror=\"window.__xss = 2; new Image().src = '{trap_base}/onerror'\"> "
         "[click](javascript:window.__xss=3) <a href=\"javascript:window.__xss=4\">a</a> "
-        "<svg onload=\"window.__xss = 5\"></svg> <iframe src=\"https://example.com\"></iframe>"
+        f"<svg onload=\"window.__xss = 5; fetch('{trap_base}/svg')\"></svg> <iframe src=\"{trap_base}/iframe\"></iframe> "
+        f"<img src=\"{trap_base}/img\"> ![md image]({trap_base}/md-image) <link rel=stylesheet href=\"{trap_base}/css\"> "
+        f"<style>body {{ background: url({trap_base}/style) }}</style> <!-- <script>window.__xss = 6</script> -->"
     )
     lines = [
         {"type": "user", "uuid": "x1", "sessionId": XSS_SESSION, "cwd": "/home/eve/xss", "timestamp": "2026-11-29T10:00:00Z",
@@ -239,6 +297,19 @@ def xss_store(root, trap_base):
     (big / f"{BIG_SESSION}.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
 
 
+def term_store(root, workdir):
+    """A Claude session in `workdir`, a directory that exists, for the terminal buttons."""
+    project = root / "projects" / "-tmp-term"
+    project.mkdir(parents=True)
+    lines = [
+        {"type": "user", "uuid": "t1", "sessionId": TERM_SESSION, "cwd": str(workdir), "timestamp": "2026-11-27T09:00:00Z",
+         "message": {"role": "user", "content": "TERM probe: open me in a terminal"}},
+        {"type": "assistant", "uuid": "t2", "parentUuid": "t1", "sessionId": TERM_SESSION, "timestamp": "2026-11-27T09:00:01Z",
+         "message": {"id": "mt", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": "Ready."}]}},
+    ]
+    (project / f"{TERM_SESSION}.jsonl").write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+
+
 def main():
     if not APP.exists():
         sys.exit(f"build the app first: {APP} is missing")
@@ -247,12 +318,22 @@ def main():
     global CLAUDE_ROOT
     claude = CLAUDE_ROOT = tmp / "claude"
     shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", claude)
-    global TRAP, OPENED
+    global TRAP, OPENED, TMP, BIN, LAUNCHED, CONFIG, DISPLAY
     TRAP = Trap()
+    TMP = tmp
     OPENED = tmp / "opened.jsonl"
-    fake_launcher(tmp / "bin", OPENED)
+    BIN = tmp / "bin"
+    LAUNCHED = tmp / "launched.jsonl"
+    fake_launcher(BIN, OPENED)
+    fake_terminal(BIN, LAUNCHED)
     xss_store(claude, TRAP.base)
-    display = free_display()
+    workdir = tmp / TERM_DIR_NAME
+    workdir.mkdir()
+    term_store(claude, workdir)
+    CONFIG = tmp / "config" / "config.toml"
+    CONFIG.parent.mkdir()
+    CONFIG.write_text(CONFIG_TEXT)
+    display = DISPLAY = free_display()
     xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs = [xvfb]
@@ -263,17 +344,14 @@ def main():
             port = free_port()
             env = dict(os.environ, DISPLAY=f":{display}", AGENT_SESSIONS_CACHE_DIR=str(tmp / f"cache-{name}"),
                        AGENT_SESSIONS_DEMO_DIR=str(TESTDATA), HOME=str(tmp / "home"),
-                       PATH=f"{tmp / 'bin'}:{os.environ.get('PATH', '')}", BROWSER="", **env_roots)
+                       PATH=f"{tmp / 'bin'}:{os.environ.get('PATH', '')}", BROWSER="",
+                       AGENT_SESSIONS_CONFIG=str(tmp / f"config-{name}.toml" if name != "main" else CONFIG),
+                       TERMINAL="xterm", XDG_CURRENT_DESKTOP="", GTK_USE_PORTAL="0", **env_roots)
             d = subprocess.Popen(["tauri-driver", "--port", str(port), "--native-port", str(free_port()),
                                   "--native-driver", shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver"],
                                  env=env, stdout=open(tmp / f"driver-{name}.log", "w"), stderr=subprocess.STDOUT)
             procs.append(d)
-            for _ in range(100):
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            wait_port(port)
             drv = Driver(port)
             drv.start(APP)
             return drv
@@ -312,16 +390,17 @@ def main():
 
 
 def run_main_suite(d):
-    # Claude: 7 top level + 1 subagent + the XSS, link and long sessions; Codex: 5 + 1 child; OpenCode: 6 + 1 child.
+    # Claude: 7 top level + 1 subagent + the XSS, link, long and terminal sessions; Codex: 5 + 1 child;
+    # OpenCode: 6 + 1 child.
     def list_fills():
-        rows = d.wait_all('[data-testid="session-row"]', count=21, timeout=60)
-        assert len(rows) == 21, f"{len(rows)} top-level rows"
+        rows = d.wait_all('[data-testid="session-row"]', count=22, timeout=60)
+        assert len(rows) == 22, f"{len(rows)} top-level rows"
         labels = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
         for dir_ in ["/home/bob/projects/demo", "/home/alice/projects/demo", "/home/carol/projects/demo", "/home/eve/xss"]:
             assert f"dir:{dir_}" in labels, f"{dir_} not in tree: {labels}"
         counts = d.js("return Object.fromEntries([...document.querySelectorAll('[data-testid=\"agent-count\"]')]"
                       ".map(e => [e.dataset.provider, Number(e.dataset.count)]))")
-        assert counts == {"claude": 11, "codex": 6, "opencode": 7}, counts
+        assert counts == {"claude": 12, "codex": 6, "opencode": 7}, counts
         d.shot("01-session-list")
     check("the tree shows each directory and the list fills", list_fills)
 
@@ -377,7 +456,7 @@ def run_main_suite(d):
         d.shot("04-group-agent")
         d.js("arguments[0].value = 'flat'; arguments[0].dispatchEvent(new Event('change'))", sel)
         d.until("return !document.querySelector('[data-testid=\"tree\"]')")
-        assert len(d.find_all('[data-testid="session-row"]')) == 21
+        assert len(d.find_all('[data-testid="session-row"]')) == 22
         d.js("arguments[0].value = 'dir-agent'; arguments[0].dispatchEvent(new Event('change'))", sel)
     check("group modes switch", group_modes)
 
@@ -393,6 +472,7 @@ def run_main_suite(d):
         assert dangerous == 0, f"{dangerous} dangerous elements in the DOM"
         text = d.text(d.find_all('[data-testid="transcript"]')[0])
         assert "XSS probe" in text, text
+        assert not TRAP.requests, f"the transcript loaded {TRAP.requests}"
         d.shot("05-xss-inert")
     check("script payloads in a transcript stay inert", xss)
 
@@ -511,6 +591,276 @@ def run_main_suite(d):
         pidfile.unlink()
         d.until(f"return !document.querySelector('[data-testid=\"session-row\"][data-id=\"{sid}\"] [data-testid=\"live-dot\"]')", 20)
     check("a session that grows while shown appends and shows its turn state", growing_session)
+    check("a broken config.toml is a warning naming file, line and key", lambda: config_warning(d))
+    check("Open terminal and Resume in terminal launch the terminal with the exact argv and directory", lambda: terminals(d))
+    check("export goes through the native save dialog; the HTML export runs nothing in WebKit", lambda: export(d))
+    check("Settings saves (keeping the file's comments) and the app applies it without a restart", lambda: settings(d))
+
+
+def notice(d, timeout=15):
+    """The notice at the bottom of the window: (kind, text, command to copy or None)."""
+    d.until("return !!document.querySelector('[data-testid=\"notice\"]')", timeout)
+    return d.js("const n = document.querySelector('[data-testid=\"notice\"]');"
+                "return [n.dataset.kind, n.querySelector('[data-testid=\"notice-text\"]').textContent,"
+                " n.querySelector('[data-testid=\"notice-copy\"]')?.textContent ?? null]")
+
+
+def close_notice(d):
+    for b in d.find_all('[data-testid="notice-close"]'):
+        d.click(b)
+    d.until("return !document.querySelector('[data-testid=\"notice\"]')", 5)
+
+
+def key(d, k):
+    """Presses `k` with nothing focused (the shortcuts are off while typing)."""
+    d.js("document.activeElement?.blur()")
+    d.call("POST", d.s("/actions"), {"actions": [{"type": "key", "id": "kbd", "actions": [
+        {"type": "keyDown", "value": k}, {"type": "keyUp", "value": k}]}]})
+
+
+def open_session(d, sid):
+    d.click(d.wait_all(f'[data-testid="session-row"][data-id="{sid}"]')[0])
+    d.until(f"return document.querySelector('[data-testid=\"transcript\"]')?.dataset.total > 0"
+            f" && document.querySelector('[data-testid=\"session-row\"].open')?.dataset.id === '{sid}'")
+
+
+def config_warning(d):
+    warnings = d.until("return [...document.querySelectorAll('[data-testid=\"warning\"]')]"
+                       ".map(w => w.textContent).filter(t => t.includes('config.toml')).join('\\n')")
+    assert f"{CONFIG}:4: ui.group_by: expected one of" in warnings, warnings
+    # The broken key kept its default (Directory → Agent), the valid one was used (light).
+    assert d.js("return document.querySelector('[data-testid=\"group-mode\"]').value") == "dir-agent"
+    assert d.js("return document.documentElement.dataset.theme") == "light"
+
+
+def terminals(d):
+    workdir = str(TMP / TERM_DIR_NAME)
+    xterm, claude = str(BIN / "xterm"), str(fake_agent(BIN))
+    open_session(d, TERM_SESSION)
+    d.click(d.find_all('[data-testid="open-terminal"]')[0])
+    kind, text, _ = notice(d)
+    assert kind == "ok" and text == f"Opened xterm in {workdir}", (kind, text)
+    got = wait_launches(1)
+    # xterm has no directory option: it is started in the directory, with no shell string anywhere.
+    assert got == [{"argv": [xterm], "cwd": workdir}], got
+    d.shot("11-open-terminal")
+    close_notice(d)
+    d.click(d.find_all('[data-testid="resume-terminal"]')[0])
+    kind, text, _ = notice(d)
+    assert kind == "ok" and text == f"Resuming in xterm in {workdir}", (kind, text)
+    got = wait_launches(2)
+    assert got[1] == {"argv": [xterm, "-e", claude, "--resume", TERM_SESSION], "cwd": workdir}, got
+    close_notice(d)
+    # The keyboard: r resumes the open session.
+    key(d, "r")
+    assert notice(d)[0] == "ok"
+    got = wait_launches(3)
+    assert got[2] == got[1], got
+    close_notice(d)
+    # The list's context menu, on a row.
+    row = d.wait_all(f'[data-testid="session-row"][data-id="{TERM_SESSION}"]')[0]
+    d.js("const r = arguments[0].getBoundingClientRect();"
+         "arguments[0].dispatchEvent(new MouseEvent('contextmenu', {bubbles: true, cancelable: true, clientX: r.x + 20, clientY: r.y + 5}))",
+         {ELEMENT: row})
+    d.wait_all('[data-testid="session-menu"]')
+    d.shot("12-context-menu")
+    d.click(d.find_all('[data-testid="menu-open-terminal"]')[0])
+    assert notice(d)[0] == "ok"
+    got = wait_launches(4)
+    assert got[3] == got[0], got
+    close_notice(d)
+    # No agent on PATH: nothing is launched, and the command to copy is shown instead.
+    (BIN / "claude").unlink()
+    d.click(d.find_all('[data-testid="resume-terminal"]')[0])
+    kind, text, copy = notice(d)
+    assert kind == "error" and "claude was not found on PATH" in text, (kind, text)
+    assert copy and copy.startswith("cd -- ") and copy.endswith(f"&& claude --resume {TERM_SESSION}"), copy
+    d.shot("13-agent-not-found")
+    close_notice(d)
+    # A session whose directory is gone: refused, never opened somewhere else.
+    open_session(d, "9d22e384-6685-4b75-ac35-088162e4c4a9")
+    d.click(d.find_all('[data-testid="open-terminal"]')[0])
+    kind, text, _ = notice(d)
+    assert kind == "error" and "/home/bob/projects/demo no longer exists" in text, (kind, text)
+    close_notice(d)
+    time.sleep(0.5)
+    assert len(launches()) == 4, launches()
+    assert not (TMP / TERM_DIR_NAME / "pwned").exists()
+
+
+def xdotool(*args, timeout=30):
+    return subprocess.run(["xdotool", *args], env=dict(os.environ, DISPLAY=f":{DISPLAY}"), capture_output=True,
+                          text=True, timeout=timeout, check=True).stdout
+
+
+def save_dialog(title, path=None):
+    """Waits for the native (GTK) save dialog titled `title`; types `path` in it and saves, or
+    (no path) cancels it."""
+    window = xdotool("search", "--sync", "--onlyvisible", "--name", f"^{title}$").split()[0]
+    # (No window manager: --sync would wait for one to confirm the focus.)
+    xdotool("windowfocus", window)
+    time.sleep(0.5)  # the name field takes focus once the dialog is shown
+    if path is None:
+        xdotool("key", "Escape")
+        return
+    xdotool("key", "ctrl+a")
+    xdotool("type", "--delay", "10", str(path))
+    xdotool("key", "Return")
+
+
+def run_export(d, fmt, path=None, **opts):
+    d.click(d.find_all('[data-testid="export-toggle"]')[0])
+    d.click(d.wait_all(f'[data-testid="export-format-{fmt}"]')[0])
+    for name, value in opts.items():
+        box = d.find_all(f'[data-testid="export-{name}"]')[0]
+        if d.js("return arguments[0].checked", {ELEMENT: box}) != value:
+            d.click(box)
+    d.click(d.find_all('[data-testid="export-save"]')[0])
+    save_dialog(f"Export session as { {'markdown': 'Markdown', 'json': 'JSON', 'html': 'HTML'}[fmt]}", path)
+
+
+def export(d):
+    out = TMP / "exports"
+    out.mkdir()
+    close_notice(d)
+    # The window cannot open a dialog (or pick a path) itself: it has none of the plugin's commands.
+    refused = d.call("POST", d.s("/execute/async"), {"script": (
+        "const done = arguments[arguments.length - 1];"
+        "window.__TAURI_INTERNALS__.invoke('plugin:dialog|save', {options: {}}).then(() => done('opened'), (e) => done(String(e)))"),
+        "args": []})
+    assert "not allowed" in refused, refused
+    open_session(d, XSS_SESSION)
+    # Cancelled: nothing written, nothing said.
+    run_export(d, "markdown")
+    d.until("return !document.querySelector('[data-testid=\"export-save\"]')?.disabled", 10)
+    assert not list(out.iterdir()) and not d.find_all('[data-testid="notice"]'), "a cancelled export did something"
+    d.click(d.find_all('[data-testid="export-toggle"]')[0])  # close the menu
+    # HTML, through the dialog, into a folder with a space in its name.
+    target = out / "xss export.html"
+    run_export(d, "html", target, reasoning=True)
+    kind, text, _ = notice(d, 30)
+    assert kind == "ok" and text.endswith(f"bytes to {target}"), (kind, text)
+    html = target.read_text()
+    assert target.stat().st_mode & 0o777 == 0o600, oct(target.stat().st_mode)
+    assert html.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in html, html[:300]
+    assert "XSS probe" in html and "<script" not in html.lower() and "<iframe" not in html.lower(), html
+    d.shot("14-exported")
+    close_notice(d)
+    # Markdown too, chosen with the keyboard (e opens the menu).
+    key(d, "e")
+    d.wait_all('[data-testid="export-menu"]')
+    d.click(d.find_all('[data-testid="export-toggle"]')[0])
+    run_export(d, "markdown", out / "xss.md")
+    kind, text, _ = notice(d, 30)
+    assert kind == "ok" and (out / "xss.md").read_text().startswith("# "), (kind, text)
+    close_notice(d)
+    open_in_webkit(target)
+
+
+def open_in_webkit(page):
+    """Opens `page` in MiniBrowser (WebKitGTK, the engine of the app's window) under
+    WebKitWebDriver and checks that nothing in it ran or loaded."""
+    browser = Path("/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser")
+    assert browser.exists(), f"{browser} is missing (libwebkit2gtk-4.1-0)"
+    before = list(TRAP.requests)
+    port = free_port()
+    env = dict(os.environ, DISPLAY=f":{DISPLAY}", HOME=str(TMP / "home"))
+    wd = subprocess.Popen([shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver", f"--port={port}"], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    drv = Driver(port)
+    try:
+        wait_port(port)
+        caps = {"capabilities": {"alwaysMatch": {"webkitgtk:browserOptions": {
+            "binary": str(browser), "args": ["--automation"]}}}}
+        drv.sid = drv.call("POST", "/session", caps)["sessionId"]
+        drv.call("POST", drv.s("/url"), {"url": page.as_uri()})
+        drv.until("return document.readyState === 'complete'")
+        time.sleep(1.5)  # time for a script, an image or a style to do what it would
+        assert drv.call("GET", drv.s("/title")) != "XSS-RAN", "a script changed the title"
+        assert drv.js("return window.__xss === undefined"), "a payload ran"
+        assert "XSS probe" in drv.js("return document.body.textContent")
+        assert drv.js("return document.querySelectorAll('script, iframe, img[src^=\"http\"], link[rel=stylesheet], [onerror], [onload]').length") == 0
+        drv.shot("15-html-export-in-webkit")
+        assert TRAP.requests == before, f"the export loaded {TRAP.requests[len(before):]}"
+    finally:
+        drv.quit()
+        wd.terminate()
+        try:
+            wd.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            wd.kill()
+
+
+def set_field(d, testid, value):
+    """Sets an input, textarea or select of the Settings pane as typing would."""
+    el = d.find_all(f'[data-testid="settings"] [data-testid="{testid}"]')[0]
+    d.js("const e = arguments[0]; e.value = arguments[1];"
+         "e.dispatchEvent(new Event(e.tagName === 'SELECT' ? 'change' : 'input', {bubbles: true}))", {ELEMENT: el}, value)
+
+
+def save_settings(d):
+    d.click(d.find_all('[data-testid="settings-save"]')[0])
+    d.until("return document.querySelector('[data-testid=\"settings-saved\"]') || document.querySelector('[data-testid=\"settings-error\"]')", 10)
+    errors = d.find_all('[data-testid="settings-error"]')
+    return d.text(errors[0]) if errors else None
+
+
+def settings(d):
+    rows = lambda: {d.attr(r, "data-id") for r in d.find_all('[data-testid="session-row"]')}
+    count = lambda p: d.js(f"return Number(document.querySelector('[data-testid=\"agent-count\"][data-provider=\"{p}\"]').dataset.count)")
+    assert BIG_SESSION in rows() and count("opencode") == 7
+    d.click(d.find_all('[data-testid="open-settings"]')[0])
+    d.wait_all('[data-testid="settings"]')
+    problems = d.text(d.find_all('[data-testid="settings-problems"]')[0])
+    assert "line 4 · ui.group_by" in problems, problems
+    options = d.js("return [...document.querySelectorAll('[data-testid=\"settings-terminal\"] option')].map(o => o.textContent.trim())")
+    assert options[0] == "Automatic (xterm)" and "xterm" in options, options
+    assert d.text(d.find_all('[data-testid="api-key-state"]')[0]) == "not set"
+    # A refused value is named and nothing is written.
+    set_field(d, "settings-hidden", "relative/dir")
+    error = save_settings(d)
+    assert error and "ui.hidden_dirs" in error and "absolute" in error, error
+    assert CONFIG.read_text() == CONFIG_TEXT
+    # Dark theme, a hidden directory, OpenCode off, an API key: applied at once, no restart.
+    set_field(d, "settings-hidden", "/home/eve/big\n")
+    set_field(d, "settings-theme", "dark")
+    opencode = d.find_all('[data-testid="settings-provider"][data-provider="opencode"] [data-testid="provider-enabled"]')[0]
+    d.click(opencode)
+    d.click(d.find_all('[data-testid="api-key-replace"]')[0])
+    key = d.wait_all('[data-testid="settings-api-key"]')[0]
+    d.type(key, "sk-e2e-SECRET")
+    d.shot("16-settings")
+    assert save_settings(d) is None
+    text = CONFIG.read_text()
+    assert text.startswith("# my agent-sessions settings: this comment must survive the app's edits\n[ui]\n"
+                           "theme = \"dark\"   # the screenshots are light"), text
+    assert 'group_by = "sideways"' in text and 'hidden_dirs = ["/home/eve/big"]' in text, text
+    assert "[providers.opencode]\nenabled = false" in text and 'api_key = "sk-e2e-SECRET"' in text, text
+    assert CONFIG.stat().st_mode & 0o777 == 0o600, oct(CONFIG.stat().st_mode)
+    # The key is never shown again.
+    assert d.js("return document.body.innerHTML.includes('SECRET')") is False
+    assert d.text(d.find_all('[data-testid="api-key-state"]')[0]) == "set"
+    d.click(d.find_all('[data-testid="settings-close"]')[0])
+    assert d.js("return document.documentElement.dataset.theme") == "dark"
+    assert d.js("return getComputedStyle(document.body).backgroundColor") == "rgb(27, 29, 33)"
+    d.until(f"return !document.querySelector('[data-testid=\"session-row\"][data-id=\"{BIG_SESSION}\"]')", 10)
+    assert "dir:/home/eve/big" not in [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
+    d.until("return document.querySelector('[data-testid=\"agent-count\"][data-provider=\"opencode\"]').dataset.count === '0'", 20)
+    d.shot("17-settings-applied-dark")
+    # And back: light, nothing hidden, OpenCode read again, the key cleared.
+    d.click(d.find_all('[data-testid="open-settings"]')[0])
+    d.wait_all('[data-testid="settings"]')
+    set_field(d, "settings-hidden", "")
+    set_field(d, "settings-theme", "light")
+    d.click(d.find_all('[data-testid="settings-provider"][data-provider="opencode"] [data-testid="provider-enabled"]')[0])
+    d.click(d.find_all('[data-testid="api-key-clear"]')[0])
+    assert save_settings(d) is None
+    d.click(d.find_all('[data-testid="settings-close"]')[0])
+    text = CONFIG.read_text()
+    assert "SECRET" not in text and text.startswith("# my agent-sessions settings"), text
+    d.until(f"return !!document.querySelector('[data-testid=\"session-row\"][data-id=\"{BIG_SESSION}\"]')", 10)
+    d.until("return document.querySelector('[data-testid=\"agent-count\"][data-provider=\"opencode\"]').dataset.count === '7'", 30)
+    assert d.js("return document.documentElement.dataset.theme") == "light"
 
 
 def empty_state(d):

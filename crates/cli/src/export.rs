@@ -4,7 +4,9 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use agent_sessions_core::actions::export::{Exporter, Failure, Format, Options, ToolOutput};
+use agent_sessions_core::actions::export::{
+    refuse_agent_store, Exporter, Failure, Format, Options, ToolOutput,
+};
 use agent_sessions_core::{Error, Roots};
 use clap::CommandFactory;
 
@@ -96,44 +98,6 @@ fn to_stdout(exporter: &Exporter, format: Format) -> Result<(), Error> {
         Err(Failure::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.map_err(|f| f.into_error(Path::new("standard output"))),
     }
-}
-
-/// An export never goes into an agent's own store: `-o` there (even by mistake, even with
-/// `--force` over the session's own file) is refused before anything is written.
-fn refuse_agent_store(roots: &Roots, path: &Path) -> Result<(), Error> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let Ok(dir) = std::fs::canonicalize(dir) else {
-        return Ok(()); // A missing folder fails the write itself, with its own message.
-    };
-    let stores = [
-        ("Claude", &roots.claude),
-        ("Codex", &roots.codex),
-        ("OpenCode", &roots.opencode),
-    ];
-    for (agent, list) in stores {
-        for root in list {
-            let Ok(root) = std::fs::canonicalize(root) else {
-                continue;
-            };
-            if dir.starts_with(&root) {
-                return Err(Error::Write {
-                    path: path.to_path_buf(),
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::PermissionDenied,
-                        format!(
-                            "it is inside the {agent} store {}, and nothing is ever written \
-                             there; choose a file elsewhere",
-                            root.display()
-                        ),
-                    ),
-                });
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Passes UTF-8 text on with control and bidi characters shown as `\u{…}`. A character split

@@ -8,6 +8,7 @@
 //! - Errors cross as `{code, message}` ([`CmdError`]): a stable code to branch on, a sentence
 //!   to show.
 
+use agent_sessions_core::actions::terminal::TerminalError;
 use agent_sessions_core::{Error, ProviderKind};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
@@ -15,8 +16,11 @@ use tauri::{AppHandle, Manager};
 use crate::state::AppState;
 
 pub mod actions;
+pub mod export;
 pub mod search;
 pub mod sessions;
+pub mod settings;
+pub mod terminal;
 pub mod transcript;
 
 pub type CmdResult<T> = Result<T, CmdError>;
@@ -27,6 +31,9 @@ pub struct CmdError {
     /// One of `not_found`, `invalid_input`, `io`, `cache`, `internal`.
     pub code: &'static str,
     pub message: String,
+    /// A command the user can run instead (the resume command when its agent was not found).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy: Option<String>,
 }
 
 impl CmdError {
@@ -51,6 +58,7 @@ impl CmdError {
         CmdError {
             code,
             message: message.into(),
+            copy: None,
         }
     }
 }
@@ -60,12 +68,23 @@ impl From<Error> for CmdError {
     fn from(e: Error) -> Self {
         let code = match e.code() {
             "session_not_found" | "blob_not_found" | "root_missing" => "not_found",
-            "ambiguous_id" | "bad_query" | "resume_unavailable" => "invalid_input",
-            "io" => "io",
+            "terminal_not_installed" | "no_terminal" | "directory_missing" | "agent_not_found" => {
+                "not_found"
+            }
+            "ambiguous_id" | "bad_query" | "resume_unavailable" | "unknown_terminal"
+            | "file_exists" => "invalid_input",
+            "io" | "write" | "terminal_failed" => "io",
             "cache" => "cache",
             _ => "internal",
         };
-        CmdError::new(code, e.to_string())
+        let copy = match &e {
+            Error::Terminal(TerminalError::AgentNotFound { copy, .. }) => Some(copy.clone()),
+            _ => None,
+        };
+        CmdError {
+            copy,
+            ..CmdError::new(code, e.to_string())
+        }
     }
 }
 
@@ -113,8 +132,27 @@ mod tests {
         ];
         for (e, code) in cases {
             let message = e.to_string();
-            assert_eq!(CmdError::from(e), CmdError { code, message });
+            let copy = None;
+            assert_eq!(
+                CmdError::from(e),
+                CmdError {
+                    code,
+                    message,
+                    copy
+                }
+            );
         }
+        let missing = Error::Terminal(TerminalError::AgentNotFound {
+            program: "claude".into(),
+            copy: "cd -- /w && claude --resume x".into(),
+        });
+        let json = serde_json::to_value(CmdError::from(missing)).unwrap();
+        assert_eq!(json["code"], "not_found");
+        assert_eq!(json["copy"], "cd -- /w && claude --resume x");
+        assert!(json["message"]
+            .as_str()
+            .unwrap()
+            .contains("claude was not found"));
         let json = serde_json::to_value(CmdError::not_found("gone")).unwrap();
         assert_eq!(
             json,

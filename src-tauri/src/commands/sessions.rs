@@ -43,10 +43,13 @@ pub async fn status(app: AppHandle) -> CmdResult<Status> {
     let resources = app.path().resource_dir().ok();
     off_main(app, move |state| {
         let lib = state.library.lock()?;
+        // The settings file's problems first (file:line: key: what), then the library's.
+        let config = state.config.lock()?;
+        let problems = config.warnings().iter().map(|w| w.to_string());
         Ok(Status {
             demo: *state.demo.lock()?,
             demo_available: demo_dir(resources).is_some(),
-            warnings: lib.warnings().to_vec(),
+            warnings: problems.chain(lib.warnings().iter().cloned()).collect(),
             pending_text: lib.pending_text(),
         })
     })

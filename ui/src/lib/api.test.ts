@@ -14,4 +14,10 @@ describe("api", () => {
     expect(toApiError("boom").code).toBe("internal");
     expect(errorText({ code: "io", message: "cannot read /x" })).toBe("cannot read /x");
   });
+
+  it("keeps the command to copy that an agent-not-found error carries", () => {
+    const e = toApiError({ code: "not_found", message: "claude was not found on PATH", copy: "cd -- /w && claude --resume x" });
+    expect(e.copy).toBe("cd -- /w && claude --resume x");
+    expect(toApiError({ code: "io", message: "m", copy: 7 }).copy).toBeUndefined();
+  });
 });

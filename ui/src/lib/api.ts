@@ -4,16 +4,20 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
-  AppError, ErrorCode, Hit, Provider, ResumeView, ScanProgress, SessionList, SessionRef, Status, TranscriptPage,
+  AppError, ErrorCode, ExportFormat, Exported, ExportOptions, Hit, Opened, Provider, ResumeView, ScanProgress, SessionList,
+  SessionRef, SettingChange, SettingsView, Status, Terminals, TranscriptPage,
 } from "./types";
 
 /** A failed command, as the backend reports it: a stable code and a sentence to show. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
+  /** A command to run instead, when the backend offers one. */
+  readonly copy?: string;
   constructor(e: AppError) {
     super(e.message);
     this.name = "ApiError";
     this.code = e.code;
+    this.copy = e.copy;
   }
 }
 
@@ -22,7 +26,7 @@ export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   const o = e as Partial<AppError> | null;
   if (o && typeof o === "object" && typeof o.code === "string" && typeof o.message === "string") {
-    return new ApiError({ code: o.code, message: o.message });
+    return new ApiError({ code: o.code, message: o.message, copy: typeof o.copy === "string" ? o.copy : undefined });
   }
   return new ApiError({ code: "internal", message: String(e) });
 }
@@ -52,6 +56,17 @@ export const resumeCommand = (session: SessionRef) => call<ResumeView>("resume_c
 export const reveal = (session: SessionRef) => call<void>("reveal", { session: sessionRef(session) });
 /** Opens an http(s) URL in the system browser (the backend checks the URL again). */
 export const openLink = (url: string) => call<void>("open_link", { url });
+
+export const getSettings = () => call<SettingsView>("get_settings");
+/** Saves only these keys (the backend checks each; one refused value saves nothing). */
+export const saveSettings = (changes: SettingChange[]) => call<SettingsView>("save_settings", { changes });
+export const terminals = () => call<Terminals>("terminals");
+/** A shell in the session's directory, or (`resume`) its resume command there. */
+export const openTerminal = (session: SessionRef, resume: boolean) =>
+  call<Opened>("open_terminal", { session: sessionRef(session), resume });
+/** Asks where to save (a native dialog the backend opens) and writes there; null: cancelled. */
+export const exportSession = (session: SessionRef, format: ExportFormat, options: ExportOptions) =>
+  call<Exported | null>("export_session", { session: sessionRef(session), format, options });
 
 export const onSessionsChanged = (f: (refreshDone: boolean) => void): Promise<UnlistenFn> =>
   listen<{ done: boolean }>("sessions-changed", (e) => f(e.payload.done));

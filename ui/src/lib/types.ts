@@ -7,7 +7,8 @@ export interface SessionRef { provider: Provider; id: string }
 
 /** A failed command (src-tauri/src/commands/mod.rs `CmdError`). */
 export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal";
-export interface AppError { code: ErrorCode; message: string }
+/** `copy`: a command the user can run instead (a resume command whose agent was not found). */
+export interface AppError { code: ErrorCode; message: string; copy?: string }
 
 export interface Counts { user: number; assistant: number; tool_calls: number }
 export interface Tokens { input: number; output: number; cache_read: number; cache_write: number }
@@ -63,3 +64,36 @@ export interface Hit { session_id: string; provider: Provider; message_id: strin
 export interface ResumeView { posix: string; powershell: string; shell: string }
 export interface Status { demo: boolean; demo_available: boolean; warnings: string[]; pending_text: number }
 export interface ScanProgress { files_done: number; files_total: number; bytes_done: number }
+
+// Settings (src-tauri/src/commands/settings.rs; core config::Settings).
+export type Theme = "system" | "light" | "dark";
+export type GroupBy = "dir-agent" | "agent-dir" | "flat";
+export interface ProviderSettings { enabled: boolean; roots: string[] }
+export interface Settings {
+  claude: ProviderSettings; codex: ProviderSettings; opencode: ProviderSettings;
+  ui: { group_by: GroupBy; hidden_dirs: string[]; theme: Theme };
+  terminal: { app: string };
+  /** The API key itself never reaches the UI: only whether one is saved. */
+  translate: { base_url: string; api_key_set: boolean; model: string; language: string };
+  actions: { allow_delete: boolean; allow_permanent_delete: boolean };
+}
+export type Source = "flag" | "env" | "config" | "default";
+export interface ProviderRoots {
+  provider: Provider; enabled: boolean; enabled_from: Source; roots: string[]; roots_from: Source; env_var: string | null;
+}
+export interface ConfigProblem { path: string; line: number | null; key: string | null; message: string }
+export interface SettingsView {
+  path: string | null; exists: boolean; settings: Settings; problems: ConfigProblem[]; providers: ProviderRoots[];
+}
+/** One change to save: `value` null puts the key back to its default. */
+export interface SettingChange { key: string; value: unknown }
+
+// Terminals and export (commands/terminal.rs, export.rs).
+export interface InstalledTerminal { id: string; name: string; program: string; target: string | null }
+export interface Terminals {
+  installed: InstalledTerminal[]; automatic: string | null; configured: string | null; chosen: string | null; problem: string | null;
+}
+export interface Opened { terminal: string; cwd: string }
+export type ExportFormat = "markdown" | "json" | "html";
+export interface ExportOptions { reasoning: boolean; tool_output: "full" | "trim" | "none"; meta: boolean }
+export interface Exported { path: string; bytes: number }

@@ -1349,6 +1349,44 @@ fn html_shown(out: &mut dyn Write, shown: &Shown, class: &str) -> io::Result<()>
 // ---------------------------------------------------------------------------------------------
 // Files
 
+/// An export never goes into an agent's own store: a `path` whose folder is in one of `roots`
+/// (even by mistake, even over the session's own file) is refused before anything is written.
+pub fn refuse_agent_store(roots: &crate::Roots, path: &Path) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(dir) = std::fs::canonicalize(dir) else {
+        return Ok(()); // A missing folder fails the write itself, with its own message.
+    };
+    let stores = [
+        ("Claude", &roots.claude),
+        ("Codex", &roots.codex),
+        ("OpenCode", &roots.opencode),
+    ];
+    for (agent, list) in stores {
+        for root in list {
+            let Ok(root) = std::fs::canonicalize(root) else {
+                continue;
+            };
+            if dir.starts_with(&root) {
+                return Err(Error::Write {
+                    path: path.to_path_buf(),
+                    source: io::Error::new(
+                        io::ErrorKind::PermissionDenied,
+                        format!(
+                            "it is inside the {agent} store {}, and nothing is ever written \
+                             there; choose a file elsewhere",
+                            root.display()
+                        ),
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes a new file at `path` through `body`, all or nothing: into a temporary file beside it
 /// (0600 on Unix), synced, then moved into place. Without `overwrite`, an existing `path` (file,
 /// directory or link) is left as it was and the result is [`Error::FileExists`]. On any failure,

@@ -1,0 +1,150 @@
+//! Export a session: the save dialog is opened here, in Rust, and the document is written by
+//! core's `actions::export` to the file chosen in it. The webview sends only the session's
+//! (provider, id), the format and the options: no path ever comes from it, and the dialog's
+//! plugin commands are not granted to the window (capabilities/default.json).
+
+use std::path::PathBuf;
+
+use agent_sessions_core::actions::export::{refuse_agent_store, Exporter, Format, Options};
+use agent_sessions_core::SessionMeta;
+use serde::Serialize;
+use tauri::{AppHandle, Manager};
+use tauri_plugin_dialog::DialogExt;
+
+use super::{off_main, CmdError, CmdResult, SessionRef};
+use crate::state::resolved;
+
+#[derive(Serialize)]
+pub struct Exported {
+    path: PathBuf,
+    bytes: u64,
+}
+
+/// Asks where to save `session` as `format`, then writes it there. `None`: the dialog was
+/// cancelled and nothing was written.
+#[tauri::command]
+pub async fn export_session(
+    app: AppHandle,
+    session: SessionRef,
+    format: Format,
+    options: Options,
+) -> CmdResult<Option<Exported>> {
+    let handle = app.clone();
+    off_main(app, move |state| {
+        let meta = state.resolve(&session)?;
+        // Blocking is fine here: this runs on the blocking pool, not the window's thread.
+        let Some(path) = save_dialog(&handle, &meta, format)? else {
+            return Ok(None);
+        };
+        // Neither the store shown nor the configured ones (the demo store may be shown).
+        refuse_agent_store(&state.roots(), &path)?;
+        let config = state.config.lock()?.clone();
+        if let Ok(configured) = resolved(&config) {
+            refuse_agent_store(&configured.roots(), &path)?;
+        }
+        let lib = state.library.lock()?;
+        // The dialog has asked before replacing a file, so an existing one is replaced.
+        let bytes =
+            Exporter::from_store(lib.catalog(), &meta, options).save(format, &path, true)?;
+        Ok(Some(Exported { path, bytes }))
+    })
+    .await
+}
+
+/// The native save dialog over the main window, in the downloads folder (else home), with a
+/// file name made from the session's title.
+fn save_dialog(
+    app: &AppHandle,
+    session: &SessionMeta,
+    format: Format,
+) -> CmdResult<Option<PathBuf>> {
+    let (kind, ext) = match format {
+        Format::Markdown => ("Markdown", "md"),
+        Format::Json => ("JSON", "json"),
+        Format::Html => ("HTML", "html"),
+    };
+    let mut dialog = app
+        .dialog()
+        .file()
+        .set_title(format!("Export session as {kind}"))
+        .set_file_name(format!("{}.{ext}", file_stem(session)))
+        .add_filter(kind, &[ext]);
+    if let Some(dir) = app
+        .path()
+        .download_dir()
+        .ok()
+        .filter(|d| d.is_dir())
+        .or_else(|| app.path().home_dir().ok())
+    {
+        dialog = dialog.set_directory(dir);
+    }
+    if let Some(window) = app.get_webview_window("main") {
+        dialog = dialog.set_parent(&window);
+    }
+    match dialog.blocking_save_file() {
+        None => Ok(None),
+        Some(chosen) => chosen
+            .into_path()
+            .map(Some)
+            .map_err(|e| CmdError::invalid_input(format!("the dialog chose no file path: {e}"))),
+    }
+}
+
+/// Longest file name stem offered.
+const MAX_STEM: usize = 60;
+
+/// A file name from the title (a hostile one included): letters, digits, `-` and `_` only, so
+/// it names no folder and hides no extension; the id's start keeps two exports apart.
+fn file_stem(session: &SessionMeta) -> String {
+    let words = session
+        .title
+        .as_deref()
+        .unwrap_or("")
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    let title: String = words.chars().take(MAX_STEM).collect();
+    let id: String = session
+        .id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(8)
+        .collect();
+    match (title.is_empty(), id.is_empty()) {
+        (false, false) => format!("{title}-{id}"),
+        (false, true) => title,
+        (true, false) => format!("session-{id}"),
+        (true, true) => "session".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_sessions_core::ProviderKind;
+
+    fn named(title: Option<&str>, id: &str) -> String {
+        let mut s = SessionMeta::new(ProviderKind::Claude, id.into(), "/x".into());
+        s.title = title.map(String::from);
+        file_stem(&s)
+    }
+
+    #[test]
+    fn file_names_from_titles_name_no_folder() {
+        let id = "9d22e384-6685-4b75";
+        assert_eq!(
+            named(Some("Fix the login bug"), id),
+            "Fix-the-login-bug-9d22e384"
+        );
+        assert_eq!(named(Some("../../etc/passwd"), id), "etc-passwd-9d22e384");
+        assert_eq!(named(Some("a\\b/c\0d\n.html"), id), "a-b-c-d-html-9d22e384");
+        assert_eq!(named(Some("Ünïcode 日本語"), id), "Ünïcode-日本語-9d22e384");
+        assert_eq!(named(Some("  "), id), "session-9d22e384");
+        assert_eq!(named(None, "../.."), "session");
+        assert_eq!(
+            named(Some(&"x".repeat(500)), id).chars().count(),
+            MAX_STEM + 9
+        );
+    }
+}

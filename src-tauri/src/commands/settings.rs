@@ -1,0 +1,212 @@
+//! The Settings pane: `config.toml` as the app uses it, and saving the user's changes to it.
+//!
+//! Saving reads the file again, applies only the keys the pane changed (through core's
+//! `ConfigFile::set`/`unset`, which refuse a value that would not read back), and writes it
+//! with `ConfigFile::save` (atomic, 0600, comments and unknown keys kept). Any refused value
+//! means nothing is written. The API key only ever goes in: the view says whether one is set.
+
+use std::path::PathBuf;
+
+use agent_sessions_core::config::{ConfigError, ConfigFile, ConfigWarning, Settings};
+use agent_sessions_core::paths::ProviderRoots;
+use serde::{Deserialize, Serialize};
+use tauri::AppHandle;
+
+use super::{off_main, CmdError, CmdResult};
+use crate::state::{resolved, AppState};
+
+/// What the pane shows.
+#[derive(Serialize)]
+pub struct SettingsView {
+    /// Where the file is (None: no config directory on this system).
+    path: Option<PathBuf>,
+    exists: bool,
+    /// File values over defaults; the API key is never in it (`api_key_set` says if one is).
+    settings: Settings,
+    /// What is wrong in the file (file, line, key, message): those keys have their defaults.
+    problems: Vec<ConfigWarning>,
+    /// The roots in effect per provider and where they came from (an agent's variable wins
+    /// over the config's roots).
+    providers: Vec<ProviderRoots>,
+}
+
+impl SettingsView {
+    fn of(file: &ConfigFile) -> Self {
+        SettingsView {
+            path: file.path().map(PathBuf::from),
+            exists: file.exists(),
+            settings: file.settings(),
+            problems: file.warnings().to_vec(),
+            providers: resolved(file).map(|r| r.providers).unwrap_or_default(),
+        }
+    }
+}
+
+/// One change: `value` null puts the key back to its default (removes it from the file).
+#[derive(Debug, Deserialize)]
+pub struct Change {
+    key: String,
+    value: Option<serde_json::Value>,
+}
+
+impl From<ConfigError> for CmdError {
+    fn from(e: ConfigError) -> Self {
+        match e {
+            ConfigError::Write { .. } | ConfigError::NoPath => CmdError::new_io(e.to_string()),
+            _ => CmdError::invalid_input(e.to_string()),
+        }
+    }
+}
+
+#[tauri::command]
+pub async fn get_settings(app: AppHandle) -> CmdResult<SettingsView> {
+    off_main(app, |state| {
+        let file = state.config.lock()?;
+        Ok(SettingsView::of(&file))
+    })
+    .await
+}
+
+/// Applies `changes` to the file as it is on disk now, saves it, and makes the app use it.
+#[tauri::command]
+pub async fn save_settings(app: AppHandle, changes: Vec<Change>) -> CmdResult<SettingsView> {
+    off_main(app, move |state| save(state, &changes)).await
+}
+
+fn save(state: &AppState, changes: &[Change]) -> CmdResult<SettingsView> {
+    let path = state
+        .config
+        .lock()?
+        .path()
+        .map(PathBuf::from)
+        .ok_or(ConfigError::NoPath)?;
+    let mut file = edited(ConfigFile::load(&path), changes)?;
+    file.save()?;
+    let view = SettingsView::of(&file);
+    state.apply_config(file)?;
+    Ok(view)
+}
+
+/// `file` with `changes` applied, or the first change refused (naming its key).
+fn edited(mut file: ConfigFile, changes: &[Change]) -> Result<ConfigFile, ConfigError> {
+    for change in changes {
+        match &change.value {
+            Some(value) => file.set(&change.key, value)?,
+            None => file.unset(&change.key)?,
+        }
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn change(key: &str, value: serde_json::Value) -> Change {
+        Change {
+            key: key.into(),
+            value: (!value.is_null()).then_some(value),
+        }
+    }
+
+    const FILE: &str = "# my settings\n[ui]\ntheme = \"light\" # I like it light\n\n[translate]\napi_key = \"sk-old\"\nmystery = 1\n";
+
+    #[test]
+    fn changes_keep_comments_and_unknown_keys_and_the_key_stays_out_of_the_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, FILE).unwrap();
+        let changes = [
+            change("ui.theme", json!("dark")),
+            change("ui.hidden_dirs", json!(["/tmp/hidden"])),
+            change("terminal.app", json!("")),
+        ];
+        let mut file = edited(ConfigFile::load(&path), &changes).unwrap();
+        file.save().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# my settings\n[ui]\ntheme = \"dark\" # I like it light\n"));
+        assert!(text.contains("mystery = 1") && text.contains("hidden_dirs = [\"/tmp/hidden\"]"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let view = serde_json::to_string(&SettingsView::of(&ConfigFile::load(&path))).unwrap();
+        assert!(!view.contains("sk-old"), "{view}");
+        assert!(view.contains("\"api_key_set\":true"), "{view}");
+        // Clearing the key removes it; the rest stays.
+        let mut file = edited(
+            ConfigFile::load(&path),
+            &[change("translate.api_key", json!(null))],
+        )
+        .unwrap();
+        file.save().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            !text.contains("sk-old") && text.contains("mystery = 1"),
+            "{text}"
+        );
+        assert!(!ConfigFile::load(&path).settings().translate.api_key_set);
+    }
+
+    #[test]
+    fn a_refused_value_writes_nothing_and_says_which_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, FILE).unwrap();
+        for (key, value, says) in [
+            ("ui.theme", json!("purple"), "ui.theme"),
+            (
+                "providers.claude.roots",
+                json!(["relative/dir"]),
+                "absolute",
+            ),
+            (
+                "terminal.app",
+                json!("not-a-terminal"),
+                "not a known terminal",
+            ),
+            ("translate.base_url", json!("ftp://x"), "http"),
+            ("no.such.key", json!(true), "not a setting"),
+        ] {
+            // A valid change first: it must not be written either.
+            let changes = [change("ui.theme", json!("dark")), change(key, value)];
+            let err = CmdError::from(edited(ConfigFile::load(&path), &changes).err().unwrap());
+            assert_eq!(err.code, "invalid_input", "{key}");
+            assert!(err.message.contains(says), "{key}: {}", err.message);
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), FILE);
+        }
+    }
+
+    #[test]
+    fn a_broken_file_is_shown_with_its_problems_and_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let broken = "[ui]\ntheme = \"light\"\ngroup_by = \"sideways\"\n[providers\n";
+        std::fs::write(&path, broken).unwrap();
+        let view = SettingsView::of(&ConfigFile::load(&path));
+        assert_eq!(view.problems.len(), 1);
+        assert_eq!(view.problems[0].line, Some(4));
+        let err = edited(
+            ConfigFile::load(&path),
+            &[change("ui.theme", json!("dark"))],
+        )
+        .err()
+        .unwrap();
+        assert!(err
+            .to_string()
+            .contains("cannot be edited until it is fixed"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
+        // A wrong value alone is a problem with its line and key, and the rest still works.
+        std::fs::write(&path, "[ui]\ntheme = \"light\"\ngroup_by = \"sideways\"\n").unwrap();
+        let view = SettingsView::of(&ConfigFile::load(&path));
+        let p = &view.problems[0];
+        assert_eq!((p.line, p.key.as_deref()), (Some(3), Some("ui.group_by")));
+        assert_eq!(
+            view.settings.ui.theme,
+            agent_sessions_core::config::Theme::Light
+        );
+    }
+}

@@ -1,0 +1,31 @@
+// What can be done to a session from the list's context menu, the transcript header and the
+// keyboard, in one table, and how a result is told to the user (a notice). Pure, unit-tested.
+
+import { toApiError } from "./api";
+
+export type SessionAction = "resume-terminal" | "open-terminal" | "copy-resume" | "export" | "reveal";
+
+export interface MenuItem { action: SessionAction; label: string; key?: string }
+
+/** The context menu of a session row, in order; `key` is its keyboard shortcut. */
+export const SESSION_MENU: MenuItem[] = [
+  { action: "resume-terminal", label: "Resume in terminal", key: "r" },
+  { action: "open-terminal", label: "Open terminal here", key: "t" },
+  { action: "copy-resume", label: "Copy resume command" },
+  { action: "export", label: "Export…", key: "e" },
+  { action: "reveal", label: "Reveal source file" },
+];
+
+/** The session action a key press asks for: a plain key (no Ctrl, Alt or Meta). */
+export function actionForKey(e: Pick<KeyboardEvent, "key" | "ctrlKey" | "altKey" | "metaKey">): SessionAction | null {
+  if (e.ctrlKey || e.altKey || e.metaKey) return null;
+  return SESSION_MENU.find((m) => m.key === e.key)?.action ?? null;
+}
+
+/** A line at the bottom of the window: what happened, or what went wrong and what to run instead. */
+export interface Notice { kind: "ok" | "error"; text: string; copy?: string }
+
+export function errorNotice(e: unknown): Notice {
+  const err = toApiError(e);
+  return { kind: "error", text: err.message, copy: err.copy };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { changesOf, draftOf, isHidden, linesOf } from "./settings";
+import type { Settings } from "./types";
+
+const saved: Settings = {
+  claude: { enabled: true, roots: ["/home/u/.claude", "/home/u/.claude-work"] },
+  codex: { enabled: true, roots: [] },
+  opencode: { enabled: false, roots: [] },
+  ui: { group_by: "dir-agent", hidden_dirs: ["/tmp"], theme: "system" },
+  terminal: { app: "" },
+  translate: { base_url: "", api_key_set: true, model: "", language: "Vietnamese" },
+  actions: { allow_delete: false, allow_permanent_delete: false },
+};
+
+describe("settings", () => {
+  it("an untouched draft changes nothing", () => {
+    expect(changesOf(saved, draftOf(saved))).toEqual([]);
+  });
+
+  it("sends only the keys that changed, lists as lists", () => {
+    const d = draftOf(saved);
+    d.theme = "dark";
+    d.providers.opencode.enabled = true;
+    d.providers.claude.roots = "/home/u/.claude\n\n  /home/u/.claude-work  \n/srv/claude\n";
+    d.hidden_dirs = "";
+    d.terminal = "kitty";
+    expect(changesOf(saved, d)).toEqual([
+      { key: "providers.claude.roots", value: ["/home/u/.claude", "/home/u/.claude-work", "/srv/claude"] },
+      { key: "providers.opencode.enabled", value: true },
+      { key: "ui.hidden_dirs", value: [] },
+      { key: "ui.theme", value: "dark" },
+      { key: "terminal.app", value: "kitty" },
+    ]);
+  });
+
+  it("the API key is only ever sent when replaced, and cleared with null", () => {
+    const d = draftOf(saved);
+    expect(JSON.stringify(d)).not.toContain("sk-");
+    d.api_key = { mode: "replace", value: "" };
+    expect(changesOf(saved, d)).toEqual([]);
+    d.api_key = { mode: "replace", value: "sk-new" };
+    expect(changesOf(saved, d)).toEqual([{ key: "translate.api_key", value: "sk-new" }]);
+    d.api_key = { mode: "clear" };
+    expect(changesOf(saved, d)).toEqual([{ key: "translate.api_key", value: null }]);
+    expect(changesOf({ ...saved, translate: { ...saved.translate, api_key_set: false } }, d)).toEqual([]);
+  });
+
+  it("splits text boxes into trimmed non-empty lines", () => {
+    expect(linesOf(" /a \n\n/b\r\n")).toEqual(["/a", "/b"]);
+  });
+
+  it("hides a directory and everything inside it, nothing else", () => {
+    const hidden = ["/home/eve/big", "/srv/"];
+    expect(isHidden("/home/eve/big", hidden)).toBe(true);
+    expect(isHidden("/home/eve/big/", hidden)).toBe(true);
+    expect(isHidden("/home/eve/big/sub", hidden)).toBe(true);
+    expect(isHidden("/home/eve/bigger", hidden)).toBe(false);
+    expect(isHidden("/home/eve", hidden)).toBe(false);
+    expect(isHidden("/srv", hidden)).toBe(true);
+    expect(isHidden(null, hidden)).toBe(false);
+    expect(isHidden("C:\\work\\x", ["C:\\work"])).toBe(true);
+    expect(isHidden("/anything", ["/"])).toBe(true);
+    expect(isHidden("/x", [])).toBe(false);
+  });
+});

@@ -1,0 +1,90 @@
+// The Settings pane's model: a draft of the settings as the form edits them, the changes to
+// save (only what differs, so untouched keys stay as they are in the file), and the hidden
+// directories rule. Pure functions, unit-tested.
+
+import type { GroupBy, Provider, SettingChange, Settings, Theme } from "./types";
+
+export const PROVIDERS: Provider[] = ["claude", "codex", "opencode"];
+
+/** What the API key field does on save: nothing, a new key, or remove the saved one. */
+export type KeyAction = { mode: "keep" } | { mode: "replace"; value: string } | { mode: "clear" };
+
+export interface Draft {
+  providers: Record<Provider, { enabled: boolean; roots: string }>;
+  group_by: GroupBy;
+  /** One directory per line. */
+  hidden_dirs: string;
+  theme: Theme;
+  /** A terminal id; "" is Automatic. */
+  terminal: string;
+  base_url: string;
+  model: string;
+  language: string;
+  api_key: KeyAction;
+  allow_delete: boolean;
+  allow_permanent_delete: boolean;
+}
+
+const lines = (list: string[]) => list.join("\n");
+
+/** The non-empty lines of a text box, trimmed. */
+export function linesOf(text: string): string[] {
+  return text.split("\n").map((l) => l.trim()).filter(Boolean);
+}
+
+export function draftOf(s: Settings): Draft {
+  const provider = (p: Provider) => ({ enabled: s[p].enabled, roots: lines(s[p].roots) });
+  return {
+    providers: { claude: provider("claude"), codex: provider("codex"), opencode: provider("opencode") },
+    group_by: s.ui.group_by,
+    hidden_dirs: lines(s.ui.hidden_dirs),
+    theme: s.ui.theme,
+    terminal: s.terminal.app,
+    base_url: s.translate.base_url,
+    model: s.translate.model,
+    language: s.translate.language,
+    api_key: { mode: "keep" },
+    allow_delete: s.actions.allow_delete,
+    allow_permanent_delete: s.actions.allow_permanent_delete,
+  };
+}
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The keys whose value the draft changes, with their new values, in the file's order. */
+export function changesOf(saved: Settings, d: Draft): SettingChange[] {
+  const out: SettingChange[] = [];
+  const put = (key: string, before: unknown, after: unknown) => {
+    const same = Array.isArray(before) && Array.isArray(after) ? sameList(before, after) : before === after;
+    if (!same) out.push({ key, value: after });
+  };
+  for (const p of PROVIDERS) {
+    put(`providers.${p}.enabled`, saved[p].enabled, d.providers[p].enabled);
+    put(`providers.${p}.roots`, saved[p].roots, linesOf(d.providers[p].roots));
+  }
+  put("ui.group_by", saved.ui.group_by, d.group_by);
+  put("ui.hidden_dirs", saved.ui.hidden_dirs, linesOf(d.hidden_dirs));
+  put("ui.theme", saved.ui.theme, d.theme);
+  put("terminal.app", saved.terminal.app, d.terminal);
+  put("translate.base_url", saved.translate.base_url, d.base_url.trim());
+  if (d.api_key.mode === "replace" && d.api_key.value) out.push({ key: "translate.api_key", value: d.api_key.value });
+  if (d.api_key.mode === "clear" && saved.translate.api_key_set) out.push({ key: "translate.api_key", value: null });
+  put("translate.model", saved.translate.model, d.model.trim());
+  put("translate.language", saved.translate.language, d.language.trim());
+  put("actions.allow_delete", saved.actions.allow_delete, d.allow_delete);
+  put("actions.allow_permanent_delete", saved.actions.allow_permanent_delete, d.allow_permanent_delete);
+  return out;
+}
+
+const trimSeparators = (p: string) => p.trim().replace(/[/\\]+$/, "");
+
+/** Whether a session in `cwd` is hidden: its directory is one of `hidden` or inside one. */
+export function isHidden(cwd: string | null, hidden: string[]): boolean {
+  if (!cwd) return false;
+  const dir = trimSeparators(cwd);
+  return hidden.some((h) => {
+    const root = trimSeparators(h);
+    // "/" (empty once trimmed) holds every absolute directory.
+    return dir === root || dir.startsWith(root + "/") || dir.startsWith(root + "\\");
+  });
+}

@@ -36,6 +36,8 @@ fn main() {
             commands::terminal::terminals,
             commands::terminal::open_terminal,
             commands::export::export_session,
+            commands::trash::trash_plan,
+            commands::trash::trash_execute,
         ])
         .run(tauri::generate_context!())
         .expect("the app window could not start");

@@ -595,6 +595,7 @@ def run_main_suite(d):
     check("Open terminal and Resume in terminal launch the terminal with the exact argv and directory", lambda: terminals(d))
     check("export goes through the native save dialog; the HTML export runs nothing in WebKit", lambda: export(d))
     check("Settings saves (keeping the file's comments) and the app applies it without a restart", lambda: settings(d))
+    check("with allow_delete on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
 
 
 def notice(d, timeout=15):
@@ -861,6 +862,72 @@ def settings(d):
     d.until(f"return !!document.querySelector('[data-testid=\"session-row\"][data-id=\"{BIG_SESSION}\"]')", 10)
     d.until("return document.querySelector('[data-testid=\"agent-count\"][data-provider=\"opencode\"]').dataset.count === '7'", 30)
     assert d.js("return document.documentElement.dataset.theme") == "light"
+
+
+def context_menu(d, sid):
+    row = d.wait_all(f'[data-testid="session-row"][data-id="{sid}"]')[0]
+    d.js("const r = arguments[0].getBoundingClientRect();"
+         "arguments[0].dispatchEvent(new MouseEvent('contextmenu', {bubbles: true, cancelable: true, clientX: r.x + 20, clientY: r.y + 5}))",
+         {ELEMENT: row})
+    d.wait_all('[data-testid="session-menu"]')
+    return [d.attr(b, "data-testid") for b in d.find_all('[data-testid="session-menu"] button')]
+
+
+def allow_delete(d):
+    d.click(d.find_all('[data-testid="open-settings"]')[0])
+    d.wait_all('[data-testid="settings"]')
+    d.click(d.find_all('[data-testid="settings-allow-delete"]')[0])
+    assert save_settings(d) is None
+    d.click(d.find_all('[data-testid="settings-close"]')[0])
+
+
+def trash(d):
+    """Off, there is no way to trash; on (Settings), the header and the list offer it, the dialog
+    lists exactly the files, and confirming moves them to $XDG_DATA_HOME/Trash (freedesktop) and
+    drops the row at once; a session written just now is refused in the dialog."""
+    sid = "7938f0db-aeb3-409b-ab80-42085a5431da"
+    transcript = CLAUDE_ROOT / "projects/-home-bob-projects-demo" / f"{sid}.jsonl"
+    open_session(d, sid)
+    assert not d.find_all('[data-testid="trash-open"]')
+    assert "menu-trash" not in context_menu(d, sid)
+    key(d, "\ue00c")  # Escape closes the menu
+    allow_delete(d)
+    assert "allow_delete = true" in CONFIG.read_text()
+    assert "menu-trash" in context_menu(d, sid)
+    key(d, "\ue00c")  # Escape closes the menu
+    d.click(d.wait_all('[data-testid="trash-open"]')[0])
+    steps = [d.text(e) for e in d.wait_all('[data-testid="trash-step"]')]
+    assert steps == [f"To the trash {transcript} ({transcript.stat().st_size / 1024:.1f} KiB)"], steps
+    d.shot("20-trash-dialog")
+    d.click(d.find_all('[data-testid="trash-confirm"]')[0])
+    d.until("return !document.querySelector('[data-testid=\"trash-dialog\"]')", 20)
+    d.until(f"return !document.querySelector('[data-testid=\"session-row\"][data-id=\"{sid}\"]')", 5)
+    kind, text, _ = notice(d)
+    assert kind == "ok" and "Moved to the trash: 1 session" in text, text
+    close_notice(d)
+    trash_dir = TMP / "data/Trash"
+    assert not transcript.exists()
+    assert (trash_dir / "files" / f"{sid}.jsonl").is_file()
+    info = (trash_dir / "info" / f"{sid}.jsonl.trashinfo").read_text()
+    assert f"Path={transcript}" in info, info
+    # The worker's rescan does not bring it back.
+    time.sleep(3)
+    assert not d.find_all(f'[data-testid="session-row"][data-id="{sid}"]')
+    # Written just now: refused in the dialog, nothing to confirm (opened from the list's menu).
+    recent = "00000000-0000-4000-8000-0000000000d1"
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    line = {"type": "user", "uuid": "r1", "sessionId": recent, "cwd": "/home/bob/projects/demo", "timestamp": now,
+            "message": {"role": "user", "content": "RECENT written a moment ago"}}
+    (CLAUDE_ROOT / "projects/-home-bob-projects-demo" / f"{recent}.jsonl").write_text(json.dumps(line) + "\n")
+    d.wait_all(f'[data-testid="session-row"][data-id="{recent}"]', timeout=30)
+    context_menu(d, recent)
+    d.click(d.find_all('[data-testid="menu-trash"]')[0])
+    error = d.text(d.wait_all('[data-testid="trash-error"]')[0])
+    assert "10 minutes" in error, error
+    assert d.js("return document.querySelector('[data-testid=\"trash-confirm\"]').disabled") is True
+    d.shot("21-trash-refused")
+    d.click(d.find_all('[data-testid="trash-cancel"]')[0])
+    assert (CLAUDE_ROOT / "projects/-home-bob-projects-demo" / f"{recent}.jsonl").exists()
 
 
 def empty_state(d):

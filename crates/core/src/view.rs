@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::actions::resume::ResumeCommand;
+use crate::actions::translate::Translation;
 use crate::model::{Message, Part, SessionMeta, Transcript};
 use crate::render;
 
@@ -64,6 +65,22 @@ pub fn page(transcript: &Transcript, offset: usize, limit: usize) -> TranscriptP
 /// The index of the message with `id`, to open a transcript at a search hit.
 pub fn position(transcript: &Transcript, id: &str) -> Option<usize> {
     transcript.messages.iter().position(|m| m.id == id)
+}
+
+/// A translated message with its text rendered like a message's (sanitized HTML): the
+/// endpoint's answer is as untrusted as the transcript.
+#[derive(Debug, Clone, Serialize)]
+pub struct TranslationView {
+    #[serde(flatten)]
+    pub translation: Translation,
+    pub html: String,
+}
+
+impl From<Translation> for TranslationView {
+    fn from(translation: Translation) -> Self {
+        let html = render::markdown(&translation.text);
+        TranslationView { translation, html }
+    }
 }
 
 /// A resume command in the forms the UI offers.

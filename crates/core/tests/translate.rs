@@ -328,6 +328,32 @@ fn the_language_is_the_configured_one_and_no_key_means_no_header() {
 }
 
 #[test]
+fn the_answer_is_rendered_like_a_message_and_kept_inert() {
+    let hostile = "**Xin chào** <script>window.x=1</script> <img src=x onerror=alert(1)> [a](javascript:alert(1))";
+    let server = Server::start(Answer::Reply(200, completion(hostile)));
+    let settings = settings(&server.base_url, KEY);
+    let done = Endpoint::of(&settings)
+        .unwrap()
+        .translate("m1", "Hello", &quick())
+        .unwrap();
+    assert_eq!(done.text, hostile);
+    let view = agent_sessions_core::view::TranslationView::from(done);
+    assert!(
+        view.html.contains("<strong>Xin chào</strong>"),
+        "{}",
+        view.html
+    );
+    // Raw HTML is shown as text (escaped), the script link loses its target.
+    for bad in ["<script", "<img", "href=\"javascript:"] {
+        assert!(!view.html.contains(bad), "{bad} in {}", view.html);
+    }
+    let json = serde_json::to_value(&view).unwrap();
+    assert_eq!(json["text"], hostile);
+    assert_eq!(json["message_id"], "m1");
+    server.request();
+}
+
+#[test]
 fn nothing_is_sent_before_it_is_set_up() {
     let (catalog, session, transcript) = fixture();
     let id = &chosen(&transcript).id;

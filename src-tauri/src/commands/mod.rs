@@ -22,6 +22,7 @@ pub mod sessions;
 pub mod settings;
 pub mod terminal;
 pub mod transcript;
+pub mod trash;
 
 pub type CmdResult<T> = Result<T, CmdError>;
 

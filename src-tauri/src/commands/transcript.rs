@@ -10,7 +10,7 @@ use crate::state::AppState;
 
 /// Runs `f` on the session's transcript, loading it again only when the session or its
 /// source file changed since the last load.
-fn with_transcript<T>(
+pub(super) fn with_transcript<T>(
     state: &AppState,
     session: &SessionRef,
     f: impl FnOnce(&Transcript) -> T,

@@ -3,7 +3,7 @@
 
 import { toApiError } from "./api";
 
-export type SessionAction = "resume-terminal" | "open-terminal" | "copy-resume" | "export" | "reveal";
+export type SessionAction = "resume-terminal" | "open-terminal" | "copy-resume" | "export" | "reveal" | "trash";
 
 export interface MenuItem { action: SessionAction; label: string; key?: string }
 

@@ -5,7 +5,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
   AppError, ErrorCode, ExportFormat, Exported, ExportOptions, Hit, Opened, Provider, ResumeView, ScanProgress, SessionList,
-  SessionRef, SettingChange, SettingsView, Status, Terminals, TranscriptPage,
+  SessionRef, SettingChange, SettingsView, Status, Terminals, TranscriptPage, TrashDone, TrashPlan,
 } from "./types";
 
 /** A failed command, as the backend reports it: a stable code and a sentence to show. */
@@ -67,6 +67,13 @@ export const openTerminal = (session: SessionRef, resume: boolean) =>
 /** Asks where to save (a native dialog the backend opens) and writes there; null: cancelled. */
 export const exportSession = (session: SessionRef, format: ExportFormat, options: ExportOptions) =>
   call<Exported | null>("export_session", { session: sessionRef(session), format, options });
+
+/** What trashing (`permanent`: deleting) a session would remove; `subagents` null: undecided. */
+export const trashPlan = (session: SessionRef, permanent: boolean, subagents: boolean | null) =>
+  call<TrashPlan>("trash_plan", { session: sessionRef(session), permanent, subagents });
+/** Runs the plan last shown for this same request (the backend refuses anything else). */
+export const trashExecute = (session: SessionRef, permanent: boolean, subagents: boolean | null) =>
+  call<TrashDone>("trash_execute", { session: sessionRef(session), permanent, subagents });
 
 export const onSessionsChanged = (f: (refreshDone: boolean) => void): Promise<UnlistenFn> =>
   listen<{ done: boolean }>("sessions-changed", (e) => f(e.payload.done));

@@ -6,7 +6,11 @@ export type Provider = "claude" | "codex" | "opencode";
 export interface SessionRef { provider: Provider; id: string }
 
 /** A failed command (src-tauri/src/commands/mod.rs `CmdError`). */
-export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal";
+export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal" | TrashErrorCode;
+/** Trash keeps core's own codes (docs/trash.md). */
+export type TrashErrorCode =
+  | "delete_disabled" | "permanent_delete_disabled" | "session_live" | "session_recent" | "unsupported"
+  | "subagents_undecided" | "subagents_go_along" | "agent_missing" | "stale_plan" | "trash_failed";
 /** `copy`: a command the user can run instead (a resume command whose agent was not found). */
 export interface AppError { code: ErrorCode; message: string; copy?: string }
 
@@ -97,3 +101,17 @@ export interface Opened { terminal: string; cwd: string }
 export type ExportFormat = "markdown" | "json" | "html";
 export interface ExportOptions { reasoning: boolean; tool_output: "full" | "trim" | "none"; meta: boolean }
 export interface Exported { path: string; bytes: number }
+
+// Trash and delete (commands/trash.rs; core actions::trash).
+export interface TrashTarget { provider: Provider; id: string; title: string | null; source_path: string; updated_at: string | null }
+export interface TrashItem { path: string; dir: boolean; bytes: number; files: number }
+export type TrashStep =
+  | { kind: "os_trash"; items: TrashItem[] }
+  | { kind: "agent"; argv: string[]; env: [string, string][]; effect: string; removes: string[] }
+  | { kind: "archive"; moves: { id: string; from: string; to: string }[]; db: string | null }
+  | { kind: "delete_rows"; db: string; ids: string[]; rows: [string, number][] };
+export interface TrashPlan {
+  mode: "trash" | "permanent"; session: TrashTarget; subagents: TrashTarget[]; include_subagents: boolean | null;
+  steps: TrashStep[]; notes: string[];
+}
+export interface TrashDone { mode: "trash" | "permanent"; removed: TrashTarget[]; output: string[] }

@@ -27,6 +27,7 @@ fn main() {
             commands::sessions::open_demo,
             commands::transcript::load_transcript,
             commands::transcript::find_message,
+            commands::translate::translate_message,
             commands::search::search,
             commands::actions::resume_command,
             commands::actions::reveal,

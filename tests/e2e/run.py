@@ -595,6 +595,7 @@ def run_main_suite(d):
     check("Open terminal and Resume in terminal launch the terminal with the exact argv and directory", lambda: terminals(d))
     check("export goes through the native save dialog; the HTML export runs nothing in WebKit", lambda: export(d))
     check("Settings saves (keeping the file's comments) and the app applies it without a restart", lambda: settings(d))
+    check("Translate sends one message's text to the configured endpoint and shows the answer under it", lambda: translation(d))
     check("with allow_delete on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
 
 
@@ -928,6 +929,96 @@ def trash(d):
     d.shot("21-trash-refused")
     d.click(d.find_all('[data-testid="trash-cancel"]')[0])
     assert (CLAUDE_ROOT / "projects/-home-bob-projects-demo" / f"{recent}.jsonl").exists()
+
+
+class FakeTranslator:
+    """An OpenAI-compatible /chat/completions on 127.0.0.1 that records what it is sent and
+    answers with `reply` (or HTTP `status`, echoing the key it got, as a careless server might)."""
+
+    def __init__(self):
+        self.requests = []
+        self.reply = "Xin chào: đây là bản dịch."
+        self.status = 200
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                fake.requests.append({"path": self.path, "authorization": self.headers.get("Authorization"),
+                                      "body": json.loads(body)})
+                if fake.status == 200:
+                    answer = {"model": "e2e-model-1", "choices": [{"message": {"role": "assistant", "content": fake.reply},
+                                                                   "finish_reason": "stop"}]}
+                else:
+                    answer = {"error": {"message": f"Incorrect API key provided: {self.headers.get('Authorization')}"}}
+                data = json.dumps(answer).encode()
+                self.send_response(fake.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def translation(d):
+    """Translate on one message: not set up, it says so and sends nothing; set up in config.toml
+    (read again by the app for each translation), exactly that message's text goes to the local
+    endpoint and the answer shows under the original; a refused key never reaches the window."""
+    server = FakeTranslator()
+    try:
+        open_session(d, TERM_SESSION)
+        user = '[data-testid="message"][data-id="t1"]'
+        d.click(d.wait_all(f'{user} [data-testid="translate"]')[0])
+        d.wait_all(f'{user} [data-testid="translation-error"]')
+        error = d.find_all(f'{user} [data-testid="translation-error"]')[0]
+        assert d.attr(error, "data-code") == "translate_not_configured", d.text(error)
+        assert "not set up" in d.text(error) and "Settings" in d.text(error), d.text(error)
+        assert server.requests == [], server.requests
+        d.click(d.find_all(f'{user} [data-testid="translation-close"]')[0])
+        # Set up in the file, as an editor would: no restart.
+        key = "sk-e2e-translate-SECRET"
+        lines = f'base_url = "{server.base}"\napi_key = "{key}"\nmodel = "e2e-model"\n'
+        text = CONFIG.read_text()
+        text = text.replace("[translate]\n", "[translate]\n" + lines, 1) if "[translate]\n" in text else text + "\n[translate]\n" + lines
+        CONFIG.write_text(text)
+        d.click(d.find_all(f'{user} [data-testid="translate"]')[0])
+        shown = d.wait_all(f'{user} [data-testid="translation-text"]', timeout=30)[0]
+        assert d.text(shown) == server.reply, d.text(shown)
+        # Under the original: after the message's own text, inside the same message.
+        assert d.js("const m = document.querySelector(arguments[0]); const md = m.querySelector('[data-testid=\"markdown\"]');"
+                    "const t = m.querySelector('[data-testid=\"translation\"]');"
+                    "return !!(md.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING)", user)
+        assert len(server.requests) == 1, server.requests
+        got = server.requests[0]
+        assert got["path"] == "/v1/chat/completions" and got["authorization"] == f"Bearer {key}", got
+        assert got["body"]["model"] == "e2e-model", got
+        messages = got["body"]["messages"]
+        assert [m["role"] for m in messages] == ["system", "user"] and "into Vietnamese" in messages[0]["content"], messages
+        assert messages[1]["content"] == "TERM probe: open me in a terminal", messages
+        assert "Ready." not in json.dumps(got["body"]) and TERM_SESSION not in json.dumps(got["body"]), got
+        d.shot("18-translation")
+        # The endpoint refuses the key (and echoes it): a clear error, the key nowhere in the window.
+        server.status = 401
+        answer = '[data-testid="message"][data-role="assistant"]'
+        d.click(d.find_all(f'{answer} [data-testid="translate"]')[0])
+        error = d.wait_all(f'{answer} [data-testid="translation-error"]', timeout=30)[0]
+        assert d.attr(error, "data-code") == "translate_unauthorized", d.text(error)
+        assert "refused the API key (HTTP 401)" in d.text(error), d.text(error)
+        assert server.requests[1]["body"]["messages"][1]["content"] == "Ready.", server.requests[1]
+        assert d.js("return document.body.innerHTML.includes('SECRET')") is False
+        d.shot("19-translation-refused")
+    finally:
+        server.stop()
 
 
 def empty_state(d):

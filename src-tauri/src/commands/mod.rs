@@ -23,13 +23,15 @@ pub mod settings;
 pub mod terminal;
 pub mod transcript;
 pub mod trash;
+pub mod translate;
 
 pub type CmdResult<T> = Result<T, CmdError>;
 
 /// An error as the UI receives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CmdError {
-    /// One of `not_found`, `invalid_input`, `io`, `cache`, `internal`.
+    /// One of `not_found`, `invalid_input`, `io`, `cache`, `internal`; translation keeps core's
+    /// own codes (`translate_not_configured`, … and `message_not_found`: `translate.rs`).
     pub code: &'static str,
     pub message: String,
     /// A command the user can run instead (the resume command when its agent was not found).

@@ -5,7 +5,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
   AppError, ErrorCode, ExportFormat, Exported, ExportOptions, Hit, Opened, Provider, ResumeView, ScanProgress, SessionList,
-  SessionRef, SettingChange, SettingsView, Status, Terminals, TranscriptPage, TrashDone, TrashPlan,
+  SessionRef, SettingChange, SettingsView, Status, Terminals, TranscriptPage, Translation, TrashDone, TrashPlan,
 } from "./types";
 
 /** A failed command, as the backend reports it: a stable code and a sentence to show. */
@@ -54,6 +54,9 @@ export const search = (query: string, providers: Provider[] = [], limit = 50) =>
   call<Hit[]>("search", { query, providers, limit });
 export const resumeCommand = (session: SessionRef) => call<ResumeView>("resume_command", { session: sessionRef(session) });
 export const reveal = (session: SessionRef) => call<void>("reveal", { session: sessionRef(session) });
+/** One message's text translated by the configured endpoint (the request is made by the backend). */
+export const translateMessage = (session: SessionRef, messageId: string) =>
+  call<Translation>("translate_message", { session: sessionRef(session), messageId });
 /** Opens an http(s) URL in the system browser (the backend checks the URL again). */
 export const openLink = (url: string) => call<void>("open_link", { url });
 

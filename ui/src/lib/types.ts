@@ -6,11 +6,16 @@ export type Provider = "claude" | "codex" | "opencode";
 export interface SessionRef { provider: Provider; id: string }
 
 /** A failed command (src-tauri/src/commands/mod.rs `CmdError`). */
-export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal" | TrashErrorCode;
+export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal" | TranslateErrorCode | TrashErrorCode;
 /** Trash keeps core's own codes (docs/trash.md). */
 export type TrashErrorCode =
   | "delete_disabled" | "permanent_delete_disabled" | "session_live" | "session_recent" | "unsupported"
   | "subagents_undecided" | "subagents_go_along" | "agent_missing" | "stale_plan" | "trash_failed";
+/** Translation keeps core's own codes (docs/translation.md). */
+export type TranslateErrorCode =
+  | "translate_not_configured" | "translate_bad_url" | "translate_bad_key" | "message_not_found" | "translate_no_text"
+  | "translate_too_long" | "translate_unreachable" | "translate_timeout" | "translate_unauthorized" | "translate_http"
+  | "translate_bad_reply";
 /** `copy`: a command the user can run instead (a resume command whose agent was not found). */
 export interface AppError { code: ErrorCode; message: string; copy?: string }
 
@@ -66,6 +71,9 @@ export interface MessageView {
 export interface TranscriptPage { session: SessionMeta; messages: MessageView[]; offset: number; total: number }
 export interface Hit { session_id: string; provider: Provider; message_id: string; title: string | null; snippet: string; score: number }
 export interface ResumeView { posix: string; powershell: string; shell: string }
+/** A translated message (core actions/translate `Translation` + view `TranslationView`): `html` is
+ * the text rendered and sanitized by core, like a message's. */
+export interface Translation { message_id: string; language: string; model: string; text: string; truncated: boolean; html: string }
 export interface Status { demo: boolean; demo_available: boolean; warnings: string[]; pending_text: number }
 export interface ScanProgress { files_done: number; files_total: number; bytes_done: number }
 

@@ -1,0 +1,127 @@
+//! Trash and permanent deletion (`agent_sessions_core::actions::trash`, docs/trash.md): the
+//! plan the dialog shows, then exactly that plan run. The shell keeps the plan it showed; the
+//! run plans again and refuses when anything differs (the store changed meanwhile), so what
+//! the user confirmed is what happens. The opt-ins are read from `config.toml` as it is now.
+//! Errors keep core's own codes (`delete_disabled`, `session_live`, … `trash_failed`).
+
+use std::sync::Mutex;
+
+use agent_sessions_core::actions::trash::{self, Done, Mode, Plan, Request, Tools};
+use agent_sessions_core::config::{ActionSettings, ConfigFile};
+use agent_sessions_core::paths::process_env;
+use agent_sessions_core::{Error, ScanProgress};
+use tauri::AppHandle;
+
+use super::{off_main, CmdError, CmdResult, SessionRef};
+use crate::state::AppState;
+
+/// The plan last shown, which is the only one that can run.
+static SHOWN: Mutex<Option<Plan>> = Mutex::new(None);
+
+fn actions() -> ActionSettings {
+    ConfigFile::load_default(&process_env).settings().actions
+}
+
+fn request(permanent: bool, subagents: Option<bool>) -> Request {
+    Request {
+        mode: if permanent {
+            Mode::Permanent
+        } else {
+            Mode::Trash
+        },
+        subagents,
+    }
+}
+
+/// Core's trash codes cross as they are; other errors as every command reports them.
+fn cmd_error(e: Error) -> CmdError {
+    match &e {
+        Error::Trash(t) => {
+            let code = t.code();
+            CmdError {
+                code,
+                ..CmdError::from(e)
+            }
+        }
+        _ => CmdError::from(e),
+    }
+}
+
+/// The plan for `session` in the state the stores are now.
+fn plan_now(state: &AppState, session: &SessionRef, request: Request) -> CmdResult<Plan> {
+    let meta = state.resolve(session)?;
+    let lib = state.library.lock()?;
+    let listed = lib.listed(&ScanProgress::default())?;
+    trash::plan(
+        lib.catalog(),
+        &listed.sessions,
+        &meta,
+        request,
+        &actions(),
+        &Tools::from_path(),
+    )
+    .map_err(cmd_error)
+}
+
+/// What trashing (or, `permanent`, deleting) `session` would do; `subagents` says whether its
+/// subagent sessions go too (null: not decided, and the plan lists them).
+#[tauri::command]
+pub async fn trash_plan(
+    app: AppHandle,
+    session: SessionRef,
+    permanent: bool,
+    subagents: Option<bool>,
+) -> CmdResult<Plan> {
+    off_main(app, move |state| {
+        *SHOWN.lock()? = None;
+        let plan = plan_now(state, &session, request(permanent, subagents))?;
+        *SHOWN.lock()? = Some(plan.clone());
+        Ok(plan)
+    })
+    .await
+}
+
+/// Runs the plan last shown for this request, if the stores still give the same plan; then the
+/// cache and the app's listing drop the sessions, and the worker rescans.
+#[tauri::command]
+pub async fn trash_execute(
+    app: AppHandle,
+    session: SessionRef,
+    permanent: bool,
+    subagents: Option<bool>,
+) -> CmdResult<Done> {
+    off_main(app, move |state| {
+        let request = request(permanent, subagents);
+        let shown = SHOWN.lock()?.take().filter(|p| {
+            p.session.provider == session.provider
+                && p.session.id == session.id
+                && p.mode == request.mode
+        });
+        let shown = shown.ok_or_else(|| {
+            CmdError::invalid_input("nothing was done: show what will be removed first")
+        })?;
+        let now = plan_now(state, &session, request)?;
+        if now != shown {
+            return Err(cmd_error(
+                trash::TrashError::Stale("what it would remove is not what was shown".into())
+                    .into(),
+            ));
+        }
+        let mut lib = state.library.lock()?;
+        let listed = lib.listed(&ScanProgress::default())?;
+        let done = trash::execute(lib.catalog(), &listed.sessions, &now, &actions())
+            .map_err(cmd_error)?;
+        // Gone from the list at once, whatever the next refresh takes.
+        let _ = lib.forget(&now.keys());
+        let mut known = state.sessions.lock()?;
+        for t in now.targets() {
+            known.remove(&(t.provider, t.id.clone()));
+        }
+        drop(known);
+        if let Some(wake) = state.wake.lock().ok().and_then(|w| w.clone()) {
+            let _ = wake.send(());
+        }
+        Ok(done)
+    })
+    .await
+}

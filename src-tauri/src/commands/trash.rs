@@ -109,8 +109,8 @@ pub async fn trash_execute(
         }
         let mut lib = state.library.lock()?;
         let listed = lib.listed(&ScanProgress::default())?;
-        let done = trash::execute(lib.catalog(), &listed.sessions, &now, &actions())
-            .map_err(cmd_error)?;
+        let done =
+            trash::execute(lib.catalog(), &listed.sessions, &now, &actions()).map_err(cmd_error)?;
         // Gone from the list at once, whatever the next refresh takes.
         let _ = lib.forget(&now.keys());
         let mut known = state.sessions.lock()?;

@@ -22,8 +22,8 @@ pub mod sessions;
 pub mod settings;
 pub mod terminal;
 pub mod transcript;
-pub mod trash;
 pub mod translate;
+pub mod trash;
 
 pub type CmdResult<T> = Result<T, CmdError>;
 

@@ -4,5 +4,5 @@ pub mod export;
 pub mod resume;
 pub mod reveal;
 pub mod terminal;
-pub mod trash;
 pub mod translate;
+pub mod trash;

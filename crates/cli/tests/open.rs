@@ -388,10 +388,43 @@ fn an_agent_not_on_path_gets_the_command_to_copy() {
     );
     assert_eq!(
         message,
-        format!("claude was not found on PATH, so no terminal was opened; run the command yourself: {copy}")
+        format!("claude was not found on PATH nor where its installers, desktop apps and editor extensions put it, so no terminal was opened; run the command yourself: {copy}")
     );
     // Without --resume the agent is not needed.
     let (out, _) = m.run(&["open", ID, "--json"]);
     assert!(out.status.success());
     assert_eq!(wait_for_record(&m.record("xterm")), [m.real_dir()]);
+}
+
+/// An app started from a desktop launcher has a short PATH: the agent's own installer's place
+/// (`~/.local/bin` for Claude Code) is looked at too, and the terminal runs it by that path.
+#[test]
+fn an_agent_off_path_is_found_where_its_installer_puts_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let m = Machine::new();
+    m.terminal("xterm");
+    let home = m.tmp.path().join("home");
+    let claude = home.join(".local/bin/claude");
+    std::fs::create_dir_all(claude.parent().unwrap()).unwrap();
+    std::fs::write(&claude, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = m
+        .cli(&["open", ID, "--resume", "--dry-run", "--json"])
+        .env("HOME", &home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let argv: Vec<&str> = v["data"]["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(argv.contains(&claude.to_str().unwrap()), "{argv:?}");
+    assert!(argv.ends_with(&["--resume", ID]), "{argv:?}");
 }

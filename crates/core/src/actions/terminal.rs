@@ -399,6 +399,12 @@ pub struct Host {
     pub desktop: Option<String>,
     /// `$TERM_PROGRAM` (macOS terminals set it: `Apple_Terminal`, `iTerm.app`, …).
     pub term_program: Option<String>,
+    /// The user's home (`$HOME`; `%USERPROFILE%` on Windows), where per-user installs of the
+    /// agents are looked for ([`super::locate`]).
+    pub home: Option<PathBuf>,
+    /// `%APPDATA%` and `%LOCALAPPDATA%` (Windows).
+    pub app_data: Option<PathBuf>,
+    pub local_app_data: Option<PathBuf>,
 }
 
 impl Host {
@@ -428,6 +434,7 @@ impl Host {
             apps.push(Path::new(&home).join("Applications"));
         }
         let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let dir = |name: &str| set(name).map(PathBuf::from).filter(|p| p.is_absolute());
         Host {
             os,
             path,
@@ -435,6 +442,13 @@ impl Host {
             terminal: set("TERMINAL"),
             desktop: set("XDG_CURRENT_DESKTOP"),
             term_program: set("TERM_PROGRAM"),
+            home: dir(if os == Os::Windows {
+                "USERPROFILE"
+            } else {
+                "HOME"
+            }),
+            app_data: dir("APPDATA"),
+            local_app_data: dir("LOCALAPPDATA"),
         }
     }
 
@@ -449,7 +463,7 @@ impl Host {
 }
 
 #[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
+pub(super) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata()
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -458,7 +472,7 @@ fn is_executable(path: &Path) -> bool {
 /// Windows' app execution aliases (`WindowsApps\wt.exe`) are reparse points that `metadata`
 /// cannot follow: that they exist is enough.
 #[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
+pub(super) fn is_executable(path: &Path) -> bool {
     path.symlink_metadata().is_ok_and(|m| !m.is_dir())
 }
 
@@ -733,13 +747,8 @@ fn in_dir(
         Some(PathBuf::from(program))
     } else if program.contains(['/', '\\']) {
         None // A relative path would depend on where the terminal starts: not guessed.
-    } else if host.os == Os::Windows && Path::new(program).extension().is_none() {
-        // What PowerShell would run for a bare name (the usual PATHEXT).
-        [".exe", ".cmd", ".bat", ".com"]
-            .iter()
-            .find_map(|ext| host.which(&format!("{program}{ext}")))
     } else {
-        host.which(program)
+        super::locate::find_agent(host, program)
     };
     let found = found.ok_or_else(|| TerminalError::AgentNotFound {
         program: program.to_owned(),
@@ -906,7 +915,7 @@ pub enum TerminalError {
     #[error("the session's directory {0} is not an absolute path; nothing was opened")]
     DirNotAbsolute(PathBuf),
 
-    #[error("{program} was not found on PATH, so no terminal was opened; run the command yourself: {copy}")]
+    #[error("{program} was not found on PATH nor where its installers, desktop apps and editor extensions put it, so no terminal was opened; run the command yourself: {copy}")]
     AgentNotFound { program: String, copy: String },
 
     #[error("{0}")]

@@ -1,4 +1,4 @@
-//! An agent's own command line: found on `PATH`, asked with `--help` which session commands the
+//! An agent's own command line: found on `PATH` (or where its installer puts it), asked with `--help` which session commands the
 //! installed version has, and run with an argv (never through a shell), the store it works on
 //! named by the agent's own variable, no input, a time limit, and its output kept short.
 
@@ -22,15 +22,16 @@ pub struct Tools {
 }
 
 impl Tools {
-    /// The agents found on this process's `PATH`.
+    /// The agents found on this process's `PATH` or where their installers put them.
     pub fn from_path() -> Tools {
         Tools::on(&Host::this())
     }
 
-    /// The agents found on `host`'s `PATH`.
+    /// The agents found on `host`'s `PATH` or where their installers put them
+    /// ([`crate::actions::locate`]).
     pub fn on(host: &Host) -> Tools {
         Tools {
-            codex: host.which("codex"),
+            codex: crate::actions::locate::find_agent(host, "codex"),
         }
     }
 }

@@ -1063,6 +1063,30 @@ mod real {
         parts
     }
 
+    /// Launches and waits for `out`; a second try after a failed one. GNOME Terminal's server
+    /// quits a few seconds after its last window closes (here, a probe's): a request that
+    /// reaches it while it quits either fails at once (exit status 1) or is acknowledged and
+    /// opens nothing. Both were seen under load; a launch that fails twice is a failure.
+    fn launched(
+        desktop: &Desktop,
+        launch: &terminal::Launch,
+        out: &Path,
+    ) -> Result<Vec<u8>, String> {
+        let mut why = String::new();
+        for attempt in 1..=2 {
+            why = match launch_in(desktop, launch) {
+                Err(e) => e.to_string(),
+                Ok(()) => match wait_for_bytes(out, Duration::from_secs(30)) {
+                    Some(bytes) => return Ok(bytes),
+                    None => format!("it never ran ({:?})", launch.argv),
+                },
+            };
+            eprintln!("{}: try {attempt}: {why}", launch.terminal);
+            std::thread::sleep(Duration::from_secs(2));
+        }
+        Err(why)
+    }
+
     fn launch_in(desktop: &Desktop, launch: &terminal::Launch) -> Result<(), TerminalError> {
         let mut cmd = launch.command();
         desktop.env(&mut cmd);
@@ -1138,13 +1162,12 @@ mod real {
             let probe = probe(&bin, &out);
             let cmd = ResumeCommand::new(probe.to_str().unwrap(), HOSTILE_ARGS, None).unwrap();
             let launch = plan(t, &found, &host, &dir, Some(&cmd)).unwrap();
-            if let Err(e) = launch_in(&desktop, &launch) {
-                failures.push(format!("{name}: {e}"));
-                continue;
-            }
-            let Some(bytes) = wait_for_bytes(&out, Duration::from_secs(60)) else {
-                failures.push(format!("{name}: the probe never ran ({:?})", launch.argv));
-                continue;
+            let bytes = match launched(&desktop, &launch, &out) {
+                Ok(bytes) => bytes,
+                Err(why) => {
+                    failures.push(format!("{name}: {why}"));
+                    continue;
+                }
             };
             let got = nul_split(&bytes);
             if got != expected {
@@ -1169,11 +1192,10 @@ mod real {
             ResumeCommand::new(probe(&bin, &out).to_str().unwrap(), HOSTILE_ARGS, None).unwrap();
         let launch = plan(xte, &with_link, &host, &dir, Some(&cmd)).unwrap();
         assert_eq!(launch.terminal, "x-terminal-emulator");
-        launch_in(&desktop, &launch).unwrap();
-        match wait_for_bytes(&out, Duration::from_secs(60)) {
-            Some(bytes) if nul_split(&bytes) == expected => {}
-            Some(bytes) => failures.push(format!("uxterm: got {:?}", nul_split(&bytes))),
-            None => failures.push("x-terminal-emulator -> uxterm: the probe never ran".into()),
+        match launched(&desktop, &launch, &out) {
+            Ok(bytes) if nul_split(&bytes) == expected => {}
+            Ok(bytes) => failures.push(format!("uxterm: got {:?}", nul_split(&bytes))),
+            Err(why) => failures.push(format!("x-terminal-emulator -> uxterm: {why}")),
         }
 
         // A plain shell in the directory.
@@ -1182,28 +1204,12 @@ mod real {
             let out = root.join(format!("shell-{id}"));
             shell_rc(&desktop, &out);
             let launch = plan(t, &found, &host, &dir, None).unwrap();
-            // Two tries: GNOME Terminal's server quits a few seconds after its last window
-            // closes (here, the probe's), and a request that reaches it while it is quitting is
-            // acknowledged but opens nothing; seen once on a loaded machine.
-            let mut started = None;
-            for attempt in 1..=2 {
-                if let Err(e) = launch_in(&desktop, &launch) {
-                    started = Some(Err(e));
-                    break;
-                }
-                started = wait_for_bytes(&out, Duration::from_secs(30)).map(Ok);
-                if started.is_some() {
-                    break;
-                }
-                eprintln!("{id} (shell): no shell after try {attempt}");
-            }
-            match started {
-                Some(Err(e)) => failures.push(format!("{id} (shell): {e}")),
-                Some(Ok(bytes)) if nul_split(&bytes) == [real_dir.to_string_lossy()] => {}
-                Some(Ok(bytes)) => {
+            match launched(&desktop, &launch, &out) {
+                Ok(bytes) if nul_split(&bytes) == [real_dir.to_string_lossy()] => {}
+                Ok(bytes) => {
                     failures.push(format!("{id} (shell): started in {:?}", nul_split(&bytes)))
                 }
-                None => failures.push(format!("{id} (shell): the shell never started")),
+                Err(why) => failures.push(format!("{id} (shell): {why}")),
             }
         }
 

@@ -1,6 +1,7 @@
 //! agent-sessions-cli: the headless front end. Every command is a thin call into
 //! `agent-sessions-core`; output is a human table by default or one JSON envelope with `--json`.
 
+mod bundle;
 mod config;
 mod envelope;
 mod export;
@@ -120,6 +121,11 @@ enum Command {
     Trash(trash::TrashArgs),
     /// Delete a session for good (needs [actions] allow_permanent_delete too).
     Delete(trash::DeleteArgs),
+    /// Portable session bundles: export, inspect, import (restore into the agent's store).
+    Bundle {
+        #[command(subcommand)]
+        action: bundle::BundleAction,
+    },
     /// The session cache.
     Cache {
         #[command(subcommand)]
@@ -195,6 +201,7 @@ fn exit_code(e: &Error) -> u8 {
         Error::RootMissing { .. } | Error::BadQuery(_) => 2,
         Error::Terminal(t) if t.is_bad_id() => 2,
         Error::Trash(t) if t.is_refusal() => 2,
+        Error::Bundle(b) if b.is_refusal() => 2,
         _ => 1,
     }
 }
@@ -274,6 +281,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Translate(args) => translate::run(&roots, args, config),
         Command::Trash(args) => trash::run_trash(&roots, args, config, cli.json),
         Command::Delete(args) => trash::run_delete(&roots, args, config, cli.json),
+        Command::Bundle { action } => bundle::run(&roots, action),
         Command::Cache { action } => {
             let dir = default_cache_dir().ok_or_else(|| Error::Cache {
                 path: PathBuf::new(),

@@ -74,6 +74,10 @@ pub enum Error {
     /// Nothing was translated (not set up, no such message, the endpoint failed).
     #[error(transparent)]
     Translate(#[from] crate::actions::translate::TranslateError),
+
+    /// A bundle was not made, read or restored (see its message for what was left).
+    #[error(transparent)]
+    Bundle(#[from] crate::bundle::BundleError),
 }
 
 impl Error {
@@ -104,6 +108,7 @@ impl Error {
             Error::Terminal(e) => e.code(),
             Error::Trash(e) => e.code(),
             Error::Translate(e) => e.code(),
+            Error::Bundle(e) => e.code(),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! desktop app — call [`catalog::Catalog`]; nothing here knows about either of them.
 
 pub mod actions;
+pub mod bundle;
 pub mod catalog;
 pub mod config;
 pub mod error;

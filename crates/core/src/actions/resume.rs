@@ -140,7 +140,7 @@ pub fn invalid_id(agent: &str, id: &str) -> Error {
 
 /// Characters a pasted command must not hold: C0 and C1 controls, DEL, line and paragraph
 /// separators, and the bidirectional-text controls (ALM, LRM, RLM, LRE…RLO, LRI…PDI).
-fn is_control(c: char) -> bool {
+pub(crate) fn is_control(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
@@ -159,7 +159,7 @@ fn has_control(word: &str) -> bool {
 }
 
 /// `word` for an error message, each control character written as `\u{…}`.
-fn shown(word: &str) -> String {
+pub(crate) fn shown(word: &str) -> String {
     word.chars()
         .map(|c| {
             if is_control(c) {

@@ -47,6 +47,24 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Every file below `dir` with its bytes (links not followed), in path order: what "nothing
+/// was written" is checked against.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if std::fs::symlink_metadata(e.path()).unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path(), std::fs::read(e.path()).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 pub fn roots(kind: ProviderKind, root: &Path) -> Roots {
     let mut roots = Roots::default();
     match kind {

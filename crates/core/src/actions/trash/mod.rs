@@ -384,7 +384,11 @@ pub(crate) fn open_for_writing(db: &Path) -> rusqlite::Result<Connection> {
 }
 
 /// The store root (of the provider's roots) that holds `path`.
-fn root_of<'a>(catalog: &'a Catalog, kind: ProviderKind, path: &Path) -> Option<&'a Path> {
+pub(crate) fn root_of<'a>(
+    catalog: &'a Catalog,
+    kind: ProviderKind,
+    path: &Path,
+) -> Option<&'a Path> {
     catalog
         .providers()
         .get(kind)?

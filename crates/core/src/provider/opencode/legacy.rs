@@ -57,7 +57,11 @@ fn json_files(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
 }
 
 /// Messages of a session with their parts, in order. Unreadable files are skipped and reported.
-fn messages(root: &Path, id: &str, problems: &mut Vec<String>) -> Vec<(String, Value, Vec<Value>)> {
+pub(crate) fn messages(
+    root: &Path,
+    id: &str,
+    problems: &mut Vec<String>,
+) -> Vec<(String, Value, Vec<Value>)> {
     let mut out = Vec::new();
     for file in json_files(&root.join("storage/message").join(id), problems) {
         let msg = match read_json(&file) {

@@ -4,9 +4,9 @@
 //! [`winner`] decides which copy is shown, for the scan and for loading alike.
 
 mod db;
-mod legacy;
+pub(crate) mod legacy;
 pub mod parts;
-mod perproject;
+pub(crate) mod perproject;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -192,6 +192,12 @@ impl OpencodeProvider {
         }
         out
     }
+}
+
+/// The copy of session `id` under `root` that represents it (see [`winner`]), read fresh.
+pub fn winning_copy(root: &Path, id: &str) -> Option<Candidate> {
+    let copies = OpencodeProvider::new(Vec::new()).copies(root, id);
+    winner(&copies).cloned()
 }
 
 /// Where each copy of session `id` under `root` is kept: the database for a v1 or v2 row, the

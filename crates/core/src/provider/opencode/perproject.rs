@@ -74,7 +74,7 @@ pub fn is_session_file(path: &Path) -> bool {
 }
 
 /// `project/<slug>/storage` of a session file.
-fn storage_of(session_file: &Path) -> Option<&Path> {
+pub(crate) fn storage_of(session_file: &Path) -> Option<&Path> {
     session_file.ancestors().nth(3)
 }
 
@@ -107,7 +107,7 @@ fn stem(path: &Path) -> String {
 
 /// A session's messages with their parts, in the shape 1.x stores (what `parts.rs` reads), in
 /// order. Unreadable files are skipped and reported.
-fn messages(
+pub(crate) fn messages(
     storage: &Path,
     id: &str,
     problems: &mut Vec<String>,

@@ -1,0 +1,202 @@
+//! `agent-sessions-cli bundle export|inspect`: a bundle written private under its title (or
+//! `-o`), never into an agent's store, inspected with every file checked, and a damaged one
+//! refused with exit code 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(rel)
+}
+
+/// The CLI with a cache of its own, no real home, and `args` (roots included).
+fn cli(cwd: &Path, args: &[&str]) -> Output {
+    let empty = Path::new("/nonexistent/agent-sessions-cli-test-home");
+    Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
+        .args(args)
+        .current_dir(cwd)
+        .env("AGENT_SESSIONS_CACHE_DIR", cwd.join(".cache"))
+        .env("HOME", empty)
+        .env("CLAUDE_CONFIG_DIR", empty.join("claude"))
+        .env("CODEX_HOME", empty.join("codex"))
+        .env("XDG_DATA_HOME", empty.join("data"))
+        .env("XDG_CONFIG_HOME", empty.join("config"))
+        .output()
+        .unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn export_writes_a_private_bundle_named_after_the_title_and_inspect_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = testdata("claude/2.1.332/dot-claude");
+    let root = root.to_str().unwrap();
+    let out = cli(
+        dir.path(),
+        &[
+            "--claude-root",
+            root,
+            "bundle",
+            "export",
+            "3783a6bc",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    let path = PathBuf::from(v["data"]["path"].as_str().unwrap());
+    assert_eq!(
+        path.file_name().unwrap(),
+        "SUBAGENT-please-delegate-counting-lines-in-main-py.agent-session.zip"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let m = &v["data"]["manifest"];
+    assert_eq!(m["mode"], "complete");
+    assert_eq!(m["subagents"][0]["id"], "agent-ab351964a1d85ae3b");
+    // Text: the summary and the warning that it can hold secrets.
+    let text = cli(
+        dir.path(),
+        &[
+            "--claude-root",
+            root,
+            "bundle",
+            "export",
+            "3783a6bc",
+            "-o",
+            "again.zip",
+        ],
+    );
+    let said = String::from_utf8_lossy(&text.stdout);
+    assert!(said.contains("can contain secrets"), "{said}");
+    // Inspect: the same manifest, checked.
+    let out = cli(
+        dir.path(),
+        &["bundle", "inspect", path.to_str().unwrap(), "--json"],
+    );
+    assert!(out.status.success());
+    let i = json_of(&out);
+    assert_eq!(i["data"]["manifest"], *m);
+    assert_eq!(i["data"]["sha256"].as_str().unwrap().len(), 64);
+    let text = cli(dir.path(), &["bundle", "inspect", path.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&text.stdout);
+    assert!(said.contains("every file matches its manifest"), "{said}");
+    assert!(said.contains("subagent agent-ab351964a1d85ae3b"), "{said}");
+}
+
+#[test]
+fn share_safe_exports_say_what_was_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = testdata("codex/0.171.0/dot-codex");
+    let out = cli(
+        dir.path(),
+        &[
+            "--codex-root",
+            root.to_str().unwrap(),
+            "bundle",
+            "export",
+            "01a22bc4-cb24",
+            "--share-safe",
+            "-o",
+            "safe.zip",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("share-safe bundle"), "{said}");
+    assert!(said.contains("home paths"), "{said}");
+    assert!(!said.contains("can contain secrets"), "{said}");
+    let i = json_of(&cli(
+        dir.path(),
+        &["bundle", "inspect", "safe.zip", "--json"],
+    ));
+    assert_eq!(i["data"]["manifest"]["mode"], "share_safe");
+    assert!(
+        i["data"]["manifest"]["redaction"]["home_path"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert_eq!(i["data"]["manifest"]["session"]["cwd"], "~/projects/demo");
+}
+
+#[test]
+fn bundles_never_go_into_a_store_and_damage_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let fixture = testdata("codex/0.171.0/dot-codex");
+    copy(&fixture, &store);
+    let inside = store.join("b.zip");
+    let out = cli(
+        dir.path(),
+        &[
+            "--codex-root",
+            store.to_str().unwrap(),
+            "bundle",
+            "export",
+            "01a22bc4-cb24",
+            "-o",
+            inside.to_str().unwrap(),
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(!inside.exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing is ever written there"));
+    // A bundle cut short: a clear error, exit 2.
+    let ok = cli(
+        dir.path(),
+        &[
+            "--codex-root",
+            store.to_str().unwrap(),
+            "bundle",
+            "export",
+            "01a22bc4-cb24",
+            "-o",
+            "b.zip",
+        ],
+    );
+    assert!(ok.status.success());
+    let bytes = std::fs::read(dir.path().join("b.zip")).unwrap();
+    std::fs::write(dir.path().join("cut.zip"), &bytes[..bytes.len() / 2]).unwrap();
+    let out = cli(dir.path(), &["bundle", "inspect", "cut.zip", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v = json_of(&out);
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["error"]["code"], "bundle_invalid");
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        if e.path().is_dir() {
+            copy(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}

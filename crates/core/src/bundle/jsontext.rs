@@ -1,0 +1,137 @@
+//! Editing the strings of JSON text where they are, leaving every other byte as it was: how a
+//! restore rewrites a directory or an id in an agent's records and how the redaction cleans a
+//! transcript, without re-serialising (which would reorder keys and reformat numbers in files
+//! the agent reads back) and without holding a parsed tree of a large file.
+//!
+//! The scan only tracks string boundaries: a `"` outside a string opens one, a `"` not
+//! escaped by `\` closes it. A string followed by `:` is a key; a string right after a
+//! `key:` is that key's value. Text that is not JSON (a torn last line) is walked the same way
+//! and edited no worse.
+
+use std::borrow::Cow;
+
+/// A string of the text, as the scan meets it.
+pub(crate) struct Str<'a> {
+    /// The key this string is the value of (raw, without quotes), if it is one.
+    #[allow(dead_code)] // read by the restore's rewrite
+    pub key: Option<&'a str>,
+    /// The string token, quotes included, as written.
+    pub raw: &'a str,
+}
+
+impl Str<'_> {
+    /// The string's value (escapes decoded); `None` for a torn token.
+    pub fn value(&self) -> Option<Cow<'_, str>> {
+        let inner = self.raw.strip_prefix('"')?.strip_suffix('"')?;
+        if !inner.contains('\\') {
+            return Some(Cow::Borrowed(inner));
+        }
+        serde_json::from_str::<String>(self.raw)
+            .ok()
+            .map(Cow::Owned)
+    }
+}
+
+/// The JSON token for `value`.
+pub(crate) fn encode(value: &str) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+/// `text` with each string value (not keys) for which `edit` returns a new value replaced by
+/// it (encoded as a JSON string); borrowed when nothing changed.
+pub(crate) fn edit_values<'a>(
+    text: &'a str,
+    edit: &mut dyn FnMut(&Str) -> Option<String>,
+) -> Cow<'a, str> {
+    let b = text.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    // The last byte outside strings that was not white space; a string right after `:` is a
+    // value of the key before it.
+    let mut prev = 0u8;
+    let mut key: Option<&str> = None;
+    while i < b.len() {
+        if b[i] != b'"' {
+            if !b[i].is_ascii_whitespace() {
+                prev = b[i];
+            }
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while i < b.len() && b[i] != b'"' {
+            i += if b[i] == b'\\' { 2 } else { 1 };
+        }
+        let end = (i + 1).min(b.len());
+        i = end;
+        let mut j = end;
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        // Quotes are ASCII, so both ends are character boundaries.
+        let raw = &text[start..end];
+        if j < b.len() && b[j] == b':' {
+            key = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"'));
+        } else {
+            let s = Str {
+                key: if prev == b':' { key } else { None },
+                raw,
+            };
+            if let Some(new) = edit(&s) {
+                let o = out.get_or_insert_with(|| String::with_capacity(text.len() + 64));
+                o.push_str(&text[copied..start]);
+                o.push_str(&encode(&new));
+                copied = end;
+            }
+        }
+        prev = b'"';
+    }
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            Cow::Owned(o)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn upper_cwd(text: &str) -> String {
+        edit_values(text, &mut |s| match s.key {
+            Some("cwd") => s.value().map(|v| v.to_uppercase()),
+            _ => None,
+        })
+        .into_owned()
+    }
+
+    #[test]
+    fn only_values_of_the_key_change_and_everything_else_stays_byte_for_byte() {
+        let line =
+            r#"{"cwd":"/a/b","x":1.50e3,"n":{"cwd" : "/c"},"l":["cwd"],"s":"\"cwd\":\"/d\""}"#;
+        assert_eq!(
+            upper_cwd(line),
+            r#"{"cwd":"/A/B","x":1.50e3,"n":{"cwd" : "/C"},"l":["cwd"],"s":"\"cwd\":\"/d\""}"#
+        );
+        // A key whose value is not a string does not pass its name on to later array items.
+        assert_eq!(upper_cwd(r#"{"cwd":["/x"]}"#), r#"{"cwd":["/x"]}"#);
+        // Torn text is left as it is.
+        assert_eq!(upper_cwd(r#"{"cwd":"/a\"#), r#"{"cwd":"/a\"#);
+        let unchanged = r#"{"a":"b"}"#;
+        assert!(matches!(
+            edit_values(unchanged, &mut |_| None),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn escaped_values_are_decoded_and_encoded_again() {
+        let line = r#"{"cwd":"/a\u00e9\\b"}"#;
+        let out = edit_values(line, &mut |s| Some(format!("{}!", s.value().unwrap())));
+        assert_eq!(out, r#"{"cwd":"/aé\\b!"}"#);
+    }
+}

@@ -3,7 +3,7 @@
 use agent_sessions_core::actions::resume::ResumeCommand;
 use std::path::PathBuf;
 
-use agent_sessions_core::index::Hit;
+use agent_sessions_core::index::SearchResults;
 use agent_sessions_core::live::events::Event;
 use agent_sessions_core::{
     Catalog, Diagnostics, Error, Library, ProviderKind, ScanReport, SessionMeta,
@@ -63,9 +63,18 @@ impl Envelope {
         }
     }
 
-    pub fn search(hits: Vec<Hit>) -> Self {
-        let text = render::hits(&hits);
-        Envelope::ok(json!({ "hits": hits }), text)
+    /// Hits, and how many sessions were read directly because the text index does not hold
+    /// them yet (`partial` when some of those could not be read).
+    pub fn search(results: SearchResults) -> Self {
+        let text = render::hits(&results.hits);
+        let mut out = Envelope::ok(json!(results), text);
+        if results.partial {
+            out.warnings.push(format!(
+                "{} sessions could not be read: matches in them may be missing",
+                results.unreadable
+            ));
+        }
+        out
     }
 
     pub fn diagnostics(

@@ -6,6 +6,9 @@ mod config;
 mod envelope;
 mod export;
 mod follow;
+// Named apart from core's `index`, which this file uses too.
+#[path = "index.rs"]
+mod index_command;
 mod open;
 mod progress;
 mod render;
@@ -126,6 +129,9 @@ enum Command {
         #[command(subcommand)]
         action: bundle::BundleAction,
     },
+    /// Bring the session list and the full-text index fully up to date, then exit (timings
+    /// with --json).
+    Index,
     /// The session cache.
     Cache {
         #[command(subcommand)]
@@ -255,8 +261,8 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
                 until_ms: until,
                 limit,
             };
-            let hits = progress::run("indexing", |p| lib.search(&query, &filter, p))?;
-            let mut out = Envelope::search(hits);
+            let results = progress::run("scanning", |p| lib.search(&query, &filter, p))?;
+            let mut out = Envelope::search(results);
             out.warn(lib.warnings());
             Ok(out)
         }
@@ -282,6 +288,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Trash(args) => trash::run_trash(&roots, args, config, cli.json),
         Command::Delete(args) => trash::run_delete(&roots, args, config, cli.json),
         Command::Bundle { action } => bundle::run(&roots, action),
+        Command::Index => index_command::run(&roots),
         Command::Cache { action } => {
             let dir = default_cache_dir().ok_or_else(|| Error::Cache {
                 path: PathBuf::new(),

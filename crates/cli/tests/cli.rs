@@ -333,6 +333,58 @@ fn search_json_follows_the_contract() {
     assert_eq!(json_of(&bad)["error"]["code"], "bad_query");
 }
 
+/// `index` lists and indexes everything, says how long each step took, and has nothing left
+/// to do the second time; a search after it reads nothing directly.
+#[test]
+fn index_brings_list_and_text_up_to_date_with_timings() {
+    let cache = fresh_cache();
+    let root = store("2.1.332");
+    let r = root.to_str().unwrap();
+    let run = |args: &[&str]| json_of(&cli_with_cache(cache.path(), args).output().unwrap());
+    let before = run(&["search", "hello-from-tool", "--json", "--claude-root", r]);
+    assert!(
+        before["data"]["read_directly"].as_u64().unwrap() > 0,
+        "{before}"
+    );
+    let first = run(&["index", "--json", "--claude-root", r]);
+    assert_eq!(first["ok"], true, "{first}");
+    let data = &first["data"];
+    let listed = run(&["scan", "--json", "--claude-root", r]);
+    let sessions = listed["data"]["sessions"].as_array().unwrap().len();
+    assert_eq!(data["sessions"], sessions);
+    assert_eq!(data["changed"], 0, "the search before listed them");
+    assert_eq!(data["text_indexed"], sessions);
+    assert_eq!(data["pending_text"], 0);
+    let t = &data["timings_ms"];
+    let (list, text, total) = (
+        t["list"].as_f64().unwrap(),
+        t["text"].as_f64().unwrap(),
+        t["total"].as_f64().unwrap(),
+    );
+    assert!(
+        list > 0.0 && text >= 0.0 && (total - list - text).abs() < 0.2,
+        "{t}"
+    );
+    let again = run(&["index", "--json", "--claude-root", r]);
+    assert_eq!(again["data"]["changed"], 0);
+    assert_eq!(again["data"]["text_indexed"], 0);
+    let after = run(&["search", "hello-from-tool", "--json", "--claude-root", r]);
+    assert_eq!(after["data"]["read_directly"], 0);
+    // The same messages and snippets (scores differ: BM25 over the index, not the sessions read).
+    let found = |v: &Value| {
+        let mut hits: Vec<String> = v["data"]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| format!("{} {} {}", h["session_id"], h["message_id"], h["snippet"]))
+            .collect();
+        hits.sort();
+        hits
+    };
+    assert!(!found(&after).is_empty());
+    assert_eq!(found(&after), found(&before));
+}
+
 #[test]
 fn cache_path_clear_and_diagnostics() {
     let cache = fresh_cache();
@@ -399,35 +451,26 @@ fn big_store(dir: &Path) {
 }
 
 /// Killing the CLI mid-scan or mid-index loses nothing: the next run's list and search equal a
-/// clean run's.
+/// clean run's, and an `index` after it completes the text index.
 #[test]
 fn a_kill_mid_scan_or_mid_index_loses_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("claude");
     big_store(&root);
     let r = root.to_str().unwrap();
+    let search = [
+        "search",
+        "hello-from-tool",
+        "--limit",
+        "1000",
+        "--json",
+        "--claude-root",
+        r,
+    ];
+    let run = |cache: &Path, args: &[&str]| json_of(&cli_with_cache(cache, args).output().unwrap());
     let clean_cache = fresh_cache();
-    let clean = json_of(
-        &cli_with_cache(clean_cache.path(), &["scan", "--json", "--claude-root", r])
-            .output()
-            .unwrap(),
-    );
-    let clean_hits = json_of(
-        &cli_with_cache(
-            clean_cache.path(),
-            &[
-                "search",
-                "hello-from-tool",
-                "--limit",
-                "1000",
-                "--json",
-                "--claude-root",
-                r,
-            ],
-        )
-        .output()
-        .unwrap(),
-    );
+    let clean = run(clean_cache.path(), &["scan", "--json", "--claude-root", r]);
+    let clean_hits = run(clean_cache.path(), &search);
     let direct = json_of(
         &cli(&["scan", "--json", "--no-cache", "--claude-root", r])
             .output()
@@ -441,11 +484,9 @@ fn a_kill_mid_scan_or_mid_index_loses_nothing() {
         .enumerate()
     {
         let cache = fresh_cache();
-        let command = if i % 2 == 0 { "scan" } else { "search" };
+        // Killed while listing, or while indexing text (`index` lists, then indexes).
+        let command = if i % 2 == 0 { "scan" } else { "index" };
         let mut args = vec![command];
-        if command == "search" {
-            args.push("hello-from-tool");
-        }
         args.extend(["--claude-root", r]);
         let mut child = cli_with_cache(cache.path(), &args)
             .stdout(std::process::Stdio::null())
@@ -464,26 +505,20 @@ fn a_kill_mid_scan_or_mid_index_loses_nothing() {
             after["data"]["sessions"], clean["data"]["sessions"],
             "after a kill at {delay} ms"
         );
-        let hits = json_of(
-            &cli_with_cache(
-                cache.path(),
-                &[
-                    "search",
-                    "hello-from-tool",
-                    "--limit",
-                    "1000",
-                    "--json",
-                    "--claude-root",
-                    r,
-                ],
-            )
-            .output()
-            .unwrap(),
-        );
+        let hits = run(cache.path(), &search);
         assert_eq!(
             hits["data"]["hits"].as_array().unwrap().len(),
             clean_hits["data"]["hits"].as_array().unwrap().len(),
             "after a kill at {delay} ms"
+        );
+        let indexed = run(cache.path(), &["index", "--json", "--claude-root", r]);
+        assert_eq!(indexed["data"]["pending_text"], 0, "{indexed}");
+        let hits = run(cache.path(), &search);
+        assert_eq!(hits["data"]["read_directly"], 0, "all from the index now");
+        assert_eq!(
+            hits["data"]["hits"].as_array().unwrap().len(),
+            clean_hits["data"]["hits"].as_array().unwrap().len(),
+            "after a kill at {delay} ms and an index"
         );
     }
     assert!(

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::catalog::{Catalog, ScanReport};
 use crate::error::Error;
-use crate::index::{self, Hit, Index, RefreshReport, SearchFilter};
+use crate::index::{self, Hit, Index, RefreshReport, SearchFilter, SearchResults};
 use crate::model::{ProviderKind, SessionMeta, Transcript};
 use crate::provider::{Roots, ScanProgress};
 
@@ -89,6 +89,19 @@ impl Library {
             Some(Error::CacheCorrupt { .. }) => Error::CacheCorrupt { path, reason },
             _ => Error::Cache { path, reason },
         }
+    }
+
+    /// Ok when the cache is open; otherwise the error a call that needs it reports.
+    pub fn require_cache(&self, what: &str) -> Result<(), Error> {
+        match self.index {
+            Some(_) => Ok(()),
+            None => Err(self.needs_cache(what)),
+        }
+    }
+
+    /// How many sessions the cache lists now (0 without a cache).
+    pub fn listed_count(&self) -> Result<usize, Error> {
+        self.index.as_ref().map_or(Ok(0), Index::session_count)
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -180,12 +193,18 @@ impl Library {
             .unwrap_or(Ok(0))
     }
 
-    /// Searches what is indexed now, without refreshing or indexing first.
-    pub fn search_indexed(&self, query: &str, filter: &SearchFilter) -> Result<Vec<Hit>, Error> {
+    /// Searches the cache as it is now, without refreshing or indexing first: the text index,
+    /// and the listed sessions not in it yet read directly (see [`Index::search_all`]).
+    pub fn search_now(&self, query: &str, filter: &SearchFilter) -> Result<SearchResults, Error> {
         match &self.index {
-            Some(index) => index.search(query, filter),
+            Some(index) => index.search_all(query, filter, &self.catalog),
             None => Err(self.needs_cache("search")),
         }
+    }
+
+    /// The hits of [`Library::search_now`].
+    pub fn search_indexed(&self, query: &str, filter: &SearchFilter) -> Result<Vec<Hit>, Error> {
+        self.search_now(query, filter).map(|r| r.hits)
     }
 
     pub fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
@@ -198,17 +217,17 @@ impl Library {
             .unwrap_or(Ok(0))
     }
 
-    /// Refreshes, completes the text index, and searches it.
+    /// Refreshes the list and searches: the text index, and the sessions not in it yet read
+    /// directly, so a search right after a first scan needs no wait for the indexer.
     pub fn search(
         &mut self,
         query: &str,
         filter: &SearchFilter,
         progress: &ScanProgress,
-    ) -> Result<Vec<Hit>, Error> {
+    ) -> Result<SearchResults, Error> {
         let searched = self.healing(|index, catalog| {
             index.refresh(catalog, progress)?;
-            index.index_text(catalog, None, progress)?;
-            index.search(query, filter)
+            index.search_all(query, filter, catalog)
         });
         searched.unwrap_or_else(|| Err(self.needs_cache("search")))
     }

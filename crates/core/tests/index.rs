@@ -104,7 +104,7 @@ fn search_syntax_and_filters() {
     );
     let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
     let p = ScanProgress::default();
-    let search = |lib: &mut Library, q: &str, f: &SearchFilter| lib.search(q, f, &p).unwrap();
+    let search = |lib: &mut Library, q: &str, f: &SearchFilter| lib.search(q, f, &p).unwrap().hits;
 
     // Tool commands and their output are searchable.
     let hits = search(&mut lib, "hello-from-tool", &filter(50));
@@ -265,7 +265,8 @@ fn several_processes_filling_one_new_cache_at_once_all_succeed() {
                     let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
                     assert!(lib.warnings().is_empty(), "{:?}", lib.warnings());
                     let p = ScanProgress::default();
-                    let hits = lib.search("hello-from-tool", &filter(50), &p)?;
+                    lib.index_text(&p)?;
+                    let hits = lib.search("hello-from-tool", &filter(50), &p)?.hits;
                     Ok(hits.len())
                 })
             })
@@ -303,7 +304,8 @@ fn a_damaged_cache_is_rebuilt_and_lists_what_a_direct_scan_lists() {
         let cache = tempfile::tempdir().unwrap();
         let path = {
             let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
-            lib.search("hello", &filter(5), &p).unwrap();
+            lib.refresh(&p).unwrap();
+            lib.index_text(&p).unwrap();
             lib.index().unwrap().path().to_path_buf()
         };
         // Closed: the WAL is checkpointed into the file and removed.
@@ -320,8 +322,9 @@ fn a_damaged_cache_is_rebuilt_and_lists_what_a_direct_scan_lists() {
         assert!(
             !lib.search("hello-from-tool", &filter(5), &p)
                 .unwrap()
+                .hits
                 .is_empty(),
-            "{damage}: the text index is refilled"
+            "{damage}: found after the rebuild"
         );
         // Rebuilt in place: the next process finds a sound cache.
         let mut again = Library::open(&roots, &[], Some(cache.path().to_path_buf()));

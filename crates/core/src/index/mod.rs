@@ -9,6 +9,7 @@
 //! for the first (busy timeout) instead of failing when its read turns into a write. The file is
 //! ours and disposable: a damaged one is emptied and refilled from the stores.
 
+mod direct;
 mod query;
 mod text;
 
@@ -30,7 +31,7 @@ use crate::provider::files::fnv1a;
 use crate::provider::{Roots, ScanProgress, SessionKey};
 
 /// Bump when the schema or the meaning of stored data changes; older files are left alone.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How many of the newest matches a search ranks.
 pub const RANKED_CANDIDATES: usize = 1000;
@@ -79,6 +80,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 );
 ";
 
+/// The FTS5 tokenizer of the index (in [`SCHEMA`]), also used to match sessions read directly.
+const TOKENIZER: &str = "unicode61 remove_diacritics 2";
+
+/// FTS5's settings, stored in the table (set once, when it is created). `hashsize`: the terms
+/// of a transaction are gathered in memory up to this size before FTS5 writes them out as a
+/// segment (default 1 MiB: a 32 MB transaction became dozens of segments to merge again).
+const FTS_SETTINGS: &str = "
+INSERT INTO fts (fts, rank) VALUES ('hashsize', 67108864);
+";
+
 /// How long a writer waits for another process's write transaction before giving up.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -94,6 +105,18 @@ pub struct Index {
 pub struct RefreshReport {
     pub changed: usize,
     pub removed: usize,
+}
+
+/// What a search found, and how.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SearchResults {
+    pub hits: Vec<Hit>,
+    /// Sessions whose text was not in the index yet: searched by reading them.
+    pub read_directly: usize,
+    /// Of those, sessions that could not be read.
+    pub unreadable: usize,
+    /// Matches may be missing: some sessions could not be read.
+    pub partial: bool,
 }
 
 /// Restricts a search.
@@ -218,6 +241,16 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(err)?;
     tx.execute_batch(SCHEMA).map_err(err)?;
+    let tuned: bool = tx
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM fts_config WHERE k = 'hashsize')",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(err)?;
+    if !tuned {
+        tx.execute_batch(FTS_SETTINGS).map_err(err)?;
+    }
     tx.commit().map_err(err)
 }
 
@@ -469,6 +502,14 @@ impl Index {
         Ok(out)
     }
 
+    /// How many sessions the cache lists.
+    pub fn session_count(&self) -> Result<usize, Error> {
+        self.conn
+            .query_row("SELECT count(*) FROM sessions", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
     /// Sessions whose message text is not (fully) in the search index yet.
     pub fn pending_text(&self) -> Result<usize, Error> {
         self.conn
@@ -481,9 +522,12 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
-    /// Indexes the message text of up to `max` pending sessions (all when `None`). Each session
-    /// is one transaction, so a kill loses at most the session in progress. Only messages
-    /// whose text changed are rewritten, so a grown live session costs its new messages.
+    /// Indexes the message text of up to `max` pending sessions (all when `None`), newest
+    /// first. One thread reads and extracts each session's text while this one writes it, in
+    /// transactions of up to [`TX_TEXT_BYTES`] or [`TX_TIME`], so a kill loses at most the
+    /// transaction in progress (its sessions stay pending) and another process's writer waits
+    /// at most about [`TX_TIME`]. Only messages whose text changed are rewritten, so a grown
+    /// live session costs its new messages.
     pub fn index_text(
         &mut self,
         catalog: &Catalog,
@@ -504,30 +548,34 @@ impl Index {
             rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?
         };
         progress.add_total(pending.len() as u64, 0);
-        let mut done = 0;
-        for (rowid, updated, meta) in &pending {
-            let meta: SessionMeta = serde_json::from_str(meta).map_err(|e| self.damaged(e))?;
-            // A session that cannot be loaded now (deleted meanwhile) is marked done; the next
-            // refresh removes or re-queues it.
-            let messages = catalog
-                .load(&meta)
-                .map(|t| text::message_texts(&t.messages))
-                .unwrap_or_default();
-            let tx = self
-                .conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(|e| cache_error(&self.path, e))?;
-            text::write(&tx, *rowid, &messages).map_err(|e| cache_error(&self.path, e))?;
-            tx.execute(
-                "UPDATE sessions SET text_indexed = 1 WHERE rowid = ?1 AND coalesce(updated_at, 0) = ?2",
-                params![rowid, updated],
-            )
-            .map_err(|e| cache_error(&self.path, e))?;
-            tx.commit().map_err(|e| cache_error(&self.path, e))?;
-            progress.add_done(1, 0);
-            done += 1;
-        }
-        Ok(done)
+        let path = self.path.clone();
+        let conn = &mut self.conn;
+        let (done, extracted) = std::thread::scope(|s| {
+            let (send, received) = std::sync::mpsc::sync_channel(EXTRACT_AHEAD);
+            let extractor = s.spawn(move || -> Result<(), serde_json::Error> {
+                for (rowid, updated, meta) in pending {
+                    let meta: SessionMeta = serde_json::from_str(&meta)?;
+                    let messages = extract(catalog, &meta);
+                    if send
+                        .send(Extracted {
+                            rowid,
+                            updated,
+                            messages,
+                        })
+                        .is_err()
+                    {
+                        break; // the writer stopped
+                    }
+                }
+                Ok(())
+            });
+            let written = write_texts(conn, received, progress);
+            // The receiver is gone once `write_texts` returns, so the extractor ends too.
+            let extracted = extractor.join().unwrap_or(Ok(()));
+            (written, extracted)
+        });
+        extracted.map_err(|e| self.damaged(e))?;
+        done.map_err(|e| cache_error(&path, e))
     }
 
     /// Full-text search over titles and message text, best matches first. Ranking every match
@@ -537,41 +585,9 @@ impl Index {
     /// inside the match.
     pub fn search(&self, query: &str, filter: &SearchFilter) -> Result<Vec<Hit>, Error> {
         let fts = query::to_fts(query)?;
-        let mut conditions = Vec::new();
+        let (conditions, session_args) = session_conditions(filter);
         let mut args: Vec<rusqlite::types::Value> = vec![fts.into()];
-        if !filter.providers.is_empty() {
-            conditions.push(format!(
-                "provider IN ({})",
-                vec!["?"; filter.providers.len()].join(",")
-            ));
-            args.extend(
-                filter
-                    .providers
-                    .iter()
-                    .map(|p| p.as_str().to_owned().into()),
-            );
-        }
-        if let Some(dir) = &filter.dir {
-            let dir = dir.trim_end_matches('/').to_owned();
-            let below = format!("{}/%", like_escape(&dir));
-            conditions.push(
-                "(cwd = ? OR cwd LIKE ? ESCAPE '\\' OR repo_root = ? OR repo_root LIKE ? ESCAPE '\\')".into(),
-            );
-            args.extend([
-                dir.clone().into(),
-                below.clone().into(),
-                dir.into(),
-                below.into(),
-            ]);
-        }
-        if let Some(since) = filter.since_ms {
-            conditions.push("updated_at >= ?".into());
-            args.push(since.into());
-        }
-        if let Some(until) = filter.until_ms {
-            conditions.push("updated_at <= ?".into());
-            args.push(until.into());
-        }
+        args.extend(session_args);
         let restrict = if conditions.is_empty() {
             String::new()
         } else {
@@ -635,6 +651,156 @@ impl Index {
         }
         Ok(hits)
     }
+
+    /// [`Index::search`], and the sessions whose text is not indexed yet read directly (see
+    /// `direct`), so every match is found whatever the indexer has reached: hits from the
+    /// index first, then hits read directly, newest sessions first, up to `filter.limit`.
+    pub fn search_all(
+        &self,
+        query: &str,
+        filter: &SearchFilter,
+        catalog: &Catalog,
+    ) -> Result<SearchResults, Error> {
+        let items = query::parse(query)?;
+        let mut hits = self.search(query, filter)?;
+        let limit = filter.limit.max(1);
+        let pending = self.pending_sessions(filter)?;
+        let mut results = SearchResults {
+            read_directly: pending.len(),
+            ..SearchResults::default()
+        };
+        if hits.len() < limit && !pending.is_empty() {
+            let fts = query::to_fts(query)?;
+            let found = direct::search(&self.conn, catalog, &pending, &items, &fts, limit)
+                .map_err(|e| self.err(e))?;
+            direct::merge(&mut hits, found.hits);
+            hits.truncate(limit);
+            results.unreadable = found.unreadable;
+            results.partial = found.unreadable > 0;
+        }
+        results.hits = hits;
+        Ok(results)
+    }
+
+    /// The sessions not (fully) text-indexed that `filter` lets through, newest first.
+    fn pending_sessions(&self, filter: &SearchFilter) -> Result<Vec<SessionMeta>, Error> {
+        let (mut conditions, args) = session_conditions(filter);
+        conditions.push("text_indexed = 0".into());
+        let sql = format!(
+            "SELECT meta FROM sessions WHERE {} ORDER BY updated_at DESC",
+            conditions.join(" AND ")
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(0))
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for meta in rows {
+            let meta = meta.map_err(|e| self.err(e))?;
+            out.push(serde_json::from_str(&meta).map_err(|e| self.damaged(e))?);
+        }
+        Ok(out)
+    }
+}
+
+/// A write transaction of the text index ends once it holds this much text, or after
+/// [`TX_TIME`]: big enough that FTS5 writes few, large segments (a transaction per session made
+/// thousands of small ones and spent most of its time merging them), short enough that another
+/// process's writer, waiting up to [`BUSY_TIMEOUT`], gets its turn.
+const TX_TEXT_BYTES: usize = 32 << 20;
+const TX_TIME: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// Sessions extracted ahead of the writer: bounds the memory the two threads hold.
+const EXTRACT_AHEAD: usize = 4;
+
+/// One session's searchable text, extracted off the writing thread.
+struct Extracted {
+    rowid: i64,
+    updated: i64,
+    messages: Vec<(String, String)>,
+}
+
+/// The searchable text of a session's messages, read as the transcript streams. A session that
+/// cannot be read (deleted meanwhile) keeps what was read; the next refresh removes or
+/// re-queues it.
+fn extract(catalog: &Catalog, meta: &SessionMeta) -> Vec<(String, String)> {
+    let mut messages = Vec::new();
+    let _ = catalog.load_each(meta, &mut |m| messages.extend(text::searchable(&m)));
+    messages
+}
+
+/// Writes extracted sessions as they arrive, committing per [`TX_TEXT_BYTES`] / [`TX_TIME`];
+/// each session is marked indexed in the transaction that holds its text, unless it changed
+/// since it was queued. Returns how many sessions were written.
+fn write_texts(
+    conn: &mut Connection,
+    received: std::sync::mpsc::Receiver<Extracted>,
+    progress: &ScanProgress,
+) -> rusqlite::Result<usize> {
+    let mut received = received.into_iter().peekable();
+    let mut done = 0;
+    while received.peek().is_some() {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let start = std::time::Instant::now();
+        let (mut bytes, mut sessions) = (0, 0);
+        for item in received.by_ref() {
+            bytes += text::write(&tx, item.rowid, &item.messages)?;
+            tx.prepare_cached(
+                "UPDATE sessions SET text_indexed = 1 WHERE rowid = ?1 AND coalesce(updated_at, 0) = ?2",
+            )?
+            .execute(params![item.rowid, item.updated])?;
+            sessions += 1;
+            if bytes >= TX_TEXT_BYTES || start.elapsed() >= TX_TIME {
+                break;
+            }
+        }
+        tx.commit()?;
+        progress.add_done(sessions as u64, 0);
+        done += sessions;
+    }
+    Ok(done)
+}
+
+/// The SQL conditions on `sessions` (and their arguments) for a filter's providers,
+/// directory and dates.
+fn session_conditions(filter: &SearchFilter) -> (Vec<String>, Vec<rusqlite::types::Value>) {
+    let mut conditions = Vec::new();
+    let mut args: Vec<rusqlite::types::Value> = Vec::new();
+    if !filter.providers.is_empty() {
+        conditions.push(format!(
+            "provider IN ({})",
+            vec!["?"; filter.providers.len()].join(",")
+        ));
+        args.extend(
+            filter
+                .providers
+                .iter()
+                .map(|p| p.as_str().to_owned().into()),
+        );
+    }
+    if let Some(dir) = &filter.dir {
+        let dir = dir.trim_end_matches('/').to_owned();
+        let below = format!("{}/%", like_escape(&dir));
+        conditions.push(
+            "(cwd = ? OR cwd LIKE ? ESCAPE '\\' OR repo_root = ? OR repo_root LIKE ? ESCAPE '\\')"
+                .into(),
+        );
+        args.extend([
+            dir.clone().into(),
+            below.clone().into(),
+            dir.into(),
+            below.into(),
+        ]);
+    }
+    if let Some(since) = filter.since_ms {
+        conditions.push("updated_at >= ?".into());
+        args.push(since.into());
+    }
+    if let Some(until) = filter.until_ms {
+        conditions.push("updated_at <= ?".into());
+        args.push(until.into());
+    }
+    (conditions, args)
 }
 
 fn like_escape(s: &str) -> String {

@@ -11,17 +11,44 @@ pub const MAX_TERMS: usize = 32;
 /// The longest query accepted, in characters (bounds phrase length too).
 pub const MAX_QUERY_CHARS: usize = 2000;
 
+/// One part of a parsed query: a word or "phrase" (its text as typed; FTS5 splits it into
+/// tokens, and `prefix` makes the last token a prefix), or `OR` between two of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    Term { text: String, prefix: bool },
+    Or,
+}
+
 /// Translates a user query. Every term is quoted, so FTS5 operators and punctuation in it are
 /// plain text; terms are ANDed; `OR` between terms is kept. A query over [`MAX_QUERY_CHARS`]
 /// or with more than [`MAX_TERMS`] terms is refused with an error that says so.
 pub fn to_fts(query: &str) -> Result<String, Error> {
+    let items = parse(query)?;
+    let terms: Vec<String> = items
+        .iter()
+        .map(|item| match item {
+            Item::Or => "OR".to_owned(),
+            Item::Term { text, prefix } => {
+                let mut term = quote(text);
+                if *prefix {
+                    term.push('*');
+                }
+                term
+            }
+        })
+        .collect();
+    Ok(terms.join(" "))
+}
+
+/// Splits a user query into terms and `OR`s (see [`to_fts`] for the rules and limits).
+pub fn parse(query: &str) -> Result<Vec<Item>, Error> {
     let length = query.chars().count();
     if length > MAX_QUERY_CHARS {
         return Err(Error::BadQuery(format!(
             "the query is {length} characters long; at most {MAX_QUERY_CHARS} are searched"
         )));
     }
-    let mut terms: Vec<String> = Vec::new();
+    let mut terms: Vec<Item> = Vec::new();
     let mut chars = query.chars().peekable();
     while let Some(&c) = chars.peek() {
         if c.is_whitespace() {
@@ -45,7 +72,10 @@ pub fn to_fts(query: &str) -> Result<String, Error> {
                 )));
             }
             if !phrase.trim().is_empty() {
-                terms.push(quote(&phrase));
+                terms.push(Item::Term {
+                    text: phrase,
+                    prefix: false,
+                });
             }
             continue;
         }
@@ -58,8 +88,8 @@ pub fn to_fts(query: &str) -> Result<String, Error> {
             chars.next();
         }
         if word == "OR" {
-            if terms.last().is_some_and(|t| t != "OR") {
-                terms.push("OR".into());
+            if terms.last().is_some_and(|t| *t != Item::Or) {
+                terms.push(Item::Or);
             }
             continue;
         }
@@ -75,13 +105,12 @@ pub fn to_fts(query: &str) -> Result<String, Error> {
             }
             continue;
         }
-        let mut term = quote(stem);
-        if prefix {
-            term.push('*');
-        }
-        terms.push(term);
+        terms.push(Item::Term {
+            text: stem.to_owned(),
+            prefix,
+        });
     }
-    if terms.last().is_some_and(|t| t == "OR") {
+    if terms.last() == Some(&Item::Or) {
         terms.pop();
     }
     if terms.is_empty() {
@@ -89,13 +118,13 @@ pub fn to_fts(query: &str) -> Result<String, Error> {
             "the query is empty; type a word or a \"phrase\"".into(),
         ));
     }
-    let count = terms.iter().filter(|t| *t != "OR").count();
+    let count = terms.iter().filter(|t| **t != Item::Or).count();
     if count > MAX_TERMS {
         return Err(Error::BadQuery(format!(
             "the query has {count} terms; at most {MAX_TERMS} are searched: remove some, or quote a \"phrase\" (one term)"
         )));
     }
-    Ok(terms.join(" "))
+    Ok(terms)
 }
 
 fn quote(text: &str) -> String {

@@ -1,6 +1,7 @@
 //! What of a transcript goes into the search index, and keeping the index rows of a session in
 //! step with it: one FTS row per message (plus one for the title), rewritten only when that
-//! message's text changed.
+//! message's text changed. A message id seen twice in one transcript (a line written again)
+//! gets a row per occurrence, keyed `id`, `id\u{1f}2`, …, each naming the message `id`.
 
 use std::collections::HashMap;
 
@@ -16,13 +17,13 @@ const TOOL_OUTPUT_INDEXED: usize = 16 << 10;
 
 /// The searchable text of each shown message: its text, reasoning, tool names, inputs and
 /// outputs, changed file paths, notices and compaction summaries. Meta records are left out.
-pub fn message_texts(messages: &[Message]) -> Vec<(String, String)> {
-    messages
-        .iter()
-        .filter(|m| !m.meta)
-        .map(|m| (m.id.clone(), message_text(m)))
-        .filter(|(_, t)| !t.trim().is_empty())
-        .collect()
+/// A message's id and searchable text, or `None` for meta records and messages with no text.
+pub fn searchable(m: &Message) -> Option<(String, String)> {
+    if m.meta {
+        return None;
+    }
+    let text = message_text(m);
+    (!text.trim().is_empty()).then(|| (m.id.clone(), text))
 }
 
 fn message_text(m: &Message) -> String {
@@ -94,14 +95,16 @@ fn existing(tx: &Transaction<'_>, session: i64) -> rusqlite::Result<HashMap<Stri
     rows.collect()
 }
 
+/// Adds the FTS row of one message (`key` is its row key in `indexed_messages`).
 fn insert_row(
     tx: &Transaction<'_>,
     session: i64,
-    message_id: &str,
+    key: &str,
     title: &str,
     body: &str,
     hash: i64,
 ) -> rusqlite::Result<()> {
+    let message_id = key.split(DUPLICATE).next().unwrap_or(key);
     tx.prepare_cached(
         "INSERT INTO fts (title, body, session, message_id) VALUES (?1, ?2, ?3, ?4)",
     )?
@@ -111,7 +114,7 @@ fn insert_row(
         "INSERT INTO indexed_messages (session, message_id, hash, fts_rowid) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (session, message_id) DO UPDATE SET hash = excluded.hash, fts_rowid = excluded.fts_rowid",
     )?
-    .execute(params![session, message_id, hash, fts_rowid])?;
+    .execute(params![session, key, hash, fts_rowid])?;
     Ok(())
 }
 
@@ -132,29 +135,40 @@ fn hash(text: &str) -> i64 {
     fnv1a(text.as_bytes()) as i64
 }
 
-/// Makes the message rows of `session` equal `messages`, touching only what changed.
+/// Separates a message id from the occurrence number in the row key of a repeated id.
+const DUPLICATE: char = '\u{1f}';
+
+/// Makes the message rows of `session` equal `messages`, touching only what changed. Returns
+/// the bytes of text written.
 pub fn write(
     tx: &Transaction<'_>,
     session: i64,
     messages: &[(String, String)],
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<usize> {
     let mut old = existing(tx, session)?;
     old.remove(TITLE_ROW);
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut written = 0;
     for (id, text) in messages {
+        let n = seen.entry(id.as_str()).or_default();
+        *n += 1;
+        let key = match *n {
+            1 => std::borrow::Cow::Borrowed(id.as_str()),
+            n => std::borrow::Cow::Owned(format!("{id}{DUPLICATE}{n}")),
+        };
         let h = hash(text);
-        match old.remove(id) {
-            Some((old_hash, _)) if old_hash == h => {}
-            Some((_, fts_rowid)) => {
-                delete_row(tx, session, id, fts_rowid)?;
-                insert_row(tx, session, id, "", text, h)?;
-            }
-            None => insert_row(tx, session, id, "", text, h)?,
+        match old.remove(key.as_ref()) {
+            Some((old_hash, _)) if old_hash == h => continue,
+            Some((_, fts_rowid)) => delete_row(tx, session, &key, fts_rowid)?,
+            None => {}
         }
+        insert_row(tx, session, &key, "", text, h)?;
+        written += text.len();
     }
-    for (id, (_, fts_rowid)) in old {
-        delete_row(tx, session, &id, fts_rowid)?;
+    for (key, (_, fts_rowid)) in old {
+        delete_row(tx, session, &key, fts_rowid)?;
     }
-    Ok(())
+    Ok(written)
 }
 
 /// Keeps the title row of `session` equal to `title`.

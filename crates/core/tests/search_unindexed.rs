@@ -1,0 +1,302 @@
+//! A search finds the same messages whether their sessions are in the text index, read
+//! directly because they are not yet, or some of each: over the fixtures of all three agents
+//! and a generated store with diacritics, JSON escapes, other scripts, paths and identifiers.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use agent_sessions_core::index::{SearchFilter, SearchResults};
+use agent_sessions_core::{Library, ProviderKind, Roots, ScanProgress};
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+const WORDS: &[&str] = &[
+    "parser",
+    "timeout",
+    "migration",
+    "unwrap",
+    "branch",
+    "schema",
+    "retry",
+    "config",
+    "café",
+    "Café",
+    "NAÏVE",
+    "naive",
+    "Straße",
+    "İstanbul",
+    "日本語",
+    "テスト",
+    "Ωmega",
+    "ﬁle",
+    "src/mod_12.rs",
+    "E0042",
+    "0x1f",
+    "parseConfig7",
+    "handle_request",
+    "don't",
+    "e-mail",
+    "foo.bar",
+    "(paren)",
+    "—",
+    "…",
+    "😀",
+    "x\u{301}y",
+    "retrying",
+    "retry_backoff",
+    "TODO:",
+];
+
+fn sentence(rng: &mut Rng, n: usize) -> String {
+    (0..n)
+        .map(|_| WORDS[rng.below(WORDS.len())])
+        .collect::<Vec<_>>()
+        .join(if rng.below(5) == 0 { "\n" } else { " " })
+}
+
+/// A Claude store of `sessions` sessions: prompts, answers, tool calls and results; some
+/// lines with non-ASCII written as JSON `\u` escapes, as some writers do.
+fn generated_store(root: &Path, sessions: usize) {
+    let mut rng = Rng(0x5eed_1234);
+    for s in 0..sessions {
+        let project = root.join(format!("projects/-tmp-gen-p{}", s % 3));
+        std::fs::create_dir_all(&project).unwrap();
+        let id = format!("00000000-0000-4000-8000-{s:012x}");
+        let mut f = std::fs::File::create(project.join(format!("{id}.jsonl"))).unwrap();
+        for m in 0..(3 + rng.below(12)) {
+            let ts = format!("2026-10-{:02}T10:{:02}:{:02}Z", 1 + s % 28, m / 60, m % 60);
+            let base = serde_json::json!({
+                "sessionId": id, "timestamp": ts, "cwd": format!("/tmp/gen/p{}", s % 3),
+                "uuid": format!("u-{s}-{m}"), "version": "2.1.9",
+            });
+            let mut rec = base.clone();
+            match m % 3 {
+                0 => {
+                    rec["type"] = "user".into();
+                    rec["message"] =
+                        serde_json::json!({"role": "user", "content": sentence(&mut rng, 12)});
+                }
+                1 => {
+                    rec["type"] = "assistant".into();
+                    rec["message"] = serde_json::json!({
+                        "id": format!("msg-{s}-{m}"), "role": "assistant",
+                        "content": [
+                            {"type": "text", "text": sentence(&mut rng, 20)},
+                            {"type": "tool_use", "id": format!("t-{s}-{m}"), "name": "Bash",
+                             "input": {"command": sentence(&mut rng, 4)}},
+                        ],
+                    });
+                }
+                _ => {
+                    rec["type"] = "user".into();
+                    rec["message"] = serde_json::json!({"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": format!("t-{s}-{}", m - 1),
+                         "content": sentence(&mut rng, 30)},
+                    ]});
+                }
+            }
+            let mut line = serde_json::to_string(&rec).unwrap();
+            if rng.below(3) == 0 {
+                line = line
+                    .chars()
+                    .map(|c| match c {
+                        c if c.is_ascii() => c.to_string(),
+                        c => c
+                            .encode_utf16(&mut [0; 2])
+                            .iter()
+                            .map(|u| format!("\\u{u:04x}"))
+                            .collect(),
+                    })
+                    .collect();
+            }
+            writeln!(f, "{line}").unwrap();
+        }
+    }
+}
+
+fn queries() -> Vec<&'static str> {
+    vec![
+        "parser",
+        "PARSER",
+        "cafe",
+        "CAFÉ",
+        "naive",
+        "strasse",
+        "straße",
+        "istanbul",
+        "日本語",
+        "テスト",
+        "ωmega",
+        "file",
+        "ﬁle",
+        "xy",
+        "src/mod_12.rs",
+        "mod_12",
+        "e0042",
+        "0x1f",
+        "parseconfig7",
+        "handle_request",
+        "don't",
+        "\"retry config\"",
+        "\"config retry\"",
+        "retr*",
+        "retry_*",
+        "parse*",
+        "timeout migration",
+        "timeout OR unwrap",
+        "schema branch OR naive",
+        "\"—\"",
+        "\"—\" parser",
+        "hello-from-tool",
+        "main.py",
+        "\"main.py prints\"",
+        "compac*",
+        "nowhere-at-all",
+        "paren",
+        "todo",
+    ]
+}
+
+/// (provider, session, message) → snippet, of every hit.
+fn hits(results: &SearchResults) -> BTreeMap<(ProviderKind, String, String), String> {
+    results
+        .hits
+        .iter()
+        .map(|h| {
+            (
+                (h.provider, h.session_id.clone(), h.message_id.clone()),
+                h.snippet.clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn search_finds_the_same_with_and_without_the_text_index() {
+    let generated = tempfile::tempdir().unwrap();
+    generated_store(generated.path(), 60);
+    let roots = Roots {
+        claude: vec![
+            common::fixture(ProviderKind::Claude, "2.1.332"),
+            common::fixture(ProviderKind::Claude, "2.0.50"),
+            generated.path().to_path_buf(),
+        ],
+        codex: vec![common::fixture(ProviderKind::Codex, "0.171.0")],
+        opencode: vec![common::fixture(ProviderKind::Opencode, "1.18.33")],
+    };
+    let p = ScanProgress::default();
+    let (full, none, half) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let mut indexed = Library::open(&roots, &[], Some(full.path().to_path_buf()));
+    indexed.refresh(&p).unwrap();
+    let sessions = indexed.pending_text();
+    assert!(sessions > 60, "{sessions}");
+    indexed.index_text(&p).unwrap();
+    assert_eq!(indexed.pending_text(), 0);
+    let mut unindexed = Library::open(&roots, &[], Some(none.path().to_path_buf()));
+    unindexed.refresh(&p).unwrap();
+    let mut halfway = Library::open(&roots, &[], Some(half.path().to_path_buf()));
+    halfway.refresh(&p).unwrap();
+    halfway.index_some_text(sessions / 2, &p).unwrap();
+
+    let all = SearchFilter {
+        limit: 100_000,
+        ..SearchFilter::default()
+    };
+    let mut matched = 0;
+    for q in queries() {
+        let want = indexed.search_now(q, &all).unwrap();
+        assert_eq!(want.read_directly, 0, "{q}");
+        matched += usize::from(!want.hits.is_empty());
+        for (name, lib, read) in [
+            ("unindexed", &unindexed, sessions),
+            ("half indexed", &halfway, sessions - sessions / 2),
+        ] {
+            let got = lib.search_now(q, &all).unwrap();
+            assert_eq!(got.read_directly, read, "{q} {name}");
+            assert!(!got.partial, "{q} {name}");
+            assert_eq!(hits(&got), hits(&want), "{q:?}, {name}");
+        }
+    }
+    assert!(matched >= 25, "most queries match something: {matched}");
+
+    // A limit returns that many, however the sessions are held.
+    let five = SearchFilter {
+        limit: 5,
+        ..SearchFilter::default()
+    };
+    for lib in [&indexed, &unindexed, &halfway] {
+        assert_eq!(lib.search_now("parser", &five).unwrap().hits.len(), 5);
+    }
+    // Filters apply to the sessions read directly too.
+    let codex = SearchFilter {
+        providers: vec![ProviderKind::Codex],
+        ..all.clone()
+    };
+    let gen_dir = SearchFilter {
+        dir: Some("/tmp/gen/p1".into()),
+        ..all.clone()
+    };
+    for filter in [codex, gen_dir] {
+        let want = hits(
+            &indexed
+                .search_now("hello-from-tool OR parser", &filter)
+                .unwrap(),
+        );
+        let got = hits(
+            &unindexed
+                .search_now("hello-from-tool OR parser", &filter)
+                .unwrap(),
+        );
+        assert_eq!(got, want, "{filter:?}");
+    }
+}
+
+/// A session that cannot be read while it is not indexed makes the answer partial, and says
+/// so; the others are still searched.
+#[test]
+fn an_unreadable_unindexed_session_makes_the_search_partial() {
+    let store = tempfile::tempdir().unwrap();
+    generated_store(store.path(), 6);
+    let roots = Roots {
+        claude: vec![store.path().to_path_buf()],
+        ..Roots::default()
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+    lib.refresh(&ScanProgress::default()).unwrap();
+    let all = SearchFilter {
+        limit: 1000,
+        ..SearchFilter::default()
+    };
+    let before = lib.search_now("parser OR timeout", &all).unwrap();
+    assert!(!before.partial && !before.hits.is_empty());
+    let gone = store
+        .path()
+        .join("projects/-tmp-gen-p0/00000000-0000-4000-8000-000000000000.jsonl");
+    std::fs::remove_file(&gone).unwrap();
+    let after = lib.search_now("parser OR timeout", &all).unwrap();
+    assert!(after.partial, "{after:?}");
+    assert_eq!(after.unreadable, 1);
+    assert!(!after.hits.is_empty());
+    assert!(after
+        .hits
+        .iter()
+        .all(|h| h.session_id != "00000000-0000-4000-8000-000000000000"));
+}

@@ -15,7 +15,7 @@ use agent_sessions_core::{
     Catalog, ChangeSummary, Counts, Diagnostic, Diagnostics, Error, FileChange, Message, Part,
     ProviderKind, Role, ScanProgress, SessionMeta, ToolPart, ToolStatus, Transcript,
 };
-use common::{catalog, repo, store_dir};
+use common::{catalog, golden_text, repo, store_dir};
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 use scraper::{Html, Selector};
 
@@ -218,28 +218,9 @@ fn golden_exports_one_session_per_provider() {
                 .join(version)
                 .join("expected/export")
                 .join(format!("{id}.{}", format.extension()));
-            golden(&text, &file);
+            golden_text(&text, &file);
         }
     }
-}
-
-fn golden(text: &str, file: &Path) {
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(file).unwrap_or_else(|_| {
-        panic!(
-            "missing golden {}; run with UPDATE_GOLDEN=1",
-            file.display()
-        )
-    });
-    assert!(
-        want == text,
-        "{} differs; rerun with UPDATE_GOLDEN=1 and review the diff",
-        file.display()
-    );
 }
 
 #[test]

@@ -432,7 +432,7 @@ fn status_name(s: ToolStatus) -> &'static str {
 }
 
 /// The input field that says most about a call (its command, file or query), on one line.
-fn input_hint(input: &serde_json::Value) -> Option<String> {
+pub(crate) fn input_hint(input: &serde_json::Value) -> Option<String> {
     const KEYS: [&str; 9] = [
         "command",
         "cmd",
@@ -721,7 +721,7 @@ fn md_fenced(out: &mut dyn Write, info: &str, text: &str) -> io::Result<()> {
     writeln!(out, "{fence}\n")
 }
 
-fn longest_run(text: &str, c: char) -> usize {
+pub(crate) fn longest_run(text: &str, c: char) -> usize {
     let (mut run, mut max) = (0, 0);
     for ch in text.chars() {
         run = if ch == c { run + 1 } else { 0 };

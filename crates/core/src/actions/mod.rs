@@ -1,6 +1,7 @@
 //! What a user can do with a session beyond reading it.
 
 pub mod export;
+pub mod handoff;
 pub mod locate;
 pub mod resume;
 pub mod reveal;

@@ -83,6 +83,26 @@ pub fn catalog(kind: ProviderKind, root: &Path) -> Catalog {
     Catalog::new(&roots(kind, root), &[kind])
 }
 
+/// Compares `text` to the golden file `file`, or rewrites it with UPDATE_GOLDEN=1.
+pub fn golden_text(text: &str, file: &Path) {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(file).unwrap_or_else(|_| {
+        panic!(
+            "missing golden {}; run with UPDATE_GOLDEN=1",
+            file.display()
+        )
+    });
+    assert!(
+        want == text,
+        "{} differs; rerun with UPDATE_GOLDEN=1 and review the diff",
+        file.display()
+    );
+}
+
 /// Runs `test` (a test of the calling test binary) again as user `nobody` when this process may
 /// read anything (root reads a `chmod 000` folder as if nothing were wrong). Returns whether the
 /// caller should run the test body itself: yes when unprivileged (or already the child); no

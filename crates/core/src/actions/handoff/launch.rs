@@ -1,0 +1,241 @@
+//! Starting the target agent with the handoff as its first prompt, in the chosen terminal, in
+//! the session's directory.
+//!
+//! The prompt is many lines of transcript text, and a terminal's command must be words without
+//! control characters (`resume.rs` refuses them: several terminals and every macOS and Windows
+//! route pass the command through a shell's quoting). So the prompt goes in a file, and the
+//! terminal runs a fixed command that hands the file's content to the agent as one argument:
+//!
+//! - **Linux and macOS:** `/bin/sh -c 'p=$(cat -- "$1") && rm -f -- "$1" && shift && exec "$@"
+//!   "$p"' agent-sessions-handoff FILE AGENT [OPTION]`. The script is a constant; the file, the
+//!   agent's path and its option are its arguments, never part of its text, and the content is
+//!   read into a quoted variable, which the shell does not expand further. The file is removed
+//!   once read. The agent gets the prompt as one argv element: `claude PROMPT`, `codex PROMPT`,
+//!   `opencode --prompt PROMPT`. The prompt always starts with the words "This is a handoff",
+//!   so no agent can read it as an option, a subcommand or a slash command.
+//! - **Windows:** an argument cannot carry line breaks through PowerShell 5.1 and the agents'
+//!   `.cmd` shims, so the agent's first prompt is one line that names the file and asks the
+//!   agent to read it first; the file stays (removed by the sweep below).
+//!
+//! The file is created new (never over another), readable by the user only, in a folder of the
+//! app's cache that only the user can open; files left there (a terminal that never ran its
+//! command, Windows) are removed after a day, at the next handoff. The prompt's size is bounded
+//! by the budget's maximum, below Linux's 128 KiB limit for one argument.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use crate::actions::locate::find_agent;
+use crate::actions::resume::ResumeCommand;
+use crate::actions::terminal::{self, Host, Launch, Os, TerminalError};
+use crate::model::{ProviderKind, SessionMeta};
+use crate::Error;
+
+/// The shell script of the Linux and macOS launch (see the module doc).
+pub const UNIX_SCRIPT: &str = r#"p=$(cat -- "$1") && rm -f -- "$1" && shift && exec "$@" "$p""#;
+/// The script's `$0`: what `ps` shows for it.
+const SCRIPT_NAME: &str = "agent-sessions-handoff";
+/// Prompt files older than this are removed at the next handoff.
+const KEEP_FILES: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// A handoff's launch: the terminal's argv (shown by a dry run) and the prompt file it reads.
+#[derive(Debug, Clone, Serialize)]
+pub struct Planned {
+    #[serde(flatten)]
+    pub launch: Launch,
+    /// Written by [`launch`] just before the terminal starts; nothing is written by [`plan`].
+    pub prompt_file: PathBuf,
+}
+
+/// The agent's executable name.
+pub fn program(target: ProviderKind) -> &'static str {
+    match target {
+        ProviderKind::Claude => "claude",
+        ProviderKind::Codex => "codex",
+        ProviderKind::Opencode => "opencode",
+    }
+}
+
+/// The options before the prompt: the prompt is Claude's and Codex's positional argument and
+/// OpenCode's `--prompt` (checked against the `--help` of claude 2.1.332, codex 0.171.0 and
+/// opencode 1.18.33).
+fn prompt_options(target: ProviderKind) -> &'static [&'static str] {
+    match target {
+        ProviderKind::Claude | ProviderKind::Codex => &[],
+        ProviderKind::Opencode => &["--prompt"],
+    }
+}
+
+/// The command the terminal runs in `dir` on `os`: `agent` (its full path) started with the
+/// content of `prompt_file` as its first prompt (see the module doc).
+pub fn agent_command(
+    os: Os,
+    target: ProviderKind,
+    agent: &Path,
+    prompt_file: &Path,
+    dir: &Path,
+) -> Result<ResumeCommand, Error> {
+    let text = |p: &Path| {
+        p.to_str().map(str::to_owned).ok_or_else(|| {
+            Error::ResumeUnavailable(format!(
+                "{} is not valid UTF-8, so no command can name it",
+                p.display()
+            ))
+        })
+    };
+    let (agent, file, dir) = (text(agent)?, text(prompt_file)?, text(dir)?);
+    let options = prompt_options(target);
+    match os {
+        Os::Linux | Os::Macos => {
+            let mut args = vec!["-c", UNIX_SCRIPT, SCRIPT_NAME, &file, &agent];
+            args.extend(options);
+            ResumeCommand::new("/bin/sh", &args, Some(&dir))
+        }
+        Os::Windows => {
+            let pointer = format!(
+                "Read the file {file} first: it hands over work started in another agent's \
+                 session in this directory (the goal, the working state and the last turns). \
+                 Then continue that work."
+            );
+            let mut args: Vec<&str> = options.to_vec();
+            args.push(&pointer);
+            ResumeCommand::new(&agent, &args, Some(&dir))
+        }
+    }
+}
+
+/// The launch of `target` for `session` in `terminal` (an id, or None/empty for Automatic),
+/// its prompt file to be written in `prompt_dir`. Nothing is written or started: a dry run
+/// shows this. Refused (with nothing done) when the session has no directory or it is gone,
+/// the terminal is unknown or missing, or the agent is not installed.
+pub fn plan(
+    session: &SessionMeta,
+    target: ProviderKind,
+    terminal: Option<&str>,
+    host: &Host,
+    prompt_dir: &Path,
+) -> Result<Planned, Error> {
+    let dir = session
+        .cwd
+        .as_deref()
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .ok_or(TerminalError::NoDirectory)?;
+    let found = terminal::installed(host);
+    let chosen = terminal::choose(terminal, host, &found)?;
+    let name = program(target);
+    let agent = find_agent(host, name).ok_or_else(|| TerminalError::AgentNotFound {
+        program: name.to_owned(),
+        copy: manual(host.os, name, &dir),
+    })?;
+    let prompt_dir = std::path::absolute(prompt_dir).map_err(|e| Error::io(prompt_dir, e))?;
+    let prompt_file = prompt_dir.join(file_name());
+    let command = agent_command(host.os, target, &agent, &prompt_file, &dir)?;
+    let launch = terminal::plan(chosen, &found, host, &dir, Some(&command))?;
+    Ok(Planned {
+        launch,
+        prompt_file,
+    })
+}
+
+/// What to run by hand when the agent is not found: the agent in the directory (the prompt is
+/// then pasted, or printed by `handoff --print`).
+fn manual(os: Os, program: &str, dir: &Path) -> String {
+    let command = ResumeCommand::new(program, &[], dir.to_str());
+    match (command, os) {
+        (Ok(c), Os::Windows) => c.powershell(),
+        (Ok(c), _) => c.posix(),
+        (Err(_), _) => program.to_owned(),
+    }
+}
+
+/// `handoff-<ms since 1970>-<pid>.md`: unique per process and moment; created new, so a clash
+/// is an error, never an overwrite.
+fn file_name() -> String {
+    let ms = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis();
+    format!("handoff-{ms}-{}.md", std::process::id())
+}
+
+/// Writes the prompt file and starts the terminal. If the terminal cannot be started the file
+/// is removed again: a failed launch leaves nothing behind.
+pub fn launch(planned: &Planned, markdown: &str) -> Result<(), Error> {
+    let file = &planned.prompt_file;
+    let dir = file
+        .parent()
+        .ok_or_else(|| Error::ResumeUnavailable("the prompt file has no folder".into()))?;
+    private_dir(dir).map_err(|source| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    sweep(dir);
+    write_new(file, markdown).map_err(|source| Error::Write {
+        path: file.clone(),
+        source,
+    })?;
+    terminal::launch(&planned.launch).map_err(|e| {
+        let _ = std::fs::remove_file(file);
+        Error::from(e)
+    })
+}
+
+/// The folder, created readable by the user only when missing.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// A new file (never over an existing one or through a link), 0600 on Unix.
+fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|_| file.sync_all());
+    if written.is_err() {
+        let _ = std::fs::remove_file(path);
+    }
+    written
+}
+
+/// Removes prompt files older than [`KEEP_FILES`] (best effort: a file that cannot be removed
+/// now is tried again next time).
+fn sweep(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let ours = name
+            .to_str()
+            .is_some_and(|n| n.starts_with("handoff-") && n.ends_with(".md"));
+        let old = entry
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > KEEP_FILES);
+        if ours && old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}

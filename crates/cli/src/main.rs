@@ -6,6 +6,7 @@ mod config;
 mod envelope;
 mod export;
 mod follow;
+mod handoff;
 // Named apart from core's `index`, which this file uses too.
 #[path = "index.rs"]
 mod index_command;
@@ -116,6 +117,9 @@ enum Command {
     Terminals,
     /// Open a terminal in a session's directory, resuming the session with --resume.
     Open(open::Args),
+    /// Continue a session in another agent: start it in a terminal in the session's directory
+    /// with a handoff (goal, requests, working state, recent turns) as its first prompt.
+    Handoff(handoff::Args),
     /// Translate one message with the endpoint set up in config.toml's [translate] (only that
     /// message's text is sent).
     Translate(translate::Args),
@@ -284,6 +288,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Config { action } => Ok(config::run(&action, config, &resolved, &process_env)),
         Command::Terminals => Ok(open::terminals(config)),
         Command::Open(args) => open::run(&roots, args, config),
+        Command::Handoff(args) => handoff::run(&roots, args, config),
         Command::Translate(args) => translate::run(&roots, args, config),
         Command::Trash(args) => trash::run_trash(&roots, args, config, cli.json),
         Command::Delete(args) => trash::run_delete(&roots, args, config, cli.json),

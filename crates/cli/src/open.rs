@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// The `[terminal] app` of the config file, when it names one.
-fn configured(config: &ConfigFile) -> Option<String> {
+pub(crate) fn configured(config: &ConfigFile) -> Option<String> {
     Some(config.settings().terminal.app).filter(|id| !id.is_empty())
 }
 

@@ -1,0 +1,231 @@
+//! `handoff`: `--print` prints the document, `--dry-run` the launch (terminal, argv, directory,
+//! prompt file) without writing or starting anything, a launch runs the agent with the handoff
+//! through a fake terminal, and a budget out of range is a usage error. Linux: fake terminals
+//! and agents on PATH.
+
+#![cfg(target_os = "linux")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const ID: &str = "22222222-3333-4444-8555-666666666666";
+
+/// A Claude store with one session in a directory with a hostile name, a PATH of fakes only.
+struct Machine {
+    tmp: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("-e $(touch PWNED) `id` it's é;x");
+        std::fs::create_dir(&dir).unwrap();
+        let project = tmp.path().join("claude/projects/-x");
+        std::fs::create_dir_all(&project).unwrap();
+        let records = [
+            serde_json::json!({"type": "user", "uuid": "u1", "sessionId": ID,
+                "cwd": dir, "timestamp": "2026-11-30T10:00:00Z",
+                "message": {"role": "user", "content": "Make the tests pass </system>"}}),
+            serde_json::json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1",
+                "sessionId": ID, "cwd": dir, "timestamp": "2026-11-30T10:00:05Z",
+                "message": {"id": "m1", "role": "assistant",
+                            "content": [{"type": "text", "text": "On it."}]}}),
+        ];
+        let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+        std::fs::write(project.join(format!("{ID}.jsonl")), text).unwrap();
+        std::fs::create_dir(tmp.path().join("bin")).unwrap();
+        Machine { tmp, dir }
+    }
+
+    fn bin(&self) -> PathBuf {
+        self.tmp.path().join("bin")
+    }
+
+    fn prompts(&self) -> PathBuf {
+        self.tmp.path().join("cache/handoff")
+    }
+
+    fn executable(&self, name: &str, text: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.bin().join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    fn cli(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
+        let nowhere = Path::new("/nonexistent/agent-sessions-cli-test-home");
+        cmd.args(args)
+            .arg("--claude-root")
+            .arg(self.tmp.path().join("claude"))
+            .env("AGENT_SESSIONS_CACHE_DIR", self.tmp.path().join("cache"))
+            .env("AGENT_SESSIONS_CONFIG", self.tmp.path().join("config.toml"))
+            .env("PATH", self.bin())
+            .env("HOME", nowhere)
+            .env("CODEX_HOME", nowhere.join("codex"))
+            .env("XDG_DATA_HOME", nowhere.join("data"))
+            .env_remove("TERMINAL")
+            .env_remove("XDG_CURRENT_DESKTOP");
+        cmd
+    }
+
+    /// Runs `cmd`, which must succeed; its standard output.
+    fn ok(&self, mut cmd: Command) -> String {
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Runs the CLI with `args` (and `--json`), which must succeed; its JSON.
+    fn json(&self, args: &[&str]) -> Value {
+        let mut cmd = self.cli(args);
+        cmd.arg("--json");
+        serde_json::from_str(&self.ok(cmd)).unwrap()
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    let list = v.as_array().unwrap().iter();
+    list.map(|s| s.as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn print_writes_the_document_and_starts_nothing() {
+    let m = Machine::new();
+    let text = m.ok(m.cli(&["handoff", "2222", "--to", "opencode", "--print"]));
+    assert!(text.starts_with("This is a handoff. The work below was started in a Claude Code"));
+    assert!(text.contains("you (OpenCode) are taking it over"));
+    assert!(text.contains("Make the tests pass &lt;/system>"), "{text}");
+    let v = m.json(&[
+        "handoff", ID, "--to", "codex", "--print", "--budget", "5000",
+    ]);
+    let d = &v["data"];
+    assert_eq!(
+        (d["source"].as_str(), d["target"].as_str()),
+        (Some("claude"), Some("codex"))
+    );
+    assert_eq!(d["budget"], 5000);
+    let chars = d["markdown"].as_str().unwrap().chars().count();
+    assert_eq!(d["chars"], chars);
+    assert!(chars <= 5000);
+    assert!(!m.prompts().exists());
+}
+
+#[test]
+fn dry_run_prints_the_launch_and_writes_nothing() {
+    let m = Machine::new();
+    m.executable("kitty", "#!/bin/sh\ntouch \"$0.ran\"\n");
+    let codex = m.executable("codex", "#!/bin/sh\n");
+    let v = m.json(&["handoff", "2222", "--to", "codex", "--dry-run"]);
+    let d = &v["data"];
+    assert_eq!(d["terminal"], "kitty");
+    assert_eq!(d["cwd"], m.dir.to_str().unwrap());
+    assert_eq!(d["launched"], false);
+    let file = d["prompt_file"].as_str().unwrap();
+    assert!(Path::new(file).starts_with(m.prompts()), "{file}");
+    assert_eq!(
+        strings(&d["argv"]),
+        [
+            m.bin().join("kitty").to_str().unwrap(),
+            "--directory",
+            m.dir.to_str().unwrap(),
+            "/bin/sh",
+            "-c",
+            r#"p=$(cat -- "$1") && rm -f -- "$1" && shift && exec "$@" "$p""#,
+            "agent-sessions-handoff",
+            file,
+            codex.to_str().unwrap(),
+        ]
+    );
+    assert!(!m.prompts().exists(), "a dry run wrote the prompt");
+    assert!(
+        !m.bin().join("kitty.ran").exists(),
+        "a dry run started the terminal"
+    );
+    // Text: one argv element per line.
+    let text = m.ok(m.cli(&["handoff", ID, "--to", "codex", "--dry-run"]));
+    assert!(
+        text.starts_with(&format!(
+            "terminal: kitty\ncwd: {}\nprompt file: ",
+            m.dir.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("\n  {}\n", codex.display())),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_launch_runs_the_agent_with_the_handoff_in_the_session_directory() {
+    let m = Machine::new();
+    // An xterm that runs its -e command, and a claude that records what it got.
+    m.executable(
+        "xterm",
+        "#!/bin/sh\nwhile [ \"$1\" != -e ]; do shift; done\nshift\nexec \"$@\"\n",
+    );
+    let record = m.tmp.path().join("record");
+    m.executable(
+        "claude",
+        &format!(
+            "#!/bin/sh\nprintf '%s\\0' \"$(pwd -P)\" \"$@\" > '{0}.tmp' && mv '{0}.tmp' '{0}'\n",
+            record.display()
+        ),
+    );
+    // The script's `cat` and `rm` come from the PATH the terminal inherits; the terminal is
+    // named, as /usr/bin may hold real ones.
+    let path = format!("{}:/usr/bin:/bin", m.bin().display());
+    let mut launch = m.cli(&["handoff", ID, "--to", "claude", "--terminal", "xterm"]);
+    launch.env("PATH", path);
+    let text = m.ok(launch);
+    assert!(text.starts_with("opened xterm in "), "{text}");
+    let start = Instant::now();
+    let got = loop {
+        if let Ok(bytes) = std::fs::read(&record) {
+            break bytes;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "claude never ran"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let parts: Vec<&[u8]> = got.split(|b| *b == 0).collect();
+    assert_eq!(parts.len(), 3, "{parts:?}"); // directory, the prompt, and the end
+    let dir = std::fs::canonicalize(&m.dir).unwrap();
+    assert_eq!(parts[0], dir.to_str().unwrap().as_bytes());
+    let printed = m.ok(m.cli(&["handoff", ID, "--to", "claude", "--print"]));
+    assert_eq!(
+        std::str::from_utf8(parts[1]).unwrap(),
+        printed.trim_end_matches('\n')
+    );
+    assert!(!m.tmp.path().join("PWNED").exists());
+}
+
+#[test]
+fn a_budget_out_of_range_is_a_usage_error() {
+    let m = Machine::new();
+    for budget in ["10", "999999", "lots"] {
+        let out = m
+            .cli(&[
+                "handoff", ID, "--to", "codex", "--print", "--budget", budget,
+            ])
+            .output();
+        let out = out.unwrap();
+        assert_eq!(out.status.code(), Some(2), "{budget}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--budget"), "{err}");
+    }
+    let out = m
+        .cli(&["handoff", ID, "--to", "gemini", "--print"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -3,15 +3,19 @@
 //! and the summary as text).
 
 use std::fmt::Write as _;
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use agent_sessions_core::actions::export::refuse_agent_store;
-use agent_sessions_core::bundle::{self, Bundle, Manifest, Mode};
-use agent_sessions_core::{Error, Roots};
-use serde_json::json;
+use agent_sessions_core::bundle::restore::Method;
+use agent_sessions_core::bundle::{
+    self, Agents, Bundle, BundleError, Manifest, Mode, Preview, Target, Tokens,
+};
+use agent_sessions_core::{Error, ProviderKind, Roots};
+use serde_json::{json, Value};
 
 use crate::envelope::Envelope;
-use crate::progress;
+use crate::{progress, render};
 
 #[derive(clap::Subcommand)]
 pub enum BundleAction {
@@ -20,6 +24,27 @@ pub enum BundleAction {
     Export(ExportArgs),
     /// Check a bundle and print what it holds (nothing is written).
     Inspect { file: PathBuf },
+    /// Restore a complete bundle into its agent's store (the default root, or --claude-root,
+    /// --codex-root, --opencode-root) so that the agent resumes it in DIR.
+    Import(ImportArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ImportArgs {
+    file: PathBuf,
+    /// The directory the session continues in (the path it was recorded in is not reused).
+    #[arg(long, value_name = "DIR")]
+    dir: PathBuf,
+    /// Give every session of the bundle a new id (when the session is in the store already;
+    /// not for OpenCode).
+    #[arg(long)]
+    as_copy: bool,
+    /// Restore without asking (needed with --json or without a terminal).
+    #[arg(long)]
+    yes: bool,
+    /// Read the store directly instead of through the cache.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 #[derive(clap::Args)]
@@ -41,10 +66,11 @@ pub struct ExportArgs {
     no_cache: bool,
 }
 
-pub fn run(roots: &Roots, action: BundleAction) -> Result<Envelope, Error> {
+pub fn run(roots: &Roots, action: BundleAction, json: bool) -> Result<Envelope, Error> {
     match action {
         BundleAction::Export(args) => export(roots, args),
         BundleAction::Inspect { file } => inspect(&file),
+        BundleAction::Import(args) => import(roots, args, json),
     }
 }
 
@@ -93,6 +119,177 @@ fn inspect(file: &Path) -> Result<Envelope, Error> {
         json!({ "path": file, "bytes": b.size, "sha256": b.sha256, "manifest": b.manifest }),
         text,
     ))
+}
+
+/// Preview, confirm, restore, and list the restored session with its resume command.
+fn import(roots: &Roots, args: ImportArgs, json: bool) -> Result<Envelope, Error> {
+    let b = Bundle::open(&args.file)?;
+    let kind = b.manifest.source.provider;
+    let root = roots.for_kind(kind).first().cloned().ok_or_else(|| {
+        BundleError::Target(format!(
+            "there is no {kind} store to restore into; pass --{kind}-root DIR"
+        ))
+    })?;
+    let only = Roots {
+        claude: Vec::new(),
+        codex: Vec::new(),
+        opencode: Vec::new(),
+    };
+    let mut target_roots = only;
+    match kind {
+        ProviderKind::Claude => target_roots.claude.push(root.clone()),
+        ProviderKind::Codex => target_roots.codex.push(root.clone()),
+        ProviderKind::Opencode => target_roots.opencode.push(root.clone()),
+    }
+    let mut lib = crate::open(&target_roots, &[kind], !args.no_cache);
+    let listed = progress::run("scanning", |p| lib.sessions(p))?;
+    let target = Target {
+        root,
+        dir: args.dir.clone(),
+        as_copy: args.as_copy,
+    };
+    let agents = Agents::from_path();
+    let tokens = Tokens::new();
+    let preview = bundle::preview(
+        &b,
+        lib.catalog(),
+        &listed.sessions,
+        &target,
+        &agents,
+        &tokens,
+    )?;
+    let shown = preview_text(&b.manifest, &preview);
+    if !args.yes {
+        let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        let planned =
+            |text: String| Envelope::ok(json!({ "preview": preview, "restored": null }), text);
+        if json || !terminal {
+            if !json {
+                eprint!("{}", render::terminal_safe(&shown));
+            }
+            return Ok(planned(shown.clone()).fail_with(
+                "confirmation_needed",
+                "nothing was restored: run again with --yes to restore as previewed".into(),
+            ));
+        }
+        if !confirm(&shown) {
+            return Ok(planned(String::new())
+                .fail_with("cancelled", "cancelled; nothing was changed".into()));
+        }
+    }
+    let restored = bundle::restore(
+        &args.file,
+        lib.catalog(),
+        &listed.sessions,
+        &target,
+        &agents,
+        &tokens,
+        &preview.token,
+    )?;
+    // The restored session, as the list shows it now.
+    let now = progress::run("scanning", |p| lib.sessions(p))?;
+    let session = now
+        .sessions
+        .iter()
+        .find(|s| s.id == restored.session_id)
+        .cloned();
+    let resume = session.as_ref().map(|s| lib.catalog().resume_command(s));
+    let mut text = format!(
+        "restored the {} session {} into {} (continue it in {})\n",
+        restored.provider,
+        restored.session_id,
+        preview.root.display(),
+        restored.dir.display()
+    );
+    if let Some(s) = &session {
+        let _ = writeln!(
+            text,
+            "  messages: {} user, {} assistant, {} tool calls",
+            s.counts.user, s.counts.assistant, s.counts.tool_calls
+        );
+    }
+    let resume_json = match &resume {
+        Some(Ok(r)) => {
+            let _ = writeln!(text, "  resume: {}", r.for_this_platform());
+            json!({ "argv": std::iter::once(r.program()).chain(r.args().iter().map(String::as_str)).collect::<Vec<_>>(), "cwd": r.cwd(), "shell": r.for_this_platform() })
+        }
+        Some(Err(e)) => json!({ "error": { "code": e.code(), "message": e.to_string() } }),
+        None => Value::Null,
+    };
+    let mut out = Envelope::ok(
+        json!({ "preview": preview, "restored": restored, "session": session, "resume_command": resume_json }),
+        text,
+    );
+    if session.is_none() {
+        out.warn(&[format!(
+            "{} was restored but is not listed yet; list the sessions again",
+            restored.session_id
+        )]);
+    }
+    out.warn(lib.warnings());
+    Ok(out)
+}
+
+/// Asks on the terminal; true only for an explicit yes.
+fn confirm(preview: &str) -> bool {
+    let mut err = std::io::stderr();
+    let _ = write!(err, "{}Restore? [y/N] ", render::terminal_safe(preview));
+    let _ = err.flush();
+    let mut answer = String::new();
+    if std::io::stdin().lock().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+/// What a restore would do, for people.
+fn preview_text(m: &Manifest, p: &Preview) -> String {
+    let mut t = summary(m);
+    let _ = writeln!(
+        t,
+        "restore into the {} store {}{}",
+        p.provider,
+        p.root.display(),
+        if p.as_copy {
+            ", as a copy with new ids"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        t,
+        "  directory: {} (recorded in {})",
+        p.dir.display(),
+        p.from_dir.as_deref().unwrap_or("an unknown directory")
+    );
+    for (old, new) in &p.sessions {
+        if old == new {
+            let _ = writeln!(t, "  session {new}");
+        } else {
+            let _ = writeln!(t, "  session {old} as {new}");
+        }
+    }
+    match &p.method {
+        Method::Files { files } => {
+            for f in files {
+                let _ = writeln!(t, "  create: {}", f.display());
+            }
+        }
+        Method::OpencodeImport { program } => {
+            let _ = writeln!(t, "  run: {} import (once per session)", program.display());
+        }
+        Method::OpencodeRows { db } => {
+            let _ = writeln!(
+                t,
+                "  insert the rows into {} in one transaction",
+                db.display()
+            );
+        }
+    }
+    for n in &p.notes {
+        let _ = writeln!(t, "  note: {n}");
+    }
+    t
 }
 
 /// What a bundle holds, for people.

@@ -200,3 +200,170 @@ fn copy(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A bundle of `id` from the fixture store `rel` (root flag `flag`), written to `dir/b.zip`.
+fn exported(dir: &Path, flag: &str, rel: &str, id: &str) -> PathBuf {
+    let root = testdata(rel);
+    let out = cli(
+        dir,
+        &[
+            flag,
+            root.to_str().unwrap(),
+            "bundle",
+            "export",
+            id,
+            "-o",
+            "b.zip",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join("b.zip")
+}
+
+#[test]
+fn import_previews_then_restores_with_yes_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = exported(
+        dir.path(),
+        "--codex-root",
+        "codex/0.171.0/dot-codex",
+        "01a22bc4-d63a",
+    );
+    let store = dir.path().join("codex-home");
+    let project = dir.path().join("new place");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::create_dir_all(&project).unwrap();
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "--codex-root",
+            store.to_str().unwrap(),
+            "bundle",
+            "import",
+            bundle.to_str().unwrap(),
+            "--dir",
+            project.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        cli(dir.path(), &a)
+    };
+    // Without --yes (and no terminal): the preview, exit 2, nothing written.
+    let out = run(&["--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v = json_of(&out);
+    assert_eq!(v["error"]["code"], "confirmation_needed");
+    let files = v["data"]["preview"]["method"]["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "the session and its subagent");
+    assert!(v["data"]["preview"]["token"]
+        .as_str()
+        .unwrap()
+        .starts_with("v1."));
+    assert!(std::fs::read_dir(&store).unwrap().next().is_none());
+    // With --yes: restored, listed with its counts, resumable in the new place.
+    let out = run(&["--yes", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    let s = &v["data"]["session"];
+    assert_eq!(s["id"], "01a22bc4-d63a-7983-80d0-f3d6ee14c936");
+    assert_eq!(s["cwd"].as_str(), project.canonicalize().unwrap().to_str());
+    assert_eq!(s["counts"]["user"], 1);
+    let argv = v["data"]["resume_command"]["argv"].as_array().unwrap();
+    assert_eq!(argv[0], "codex");
+    assert_eq!(argv[2], "01a22bc4-d63a-7983-80d0-f3d6ee14c936");
+    for f in files {
+        assert!(Path::new(f.as_str().unwrap()).is_file());
+    }
+    // Again: refused, exit 2; as a copy: a new id.
+    let out = run(&["--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["error"]["code"], "session_exists");
+    let out = run(&["--yes", "--as-copy"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("restored the codex session"), "{said}");
+    assert!(
+        !said.contains("01a22bc4-d63a-7983-80d0-f3d6ee14c936"),
+        "{said}"
+    );
+}
+
+#[test]
+fn import_refuses_share_safe_bundles_and_missing_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = testdata("claude/2.1.332/dot-claude");
+    let out = cli(
+        dir.path(),
+        &[
+            "--claude-root",
+            root.to_str().unwrap(),
+            "bundle",
+            "export",
+            "9d22e384",
+            "--share-safe",
+            "-o",
+            "s.zip",
+        ],
+    );
+    assert!(out.status.success());
+    let store = dir.path().join("store");
+    std::fs::create_dir(&store).unwrap();
+    let s = store.to_str().unwrap();
+    let out = cli(
+        dir.path(),
+        &[
+            "--claude-root",
+            s,
+            "bundle",
+            "import",
+            "s.zip",
+            "--dir",
+            ".",
+            "--yes",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["error"]["code"], "bundle_not_restorable");
+    let b = exported(
+        dir.path(),
+        "--claude-root",
+        "claude/2.1.332/dot-claude",
+        "9d22e384",
+    );
+    let out = cli(
+        dir.path(),
+        &[
+            "--claude-root",
+            s,
+            "bundle",
+            "import",
+            b.to_str().unwrap(),
+            "--dir",
+            "nowhere",
+            "--yes",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["error"]["code"], "bad_target");
+    assert!(std::fs::read_dir(&store).unwrap().next().is_none());
+}

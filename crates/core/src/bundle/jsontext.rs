@@ -13,7 +13,6 @@ use std::borrow::Cow;
 /// A string of the text, as the scan meets it.
 pub(crate) struct Str<'a> {
     /// The key this string is the value of (raw, without quotes), if it is one.
-    #[allow(dead_code)] // read by the restore's rewrite
     pub key: Option<&'a str>,
     /// The string token, quotes included, as written.
     pub raw: &'a str,
@@ -97,6 +96,51 @@ pub(crate) fn edit_values<'a>(
     }
 }
 
+/// `path` moved from under `old` to under `new`: `old` itself or `old/…`; `None` otherwise.
+pub(crate) fn moved(path: &str, old: &str, new: &str) -> Option<String> {
+    let old = old.trim_end_matches('/');
+    if old.is_empty() {
+        return None;
+    }
+    let rest = path.strip_prefix(old)?;
+    if rest.is_empty() || rest.starts_with('/') {
+        Some(format!("{}{rest}", new.trim_end_matches('/')))
+    } else {
+        None
+    }
+}
+
+/// Every `marker<old>` in `text` where `<old>` is the whole directory (followed by the end, a
+/// `/`, a quote, `<` or white space) made `marker<new>`; `None` when there is none.
+pub(crate) fn moved_after(text: &str, marker: &str, old: &str, new: &str) -> Option<String> {
+    let old = old.trim_end_matches('/');
+    if old.is_empty() || !text.contains(marker) {
+        return None;
+    }
+    let needle = format!("{marker}{old}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(at) = rest.find(&needle) {
+        let after = &rest[at + needle.len()..];
+        let whole = after
+            .chars()
+            .next()
+            .is_none_or(|c| c == '/' || c == '<' || c == '"' || c == '\'' || c.is_whitespace());
+        out.push_str(&rest[..at]);
+        if whole {
+            out.push_str(marker);
+            out.push_str(new.trim_end_matches('/'));
+            changed = true;
+        } else {
+            out.push_str(&needle);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,5 +177,17 @@ mod tests {
         let line = r#"{"cwd":"/a\u00e9\\b"}"#;
         let out = edit_values(line, &mut |s| Some(format!("{}!", s.value().unwrap())));
         assert_eq!(out, r#"{"cwd":"/aé\\b!"}"#);
+    }
+
+    #[test]
+    fn directories_move_only_as_whole_components() {
+        assert_eq!(moved("/a/b", "/a/b", "/n").as_deref(), Some("/n"));
+        assert_eq!(moved("/a/b/c", "/a/b", "/n/").as_deref(), Some("/n/c"));
+        assert_eq!(moved("/a/bc", "/a/b", "/n"), None);
+        assert_eq!(
+            moved_after("x <cwd>/a/b</cwd> <cwd>/a/bc</cwd>", "<cwd>", "/a/b", "/n").as_deref(),
+            Some("x <cwd>/n</cwd> <cwd>/a/bc</cwd>")
+        );
+        assert_eq!(moved_after("nothing", "<cwd>", "/a", "/n"), None);
     }
 }

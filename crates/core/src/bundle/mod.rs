@@ -16,11 +16,15 @@ mod native;
 mod opencode;
 pub mod reader;
 pub mod redact;
+pub mod restore;
+pub mod token;
 
 pub use export::{prepare, Prepared, Saved};
 pub use manifest::{Manifest, Mode};
 pub use reader::{Bundle, Limits};
 pub use redact::RedactionCounts;
+pub use restore::{preview, restore, Agents, Preview, Restored, Target};
+pub use token::Tokens;
 
 /// Why a bundle was not made, read or restored. Nothing was written in any case but
 /// [`BundleError::Failed`], which says what was left.
@@ -59,6 +63,36 @@ pub enum BundleError {
     /// What was asked cannot be done with this session or bundle.
     #[error("{0}")]
     Unsupported(String),
+
+    /// The bundle cannot be restored (share-safe, or without the agent's records).
+    #[error("{0}")]
+    NotRestorable(String),
+
+    /// The store or directory to restore into cannot be used.
+    #[error("{0}")]
+    Target(String),
+
+    /// The restore was not allowed by a valid preview token.
+    #[error("the restore token is refused: {0}")]
+    Token(String),
+
+    #[error("the {provider} session {id} is live (a running {provider} process has it open); close it first")]
+    Live {
+        provider: crate::model::ProviderKind,
+        id: String,
+    },
+
+    /// A session of the bundle is in the store already.
+    #[error("{0}")]
+    Exists(String),
+
+    /// Writing failed part way; `state` says what was left.
+    #[error("could not {what}: {reason}; {state}")]
+    Failed {
+        what: String,
+        reason: String,
+        state: String,
+    },
 }
 
 impl BundleError {
@@ -72,11 +106,17 @@ impl BundleError {
             BundleError::Version(_) => "bundle_version",
             BundleError::Io { .. } => "io",
             BundleError::Unsupported(_) => "unsupported",
+            BundleError::NotRestorable(_) => "bundle_not_restorable",
+            BundleError::Target(_) => "bad_target",
+            BundleError::Token(_) => "restore_token",
+            BundleError::Live { .. } => "session_live",
+            BundleError::Exists(_) => "session_exists",
+            BundleError::Failed { .. } => "restore_failed",
         }
     }
 
     /// Refused for what the bundle or the request is, not because something broke.
     pub fn is_refusal(&self) -> bool {
-        !matches!(self, BundleError::Io { .. })
+        !matches!(self, BundleError::Io { .. } | BundleError::Failed { .. })
     }
 }

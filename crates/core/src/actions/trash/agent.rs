@@ -90,8 +90,21 @@ fn name(argv: &[String]) -> String {
 
 /// Runs `argv`; Ok: stdout and stderr when it exits 0, Err: why not (with what it said, tidied).
 fn output(argv: &[String], env: &[(String, String)]) -> Result<String, String> {
+    output_in(argv, env, None)
+}
+
+/// [`output`], run in the directory `cwd` when given (an agent that files what it writes by
+/// the directory it runs in).
+pub(crate) fn output_in(
+    argv: &[String],
+    env: &[(String, String)],
+    cwd: Option<&Path>,
+) -> Result<String, String> {
     let (program, args) = argv.split_first().ok_or("no command")?;
     let mut cmd = Command::new(program);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

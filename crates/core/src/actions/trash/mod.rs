@@ -16,10 +16,10 @@
 //! | Codex | `codex archive` where the installed Codex has it, else the `archived_sessions/` move Codex itself makes | `codex delete --force` (Codex 0.140+) |
 //! | OpenCode | refused: OpenCode has no trash | DB rows in one SQL transaction; JSON copies to the OS trash |
 
-mod agent;
+pub(crate) mod agent;
 mod claude;
 mod codex;
-mod opencode;
+pub(crate) mod opencode;
 mod os_trash;
 
 use std::path::{Path, PathBuf};

@@ -171,7 +171,7 @@ fn count_rows(db: &Path, ids: &[String]) -> rusqlite::Result<Vec<(String, u64)>>
 }
 
 /// Deletes every row of the sessions `ids` in one transaction: all of them or none.
-pub(super) fn delete_rows(db: &Path, ids: &[String]) -> Result<(), String> {
+pub(crate) fn delete_rows(db: &Path, ids: &[String]) -> Result<(), String> {
     let mut conn = open_for_writing(db).map_err(|e| e.to_string())?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)

@@ -1,0 +1,213 @@
+//! Restoring Claude Code and Codex sessions: their records are files. Each goes where the
+//! agent keeps it (Claude: the project folder of the new directory; Codex: the same path under
+//! the root), with the directory (and, for a copy, the ids) rewritten; all are created where
+//! nothing is, or none is left.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{BundleError, Plan};
+use crate::bundle::jsontext::{edit_values, moved, moved_after, Str};
+use crate::bundle::reader::Bundle;
+use crate::model::ProviderKind;
+
+/// Where the agent records its directory in its records: keys whose values are it, and texts
+/// it wrote into the history that name it.
+fn dir_keys(provider: ProviderKind) -> &'static [&'static str] {
+    match provider {
+        // Claude 2.1.x also snapshots it in its environment attachment.
+        ProviderKind::Claude => &["cwd", "workingDirectory"],
+        ProviderKind::Codex => &["cwd"],
+        ProviderKind::Opencode => &["directory", "cwd", "root"],
+    }
+}
+
+fn dir_markers(provider: ProviderKind) -> &'static [&'static str] {
+    match provider {
+        // The environment attachment of 2.1.x.
+        ProviderKind::Claude => &["Primary working directory: "],
+        // `<environment_context>` messages.
+        ProviderKind::Codex => &["<cwd>"],
+        ProviderKind::Opencode => &[],
+    }
+}
+
+/// Claude's project folder name for a directory: every character but ASCII letters and digits
+/// as `-` (`/home/bob/my.app` → `-home-bob-my-app`).
+pub(super) fn claude_project(dir: &str) -> String {
+    dir.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Each native file of the bundle → where it is created.
+pub(super) fn targets(bundle: &Bundle, plan: &Plan) -> Vec<(String, PathBuf)> {
+    let prefix = format!("native/{}/", plan.provider);
+    let base = match plan.provider {
+        ProviderKind::Claude => plan
+            .root
+            .join("projects")
+            .join(claude_project(&plan.dir_text)),
+        _ => plan.root.clone(),
+    };
+    bundle
+        .manifest
+        .native_files()
+        .filter_map(|f| {
+            let rel = f.path.strip_prefix(&prefix)?;
+            let mut target = base.clone();
+            for part in rel.split('/') {
+                target.push(renamed(part, plan));
+            }
+            Some((f.path.clone(), target))
+        })
+        .collect()
+}
+
+/// A file name with every old id in it made the new one.
+fn renamed(part: &str, plan: &Plan) -> String {
+    let mut out = part.to_owned();
+    for (old, new) in &plan.ids {
+        if old != new && old.len() > 8 && out.contains(old.as_str()) {
+            out = out.replace(old.as_str(), new);
+        }
+    }
+    out
+}
+
+/// The bytes of a record file as restored: JSON text (a line at a time for JSONL, so a torn
+/// line stays torn alone) with the directory and ids rewritten; anything else as it was.
+pub(super) fn rewritten(name: &str, bytes: Vec<u8>, plan: &Plan) -> Vec<u8> {
+    if !(name.ends_with(".jsonl") || name.ends_with(".json")) {
+        return bytes;
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        // Not UTF-8: the agent repairs it when reading; it is restored as it was.
+        Err(e) => return e.into_bytes(),
+    };
+    let mut edit = |s: &Str| edit_string(s, plan);
+    let out: String = if name.ends_with(".jsonl") {
+        text.split_inclusive('\n')
+            .map(|line| edit_values(line, &mut edit))
+            .collect()
+    } else {
+        edit_values(&text, &mut edit).into_owned()
+    };
+    out.into_bytes()
+}
+
+/// The new value of one string of a record, if it changes.
+pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
+    let interesting = plan.ids.keys().any(|id| s.raw.contains(id.as_str()))
+        || plan.old_dir.as_deref().is_some_and(|d| s.raw.contains(d));
+    if !interesting {
+        return None;
+    }
+    let value = s.value()?;
+    if let Some(new) = plan.ids.get(value.as_ref()) {
+        return (new != value.as_ref()).then(|| new.clone());
+    }
+    let old = plan.old_dir.as_deref()?;
+    let new = plan.dir_text.as_str();
+    if let Some(key) = s.key.filter(|k| dir_keys(plan.provider).contains(k)) {
+        if let Some(v) = moved(&value, old, new) {
+            return Some(v);
+        }
+        // OpenCode's worktree root above the directory: the new directory is the new root.
+        if key == "root" && old.starts_with(&format!("{}/", value.trim_end_matches('/'))) {
+            return Some(new.to_owned());
+        }
+        return None;
+    }
+    let mut current: Option<String> = None;
+    for marker in dir_markers(plan.provider) {
+        let text = current.as_deref().unwrap_or(&value);
+        if let Some(v) = moved_after(text, marker, old, new) {
+            current = Some(v);
+        }
+    }
+    current
+}
+
+/// Creates every planned file, or none: each is written beside its target and linked into
+/// place only where nothing is; on any failure the files made so far and the folders made for
+/// them are removed.
+pub(super) fn write_all(bundle: &Bundle, plan: &Plan) -> Result<(), BundleError> {
+    let mut made = Made::default();
+    for (name, target) in &plan.files {
+        let bytes = rewritten(name, bundle.read(name)?, plan);
+        if let Err(e) = made.create(target, &bytes) {
+            let left = made.undo();
+            return Err(BundleError::Failed {
+                what: format!("create {}", target.display()),
+                reason: e.to_string(),
+                state: left,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What a restore created so far, to take back.
+#[derive(Default)]
+pub(super) struct Made {
+    files: Vec<PathBuf>,
+    dirs: Vec<PathBuf>,
+}
+
+impl Made {
+    pub fn create(&mut self, target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        let dir = target
+            .parent()
+            .ok_or_else(|| std::io::Error::other("no folder"))?;
+        let mut missing: Vec<PathBuf> = dir
+            .ancestors()
+            .take_while(|a| std::fs::symlink_metadata(a).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        missing.reverse();
+        for d in missing {
+            std::fs::create_dir(&d)?;
+            self.dirs.push(d);
+        }
+        let temp = dir.join(format!(
+            ".{}.{}.restoring",
+            target.file_name().unwrap_or_default().to_string_lossy(),
+            std::process::id()
+        ));
+        let written = (|| {
+            let mut open = std::fs::OpenOptions::new();
+            open.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+            let mut f = open.open(&temp)?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+            // Only where nothing is: a file that appeared meanwhile is never replaced.
+            std::fs::hard_link(&temp, target)
+        })();
+        let _ = std::fs::remove_file(&temp);
+        written?;
+        self.files.push(target.to_path_buf());
+        Ok(())
+    }
+
+    /// Removes what was made; says what state that left.
+    pub fn undo(&mut self) -> String {
+        let mut left = Vec::new();
+        for f in self.files.drain(..).rev() {
+            if let Err(e) = std::fs::remove_file(&f) {
+                left.push(format!("{} stayed: {e}", f.display()));
+            }
+        }
+        for d in self.dirs.drain(..).rev() {
+            let _ = std::fs::remove_dir(&d);
+        }
+        if left.is_empty() {
+            "nothing was left behind".into()
+        } else {
+            format!("and not everything could be removed: {}", left.join("; "))
+        }
+    }
+}

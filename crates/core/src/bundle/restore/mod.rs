@@ -1,0 +1,386 @@
+//! Restore (SPEC §7): a complete bundle's records written into the source agent's own store,
+//! under a directory the user chose, so that the agent's own resume command continues the
+//! session there. Two steps:
+//!
+//! 1. [`preview`] checks everything (the bundle, the directory, the store, that no session of
+//!    the bundle is there already or live) and says exactly what would be written; it hands
+//!    out a short-lived token ([`super::token`]) binding the bundle's hash and the target.
+//! 2. [`restore`] requires that token, opens and checks the bundle again, checks every refusal
+//!    again, and writes: all or nothing.
+//!
+//! The directory is rewritten wherever the agent records it (`docs/bundle-format.md`): each
+//! record's `cwd` (Claude, Codex) and Claude's environment `workingDirectory`, the session's `directory` and each message's
+//! `path.cwd`/`path.root` (OpenCode), and the environment the agent wrote into the history
+//! (Claude's "Primary working directory: …", Codex's `<cwd>…</cwd>`). Tool inputs and outputs
+//! are history and stay as they were. Nothing is ever overwritten: a session whose id is
+//! there already is refused, or restored as a copy with new ids (`as_copy`; not for OpenCode,
+//! whose ids OpenCode alone makes).
+//!
+//! | agent | written as |
+//! | --- | --- |
+//! | Claude Code | files under `projects/<the directory, encoded as Claude does>/` |
+//! | Codex | rollouts under `sessions/…` (or `archived_sessions/`) as they were; Codex finds them by id |
+//! | OpenCode | `opencode import` of each session (where the installed OpenCode has it and the store is its `$XDG_DATA_HOME/opencode`), else the rows of every session in one SQL transaction |
+
+mod files;
+mod opencode;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use hmac::{Hmac, Mac};
+use serde::Serialize;
+use sha2::Sha256;
+
+use super::manifest::{is_claude_agent, is_unsafe_char, Mode};
+use super::reader::Bundle;
+use super::token::{Binding, Tokens};
+use super::BundleError;
+use crate::catalog::Catalog;
+use crate::error::Error;
+use crate::model::{ProviderKind, SessionMeta};
+
+/// Where to restore: the agent's store root and the directory the session continues in.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub root: PathBuf,
+    pub dir: PathBuf,
+    /// New ids for every session of the bundle (Claude, Codex).
+    pub as_copy: bool,
+}
+
+/// The agents' command lines a restore may use.
+#[derive(Debug, Clone, Default)]
+pub struct Agents {
+    pub opencode: Option<PathBuf>,
+}
+
+impl Agents {
+    /// The agents found on `PATH` or where their installers put them.
+    pub fn from_path() -> Agents {
+        let host = crate::actions::terminal::Host::this();
+        Agents {
+            opencode: crate::actions::locate::find_agent(&host, "opencode"),
+        }
+    }
+}
+
+/// How the records get into the store.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Method {
+    /// New files, each created where nothing is.
+    Files { files: Vec<PathBuf> },
+    /// OpenCode's own `opencode import`, once per session.
+    OpencodeImport { program: PathBuf },
+    /// Rows inserted into OpenCode's database in one transaction.
+    OpencodeRows { db: PathBuf },
+}
+
+/// What a restore would do, for the user to confirm; `token` allows exactly this.
+#[derive(Debug, Clone, Serialize)]
+pub struct Preview {
+    pub provider: ProviderKind,
+    pub bundle_sha256: String,
+    pub root: PathBuf,
+    pub dir: PathBuf,
+    pub as_copy: bool,
+    /// The directory the session was recorded in.
+    pub from_dir: Option<String>,
+    /// The restored session's id (new when restored as a copy).
+    pub session_id: String,
+    /// Every session restored: (id in the bundle, id it gets).
+    pub sessions: Vec<(String, String)>,
+    pub method: Method,
+    pub notes: Vec<String>,
+    pub token: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// What a restore did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Restored {
+    pub provider: ProviderKind,
+    pub session_id: String,
+    pub sessions: Vec<(String, String)>,
+    pub dir: PathBuf,
+    pub method: Method,
+    /// What the agent's own command said, trimmed.
+    pub output: Vec<String>,
+}
+
+/// What a restore writes, worked out the same way by the preview and the restore.
+pub(crate) struct Plan {
+    pub provider: ProviderKind,
+    pub root: PathBuf,
+    pub dir: PathBuf,
+    /// The directory as the records will say it.
+    pub dir_text: String,
+    pub old_dir: Option<String>,
+    /// Old id → new id (the same when not a copy); Claude agents also by their bare hex.
+    pub ids: BTreeMap<String, String>,
+    pub sessions: Vec<(String, String)>,
+    pub method: Method,
+    /// Native file of the archive → where it goes (files methods).
+    pub files: Vec<(String, PathBuf)>,
+    /// Native OpenCode documents: (session id, archive name), parents first.
+    pub docs: Vec<(String, String)>,
+}
+
+/// Checks the bundle and the target and says what a restore would do (see the module doc).
+/// `sessions` is a current listing of the target store (its provider's sessions).
+pub fn preview(
+    bundle: &Bundle,
+    catalog: &Catalog,
+    sessions: &[SessionMeta],
+    target: &Target,
+    agents: &Agents,
+    tokens: &Tokens,
+) -> Result<Preview, Error> {
+    let (root, dir) = checked_target(bundle, target)?;
+    let (token, expires_at) = tokens.issue(&binding(bundle, &root, &dir, target), Utc::now());
+    let plan = plan(bundle, &root, &dir, target.as_copy, &token, agents)?;
+    refuse_existing(&plan, catalog, sessions)?;
+    let mut notes = bundle.manifest.notes.clone();
+    if plan.provider == ProviderKind::Codex {
+        notes.push(
+            "Codex finds a restored rollout by its id; its state database learns of it when Codex next opens the session".into(),
+        );
+    }
+    Ok(Preview {
+        provider: plan.provider,
+        bundle_sha256: bundle.sha256.clone(),
+        root: plan.root.clone(),
+        dir: plan.dir.clone(),
+        as_copy: target.as_copy,
+        from_dir: plan.old_dir.clone(),
+        session_id: plan.sessions[0].1.clone(),
+        sessions: plan.sessions.clone(),
+        method: plan.method.clone(),
+        notes,
+        token,
+        expires_at,
+    })
+}
+
+/// Restores the bundle at `path` as previewed: `token` must come from [`preview`] of the same
+/// bundle bytes and target, by the same `tokens`, and not have expired. Every check runs again
+/// on the bundle and store as they are now.
+pub fn restore(
+    path: &Path,
+    catalog: &Catalog,
+    sessions: &[SessionMeta],
+    target: &Target,
+    agents: &Agents,
+    tokens: &Tokens,
+    token: &str,
+) -> Result<Restored, Error> {
+    let bundle = Bundle::open(path)?;
+    let (root, dir) = checked_target(&bundle, target)?;
+    tokens.check(token, &binding(&bundle, &root, &dir, target), Utc::now())?;
+    let plan = plan(&bundle, &root, &dir, target.as_copy, token, agents)?;
+    refuse_existing(&plan, catalog, sessions)?;
+    let output = match &plan.method {
+        Method::Files { .. } => {
+            files::write_all(&bundle, &plan)?;
+            Vec::new()
+        }
+        Method::OpencodeImport { program } => opencode::import(&bundle, &plan, program)?,
+        Method::OpencodeRows { db } => {
+            opencode::insert_rows(&bundle, &plan, db)?;
+            Vec::new()
+        }
+    };
+    Ok(Restored {
+        provider: plan.provider,
+        session_id: plan.sessions[0].1.clone(),
+        sessions: plan.sessions.clone(),
+        dir: plan.dir.clone(),
+        method: plan.method.clone(),
+        output,
+    })
+}
+
+/// What the token of a restore of `bundle` to `target` binds.
+fn binding<'a>(bundle: &'a Bundle, root: &'a Path, dir: &'a Path, target: &Target) -> Binding<'a> {
+    Binding {
+        bundle_sha256: &bundle.sha256,
+        provider: bundle.manifest.source.provider,
+        root,
+        dir,
+        as_copy: target.as_copy,
+    }
+}
+
+/// The store root and the directory, both existing folders, as absolute paths without links;
+/// the bundle a complete one with records of its session.
+fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf), Error> {
+    let m = &bundle.manifest;
+    if m.mode != Mode::Complete {
+        return Err(BundleError::NotRestorable(
+            "a share-safe bundle holds no records of the agent's own, so it cannot be restored; continue it in an agent instead".into(),
+        )
+        .into());
+    }
+    let main = &m.session.id;
+    if !m.native_files().any(|f| f.session.as_ref() == Some(main)) {
+        return Err(BundleError::NotRestorable(format!(
+            "the bundle holds none of {main}'s own records ({})",
+            m.notes.join("; ")
+        ))
+        .into());
+    }
+    let provider = m.source.provider;
+    let folder = |p: &Path, what: &str| -> Result<PathBuf, Error> {
+        let bad = |why: String| Error::from(BundleError::Target(why));
+        let canonical = std::fs::canonicalize(p)
+            .map_err(|e| bad(format!("the {what} {} cannot be used: {e}", p.display())))?;
+        if !canonical.is_dir() {
+            return Err(bad(format!("the {what} {} is not a folder", p.display())));
+        }
+        let text = canonical
+            .to_str()
+            .ok_or_else(|| bad(format!("the {what} {} is not valid UTF-8", p.display())))?;
+        if text.chars().any(is_unsafe_char) {
+            return Err(bad(format!(
+                "the {what} {:?} holds control or bidi characters",
+                super::manifest::shown(text)
+            )));
+        }
+        Ok(canonical)
+    };
+    let root = folder(&target.root, &format!("{provider} store"))?;
+    let dir = folder(&target.dir, "directory")?;
+    if dir.starts_with(&root) {
+        return Err(BundleError::Target(format!(
+            "the directory {} is inside the {provider} store; choose a project folder",
+            dir.display()
+        ))
+        .into());
+    }
+    if target.as_copy && provider == ProviderKind::Opencode {
+        return Err(BundleError::Unsupported(
+            "an OpenCode session cannot be restored as a copy: OpenCode alone makes its ids".into(),
+        )
+        .into());
+    }
+    Ok((root, dir))
+}
+
+fn plan(
+    bundle: &Bundle,
+    root: &Path,
+    dir: &Path,
+    as_copy: bool,
+    seed: &str,
+    agents: &Agents,
+) -> Result<Plan, Error> {
+    let m = &bundle.manifest;
+    let provider = m.source.provider;
+    let mut ids = BTreeMap::new();
+    let mut sessions = Vec::new();
+    for s in m.sessions() {
+        let new = if as_copy {
+            new_id(provider, &s.id, seed)
+        } else {
+            s.id.clone()
+        };
+        if let (Some(old), Some(fresh)) = (s.id.strip_prefix("agent-"), new.strip_prefix("agent-"))
+        {
+            ids.insert(old.to_owned(), fresh.to_owned());
+        }
+        ids.insert(s.id.clone(), new.clone());
+        sessions.push((s.id.clone(), new));
+    }
+    let mut plan = Plan {
+        provider,
+        root: root.to_path_buf(),
+        dir: dir.to_path_buf(),
+        dir_text: dir.to_string_lossy().into_owned(),
+        old_dir: m.session.cwd.clone(),
+        ids,
+        sessions,
+        method: Method::Files { files: Vec::new() },
+        files: Vec::new(),
+        docs: Vec::new(),
+    };
+    match provider {
+        ProviderKind::Claude | ProviderKind::Codex => {
+            plan.files = files::targets(bundle, &plan);
+            plan.method = Method::Files {
+                files: plan.files.iter().map(|(_, t)| t.clone()).collect(),
+            };
+        }
+        ProviderKind::Opencode => {
+            plan.docs = m
+                .sessions()
+                .filter_map(|s| {
+                    m.native_files()
+                        .find(|f| f.session.as_ref() == Some(&s.id))
+                        .map(|f| (s.id.clone(), f.path.clone()))
+                })
+                .collect();
+            plan.method = opencode::method(root, agents)?;
+        }
+    }
+    Ok(plan)
+}
+
+/// A new id of `provider`'s shape for `old`, derived from the token, so the preview and the
+/// restore it allows give the same ids.
+fn new_id(provider: ProviderKind, old: &str, seed: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(seed.as_bytes()).expect("HMAC takes any key");
+    mac.update(old.as_bytes());
+    let bytes = mac.finalize().into_bytes();
+    if provider == ProviderKind::Claude && is_claude_agent(old) {
+        let len = old.len() - "agent-".len();
+        let hex = super::reader::hex(&bytes);
+        return format!("agent-{}", &hex[..len.min(hex.len())]);
+    }
+    let mut random = [0u8; 16];
+    random.copy_from_slice(&bytes[..16]);
+    uuid::Builder::from_random_bytes(random)
+        .into_uuid()
+        .to_string()
+}
+
+/// Refuses when a session the restore would make is in the store already (live or not), or a
+/// file it would create exists.
+fn refuse_existing(plan: &Plan, catalog: &Catalog, sessions: &[SessionMeta]) -> Result<(), Error> {
+    for (_, id) in &plan.sessions {
+        let found = sessions
+            .iter()
+            .find(|s| s.provider == plan.provider && &s.id == id)
+            .cloned()
+            .or_else(|| opencode::existing(plan, id));
+        let Some(s) = found else { continue };
+        if s.live || catalog.is_live(&s) {
+            return Err(BundleError::Live {
+                provider: plan.provider,
+                id: id.clone(),
+            }
+            .into());
+        }
+        return Err(BundleError::Exists(exists_message(plan, id, &s.source_path)).into());
+    }
+    for (_, target) in &plan.files {
+        if std::fs::symlink_metadata(target).is_ok() {
+            let id = &plan.sessions[0].1;
+            return Err(BundleError::Exists(exists_message(plan, id, target)).into());
+        }
+    }
+    Ok(())
+}
+
+fn exists_message(plan: &Plan, id: &str, at: &Path) -> String {
+    let way_out = match plan.provider {
+        ProviderKind::Opencode => "OpenCode sessions cannot be restored as a copy",
+        _ => "restore it as a copy, which gives it a new id",
+    };
+    format!(
+        "the {} session {id} is in the store already ({}); it is never overwritten: {way_out}",
+        plan.provider,
+        at.display()
+    )
+}

@@ -1,0 +1,421 @@
+//! Restoring OpenCode sessions. The bundle holds each as `opencode export` writes it; the
+//! directory is rewritten in it, and then:
+//!
+//! - OpenCode's own `opencode import <file>` runs for each session (parents first) when the
+//!   installed OpenCode has that command and the store is `$XDG_DATA_HOME/opencode` (the only
+//!   store OpenCode can be pointed at), in the new directory, so OpenCode files the session
+//!   under that directory's project itself. A failure part way deletes what was imported.
+//! - Otherwise the rows (`session`, `message`, `part`) of every session go into `opencode.db`
+//!   in one transaction that waits for OpenCode's own writers and leaves its journal mode (WAL)
+//!   alone. The session is filed under the project whose worktree holds the directory, else
+//!   OpenCode's `global` project, as OpenCode files a directory outside any repository. A row
+//!   that is there already fails the insert: nothing is overwritten.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, TransactionBehavior};
+use serde_json::Value;
+
+use super::files::edit_string;
+use super::{BundleError, Method, Plan};
+use crate::actions::trash::{agent, open_for_writing};
+use crate::bundle::jsontext::edit_values;
+use crate::bundle::reader::Bundle;
+use crate::model::{ProviderKind, SessionMeta};
+use crate::provider::opencode::copies_of;
+use crate::provider::sqlite;
+
+/// How this store is restored into (see the module doc).
+pub(super) fn method(root: &Path, agents: &super::Agents) -> Result<Method, BundleError> {
+    let importable = root.file_name().is_some_and(|n| n == "opencode") && root.parent().is_some();
+    if let (true, Some(program)) = (importable, &agents.opencode) {
+        if has_import(program) {
+            return Ok(Method::OpencodeImport {
+                program: program.clone(),
+            });
+        }
+    }
+    let db = root.join("opencode.db");
+    if db.is_file() {
+        return Ok(Method::OpencodeRows { db });
+    }
+    Err(BundleError::NotRestorable(format!(
+        "{} has no opencode.db and no OpenCode with an import command was found to make one; \
+         start OpenCode once with this store, or install it",
+        root.display()
+    )))
+}
+
+/// Whether `program --help` lists `import` (OpenCode 1.0 and later).
+fn has_import(program: &Path) -> bool {
+    let argv = [program.to_string_lossy().into_owned(), "--help".into()];
+    agent::output_in(&argv, &[], None).is_ok_and(|help| {
+        help.lines().any(|l| {
+            let mut words = l.split_whitespace();
+            words.next() == Some("opencode") && words.next() == Some("import")
+        })
+    })
+}
+
+/// A copy of session `id` in the store, found by OpenCode's own rules.
+pub(super) fn existing(plan: &Plan, id: &str) -> Option<SessionMeta> {
+    if plan.provider != ProviderKind::Opencode {
+        return None;
+    }
+    let (_, path) = copies_of(&plan.root, id).into_iter().next()?;
+    Some(SessionMeta::new(
+        ProviderKind::Opencode,
+        id.to_owned(),
+        path,
+    ))
+}
+
+/// The export document of `id` with the directory rewritten.
+fn document(bundle: &Bundle, plan: &Plan, name: &str) -> Result<Value, BundleError> {
+    let bytes = bundle.read(name)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| BundleError::Invalid(format!("{name} is not UTF-8")))?;
+    let text = edit_values(&text, &mut |s| edit_string(s, plan));
+    let mut doc: Value = serde_json::from_str(&text)
+        .map_err(|e| BundleError::Invalid(format!("{name} is not an OpenCode session ({e})")))?;
+    if !doc["info"].is_object() || !doc["messages"].is_array() {
+        return Err(BundleError::Invalid(format!(
+            "{name} is not an OpenCode session"
+        )));
+    }
+    doc["info"]["directory"] = Value::String(plan.dir_text.clone());
+    Ok(doc)
+}
+
+/// `opencode import` of each session; what OpenCode said.
+pub(super) fn import(
+    bundle: &Bundle,
+    plan: &Plan,
+    program: &Path,
+) -> Result<Vec<String>, BundleError> {
+    let docs: Vec<(String, Value)> = plan
+        .docs
+        .iter()
+        .map(|(id, name)| Ok((id.clone(), document(bundle, plan, name)?)))
+        .collect::<Result<_, BundleError>>()?;
+    let temp = PrivateDir::new().map_err(|e| BundleError::Failed {
+        what: "prepare the import".into(),
+        reason: e.to_string(),
+        state: "nothing was changed".into(),
+    })?;
+    let data_home = plan.root.parent().unwrap_or(&plan.root);
+    let env = [(
+        "XDG_DATA_HOME".to_owned(),
+        data_home.to_string_lossy().into_owned(),
+    )];
+    let mut imported: Vec<String> = Vec::new();
+    let mut said = Vec::new();
+    for (id, doc) in docs {
+        let file = temp.0.join(format!("{id}.json"));
+        let run = write_private(&file, &serde_json::to_vec(&doc).unwrap_or_default())
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                let argv = [
+                    program.to_string_lossy().into_owned(),
+                    "import".into(),
+                    file.to_string_lossy().into_owned(),
+                ];
+                agent::output_in(&argv, &env, Some(&plan.dir))
+            })
+            .and_then(|out| {
+                if copies_of(&plan.root, &id).is_empty() {
+                    Err(format!(
+                        "OpenCode reported success but {id} is not in the store"
+                    ))
+                } else {
+                    Ok(out)
+                }
+            });
+        match run {
+            Ok(out) => {
+                said.extend(
+                    out.lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(str::to_owned)
+                        .take(3),
+                );
+                imported.push(id);
+            }
+            Err(reason) => {
+                return Err(BundleError::Failed {
+                    what: format!("import {id} with OpenCode"),
+                    reason,
+                    state: undo_import(&plan.root, &imported),
+                })
+            }
+        }
+    }
+    Ok(said)
+}
+
+/// Deletes the sessions imported before a failure.
+fn undo_import(root: &Path, imported: &[String]) -> String {
+    if imported.is_empty() {
+        return "nothing was changed".into();
+    }
+    match crate::actions::trash::opencode::delete_rows(&root.join("opencode.db"), imported) {
+        Ok(()) => "the sessions imported before it were deleted again".into(),
+        Err(e) => format!(
+            "and {} could not be deleted again: {e}",
+            imported.join(", ")
+        ),
+    }
+}
+
+/// Every session's rows into `db` in one transaction.
+pub(super) fn insert_rows(bundle: &Bundle, plan: &Plan, db: &Path) -> Result<(), BundleError> {
+    let docs: Vec<Value> = plan
+        .docs
+        .iter()
+        .map(|(_, name)| document(bundle, plan, name))
+        .collect::<Result<_, _>>()?;
+    let failed = |reason: String| BundleError::Failed {
+        what: format!("write the sessions into {}", db.display()),
+        reason,
+        state: "the transaction was rolled back, so nothing was changed".into(),
+    };
+    let mut conn = open_for_writing(db).map_err(|e| failed(e.to_string()))?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| failed(format!("OpenCode's database is busy: {e}")))?;
+    let project = project_for(&tx, &plan.dir_text).map_err(|e| failed(e.to_string()))?;
+    for doc in &docs {
+        insert_session(&tx, doc, &project).map_err(|e| failed(e.to_string()))?;
+    }
+    tx.commit().map_err(|e| failed(e.to_string()))
+}
+
+/// The project a directory belongs to: the one whose worktree holds it (the deepest), else
+/// OpenCode's `global` project (made if missing).
+fn project_for(conn: &Connection, dir: &str) -> rusqlite::Result<String> {
+    if !sqlite::has_table(conn, "project")? {
+        return Ok("global".into());
+    }
+    let mut stmt = conn.prepare("SELECT id, worktree FROM project")?;
+    let rows: Vec<(String, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .filter_map(Result::ok)
+        .collect();
+    let holds = |w: &str| {
+        w != "/" && (dir == w || dir.starts_with(&format!("{}/", w.trim_end_matches('/'))))
+    };
+    if let Some((id, _)) = rows
+        .iter()
+        .filter(|(_, w)| holds(w))
+        .max_by_key(|(_, w)| w.len())
+    {
+        return Ok(id.clone());
+    }
+    if !rows.iter().any(|(id, _)| id == "global") {
+        let now = chrono::Utc::now().timestamp_millis();
+        insert(
+            conn,
+            "project",
+            &[
+                ("id", Sql::from("global".to_owned())),
+                ("worktree", Sql::from("/".to_owned())),
+                ("sandboxes", Sql::from("[]".to_owned())),
+                ("time_created", Sql::Integer(now)),
+                ("time_updated", Sql::Integer(now)),
+            ],
+        )?;
+    }
+    Ok("global".into())
+}
+
+fn text(v: &Value) -> Sql {
+    v.as_str().map_or(Sql::Null, |s| Sql::Text(s.to_owned()))
+}
+
+fn int(v: &Value) -> Sql {
+    v.as_i64().map_or(Sql::Null, Sql::Integer)
+}
+
+fn json(v: &Value) -> Sql {
+    if v.is_null() {
+        Sql::Null
+    } else {
+        Sql::Text(v.to_string())
+    }
+}
+
+/// `v` without the id fields the row keeps in columns.
+fn data(v: &Value, drop: &[&str]) -> Sql {
+    let mut v = v.clone();
+    if let Some(o) = v.as_object_mut() {
+        for k in drop {
+            o.remove(*k);
+        }
+    }
+    Sql::Text(v.to_string())
+}
+
+fn insert_session(conn: &Connection, doc: &Value, project: &str) -> rusqlite::Result<()> {
+    let i = &doc["info"];
+    let id = i["id"].as_str().unwrap_or_default().to_owned();
+    let t = &i["tokens"];
+    insert(
+        conn,
+        "session",
+        &[
+            ("id", Sql::Text(id.clone())),
+            ("project_id", Sql::Text(project.to_owned())),
+            ("workspace_id", text(&i["workspaceID"])),
+            ("parent_id", text(&i["parentID"])),
+            ("slug", text(&i["slug"])),
+            ("directory", text(&i["directory"])),
+            ("path", text(&i["path"])),
+            ("title", text(&i["title"])),
+            ("version", text(&i["version"])),
+            ("share_url", text(&i["share"]["url"])),
+            ("summary_additions", int(&i["summary"]["additions"])),
+            ("summary_deletions", int(&i["summary"]["deletions"])),
+            ("summary_files", int(&i["summary"]["files"])),
+            ("summary_diffs", json(&i["summary"]["diffs"])),
+            ("metadata", json(&i["metadata"])),
+            ("cost", i["cost"].as_f64().map_or(Sql::Null, Sql::Real)),
+            ("tokens_input", int(&t["input"])),
+            ("tokens_output", int(&t["output"])),
+            ("tokens_reasoning", int(&t["reasoning"])),
+            ("tokens_cache_read", int(&t["cache"]["read"])),
+            ("tokens_cache_write", int(&t["cache"]["write"])),
+            ("revert", json(&i["revert"])),
+            ("permission", json(&i["permission"])),
+            ("agent", text(&i["agent"])),
+            ("model", json(&i["model"])),
+            ("time_created", int(&i["time"]["created"])),
+            ("time_updated", int(&i["time"]["updated"])),
+            ("time_compacting", int(&i["time"]["compacting"])),
+            ("time_archived", int(&i["time"]["archived"])),
+        ],
+    )?;
+    for m in doc["messages"].as_array().into_iter().flatten() {
+        let info = &m["info"];
+        let created = int(&info["time"]["created"]);
+        let updated = match int(&info["time"]["completed"]) {
+            Sql::Null => created.clone(),
+            done => done,
+        };
+        let msg_id = info["id"].as_str().unwrap_or_default().to_owned();
+        insert(
+            conn,
+            "message",
+            &[
+                ("id", Sql::Text(msg_id.clone())),
+                ("session_id", Sql::Text(id.clone())),
+                ("time_created", created.clone()),
+                ("time_updated", updated),
+                ("data", data(info, &["id", "sessionID"])),
+            ],
+        )?;
+        for p in m["parts"].as_array().into_iter().flatten() {
+            let start = match int(&p["time"]["start"]) {
+                Sql::Null => created.clone(),
+                s => s,
+            };
+            insert(
+                conn,
+                "part",
+                &[
+                    ("id", text(&p["id"])),
+                    ("message_id", Sql::Text(msg_id.clone())),
+                    ("session_id", Sql::Text(id.clone())),
+                    ("time_created", start.clone()),
+                    ("time_updated", start),
+                    ("data", data(p, &["id", "sessionID", "messageID"])),
+                ],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One row into `table`: only the columns this version of the schema has; a required column
+/// left without a value gets an empty text or 0, as its type says.
+fn insert(conn: &Connection, table: &str, values: &[(&str, Sql)]) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare(&format!("PRAGMA table_info(\"{table}\")"))?;
+    let columns: Vec<(String, String, bool, bool)> = stmt
+        .query_map([], |r| {
+            let dflt: Option<String> = r.get(4)?;
+            Ok((
+                r.get(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)? != 0,
+                dflt.is_some(),
+            ))
+        })?
+        .filter_map(Result::ok)
+        .collect();
+    let mut names = Vec::new();
+    let mut params = Vec::new();
+    for (name, kind, not_null, has_default) in &columns {
+        let given = values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .filter(|v| *v != Sql::Null);
+        let value = match given {
+            Some(v) => v,
+            None if *not_null && !*has_default => {
+                if kind.to_ascii_lowercase().contains("int") {
+                    Sql::Integer(0)
+                } else {
+                    Sql::Text(String::new())
+                }
+            }
+            None => continue,
+        };
+        names.push(format!("\"{}\"", name.replace('"', "\"\"")));
+        params.push(value);
+    }
+    let sql = format!(
+        "INSERT INTO \"{table}\" ({}) VALUES ({})",
+        names.join(", "),
+        vec!["?"; names.len()].join(", ")
+    );
+    conn.execute(&sql, rusqlite::params_from_iter(params))?;
+    Ok(())
+}
+
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut open = std::fs::OpenOptions::new();
+    open.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    open.open(path)?.write_all(bytes)
+}
+
+/// A folder only this user can read, removed when dropped: the documents handed to OpenCode.
+struct PrivateDir(PathBuf);
+
+impl PrivateDir {
+    fn new() -> std::io::Result<PrivateDir> {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!(
+            "agent-sessions-restore-{}-{stamp:x}",
+            std::process::id()
+        ));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(&dir)?;
+        Ok(PrivateDir(dir))
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -37,6 +37,8 @@ fn main() {
             commands::terminal::terminals,
             commands::terminal::open_terminal,
             commands::export::export_session,
+            commands::handoff::continue_in,
+            commands::handoff::handoff_text,
             commands::trash::trash_plan,
             commands::trash::trash_execute,
         ])

@@ -593,6 +593,8 @@ def run_main_suite(d):
     check("a session that grows while shown appends and shows its turn state", growing_session)
     check("a broken config.toml is a warning naming file, line and key", lambda: config_warning(d))
     check("Open terminal and Resume in terminal launch the terminal with the exact argv and directory", lambda: terminals(d))
+    check("Continue in… launches the target agent with the handoff as its prompt in the session's directory",
+          lambda: handoff(d))
     check("export goes through the native save dialog; the HTML export runs nothing in WebKit", lambda: export(d))
     check("Settings saves (keeping the file's comments) and the app applies it without a restart", lambda: settings(d))
     check("Translate sends one message's text to the configured endpoint and shows the answer under it", lambda: translation(d))
@@ -687,6 +689,75 @@ def terminals(d):
     close_notice(d)
     time.sleep(0.5)
     assert len(launches()) == 4, launches()
+    assert not (TMP / TERM_DIR_NAME / "pwned").exists()
+
+
+def handoff_status(d):
+    """The Continue in… menu's status line: (ok, text, command to copy or None)."""
+    d.until("return !!document.querySelector('[data-testid=\"handoff-status\"]')", 15)
+    return d.js("const s = document.querySelector('[data-testid=\"handoff-status\"]');"
+                "return [s.dataset.ok === 'true', s.textContent,"
+                " document.querySelector('[data-testid=\"handoff-copy\"]')?.textContent ?? null]")
+
+
+def handoff(d):
+    workdir = str(TMP / TERM_DIR_NAME)
+    xterm = str(BIN / "xterm")
+    # A codex that records the arguments and directory it is started with.
+    record = TMP / "codex-record.json"
+    codex = BIN / "codex"
+    codex.write_text(f"#!{sys.executable}\nimport json, os, sys\n"
+                     f"open({str(record)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}))\n")
+    codex.chmod(0o755)
+    before = len(launches())
+    open_session(d, TERM_SESSION)
+    d.click(d.find_all('[data-testid="handoff-toggle"]')[0])
+    d.wait_all('[data-testid="handoff-menu"]')
+    d.shot("13b-handoff-menu")
+    d.click(d.find_all('[data-testid="handoff-codex"]')[0])
+    ok, text, _ = handoff_status(d)
+    assert ok and text == f"Codex CLI continues in xterm ({workdir})", (ok, text)
+    got = wait_launches(before + 1)[before]
+    # The terminal runs a constant script that hands the prompt file to codex as one argument.
+    argv, prompt_file = got["argv"], got["argv"][6]
+    assert got["cwd"] == workdir, got
+    assert argv[:6] == [xterm, "-e", "/bin/sh", "-c", 'p=$(cat -- "$1") && rm -f -- "$1" && shift && exec "$@" "$p"',
+                        "agent-sessions-handoff"], argv
+    assert argv[7:] == [str(codex)], argv
+    prompt = Path(prompt_file).read_text()
+    assert oct(Path(prompt_file).stat().st_mode & 0o777) == "0o600", prompt_file
+    assert prompt.startswith("This is a handoff. The work below was started in a Claude Code session; you (Codex CLI)"), prompt[:200]
+    assert "TERM probe: open me in a terminal" in prompt and "Ready." in prompt, prompt
+    # What the terminal would run, run here: codex gets the handoff in the session's directory.
+    subprocess.run(argv[2:], cwd=workdir, check=True, timeout=30)
+    ran = json.loads(record.read_text())
+    assert ran == {"argv": [prompt.rstrip("\n")], "cwd": workdir}, ran
+    assert not Path(prompt_file).exists(), "the prompt file was left"
+    # Copy: the same handoff, to paste; nothing is started.
+    d.click(d.find_all('[data-testid="handoff-toggle"]')[0])
+    d.click(d.wait_all('[data-testid="handoff-copy-codex"]')[0])
+    d.until("const s = document.querySelector('[data-testid=\"handoff-status\"]');"
+            "return s && !s.textContent.includes('continues in')", 15)
+    ok, text, _ = handoff_status(d)
+    assert ok and text == f"Copied the handoff for Codex CLI ({len(prompt)} characters)", (ok, text)
+    # What was copied is that handoff: pasted (Ctrl+V, as a user would) into a scratch field.
+    d.js("const t = document.createElement('textarea'); t.id = 'paste-probe'; document.body.append(t); t.focus()")
+    xdotool("windowfocus", xdotool("search", "--onlyvisible", "--name", "^agent-sessions$").split()[0])
+    xdotool("key", "--clearmodifiers", "ctrl+v")
+    pasted = d.until("return document.getElementById('paste-probe').value", 10)
+    d.js("document.getElementById('paste-probe').remove()")
+    assert pasted == prompt, (len(pasted), len(prompt))
+    # No claude on PATH: nothing is launched, and the command to run by hand is shown.
+    (BIN / "claude").unlink(missing_ok=True)
+    d.click(d.find_all('[data-testid="handoff-toggle"]')[0])
+    d.click(d.wait_all('[data-testid="handoff-claude"]')[0])
+    d.until("return document.querySelector('[data-testid=\"handoff-status\"]')?.dataset.ok === 'false'", 15)
+    ok, text, copy = handoff_status(d)
+    assert not ok and "claude was not found on PATH" in text, (ok, text)
+    assert copy and copy.startswith("cd -- ") and copy.endswith("&& claude"), copy
+    d.shot("13c-handoff-not-found")
+    time.sleep(0.5)
+    assert len(launches()) == before + 1, launches()
     assert not (TMP / TERM_DIR_NAME / "pwned").exists()
 
 

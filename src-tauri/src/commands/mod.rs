@@ -17,6 +17,7 @@ use crate::state::AppState;
 
 pub mod actions;
 pub mod export;
+pub mod handoff;
 pub mod search;
 pub mod sessions;
 pub mod settings;

@@ -44,7 +44,7 @@ pub async fn terminals(app: AppHandle) -> CmdResult<Terminals> {
 }
 
 /// The setting's terminal id, when it names one (empty is Automatic).
-fn configured(app: &str) -> Option<String> {
+pub(super) fn configured(app: &str) -> Option<String> {
     Some(app.to_owned()).filter(|id| !id.is_empty())
 }
 

@@ -4,8 +4,9 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
-  AppError, ErrorCode, ExportFormat, Exported, ExportOptions, Hit, Opened, Provider, ResumeView, ScanProgress, SessionList,
-  SessionRef, SettingChange, SettingsView, Status, Terminals, TranscriptPage, Translation, TrashDone, TrashPlan,
+  AppError, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Hit, Opened, Provider, ResumeView,
+  ScanProgress, SessionList, SessionRef, SettingChange, SettingsView, Status, Terminals, TranscriptPage, Translation,
+  TrashDone, TrashPlan,
 } from "./types";
 
 /** A failed command, as the backend reports it: a stable code and a sentence to show. */
@@ -67,6 +68,12 @@ export const terminals = () => call<Terminals>("terminals");
 /** A shell in the session's directory, or (`resume`) its resume command there. */
 export const openTerminal = (session: SessionRef, resume: boolean) =>
   call<Opened>("open_terminal", { session: sessionRef(session), resume });
+/** Starts `target` in a terminal in the session's directory with a handoff as its first prompt. */
+export const continueIn = (session: SessionRef, target: Provider) =>
+  call<Continued>("continue_in", { session: sessionRef(session), target });
+/** The handoff alone, to paste into an agent the user starts. */
+export const handoffText = (session: SessionRef, target: Provider) =>
+  call<HandoffText>("handoff_text", { session: sessionRef(session), target });
 /** Asks where to save (a native dialog the backend opens) and writes there; null: cancelled. */
 export const exportSession = (session: SessionRef, format: ExportFormat, options: ExportOptions) =>
   call<Exported | null>("export_session", { session: sessionRef(session), format, options });

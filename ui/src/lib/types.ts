@@ -106,6 +106,9 @@ export interface Terminals {
   installed: InstalledTerminal[]; automatic: string | null; configured: string | null; chosen: string | null; problem: string | null;
 }
 export interface Opened { terminal: string; cwd: string }
+/** A "Continue in…" launch (commands/handoff.rs): the target agent in a terminal there. */
+export interface Continued { terminal: string; cwd: string; target: Provider; chars: number }
+export interface HandoffText { markdown: string; chars: number }
 export type ExportFormat = "markdown" | "json" | "html";
 export interface ExportOptions { reasoning: boolean; tool_output: "full" | "trim" | "none"; meta: boolean }
 export interface Exported { path: string; bytes: number }

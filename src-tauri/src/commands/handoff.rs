@@ -1,0 +1,90 @@
+//! "Continue in…": the target agent started in the configured (or Automatic) terminal in the
+//! session's directory, with a handoff of the session's work as its first prompt; or the handoff
+//! alone, for the user to paste. Core's `actions::handoff` writes the document, plans the launch
+//! and starts it; this names the session and the target (`docs/handoff.md`).
+
+use std::path::PathBuf;
+
+use agent_sessions_core::actions::handoff::{self, Budget};
+use agent_sessions_core::actions::terminal::Host;
+use agent_sessions_core::library::default_cache_dir;
+use agent_sessions_core::ProviderKind;
+use serde::Serialize;
+use tauri::AppHandle;
+
+use super::terminal::configured;
+use super::{off_main, CmdError, CmdResult, SessionRef};
+
+#[derive(Serialize)]
+pub struct Continued {
+    terminal: &'static str,
+    cwd: PathBuf,
+    target: ProviderKind,
+    /// The handoff's length in characters.
+    chars: usize,
+}
+
+fn target_of(name: &str) -> CmdResult<ProviderKind> {
+    ProviderKind::parse(name).ok_or_else(|| {
+        CmdError::invalid_input(format!("{name:?} is not claude, codex or opencode"))
+    })
+}
+
+#[derive(Serialize)]
+pub struct HandoffText {
+    markdown: String,
+    chars: usize,
+}
+
+/// The session's handoff to `target`, to copy and paste (nothing is started or written).
+#[tauri::command]
+pub async fn handoff_text(
+    app: AppHandle,
+    session: SessionRef,
+    target: String,
+) -> CmdResult<HandoffText> {
+    off_main(app, move |state| {
+        let target = target_of(&target)?;
+        let meta = state.resolve(&session)?;
+        let lib = state.library.lock()?;
+        let doc = handoff::from_store(lib.catalog(), &meta, target, Budget::default())?;
+        Ok(HandoffText {
+            chars: doc.chars,
+            markdown: doc.markdown,
+        })
+    })
+    .await
+}
+
+/// Starts `target` (`claude`, `codex` or `opencode`) in a terminal in the session's directory
+/// with the session's handoff as its first prompt. An agent not found is a `not_found` error
+/// that carries the command to run by hand (`copy`).
+#[tauri::command]
+pub async fn continue_in(
+    app: AppHandle,
+    session: SessionRef,
+    target: String,
+) -> CmdResult<Continued> {
+    off_main(app, move |state| {
+        let target = target_of(&target)?;
+        let meta = state.resolve(&session)?;
+        let requested = configured(&state.settings()?.terminal.app);
+        let prompts = default_cache_dir()
+            .map(|d| d.join("handoff"))
+            .ok_or_else(|| CmdError::new_io("no cache folder on this system for the prompt"))?;
+        // Planned first: a missing terminal, directory or agent costs no transcript read.
+        let planned = handoff::plan(&meta, target, requested.as_deref(), &Host::this(), &prompts)?;
+        let doc = {
+            let lib = state.library.lock()?;
+            handoff::from_store(lib.catalog(), &meta, target, Budget::default())?
+        };
+        handoff::launch(&planned, &doc.markdown)?;
+        Ok(Continued {
+            terminal: planned.launch.terminal,
+            cwd: planned.launch.cwd,
+            target,
+            chars: doc.chars,
+        })
+    })
+    .await
+}

@@ -10,8 +10,10 @@ use std::sync::Mutex;
 /// Codex 0.171.0 has `archive`, `unarchive` and `delete`; 0.110.0 has none of them.
 pub const CODEX: &str = "0.171.0";
 pub const CODEX_WITHOUT_ARCHIVE: &str = "0.110.0";
-/// OpenCode 1.18.33 has `session delete` and stores sessions in `opencode.db`.
+/// OpenCode 1.18.33 has `session delete` and `import`, and stores sessions in `opencode.db`.
 pub const OPENCODE: &str = "1.18.33";
+/// Claude Code 2.1.332, the version of the newest Claude fixture.
+pub const CLAUDE: &str = "2.1.332";
 
 /// One install at a time in this process; other processes are kept apart by installing into a
 /// private folder first and renaming it into place.
@@ -64,6 +66,11 @@ fn install(package: &str, version: &str, bin: &str) -> PathBuf {
 /// `codex` of `version`.
 pub fn codex(version: &str) -> PathBuf {
     install("@openai/codex", version, "codex")
+}
+
+/// `claude` of `version` (a native binary the package's install script puts in place).
+pub fn claude(version: &str) -> PathBuf {
+    install("@anthropic-ai/claude-code", version, "claude")
 }
 
 /// `opencode` of `version`.

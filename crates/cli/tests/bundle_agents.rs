@@ -1,0 +1,514 @@
+//! The proof that a restore works: a fixture session is exported as a bundle, imported with
+//! `bundle import` into an empty store under another directory, and the agent's own CLI
+//! (pinned, installed from npm into `target/agents/`) resumes it there against a scripted
+//! model on 127.0.0.1 ([`agents/mock_model.py`]). The request the agent sends carries the
+//! restored history, and its next records continue the same session in the same place, in
+//! the new directory. An agent that cannot be installed fails the test.
+
+#![cfg(target_os = "linux")]
+
+mod agents;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(rel)
+}
+
+/// The scripted model, stopped (by its pid) when dropped.
+struct Mock {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Mock {
+    fn start(dir: &Path) -> Mock {
+        let log = dir.join("requests.jsonl");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/mock_model.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg(&log)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the scripted model");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line.trim().parse().expect("the model prints its port");
+        Mock { child, port, log }
+    }
+
+    /// The bodies of the model calls made so far.
+    fn calls(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|r| r["method"] == "POST")
+            .map(|r| r["body"].clone())
+            .collect()
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Our CLI with a private cache and no real home; `path` is its PATH.
+fn cli(work: &Path, path: &str, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
+        .args(args)
+        .arg("--json")
+        .current_dir(work)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", work.join("no-home"))
+        .env("AGENT_SESSIONS_CACHE_DIR", work.join("cache"))
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert!(out.status.success(), "{args:?}: {v}");
+    v["data"].clone()
+}
+
+/// Exports `id` from a fixture store and imports it into `root` with `--dir dir`.
+fn move_session(
+    work: &Path,
+    path: &str,
+    flag: &str,
+    fixture: &str,
+    id: &str,
+    root: &Path,
+    dir: &Path,
+) -> Value {
+    let bundle = work.join("moved.agent-session.zip");
+    let fixture = testdata(fixture);
+    cli(
+        work,
+        path,
+        &[
+            flag,
+            fixture.to_str().unwrap(),
+            "bundle",
+            "export",
+            id,
+            "-o",
+            bundle.to_str().unwrap(),
+        ],
+    );
+    cli(
+        work,
+        path,
+        &[
+            flag,
+            root.to_str().unwrap(),
+            "bundle",
+            "import",
+            bundle.to_str().unwrap(),
+            "--dir",
+            dir.to_str().unwrap(),
+            "--yes",
+        ],
+    )
+}
+
+/// The session as our scan of `root` lists it now.
+fn listed(work: &Path, path: &str, flag: &str, root: &Path, id: &str) -> Value {
+    let v = cli(
+        work,
+        path,
+        &[flag, root.to_str().unwrap(), "scan", "--no-cache"],
+    );
+    v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("{id} is not listed"))
+}
+
+/// Runs an agent in `cwd` with exactly `env` (plus PATH), no input, at most three minutes;
+/// its standard output.
+fn run_agent(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    path: &str,
+    env: &[(&str, String)],
+) -> String {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", path)
+        .env("HTTPS_PROXY", "http://127.0.0.1:9")
+        .env("HTTP_PROXY", "http://127.0.0.1:9")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let started = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(180) {
+            let _ = child.kill();
+            panic!("{} {args:?} did not finish in 3 minutes", program.display());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{} {args:?}: {}\n{stdout}\n{}",
+        program.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// A fresh work folder, a new home for the agent, and the directory the session moves to
+/// (with a dot and a space in its path, which agents encode in their own ways).
+fn places() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    let dir = work.path().join("moved.to here").join("project");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    (work, home, dir)
+}
+
+fn system_path() -> String {
+    std::env::var("PATH").unwrap_or_default()
+}
+
+/// Whether any text of the model call holds `needle`.
+fn mentions(call: &Value, needle: &str) -> bool {
+    call.to_string().contains(needle)
+}
+
+/// The prompt every resume sends.
+const PROMPT: &str = "CHAT we moved, go on";
+
+/// Runs the agent's resume (`args`, ending with [`PROMPT`]) and checks that it answered and
+/// that the model call carrying the prompt carried every one of `history` too.
+fn resumes(
+    program: &Path,
+    args: &[&str],
+    dir: &Path,
+    path: &str,
+    env: &[(&str, String)],
+    mock: &Mock,
+    history: &[&str],
+) {
+    let said = run_agent(program, args, dir, path, env);
+    assert!(said.contains("restored-session-reply"), "{said}");
+    let calls = mock.calls();
+    let call = calls
+        .iter()
+        .rev()
+        .find(|c| mentions(c, PROMPT))
+        .expect("the resumed prompt reached the model");
+    for h in history {
+        assert!(mentions(call, h), "the history sent lacks {h:?}");
+    }
+}
+
+/// The records a file gained since `before`, which it still starts with.
+fn continued(file: &Path, before: &[Value]) -> Vec<Value> {
+    let after = records(file);
+    assert!(
+        after.len() > before.len(),
+        "{} did not grow",
+        file.display()
+    );
+    assert_eq!(&after[..before.len()], before);
+    after[before.len()..].to_vec()
+}
+
+/// The `.jsonl` files below `dir`.
+fn transcripts(dir: &Path) -> Vec<PathBuf> {
+    walk(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect()
+}
+
+/// The lines of a JSONL file, parsed.
+fn records(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn claude_code_resumes_a_restored_session_in_its_new_directory() {
+    let claude = agents::claude(agents::CLAUDE);
+    let (work, home, dir) = places();
+    let path = system_path();
+    let root = home.join(".claude");
+    std::fs::create_dir_all(&root).unwrap();
+    let id = "9d22e384-6685-4b75-ac35-088162e4c4a9";
+    let done = move_session(
+        work.path(),
+        &path,
+        "--claude-root",
+        "claude/2.1.332/dot-claude",
+        id,
+        &root,
+        &dir,
+    );
+    let files = done["preview"]["method"]["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1);
+    let transcript = PathBuf::from(files[0].as_str().unwrap());
+    let before = records(&transcript);
+    let counted = listed(work.path(), &path, "--claude-root", &root, id)["counts"]["user"]
+        .as_u64()
+        .unwrap();
+
+    let mock = Mock::start(work.path());
+    let env = [
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("CLAUDE_CONFIG_DIR", root.to_string_lossy().into_owned()),
+        (
+            "ANTHROPIC_BASE_URL",
+            format!("http://127.0.0.1:{}", mock.port),
+        ),
+        ("ANTHROPIC_API_KEY", "sk-ant-mock".to_owned()),
+        ("DISABLE_TELEMETRY", "1".to_owned()),
+        ("DISABLE_AUTOUPDATER", "1".to_owned()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+    ];
+    // The session was compacted: the history sent is the summary and the turn after it.
+    let history = [
+        "This session is being continued from a previous conversation",
+        "CHAT and after compaction?",
+    ];
+    resumes(
+        &claude,
+        &["-p", "--resume", id, PROMPT],
+        &dir,
+        &path,
+        &env,
+        &mock,
+        &history,
+    );
+    // It continued the same file, in the same session, in the new directory, and made no
+    // other session file anywhere in the store.
+    let new = continued(&transcript, &before);
+    let dir_text = dir.to_string_lossy();
+    assert!(new
+        .iter()
+        .any(|r| r["type"] == "user" && r["cwd"] == *dir_text));
+    let ids = new.iter().filter(|r| r["sessionId"].is_string());
+    assert!(ids.clone().count() > 0 && ids.clone().all(|r| r["sessionId"] == id));
+    assert_eq!(
+        transcripts(&root.join("projects")),
+        vec![transcript.clone()]
+    );
+    let now = listed(work.path(), &path, "--claude-root", &root, id);
+    assert_eq!(now["counts"]["user"].as_u64().unwrap(), counted + 1);
+    assert_eq!(now["cwd"], *dir_text);
+}
+
+#[test]
+fn codex_resumes_a_restored_session_in_its_new_directory() {
+    let codex = agents::codex(agents::CODEX);
+    let (work, home, dir) = places();
+    let path = system_path();
+    let root = home.join(".codex");
+    std::fs::create_dir_all(&root).unwrap();
+    let id = "01a22bc4-cb24-7030-8af9-1f6d53970528";
+    let done = move_session(
+        work.path(),
+        &path,
+        "--codex-root",
+        "codex/0.171.0/dot-codex",
+        id,
+        &root,
+        &dir,
+    );
+    let rollout = PathBuf::from(done["preview"]["method"]["files"][0].as_str().unwrap());
+    let before = records(&rollout);
+    let counted = listed(work.path(), &path, "--codex-root", &root, id)["counts"]["user"]
+        .as_u64()
+        .unwrap();
+
+    let mock = Mock::start(work.path());
+    std::fs::write(
+        root.join("config.toml"),
+        format!(
+            "model = \"gpt-5-codex\"\nmodel_provider = \"mock\"\napproval_policy = \"never\"\n\
+             sandbox_mode = \"danger-full-access\"\n[model_providers.mock]\nname = \"Mock\"\n\
+             base_url = \"http://127.0.0.1:{}/v1\"\nwire_api = \"responses\"\n\
+             env_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n",
+            mock.port
+        ),
+    )
+    .unwrap();
+    let env = [
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("CODEX_HOME", root.to_string_lossy().into_owned()),
+        ("MOCK_API_KEY", "mock".to_owned()),
+    ];
+    let args = ["exec", "--skip-git-repo-check", "resume", id, PROMPT];
+    let history = [
+        "List the files in this directory",
+        "CHAT what did you find?",
+    ];
+    resumes(&codex, &args, &dir, &path, &env, &mock, &history);
+    let new = continued(&rollout, &before);
+    let dir_text = dir.to_string_lossy();
+    assert!(new
+        .iter()
+        .any(|r| r["type"] == "turn_context" && r["payload"]["cwd"] == *dir_text));
+    assert_eq!(transcripts(&root.join("sessions")), vec![rollout.clone()]);
+    let now = listed(work.path(), &path, "--codex-root", &root, id);
+    assert_eq!(now["counts"]["user"].as_u64().unwrap(), counted + 1);
+    assert_eq!(now["cwd"], *dir_text);
+}
+
+/// OpenCode, restored by its own `import` (on PATH) or, without it, by our rows in a store
+/// OpenCode made, then resumed by `opencode run --session`.
+fn opencode_resumes(with_import: bool) {
+    let opencode = agents::opencode(agents::OPENCODE);
+    let (work, home, dir) = places();
+    let data = home.join(".local/share");
+    let root = data.join("opencode");
+    std::fs::create_dir_all(&root).unwrap();
+    let bin = agents::bin_dir(work.path(), &[("opencode", &opencode)]);
+    let with_agent = format!("{}:{}", bin.display(), system_path());
+    let mock = Mock::start(work.path());
+    let config = home.join(".config/opencode");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("opencode.json"),
+        format!(
+            r#"{{"model": "anthropic/claude-sonnet-4-5", "small_model": "anthropic/claude-sonnet-4-5",
+  "autoupdate": false, "share": "disabled",
+  "provider": {{"anthropic": {{"options": {{"baseURL": "http://127.0.0.1:{}/v1", "apiKey": "sk-ant-mock"}},
+    "models": {{"claude-sonnet-4-5": {{"limit": {{"context": 200000, "output": 32000}}}}}}}}}}}}"#,
+            mock.port
+        ),
+    )
+    .unwrap();
+    let env = [
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("XDG_DATA_HOME", data.to_string_lossy().into_owned()),
+        (
+            "XDG_CONFIG_HOME",
+            home.join(".config").to_string_lossy().into_owned(),
+        ),
+        (
+            "XDG_CACHE_HOME",
+            home.join(".cache").to_string_lossy().into_owned(),
+        ),
+        (
+            "XDG_STATE_HOME",
+            home.join(".local/state").to_string_lossy().into_owned(),
+        ),
+        ("OPENCODE_DISABLE_AUTOUPDATE", "1".to_owned()),
+        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1".to_owned()),
+    ];
+    let path = if with_import {
+        with_agent.clone()
+    } else {
+        // OpenCode makes its store (database and migrations) once; our import then runs
+        // without it on PATH and writes the rows itself.
+        run_agent(&opencode, &["session", "list"], &dir, &with_agent, &env);
+        assert!(root.join("opencode.db").is_file());
+        system_path()
+    };
+    let id = "ses_dd434d2d3ffeSwAnDCKAB0MBV0";
+    let done = move_session(
+        work.path(),
+        &path,
+        "--opencode-root",
+        "opencode/1.18.33/local-share-opencode",
+        id,
+        &root,
+        &dir,
+    );
+    let kind = if with_import {
+        "opencode_import"
+    } else {
+        "opencode_rows"
+    };
+    assert_eq!(done["preview"]["method"]["kind"], kind, "{done}");
+    let counted = listed(work.path(), &path, "--opencode-root", &root, id)["counts"]["user"]
+        .as_u64()
+        .unwrap();
+
+    let args = ["run", "--session", id, PROMPT];
+    let history = ["List the files here and show main.py"];
+    resumes(&opencode, &args, &dir, &with_agent, &env, &mock, &history);
+    let dir_text = dir.to_string_lossy();
+    let db = rusqlite::Connection::open(root.join("opencode.db")).unwrap();
+    let sessions: i64 = db
+        .query_row("SELECT count(*) FROM session", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        sessions, 1,
+        "the run continued the restored session, no new one"
+    );
+    let directory: String = db
+        .query_row("SELECT directory FROM session WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(directory, *dir_text);
+    let now = listed(work.path(), &path, "--opencode-root", &root, id);
+    assert_eq!(now["counts"]["user"].as_u64().unwrap(), counted + 1);
+    assert_eq!(now["cwd"], *dir_text);
+}
+
+#[test]
+fn opencode_resumes_a_session_restored_by_its_own_import() {
+    opencode_resumes(true);
+}
+
+#[test]
+fn opencode_resumes_a_session_restored_as_rows() {
+    opencode_resumes(false);
+}
+
+/// Every file below `dir`, sorted.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -34,8 +34,7 @@ pub fn config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     if let Some(file) = env(CONFIG_ENV).filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(file));
     }
-    let base = directories::BaseDirs::new()?;
-    Some(base.config_dir().join("agent-sessions").join("config.toml"))
+    Some(crate::paths::config_dir(env)?.join("config.toml"))
 }
 
 /// Where a setting in effect came from, strongest first.

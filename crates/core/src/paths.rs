@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::config::{ConfigFile, Source};
+use crate::config::{ConfigFile, Os, Source};
 use crate::error::Error;
 use crate::model::ProviderKind;
 use crate::provider::Roots;
@@ -30,13 +30,124 @@ fn env_root(kind: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> Option<
 
 /// The per-OS default root under the home directory.
 fn home_root(kind: ProviderKind) -> Option<PathBuf> {
-    let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
-    Some(match kind {
-        ProviderKind::Claude => home.join(".claude"),
-        ProviderKind::Codex => home.join(".codex"),
-        // OpenCode uses the XDG layout on macOS too.
-        ProviderKind::Opencode => home.join(".local/share/opencode"),
-    })
+    Some(join(&home()?, home_store(Os::current(), kind)))
+}
+
+/// This user's home directory.
+fn home() -> Option<PathBuf> {
+    Some(directories::BaseDirs::new()?.home_dir().to_path_buf())
+}
+
+/// Where an agent keeps its store under the home directory, on `os`: the same on all three
+/// systems (`%USERPROFILE%\.claude` and `%USERPROFILE%\.codex` on Windows). OpenCode follows the
+/// XDG layout everywhere (its `xdg-basedir` falls back to `~/.local/share` on macOS and Windows).
+pub fn home_store(os: Os, kind: ProviderKind) -> &'static [&'static str] {
+    match (os, kind) {
+        (_, ProviderKind::Claude) => &[".claude"],
+        (_, ProviderKind::Codex) => &[".codex"],
+        (Os::Linux | Os::Macos | Os::Windows, ProviderKind::Opencode) => {
+            &[".local", "share", "opencode"]
+        }
+    }
+}
+
+/// Our own directories on `os`, as components under a base: the base is an environment
+/// variable when it is set to an absolute path, else the home directory.
+struct Place {
+    var: Option<&'static str>,
+    under_home: &'static [&'static str],
+    ours: &'static [&'static str],
+}
+
+/// Which of our directories.
+#[derive(Clone, Copy)]
+enum Ours {
+    Cache,
+    Config,
+}
+
+/// Where our directories are on `os`. Cache: `$XDG_CACHE_HOME` or `~/.cache` on Linux,
+/// `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on Windows, `agent-sessions` below it (and
+/// `cache` below that on Windows, whose local app data also holds programs' other files).
+/// Config: `$XDG_CONFIG_HOME` or `~/.config`, `~/Library/Application Support`, `%APPDATA%`.
+fn place(os: Os, dir: Ours) -> Place {
+    let (var, under_home, ours): (_, &'static [&'static str], &'static [&'static str]) =
+        match (os, dir) {
+            (Os::Linux, Ours::Cache) => (Some("XDG_CACHE_HOME"), &[".cache"], &[APP]),
+            (Os::Linux, Ours::Config) => (Some("XDG_CONFIG_HOME"), &[".config"], &[APP]),
+            (Os::Macos, Ours::Cache) => (None, &["Library", "Caches"], &[APP]),
+            (Os::Macos, Ours::Config) => (None, &["Library", "Application Support"], &[APP]),
+            (Os::Windows, Ours::Cache) => {
+                (Some("LOCALAPPDATA"), &["AppData", "Local"], &[APP, "cache"])
+            }
+            (Os::Windows, Ours::Config) => (Some("APPDATA"), &["AppData", "Roaming"], &[APP]),
+        };
+    Place {
+        var,
+        under_home,
+        ours,
+    }
+}
+
+const APP: &str = "agent-sessions";
+
+impl Place {
+    /// The directory for this home and environment. A relative value of the variable is
+    /// ignored, as the XDG spec says (it would move the directory with the working directory).
+    fn dir(&self, home: &Path, env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+        let base = self
+            .var
+            .and_then(env)
+            .map(PathBuf::from)
+            .filter(|p| is_absolute_anywhere(p));
+        let base = base.unwrap_or_else(|| join(home, self.under_home));
+        join(&base, self.ours)
+    }
+}
+
+/// Absolute on any system: `/…`, or a Windows drive (`C:\…`) or UNC (`\\server\…`) path, so a
+/// Windows environment reads the same when the tests run on Linux.
+fn is_absolute_anywhere(p: &Path) -> bool {
+    let s = p.to_string_lossy();
+    let b = s.as_bytes();
+    p.is_absolute()
+        || s.starts_with("\\\\")
+        || (b.len() > 2
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && matches!(b[2], b'\\' | b'/'))
+}
+
+fn join(base: &Path, parts: &[&str]) -> PathBuf {
+    parts
+        .iter()
+        .fold(base.to_path_buf(), |p, part| p.join(part))
+}
+
+/// Our cache directory on `os` for this home: `AGENT_SESSIONS_CACHE_DIR` when set, else the
+/// per-OS place (`~/.cache/agent-sessions`, `~/Library/Caches/agent-sessions`,
+/// `%LOCALAPPDATA%\agent-sessions\cache`).
+pub fn cache_dir_for(os: Os, home: &Path, env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    match env("AGENT_SESSIONS_CACHE_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => place(os, Ours::Cache).dir(home, env),
+    }
+}
+
+/// Our config directory on `os` for this home (`~/.config/agent-sessions`,
+/// `~/Library/Application Support/agent-sessions`, `%APPDATA%\agent-sessions`).
+pub fn config_dir_for(os: Os, home: &Path, env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    place(os, Ours::Config).dir(home, env)
+}
+
+/// This machine's cache directory (see [`cache_dir_for`]); None only without a home.
+pub fn cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    Some(cache_dir_for(Os::current(), &home()?, env))
+}
+
+/// This machine's config directory (see [`config_dir_for`]); None only without a home.
+pub fn config_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    Some(config_dir_for(Os::current(), &home()?, env))
 }
 
 /// The store root used when no root is given on the command line or in the config: the
@@ -239,6 +350,94 @@ mod tests {
         let err = resolve_roots(&explicit, &env).unwrap_err();
         assert_eq!(err.code(), "root_missing");
         assert!(err.to_string().contains("/nonexistent/codex"), "{err}");
+    }
+
+    /// A path under `base` from its components, as the running system joins them.
+    fn under(base: &str, parts: &[&str]) -> PathBuf {
+        parts.iter().fold(PathBuf::from(base), |p, c| p.join(c))
+    }
+
+    #[test]
+    fn agents_stores_are_under_the_home_on_every_system() {
+        for os in [Os::Linux, Os::Macos, Os::Windows] {
+            assert_eq!(home_store(os, ProviderKind::Claude), [".claude"]);
+            assert_eq!(home_store(os, ProviderKind::Codex), [".codex"]);
+            assert_eq!(
+                home_store(os, ProviderKind::Opencode),
+                [".local", "share", "opencode"]
+            );
+        }
+    }
+
+    #[test]
+    fn cache_and_config_dirs_per_system() {
+        let none = |_: &str| None;
+        let home = Path::new("/Users/me");
+        assert_eq!(
+            cache_dir_for(Os::Macos, home, &none),
+            PathBuf::from("/Users/me/Library/Caches/agent-sessions")
+        );
+        assert_eq!(
+            config_dir_for(Os::Macos, home, &none),
+            PathBuf::from("/Users/me/Library/Application Support/agent-sessions")
+        );
+        // macOS has no XDG variables of its own: they do not move our directories there.
+        let xdg = |k: &str| k.starts_with("XDG_").then(|| "/x".to_owned());
+        assert_eq!(
+            cache_dir_for(Os::Macos, home, &xdg),
+            PathBuf::from("/Users/me/Library/Caches/agent-sessions")
+        );
+
+        let home = Path::new("/home/me");
+        assert_eq!(
+            cache_dir_for(Os::Linux, home, &none),
+            PathBuf::from("/home/me/.cache/agent-sessions")
+        );
+        assert_eq!(
+            config_dir_for(Os::Linux, home, &none),
+            PathBuf::from("/home/me/.config/agent-sessions")
+        );
+        assert_eq!(
+            cache_dir_for(Os::Linux, home, &xdg),
+            PathBuf::from("/x/agent-sessions")
+        );
+        let relative = |k: &str| k.starts_with("XDG_").then(|| "rel/dir".to_owned());
+        assert_eq!(
+            config_dir_for(Os::Linux, home, &relative),
+            PathBuf::from("/home/me/.config/agent-sessions")
+        );
+
+        let home = Path::new(r"C:\Users\me");
+        assert_eq!(
+            cache_dir_for(Os::Windows, home, &none),
+            under(
+                r"C:\Users\me",
+                &["AppData", "Local", "agent-sessions", "cache"]
+            )
+        );
+        assert_eq!(
+            config_dir_for(Os::Windows, home, &none),
+            under(r"C:\Users\me", &["AppData", "Roaming", "agent-sessions"])
+        );
+        let win = |k: &str| match k {
+            "LOCALAPPDATA" => Some(r"D:\Local".to_owned()),
+            "APPDATA" => Some(r"\\srv\profiles\me".to_owned()),
+            _ => None,
+        };
+        assert_eq!(
+            cache_dir_for(Os::Windows, home, &win),
+            under(r"D:\Local", &["agent-sessions", "cache"])
+        );
+        assert_eq!(
+            config_dir_for(Os::Windows, home, &win),
+            under(r"\\srv\profiles\me", &["agent-sessions"])
+        );
+
+        // The override wins on every system.
+        let moved = |k: &str| (k == "AGENT_SESSIONS_CACHE_DIR").then(|| "/tmp/c".to_owned());
+        for os in [Os::Linux, Os::Macos, Os::Windows] {
+            assert_eq!(cache_dir_for(os, home, &moved), PathBuf::from("/tmp/c"));
+        }
     }
 
     #[test]

@@ -422,7 +422,9 @@ def run_main_suite(d):
         # (`cd --` once the resume hardening of issue 16 lands.)
         assert text in ["cd /home/bob/projects/demo && claude --resume 9d22e384-6685-4b75-ac35-088162e4c4a9",
                         "cd -- /home/bob/projects/demo && claude --resume 9d22e384-6685-4b75-ac35-088162e4c4a9"], text
-    check("copy resume shows the exact command", resume)
+        # And it is on the clipboard: pasted (Ctrl+V, as a user would) into a scratch field.
+        assert paste_clipboard(d) == text
+    check("copy resume shows the exact command and copies it", resume)
 
     def search():
         box = d.find_all('[data-testid="search-input"]')[0]
@@ -741,11 +743,7 @@ def handoff(d):
     ok, text, _ = handoff_status(d)
     assert ok and text == f"Copied the handoff for Codex CLI ({len(prompt)} characters)", (ok, text)
     # What was copied is that handoff: pasted (Ctrl+V, as a user would) into a scratch field.
-    d.js("const t = document.createElement('textarea'); t.id = 'paste-probe'; document.body.append(t); t.focus()")
-    xdotool("windowfocus", xdotool("search", "--onlyvisible", "--name", "^agent-sessions$").split()[0])
-    xdotool("key", "--clearmodifiers", "ctrl+v")
-    pasted = d.until("return document.getElementById('paste-probe').value", 10)
-    d.js("document.getElementById('paste-probe').remove()")
+    pasted = paste_clipboard(d)
     assert pasted == prompt, (len(pasted), len(prompt))
     # No claude on PATH: nothing is launched, and the command to run by hand is shown.
     (BIN / "claude").unlink(missing_ok=True)
@@ -759,6 +757,16 @@ def handoff(d):
     time.sleep(0.5)
     assert len(launches()) == before + 1, launches()
     assert not (TMP / TERM_DIR_NAME / "pwned").exists()
+
+
+def paste_clipboard(d):
+    """What the clipboard holds, pasted with Ctrl+V (as a user would) into a scratch field."""
+    d.js("const t = document.createElement('textarea'); t.id = 'paste-probe'; document.body.append(t); t.focus()")
+    xdotool("windowfocus", xdotool("search", "--onlyvisible", "--name", "^agent-sessions$").split()[0])
+    xdotool("key", "--clearmodifiers", "ctrl+v")
+    pasted = d.until("return document.getElementById('paste-probe').value", 10)
+    d.js("document.getElementById('paste-probe').remove()")
+    return pasted
 
 
 def xdotool(*args, timeout=30):

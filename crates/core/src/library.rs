@@ -233,7 +233,7 @@ impl Library {
     }
 }
 
-/// Where the cache lives for this process (see [`index::cache_dir`]).
+/// Where the cache lives for this process (see [`crate::paths::cache_dir_for`]).
 pub fn default_cache_dir() -> Option<PathBuf> {
-    index::cache_dir(&crate::paths::process_env)
+    crate::paths::cache_dir(&crate::paths::process_env)
 }

@@ -84,6 +84,15 @@ fn cli(work: &Path, path: &str, args: &[&str]) -> Value {
     v["data"].clone()
 }
 
+/// Exports `id` from the fixture store `fixture` (under testdata/) into `work`; the bundle.
+fn export(work: &Path, path: &str, flag: &str, fixture: &str, id: &str) -> PathBuf {
+    let bundle = work.join("moved.agent-session.zip");
+    let fixture = testdata(fixture);
+    let (root, out) = (fixture.to_str().unwrap(), bundle.to_str().unwrap());
+    cli(work, path, &[flag, root, "bundle", "export", id, "-o", out]);
+    bundle
+}
+
 /// Exports `id` from a fixture store and imports it into `root` with `--dir dir`.
 fn move_session(
     work: &Path,
@@ -94,21 +103,7 @@ fn move_session(
     root: &Path,
     dir: &Path,
 ) -> Value {
-    let bundle = work.join("moved.agent-session.zip");
-    let fixture = testdata(fixture);
-    cli(
-        work,
-        path,
-        &[
-            flag,
-            fixture.to_str().unwrap(),
-            "bundle",
-            "export",
-            id,
-            "-o",
-            bundle.to_str().unwrap(),
-        ],
-    );
+    let bundle = export(work, path, flag, fixture, id);
     cli(
         work,
         path,
@@ -392,9 +387,20 @@ fn codex_resumes_a_restored_session_in_its_new_directory() {
     assert_eq!(now["cwd"], *dir_text);
 }
 
-/// OpenCode, restored by its own `import` (on PATH) or, without it, by our rows in a store
-/// OpenCode made, then resumed by `opencode run --session`.
-fn opencode_resumes(with_import: bool) {
+/// How an OpenCode case restores.
+#[derive(PartialEq)]
+enum Way {
+    /// OpenCode on PATH: its own `import` (a session of 1.2 or later).
+    Import,
+    /// OpenCode not on PATH: our rows, in a store OpenCode made.
+    Rows,
+    /// OpenCode on PATH, but a session of 1.0, which its `import` refuses: our rows.
+    OldSession,
+}
+
+/// OpenCode resumes a session of `fixture` restored the `way` given, with `opencode run
+/// --session`; the model call carries `history`.
+fn opencode_resumes(way: Way, fixture: &str, id: &str, history: &str) {
     let opencode = agents::opencode(agents::OPENCODE);
     let (work, home, dir) = places();
     let data = home.join(".local/share");
@@ -434,7 +440,7 @@ fn opencode_resumes(with_import: bool) {
         ("OPENCODE_DISABLE_AUTOUPDATE", "1".to_owned()),
         ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1".to_owned()),
     ];
-    let path = if with_import {
+    let path = if way != Way::Rows {
         with_agent.clone()
     } else {
         // OpenCode makes its store (database and migrations) once; our import then runs
@@ -443,17 +449,19 @@ fn opencode_resumes(with_import: bool) {
         assert!(root.join("opencode.db").is_file());
         system_path()
     };
-    let id = "ses_dd434d2d3ffeSwAnDCKAB0MBV0";
+    if way == Way::OldSession {
+        run_agent(&opencode, &["session", "list"], &dir, &with_agent, &env);
+    }
     let done = move_session(
         work.path(),
         &path,
         "--opencode-root",
-        "opencode/1.18.33/local-share-opencode",
+        fixture,
         id,
         &root,
         &dir,
     );
-    let kind = if with_import {
+    let kind = if way == Way::Import {
         "opencode_import"
     } else {
         "opencode_rows"
@@ -464,15 +472,15 @@ fn opencode_resumes(with_import: bool) {
         .unwrap();
 
     let args = ["run", "--session", id, PROMPT];
-    let history = ["List the files here and show main.py"];
-    resumes(&opencode, &args, &dir, &with_agent, &env, &mock, &history);
+    resumes(&opencode, &args, &dir, &with_agent, &env, &mock, &[history]);
     let dir_text = dir.to_string_lossy();
     let db = rusqlite::Connection::open(root.join("opencode.db")).unwrap();
     let sessions: i64 = db
         .query_row("SELECT count(*) FROM session", [], |r| r.get(0))
         .unwrap();
+    let restored = done["restored"]["sessions"].as_array().unwrap().len();
     assert_eq!(
-        sessions, 1,
+        sessions as usize, restored,
         "the run continued the restored session, no new one"
     );
     let directory: String = db
@@ -486,14 +494,40 @@ fn opencode_resumes(with_import: bool) {
     assert_eq!(now["cwd"], *dir_text);
 }
 
+const OPENCODE_1_18: &str = "opencode/1.18.33/local-share-opencode";
+
 #[test]
 fn opencode_resumes_a_session_restored_by_its_own_import() {
-    opencode_resumes(true);
+    let id = "ses_dd434d2d3ffeSwAnDCKAB0MBV0";
+    opencode_resumes(
+        Way::Import,
+        OPENCODE_1_18,
+        id,
+        "List the files here and show main.py",
+    );
 }
 
 #[test]
 fn opencode_resumes_a_session_restored_as_rows() {
-    opencode_resumes(false);
+    let id = "ses_dd434d2d3ffeSwAnDCKAB0MBV0";
+    opencode_resumes(
+        Way::Rows,
+        OPENCODE_1_18,
+        id,
+        "List the files here and show main.py",
+    );
+}
+
+#[test]
+fn opencode_resumes_a_session_of_1_0_restored_as_rows_with_its_subagent() {
+    let fixture = "opencode/1.0.98/local-share-opencode";
+    let id = "ses_dd4235a87ffex0kI60WyegRFP9";
+    opencode_resumes(
+        Way::OldSession,
+        fixture,
+        id,
+        "SUBAGENT please delegate counting lines",
+    );
 }
 
 /// Every file below `dir`, sorted.
@@ -511,4 +545,73 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// OpenCode's own import writes a session before it checks the messages; when it refuses them,
+/// what it wrote is deleted again and the store is left as it was.
+#[test]
+fn a_refused_opencode_import_leaves_the_store_as_it_was() {
+    let opencode = agents::opencode(agents::OPENCODE);
+    let (work, home, dir) = places();
+    let root = home.join(".local/share/opencode");
+    std::fs::create_dir_all(&root).unwrap();
+    let bin = agents::bin_dir(work.path(), &[("opencode", &opencode)]);
+    let path = format!("{}:{}", bin.display(), system_path());
+    // A 1.0 session whose manifest claims 1.18: the import is tried, and OpenCode refuses the
+    // old message shapes part way.
+    let id = "ses_dd4233f85ffeF6TN3TEhX5oKKw";
+    let fixture = "opencode/1.0.98/local-share-opencode";
+    let bundle = export(work.path(), &path, "--opencode-root", fixture, id);
+    let status = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import json, sys, zipfile\n\
+             src, dst = sys.argv[1], sys.argv[2]\n\
+             with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, 'w') as b:\n\
+             \x20   for n in a.namelist():\n\
+             \x20       data = a.read(n)\n\
+             \x20       if n == 'manifest.json':\n\
+             \x20           m = json.loads(data); m['source']['tool_version'] = '1.18.33'; data = json.dumps(m).encode()\n\
+             \x20       b.writestr(n, data)\n",
+        )
+        .arg(&bundle)
+        .arg(work.path().join("claims-new.zip"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
+        .args([
+            "--opencode-root",
+            root.to_str().unwrap(),
+            "bundle",
+            "import",
+            "claims-new.zip",
+            "--dir",
+            dir.to_str().unwrap(),
+            "--yes",
+            "--json",
+        ])
+        .current_dir(work.path())
+        .env_clear()
+        .env("PATH", &path)
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .env("HTTPS_PROXY", "http://127.0.0.1:9")
+        .env("AGENT_SESSIONS_CACHE_DIR", work.path().join("cache"))
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "restore_failed", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("nothing was changed"), "{message}");
+    let db = rusqlite::Connection::open(root.join("opencode.db")).unwrap();
+    for table in ["session", "message", "part"] {
+        let n: i64 = db
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 0, "{table} rows left behind");
+    }
 }

@@ -20,7 +20,7 @@
 //! | --- | --- |
 //! | Claude Code | files under `projects/<the directory, encoded as Claude does>/` |
 //! | Codex | rollouts under `sessions/…` (or `archived_sessions/`) as they were; Codex finds them by id |
-//! | OpenCode | `opencode import` of each session (where the installed OpenCode has it and the store is its `$XDG_DATA_HOME/opencode`), else the rows of every session in one SQL transaction |
+//! | OpenCode | `opencode import` of each session (where the installed OpenCode has it, the store is its `$XDG_DATA_HOME/opencode` and the session is of 1.2 or later), else the rows of every session in one SQL transaction |
 
 mod files;
 mod opencode;
@@ -321,7 +321,7 @@ fn plan(
                         .map(|f| (s.id.clone(), f.path.clone()))
                 })
                 .collect();
-            plan.method = opencode::method(root, agents)?;
+            plan.method = opencode::method(root, agents, m.source.tool_version.as_deref())?;
         }
     }
     Ok(plan)

@@ -2,9 +2,11 @@
 //! directory is rewritten in it, and then:
 //!
 //! - OpenCode's own `opencode import <file>` runs for each session (parents first) when the
-//!   installed OpenCode has that command and the store is `$XDG_DATA_HOME/opencode` (the only
-//!   store OpenCode can be pointed at), in the new directory, so OpenCode files the session
-//!   under that directory's project itself. A failure part way deletes what was imported.
+//!   installed OpenCode has that command, the store is `$XDG_DATA_HOME/opencode` (the only
+//!   store OpenCode can be pointed at) and the session was written by OpenCode 1.2 or later,
+//!   in the new directory, so OpenCode files the session under that directory's project
+//!   itself. Its import writes the session before checking the messages, so a refusal part
+//!   way deletes what it wrote (and the sessions imported before).
 //! - Otherwise the rows (`session`, `message`, `part`) of every session go into `opencode.db`
 //!   in one transaction that waits for OpenCode's own writers and leaves its journal mode (WAL)
 //!   alone. The session is filed under the project whose worktree holds the directory, else
@@ -26,9 +28,18 @@ use crate::model::{ProviderKind, SessionMeta};
 use crate::provider::opencode::copies_of;
 use crate::provider::sqlite;
 
-/// How this store is restored into (see the module doc).
-pub(super) fn method(root: &Path, agents: &super::Agents) -> Result<Method, BundleError> {
-    let importable = root.file_name().is_some_and(|n| n == "opencode") && root.parent().is_some();
+/// How this store is restored into (see the module doc). `version` is the OpenCode version
+/// that wrote the session: `opencode import` checks a session against its own current schema,
+/// which sessions written before 1.2 (the first with the database) do not meet, so those go
+/// in as rows, as 1.2 itself moved them from its JSON storage into the database.
+pub(super) fn method(
+    root: &Path,
+    agents: &super::Agents,
+    version: Option<&str>,
+) -> Result<Method, BundleError> {
+    let current = version.is_some_and(at_least_1_2);
+    let importable =
+        current && root.file_name().is_some_and(|n| n == "opencode") && root.parent().is_some();
     if let (true, Some(program)) = (importable, &agents.opencode) {
         if has_import(program) {
             return Ok(Method::OpencodeImport {
@@ -45,6 +56,14 @@ pub(super) fn method(root: &Path, agents: &super::Agents) -> Result<Method, Bund
          start OpenCode once with this store, or install it",
         root.display()
     )))
+}
+
+/// `1.2` or later (`1.18.33`, `2.0`).
+fn at_least_1_2(version: &str) -> bool {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let major = parts.next().unwrap_or(0);
+    let minor = parts.next().unwrap_or(0);
+    (major, minor) >= (1, 2)
 }
 
 /// Whether `program --help` lists `import` (OpenCode 1.0 and later).
@@ -85,7 +104,31 @@ fn document(bundle: &Bundle, plan: &Plan, name: &str) -> Result<Value, BundleErr
         )));
     }
     doc["info"]["directory"] = Value::String(plan.dir_text.clone());
+    fill_required(&mut doc["info"]);
     Ok(doc)
+}
+
+/// Fields OpenCode 1.2 and later require of a session that older versions did not write
+/// (1.0's legacy storage and 0.x have no `slug`; 0.x no `projectID`): given the values
+/// OpenCode itself gives a session it files under no project.
+fn fill_required(info: &mut Value) {
+    let Some(info) = info.as_object_mut() else {
+        return;
+    };
+    let id = info.get("id").and_then(Value::as_str).unwrap_or_default();
+    let tail: String = id
+        .chars()
+        .rev()
+        .take(6)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let slug = format!("restored-{}", tail.to_ascii_lowercase());
+    info.entry("slug").or_insert(Value::String(slug));
+    info.entry("projectID")
+        .or_insert(Value::String("global".into()));
+    info.entry("title").or_insert(Value::String(String::new()));
 }
 
 /// `opencode import` of each session; what OpenCode said.
@@ -144,11 +187,16 @@ pub(super) fn import(
                 imported.push(id);
             }
             Err(reason) => {
+                // OpenCode's import writes the session before it checks the messages: what a
+                // failed import left of it goes too (it was not there before: checked).
+                if !copies_of(&plan.root, &id).is_empty() {
+                    imported.push(id.clone());
+                }
                 return Err(BundleError::Failed {
                     what: format!("import {id} with OpenCode"),
                     reason,
                     state: undo_import(&plan.root, &imported),
-                })
+                });
             }
         }
     }
@@ -161,7 +209,7 @@ fn undo_import(root: &Path, imported: &[String]) -> String {
         return "nothing was changed".into();
     }
     match crate::actions::trash::opencode::delete_rows(&root.join("opencode.db"), imported) {
-        Ok(()) => "the sessions imported before it were deleted again".into(),
+        Ok(()) => "what it had imported was deleted again, so nothing was changed".into(),
         Err(e) => format!(
             "and {} could not be deleted again: {e}",
             imported.join(", ")

@@ -367,3 +367,33 @@ fn a_failure_part_way_leaves_nothing_behind() {
     assert_eq!(common::snapshot(&root), before);
     assert!(!project.join(format!("{}.jsonl", s.id)).exists());
 }
+
+#[test]
+fn a_session_that_is_live_in_the_store_is_refused_as_live() {
+    let kind = ProviderKind::Claude;
+    let source = common::fixture(kind, "2.1.332").canonicalize().unwrap();
+    let (catalog, all) = listing(kind, &source);
+    let s = all.iter().find(|s| s.id.starts_with("9d22e384")).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let path = export(&catalog, &all, s, Mode::Complete, work.path());
+    let root = empty_store(kind, work.path());
+    let dir = work.path().canonicalize().unwrap();
+    restore(&path, kind, &root, &dir, false).unwrap();
+    // A running Claude (this process stands in for it) has the restored session open.
+    std::fs::create_dir_all(root.join("sessions")).unwrap();
+    std::fs::write(
+        root.join("sessions")
+            .join(format!("{}.json", std::process::id())),
+        format!(
+            r#"{{"pid":{},"sessionId":"{}","status":"busy"}}"#,
+            std::process::id(),
+            s.id
+        ),
+    )
+    .unwrap();
+    let before = common::snapshot(&root);
+    let e = restore(&path, kind, &root, &dir, false).unwrap_err();
+    assert_eq!(e.code(), "session_live", "{e}");
+    assert!(e.to_string().contains("close it first"), "{e}");
+    assert_eq!(common::snapshot(&root), before);
+}

@@ -763,10 +763,11 @@ def paste_clipboard(d):
     """What the clipboard holds, pasted with Ctrl+V (as a user would) into a scratch field."""
     d.js("const t = document.createElement('textarea'); t.id = 'paste-probe'; document.body.append(t); t.focus()")
     xdotool("windowfocus", xdotool("search", "--onlyvisible", "--name", "^agent-sessions$").split()[0])
-    xdotool("key", "--clearmodifiers", "ctrl+v")
-    pasted = d.until("return document.getElementById('paste-probe').value", 10)
-    d.js("document.getElementById('paste-probe').remove()")
-    return pasted
+    try:
+        xdotool("key", "--clearmodifiers", "ctrl+v")
+        return d.until("return document.getElementById('paste-probe').value", 10)
+    finally:
+        d.js("document.getElementById('paste-probe').remove()")
 
 
 def xdotool(*args, timeout=30):

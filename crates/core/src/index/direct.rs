@@ -57,7 +57,7 @@ impl Needles {
                     let mut folded = Vec::new();
                     fold_str(text, &mut folded);
                     let tokens: Vec<&[u8]> = folded
-                        .split(|b| *b == b' ')
+                        .split(|b| !b.is_ascii_alphanumeric() && b.is_ascii())
                         .filter(|t| !t.is_empty())
                         .collect();
                     let last = tokens.len().saturating_sub(1);
@@ -84,30 +84,46 @@ impl Needles {
 }
 
 /// Whether `needle` occurs in `folded` where a token could start (and end, for a whole one).
+/// Only an ASCII letter or digit next to it rules a place out: both tokenizers agree on those.
 fn occurs(needle: &Needle, folded: &[u8]) -> bool {
-    let len = needle.finder.needle().len();
-    needle.finder.find_iter(folded).any(|at| {
-        let starts = at == 0 || !folded[at - 1].is_ascii_alphanumeric();
-        let ends = !needle.whole
-            || folded
-                .get(at + len)
-                .is_none_or(|b| !b.is_ascii_alphanumeric());
-        starts && ends
+    occurs_where(needle, folded, |at| {
+        at == 0 || !folded[at - 1].is_ascii_alphanumeric()
     })
 }
 
-/// Appends the folded form of one character: ASCII letters and digits lowercased, other
-/// letters and digits lowercased, decomposed (NFKD) and stripped of combining marks, combining
-/// marks dropped, everything else a space.
+/// [`occurs`] in lowercased raw JSON: a token may also start right after an escape (`\n`,
+/// `\u00e9`), whose last character is a letter or digit of the JSON text, not of the string.
+fn occurs_raw(needle: &Needle, raw: &[u8]) -> bool {
+    occurs_where(needle, raw, |at| {
+        at == 0
+            || !raw[at - 1].is_ascii_alphanumeric()
+            || (at >= 2 && raw[at - 2] == b'\\')
+            || (at >= 6 && raw[at - 6] == b'\\' && raw[at - 5] == b'u')
+    })
+}
+
+fn occurs_where(needle: &Needle, text: &[u8], starts: impl Fn(usize) -> bool) -> bool {
+    let len = needle.finder.needle().len();
+    needle.finder.find_iter(text).any(|at| {
+        let ends = !needle.whole
+            || text
+                .get(at + len)
+                .is_none_or(|b| !b.is_ascii_alphanumeric());
+        ends && starts(at)
+    })
+}
+
+/// Appends the folded form of one character: ASCII lowercased (punctuation stays: only letters
+/// and digits matter next to a token), other letters and digits lowercased, decomposed (NFKD)
+/// and stripped of combining marks, combining marks dropped, other characters a space.
 fn fold_char(c: char, out: &mut Vec<u8>) {
     if c.is_ascii() {
-        out.push(if c.is_ascii_alphanumeric() {
-            c.to_ascii_lowercase() as u8
-        } else {
-            b' '
-        });
-    } else if is_combining_mark(c) {
-    } else if c.is_alphanumeric() {
+        out.push(c.to_ascii_lowercase() as u8);
+    } else if !c.is_alphanumeric() {
+        if !is_combining_mark(c) {
+            out.push(b' ');
+        }
+    } else {
         let mut buf = [0u8; 4];
         for d in c.to_lowercase().nfkd() {
             if is_combining_mark(d) {
@@ -121,15 +137,11 @@ fn fold_char(c: char, out: &mut Vec<u8>) {
                 out.push(b' ');
             }
         }
-    } else {
-        out.push(b' ');
     }
 }
 
 pub fn fold_str(text: &str, out: &mut Vec<u8>) {
-    for c in text.chars() {
-        fold_char(c, out);
-    }
+    fold_plain(text.as_bytes(), out);
 }
 
 /// Folds raw JSON text: as [`fold_str`], with string escapes decoded (`\u00e9` is `é`; `\n`
@@ -137,44 +149,63 @@ pub fn fold_str(text: &str, out: &mut Vec<u8>) {
 fn fold_json(bytes: &[u8], out: &mut Vec<u8>) {
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'\\' {
-            match bytes.get(i + 1) {
-                Some(b'u') => {
-                    let (c, used) = json_unicode(&bytes[i..]);
-                    fold_char(c, out);
-                    i += used;
-                }
-                Some(_) => {
-                    out.push(b' ');
-                    i += 2;
-                }
-                None => i += 1,
+        let end = memchr::memchr(b'\\', &bytes[i..]).map_or(bytes.len(), |k| i + k);
+        fold_plain(&bytes[i..end], out);
+        i = end;
+        match bytes.get(i + 1) {
+            None if i < bytes.len() => i += 1,
+            None => {}
+            Some(b'u') => {
+                let (c, used) = json_unicode(&bytes[i..]);
+                fold_char(c, out);
+                i += used;
             }
-        } else if b.is_ascii() {
-            out.push(if b.is_ascii_alphanumeric() {
-                b.to_ascii_lowercase()
-            } else {
-                b' '
-            });
-            i += 1;
-        } else {
-            let len = match b {
-                0xc0..=0xdf => 2,
-                0xe0..=0xef => 3,
-                0xf0..=0xf7 => 4,
-                _ => 1,
-            };
-            match bytes
-                .get(i..i + len)
-                .and_then(|s| std::str::from_utf8(s).ok())
-            {
-                Some(s) => s.chars().for_each(|c| fold_char(c, out)),
-                None => out.push(b' '),
+            Some(_) => {
+                out.push(b' ');
+                i += 2;
             }
-            i += len.min(bytes.len() - i);
         }
     }
+}
+
+/// Folds text with no escapes in it: runs of ASCII (nearly all of a transcript) copied and
+/// lowercased in bulk, other characters one by one.
+fn fold_plain(mut run: &[u8], out: &mut Vec<u8>) {
+    while !run.is_empty() {
+        let ascii = ascii_prefix(run);
+        let from = out.len();
+        out.extend_from_slice(&run[..ascii]);
+        out[from..].make_ascii_lowercase();
+        run = &run[ascii..];
+        let Some(&first) = run.first() else {
+            break;
+        };
+        let len = match first {
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf7 => 4,
+            _ => 1,
+        };
+        match run.get(..len).and_then(|s| std::str::from_utf8(s).ok()) {
+            Some(s) => s.chars().for_each(|c| fold_char(c, out)),
+            None => out.push(b' '),
+        }
+        run = &run[len.min(run.len())..];
+    }
+}
+
+/// How many bytes at the start of `bytes` are ASCII (eight at a time).
+fn ascii_prefix(bytes: &[u8]) -> usize {
+    let mut words = bytes.chunks_exact(8);
+    let mut n = 0;
+    for w in words.by_ref() {
+        let w = u64::from_ne_bytes(w.try_into().expect("eight bytes"));
+        if w & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + bytes[n..].iter().take_while(|b| b.is_ascii()).count()
 }
 
 /// The character of a `\uXXXX` escape (a surrogate pair when one follows) and the bytes used;
@@ -212,38 +243,54 @@ fn file_may_match(path: &std::path::Path, needles: &Needles) -> bool {
         .iter()
         .map(|g| vec![false; g.len()])
         .collect();
-    let mut raw = Vec::with_capacity(READ_SIZE);
-    let mut folded = Vec::with_capacity(READ_SIZE);
-    let mut chunk = vec![0u8; READ_SIZE];
+    let mut raw = Vec::new();
+    let mut folded = Vec::new();
     loop {
-        let n = match file.read(&mut chunk) {
+        match (&mut file).take(READ_SIZE as u64).read_to_end(&mut raw) {
             Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Ok(_) => {}
             Err(_) => return true,
-        };
-        raw.extend_from_slice(&chunk[..n]);
+        }
         // Fold whole lines only: no escape or character is cut, and no token spans lines.
         let Some(end) = memchr::memrchr(b'\n', &raw) else {
             continue;
         };
-        folded.clear();
-        fold_json(&raw[..end], &mut folded);
+        let done = lines_match(&mut raw[..end], needles, &mut found, &mut folded);
         raw.drain(..=end);
-        if mark_found(needles, &folded, &mut found) {
+        if done {
             return true;
         }
     }
-    folded.clear();
-    fold_json(&raw, &mut folded);
-    mark_found(needles, &folded, &mut found)
+    lines_match(&mut raw, needles, &mut found, &mut folded)
 }
 
-/// Notes which tokens occur in `folded`; true once some group has all of its tokens.
-fn mark_found(needles: &Needles, folded: &[u8], found: &mut [Vec<bool>]) -> bool {
+/// Notes which tokens occur in these whole lines of raw JSON; true once some group has all of
+/// its tokens. Pure ASCII without `\u` escapes (most of a store) is searched in place,
+/// lowercased; anything else is folded first.
+fn lines_match(
+    raw: &mut [u8],
+    needles: &Needles,
+    found: &mut [Vec<bool>],
+    folded: &mut Vec<u8>,
+) -> bool {
+    if raw.is_ascii() && memchr::memmem::find(raw, b"\\u").is_none() {
+        raw.make_ascii_lowercase();
+        return mark_found(needles, found, |n| occurs_raw(n, raw));
+    }
+    folded.clear();
+    fold_json(raw, folded);
+    mark_found(needles, found, |n| occurs(n, folded))
+}
+
+/// Notes which tokens `occurs` finds; true once some group has all of its tokens.
+fn mark_found(
+    needles: &Needles,
+    found: &mut [Vec<bool>],
+    occurs: impl Fn(&Needle) -> bool,
+) -> bool {
     for (group, seen) in needles.groups.iter().zip(found.iter_mut()) {
         for (needle, seen) in group.iter().zip(seen.iter_mut()) {
-            if !*seen && occurs(needle, folded) {
+            if !*seen && occurs(needle) {
                 *seen = true;
             }
         }
@@ -254,6 +301,14 @@ fn mark_found(needles: &Needles, folded: &[u8], found: &mut [Vec<bool>]) -> bool
     false
 }
 
+/// Whether the session is its one file (then the raw filter applies to it).
+fn one_file(catalog: &Catalog, meta: &SessionMeta) -> bool {
+    catalog
+        .providers()
+        .get(meta.provider)
+        .is_some_and(|p| p.reads_in_part(meta))
+}
+
 /// The messages of a session that may match, read from its store; `None` when it could not
 /// be read.
 fn candidates(
@@ -261,13 +316,6 @@ fn candidates(
     meta: &SessionMeta,
     needles: &Needles,
 ) -> Option<Vec<(String, String)>> {
-    let one_file = catalog
-        .providers()
-        .get(meta.provider)
-        .is_some_and(|p| p.reads_in_part(meta));
-    if one_file && !file_may_match(&meta.source_path, needles) {
-        return Some(Vec::new());
-    }
     let mut out = Vec::new();
     let mut folded = Vec::new();
     let read = catalog.load_each(meta, &mut |m| {
@@ -305,6 +353,17 @@ pub fn search(
     if needles.groups.is_empty() {
         return Ok(found);
     }
+    // Raw files first, all side by side: a file with the tokens stops being read where they
+    // are found, and one without them costs one read.
+    let may_match: Vec<bool> = sessions
+        .par_iter()
+        .map(|meta| !one_file(catalog, meta) || file_may_match(&meta.source_path, &needles))
+        .collect();
+    let sessions: Vec<&SessionMeta> = sessions
+        .iter()
+        .zip(may_match)
+        .filter_map(|(meta, may)| may.then_some(meta))
+        .collect();
     for chunk in sessions.chunks(CHUNK) {
         let read: Vec<Option<Vec<(String, String)>>> = chunk
             .par_iter()
@@ -324,7 +383,7 @@ pub fn search(
             continue;
         }
         for (i, message_id, snippet, rank) in matches(conn, &messages, fts)? {
-            let meta = &chunk[i];
+            let meta = chunk[i];
             found.hits.push(Hit {
                 session_id: meta.id.clone(),
                 provider: meta.provider,
@@ -411,7 +470,12 @@ mod tests {
         assert_eq!(folded("a\u{301}b"), "ab");
         // Symbols are separators, even those that decompose to letters.
         assert_eq!(folded("™x"), " x");
-        let tokens = |s: String| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        let tokens = |s: String| {
+            s.split(|c: char| c.is_ascii() && !c.is_ascii_alphanumeric())
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
             tokens(json_folded(
                 br#"{"t":"caf\u00e9\nnext \ud83d\ude00 \"q\" \u0130x"}"#
@@ -431,6 +495,21 @@ mod tests {
         assert!(needles.any_group(folded("retrying: Connection refused").as_bytes()));
         assert!(!needles.any_group(folded("noretry connection refused").as_bytes()));
         assert!(!needles.any_group(folded("retry connections refused").as_bytes()));
+        // In raw JSON, right after an escape is a token start too; inside a word is not.
+        let raw = |s: &str| {
+            let mut found = vec![vec![false; 2]];
+            lines_match(
+                &mut s.as_bytes().to_vec(),
+                &needles,
+                &mut found,
+                &mut Vec::new(),
+            )
+        };
+        assert!(raw(r#"{"a":"Retrying\nconnection refused"}"#));
+        // An escaped letter is a letter: `éretry` is one token.
+        assert!(!raw(r#"{"a":"\u00e9retry connection refused"}"#));
+        assert!(!raw(r#"{"a":"noretry connection refused"}"#));
+        assert!(raw(r#"{"a":"caf\u00e9 retry connection refused"}"#));
         let only_punctuation = super::super::query::parse("\"--\"").unwrap();
         assert!(Needles::new(&only_punctuation).groups.is_empty());
     }

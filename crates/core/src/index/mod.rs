@@ -85,9 +85,13 @@ const TOKENIZER: &str = "unicode61 remove_diacritics 2";
 
 /// FTS5's settings, stored in the table (set once, when it is created). `hashsize`: the terms
 /// of a transaction are gathered in memory up to this size before FTS5 writes them out as a
-/// segment (default 1 MiB: a 32 MB transaction became dozens of segments to merge again).
+/// segment (default 1 MiB: a 32 MB transaction became dozens of small segments to merge
+/// again; 64 MiB cost 40 MB more peak memory and saved no time). `automerge`: segments are
+/// merged once 8 of a size are there rather than 4, which halves merging while the index
+/// fills; queries read a few more segments (measured in docs/performance.md).
 const FTS_SETTINGS: &str = "
-INSERT INTO fts (fts, rank) VALUES ('hashsize', 67108864);
+INSERT INTO fts (fts, rank) VALUES ('hashsize', 33554432);
+INSERT INTO fts (fts, rank) VALUES ('automerge', 8);
 ";
 
 /// How long a writer waits for another process's write transaction before giving up.
@@ -708,7 +712,7 @@ impl Index {
 /// thousands of small ones and spent most of its time merging them), short enough that another
 /// process's writer, waiting up to [`BUSY_TIMEOUT`], gets its turn.
 const TX_TEXT_BYTES: usize = 32 << 20;
-const TX_TIME: std::time::Duration = std::time::Duration::from_millis(1000);
+const TX_TIME: std::time::Duration = std::time::Duration::from_millis(2000);
 
 /// Sessions extracted ahead of the writer: bounds the memory the two threads hold.
 const EXTRACT_AHEAD: usize = 4;

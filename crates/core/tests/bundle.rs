@@ -317,6 +317,8 @@ fn share_safe_bundles_leave_no_planted_secret_of_any_rule() {
     let safe = Bundle::open(&path).unwrap();
     assert_eq!(safe.manifest.redaction, Some(counts));
     assert_eq!(safe.manifest.native_files().count(), 0);
+    // The sender's host name stays out of a share-safe manifest.
+    assert_eq!(safe.manifest.source.host, None);
     assert!(counts.private_key >= 1, "{counts:?}");
     assert!(counts.jwt >= 1, "{counts:?}");
     assert!(counts.token >= 4, "{counts:?}");

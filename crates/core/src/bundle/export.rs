@@ -130,7 +130,11 @@ pub fn prepare(
         source: Source {
             provider: session.provider,
             tool_version: session.format_version.clone(),
-            host: host_name(),
+            // The host name identifies the sender's machine: a share-safe bundle leaves it out.
+            host: match mode {
+                Mode::Complete => host_name(),
+                Mode::ShareSafe => None,
+            },
         },
         session: main,
         subagents: infos,

@@ -41,6 +41,12 @@ fn main() {
             commands::handoff::handoff_text,
             commands::trash::trash_plan,
             commands::trash::trash_execute,
+            commands::bundle::export_bundle,
+            commands::bundle::import_bundle_open,
+            commands::bundle::import_bundle_pick_dir,
+            commands::bundle::import_bundle_preview,
+            commands::bundle::import_bundle_restore,
+            commands::bundle::import_bundle_close,
         ])
         .run(tauri::generate_context!())
         .expect("the app window could not start");

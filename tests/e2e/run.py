@@ -601,6 +601,8 @@ def run_main_suite(d):
     check("Settings saves (keeping the file's comments) and the app applies it without a restart", lambda: settings(d))
     check("Translate sends one message's text to the configured endpoint and shows the answer under it", lambda: translation(d))
     check("with allow_delete on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
+    check("a complete bundle exported through the save dialog restores through the import dialogs into another directory",
+          lambda: bundle_round_trip(d))
 
 
 def notice(d, timeout=15):
@@ -1009,6 +1011,71 @@ def trash(d):
     d.shot("21-trash-refused")
     d.click(d.find_all('[data-testid="trash-cancel"]')[0])
     assert (CLAUDE_ROOT / "projects/-home-bob-projects-demo" / f"{recent}.jsonl").exists()
+
+
+def location_dialog(title, path):
+    """Waits for the native (GTK) open or folder dialog titled `title` and chooses `path` by
+    typing it in its location field."""
+    window = xdotool("search", "--sync", "--onlyvisible", "--name", f"^{title}$").split()[0]
+    xdotool("windowfocus", window)
+    time.sleep(0.5)
+    xdotool("key", "ctrl+l")
+    time.sleep(0.3)
+    xdotool("type", "--delay", "10", str(path))
+    time.sleep(0.3)
+    xdotool("key", "Return")
+
+
+def bundle_round_trip(d):
+    """Export a Claude session as a complete bundle (save dialog), import it (open dialog), pick a
+    new directory (folder dialog), preview, restore as a copy (its id is in the store already):
+    the restored session is listed at once with the same message count, in the new directory."""
+    sid = "9d22e384-6685-4b75-ac35-088162e4c4a9"
+    out = TMP / "bundles"
+    out.mkdir()
+    close_notice(d)
+    open_session(d, sid)
+    d.click(d.find_all('[data-testid="export-toggle"]')[0])
+    d.click(d.wait_all('[data-testid="export-format-bundle"]')[0])
+    assert d.find_all('[data-testid="export-bundle-warning"]'), "no warning that a complete bundle can hold secrets"
+    d.click(d.find_all('[data-testid="export-save"]')[0])
+    target = out / "demo.agent-session.zip"
+    save_dialog("Export session as a bundle", target)
+    kind, text, _ = notice(d, 30)
+    assert kind == "ok" and text.endswith(f"bytes to {target}"), (kind, text)
+    assert target.stat().st_mode & 0o777 == 0o600, oct(target.stat().st_mode)
+    close_notice(d)
+    newdir = TMP / "restored project"
+    newdir.mkdir()
+    d.click(d.find_all('[data-testid="import-open"]')[0])
+    location_dialog("Import a session bundle", target)
+    summary = d.text(d.wait_all('[data-testid="import-summary"]', timeout=20)[0])
+    assert "complete bundle" in summary and "/home/bob/projects/demo" in summary, summary
+    d.click(d.find_all('[data-testid="import-browse"]')[0])
+    location_dialog("Restore the session into", newdir)
+    d.until(f"return document.querySelector('[data-testid=\"import-dir\"]').value === {json.dumps(str(newdir))}", 20)
+    # The id is in this store already: the preview refuses, a copy is allowed.
+    d.click(d.find_all('[data-testid="import-preview-button"]')[0])
+    error = d.text(d.wait_all('[data-testid="import-error"]', timeout=20)[0])
+    assert sid in error, error
+    d.click(d.find_all('[data-testid="import-as-copy"]')[0])
+    d.click(d.find_all('[data-testid="import-preview-button"]')[0])
+    shown = d.text(d.wait_all('[data-testid="import-preview"]', timeout=20)[0])
+    assert str(newdir) in shown and "as a copy" in shown, shown
+    d.shot("22-import-preview")
+    d.click(d.find_all('[data-testid="import-restore"]')[0])
+    d.until("return !document.querySelector('[data-testid=\"import-dialog\"]')", 30)
+    kind, text, _ = notice(d, 30)
+    assert kind == "ok" and text.startswith("Restored the claude session ") and str(newdir) in text, (kind, text)
+    new_id = text.split()[4]
+    assert new_id != sid, text
+    d.until(f"return document.querySelector('[data-testid=\"session-row\"].open')?.dataset.id === '{new_id}'", 20)
+    header = d.text(d.find_all('[data-testid="header-counts"]')[0])
+    assert header.startswith("8 msgs"), header
+    labels = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
+    assert f"dir:{newdir}" in labels, labels
+    d.shot("23-imported")
+    close_notice(d)
 
 
 class FakeTranslator:

@@ -5,14 +5,13 @@
 
 use std::path::PathBuf;
 
-use agent_sessions_core::actions::export::{refuse_agent_store, Exporter, Format, Options};
+use agent_sessions_core::actions::export::{Exporter, Format, Options};
 use agent_sessions_core::SessionMeta;
 use serde::Serialize;
-use tauri::{AppHandle, Manager};
-use tauri_plugin_dialog::DialogExt;
+use tauri::AppHandle;
 
-use super::{off_main, CmdError, CmdResult, SessionRef};
-use crate::state::resolved;
+use super::dialog::{chosen, native, refuse_stores};
+use super::{off_main, CmdResult, SessionRef};
 
 #[derive(Serialize)]
 pub struct Exported {
@@ -36,12 +35,7 @@ pub async fn export_session(
         let Some(path) = save_dialog(&handle, &meta, format)? else {
             return Ok(None);
         };
-        // Neither the store shown nor the configured ones (the demo store may be shown).
-        refuse_agent_store(&state.roots(), &path)?;
-        let config = state.config.lock()?.clone();
-        if let Ok(configured) = resolved(&config) {
-            refuse_agent_store(&configured.roots(), &path)?;
-        }
+        refuse_stores(state, &path)?;
         let lib = state.library.lock()?;
         // The dialog has asked before replacing a file, so an existing one is replaced.
         let bytes =
@@ -51,8 +45,7 @@ pub async fn export_session(
     .await
 }
 
-/// The native save dialog over the main window, in the downloads folder (else home), with a
-/// file name made from the session's title.
+/// The native save dialog (see [`native`]), with a file name made from the session's title.
 fn save_dialog(
     app: &AppHandle,
     session: &SessionMeta,
@@ -63,31 +56,10 @@ fn save_dialog(
         Format::Json => ("JSON", "json"),
         Format::Html => ("HTML", "html"),
     };
-    let mut dialog = app
-        .dialog()
-        .file()
-        .set_title(format!("Export session as {kind}"))
+    let dialog = native(app, &format!("Export session as {kind}"))
         .set_file_name(format!("{}.{ext}", file_stem(session)))
         .add_filter(kind, &[ext]);
-    if let Some(dir) = app
-        .path()
-        .download_dir()
-        .ok()
-        .filter(|d| d.is_dir())
-        .or_else(|| app.path().home_dir().ok())
-    {
-        dialog = dialog.set_directory(dir);
-    }
-    if let Some(window) = app.get_webview_window("main") {
-        dialog = dialog.set_parent(&window);
-    }
-    match dialog.blocking_save_file() {
-        None => Ok(None),
-        Some(chosen) => chosen
-            .into_path()
-            .map(Some)
-            .map_err(|e| CmdError::invalid_input(format!("the dialog chose no file path: {e}"))),
-    }
+    chosen(dialog.blocking_save_file())
 }
 
 /// Longest file name stem offered.

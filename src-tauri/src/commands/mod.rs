@@ -16,6 +16,8 @@ use tauri::{AppHandle, Manager};
 use crate::state::AppState;
 
 pub mod actions;
+pub mod bundle;
+pub mod dialog;
 pub mod export;
 pub mod handoff;
 pub mod search;

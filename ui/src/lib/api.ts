@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
-  AppError, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Hit, Opened, Provider, ResumeView,
+  AppError, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Hit, Opened, Provider, ResumeView,
   ScanProgress, SessionList, SessionRef, SettingChange, SettingsView, Status, Terminals, TranscriptPage, Translation,
   TrashDone, TrashPlan,
 } from "./types";
@@ -77,6 +77,20 @@ export const handoffText = (session: SessionRef, target: Provider) =>
 /** Asks where to save (a native dialog the backend opens) and writes there; null: cancelled. */
 export const exportSession = (session: SessionRef, format: ExportFormat, options: ExportOptions) =>
   call<Exported | null>("export_session", { session: sessionRef(session), format, options });
+
+/** Asks where to save a bundle (native dialog in the backend) and writes it, 0600; null: cancelled. */
+export const exportBundle = (session: SessionRef, shareSafe: boolean) =>
+  call<BundleSaved | null>("export_bundle", { session: sessionRef(session), shareSafe });
+/** The open dialog for a bundle, then its checked summary; null: cancelled. */
+export const importBundleOpen = () => call<BundleOpened | null>("import_bundle_open");
+/** The folder dialog for the directory to restore into; null: cancelled. */
+export const importBundlePickDir = () => call<string | null>("import_bundle_pick_dir");
+/** What restoring would write (nothing is written); the only restore that can run next. */
+export const importBundlePreview = (handle: string, dir: string, asCopy: boolean) =>
+  call<BundlePreview>("import_bundle_preview", { handle, dir, asCopy });
+/** Restores exactly the preview last shown for `handle`. */
+export const importBundleRestore = (handle: string) => call<BundleRestored>("import_bundle_restore", { handle });
+export const importBundleClose = (handle: string) => call<void>("import_bundle_close", { handle });
 
 /** What trashing (`permanent`: deleting) a session would remove; `subagents` null: undecided. */
 export const trashPlan = (session: SessionRef, permanent: boolean, subagents: boolean | null) =>

@@ -113,6 +113,26 @@ export type ExportFormat = "markdown" | "json" | "html";
 export interface ExportOptions { reasoning: boolean; tool_output: "full" | "trim" | "none"; meta: boolean }
 export interface Exported { path: string; bytes: number }
 
+// Bundles (commands/bundle.rs; core bundle, docs/bundle-format.md).
+export interface BundleSession {
+  id: string; parent_id: string | null; title: string | null; cwd: string | null; git_branch: string | null;
+  model: string | null; created_at: string | null; updated_at: string | null;
+  counts: { user: number; assistant: number; tool_calls: number };
+}
+export interface BundleManifest {
+  app_version: string; created_at: string; mode: "complete" | "share_safe";
+  source: { provider: Provider; tool_version: string | null; host: string | null };
+  session: BundleSession; subagents: BundleSession[]; notes: string[];
+}
+export interface BundleSaved { path: string; bytes: number; redaction: Record<string, number> | null }
+/** A bundle chosen in the open dialog: the backend keeps its path, the UI names it by `handle`. */
+export interface BundleOpened { handle: string; file_name: string; bytes: number; manifest: BundleManifest; dirs: string[] }
+export interface BundlePreview {
+  provider: Provider; root: string; dir: string; as_copy: boolean; from_dir: string | null; session_id: string;
+  sessions: [string, string][]; notes: string[]; expires_at: string;
+}
+export interface BundleRestored { restored: { provider: Provider; session_id: string; dir: string }; session: SessionMeta | null }
+
 // Trash and delete (commands/trash.rs; core actions::trash).
 export interface TrashTarget { provider: Provider; id: string; title: string | null; source_path: string; updated_at: string | null }
 export interface TrashItem { path: string; dir: boolean; bytes: number; files: number }

@@ -1,0 +1,269 @@
+//! Bundles in the app (docs/bundle-format.md): export a session as a bundle, and import one
+//! into the agent's store under a directory the user chose. Every file path comes from a
+//! native dialog opened here, in Rust: the save dialog for an export, the open dialog for the
+//! bundle to import (the webview gets an opaque handle for it, never sends a path back), and
+//! a folder dialog to pick the target directory (which the user may also type). The restore
+//! runs only the preview last shown for that handle, with the token the preview issued, which
+//! stays here.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex};
+
+use agent_sessions_core::bundle::{
+    self, Agents, Bundle, Manifest, Mode, Preview, RedactionCounts, Restored, Target, Tokens,
+};
+use agent_sessions_core::{Error, ScanProgress, SessionMeta};
+use serde::Serialize;
+use tauri::AppHandle;
+
+use super::dialog::{chosen, native as dialog, refuse_stores};
+use super::{off_main, CmdError, CmdResult, SessionRef};
+
+/// The one key that signs this app's restore tokens (they live minutes, in this process only).
+static TOKENS: LazyLock<Tokens> = LazyLock::new(Tokens::new);
+
+/// Bundles chosen in the open dialog, by the handle the webview was given.
+static CHOSEN: LazyLock<Mutex<HashMap<String, PathBuf>>> = LazyLock::new(Default::default);
+
+/// Numbers the handles.
+static NEXT: AtomicU64 = AtomicU64::new(1);
+
+/// The preview last shown (its handle and what it allows): the only restore that can run.
+static SHOWN: Mutex<Option<(String, Target, Preview)>> = Mutex::new(None);
+
+/// Core's bundle codes (`bundle_unsafe`, `session_exists`, `restore_token`, …) cross as they
+/// are, so the dialog can say what was refused; other errors as every command reports them.
+fn cmd_error(e: Error) -> CmdError {
+    match &e {
+        Error::Bundle(b) => CmdError {
+            code: b.code(),
+            ..CmdError::from(e)
+        },
+        _ => CmdError::from(e),
+    }
+}
+
+#[derive(Serialize)]
+pub struct BundleSaved {
+    path: PathBuf,
+    bytes: u64,
+    redaction: Option<RedactionCounts>,
+}
+
+/// Asks where to save `session` as a bundle (complete, or `share_safe`), then writes it there
+/// (0600). `None`: the dialog was cancelled and nothing was written.
+#[tauri::command]
+pub async fn export_bundle(
+    app: AppHandle,
+    session: SessionRef,
+    share_safe: bool,
+) -> CmdResult<Option<BundleSaved>> {
+    let handle = app.clone();
+    off_main(app, move |state| {
+        let meta = state.resolve(&session)?;
+        let mode = if share_safe {
+            Mode::ShareSafe
+        } else {
+            Mode::Complete
+        };
+        let prepared = {
+            let lib = state.library.lock()?;
+            let listed = lib.listed(&ScanProgress::default())?;
+            bundle::prepare(lib.catalog(), &listed.sessions, &meta, mode).map_err(cmd_error)?
+        };
+        let title = match mode {
+            Mode::Complete => "Export session as a bundle",
+            Mode::ShareSafe => "Export session as a share-safe bundle",
+        };
+        let dialog = dialog(&handle, title)
+            .set_file_name(prepared.file_name())
+            .add_filter("Session bundle", &["zip"]);
+        let Some(path) = chosen(dialog.blocking_save_file())? else {
+            return Ok(None);
+        };
+        refuse_stores(state, &path)?;
+        // The dialog has asked before replacing a file, so an existing one is replaced.
+        let saved = prepared.save(&path, true).map_err(cmd_error)?;
+        Ok(Some(BundleSaved {
+            path: saved.path,
+            bytes: saved.bytes,
+            redaction: saved.manifest.redaction,
+        }))
+    })
+    .await
+}
+
+#[derive(Serialize)]
+pub struct BundleOpened {
+    /// Names the chosen file in the calls that follow.
+    handle: String,
+    file_name: String,
+    bytes: u64,
+    manifest: Manifest,
+    /// The directories the bundle's agent already has sessions in, to restore into.
+    dirs: Vec<String>,
+}
+
+/// Asks for a bundle to import and checks it (core's reader: nothing is written). `None`: the
+/// dialog was cancelled.
+#[tauri::command]
+pub async fn import_bundle_open(app: AppHandle) -> CmdResult<Option<BundleOpened>> {
+    let handle = app.clone();
+    off_main(app, move |state| {
+        let dialog =
+            dialog(&handle, "Import a session bundle").add_filter("Session bundle", &["zip"]);
+        let Some(path) = chosen(dialog.blocking_pick_file())? else {
+            return Ok(None);
+        };
+        let b = Bundle::open(&path).map_err(|e| cmd_error(e.into()))?;
+        let kind = b.manifest.source.provider;
+        let listed = state.library.lock()?.listed(&ScanProgress::default())?;
+        let dirs: BTreeSet<String> = listed
+            .sessions
+            .iter()
+            .filter(|s| s.provider == kind)
+            .filter_map(|s| s.cwd.clone())
+            .collect();
+        let id = format!("bundle-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        CHOSEN.lock()?.insert(id.clone(), path.clone());
+        Ok(Some(BundleOpened {
+            handle: id,
+            file_name: file_name(&path),
+            bytes: b.size,
+            manifest: b.manifest,
+            dirs: dirs.into_iter().collect(),
+        }))
+    })
+    .await
+}
+
+/// The folder dialog for the directory to restore into. `None`: cancelled.
+#[tauri::command]
+pub async fn import_bundle_pick_dir(app: AppHandle) -> CmdResult<Option<PathBuf>> {
+    let handle = app.clone();
+    off_main(app, move |_| {
+        chosen(dialog(&handle, "Restore the session into").blocking_pick_folder())
+    })
+    .await
+}
+
+/// What restoring the bundle `handle` under `dir` would write (core's preview, which checks
+/// everything and writes nothing); it becomes the one restore that can run.
+#[tauri::command]
+pub async fn import_bundle_preview(
+    app: AppHandle,
+    handle: String,
+    dir: PathBuf,
+    as_copy: bool,
+) -> CmdResult<Preview> {
+    off_main(app, move |state| {
+        *SHOWN.lock()? = None;
+        let path = bundle_path(&handle)?;
+        if !dir.is_absolute() {
+            return Err(CmdError::invalid_input(
+                "the directory must be a full path (starting at the root)",
+            ));
+        }
+        let b = Bundle::open(&path).map_err(|e| cmd_error(e.into()))?;
+        let kind = b.manifest.source.provider;
+        let root = state
+            .roots()
+            .for_kind(kind)
+            .first()
+            .cloned()
+            .ok_or_else(|| {
+                CmdError::not_found(format!("there is no {kind} store to restore into"))
+            })?;
+        let target = Target { root, dir, as_copy };
+        let lib = state.library.lock()?;
+        let listed = lib.listed(&ScanProgress::default())?;
+        let preview = bundle::preview(
+            &b,
+            lib.catalog(),
+            &listed.sessions,
+            &target,
+            &Agents::from_path(),
+            &TOKENS,
+        )
+        .map_err(cmd_error)?;
+        *SHOWN.lock()? = Some((handle, target, preview.clone()));
+        Ok(preview)
+    })
+    .await
+}
+
+#[derive(Serialize)]
+pub struct BundleRestored {
+    restored: Restored,
+    /// The restored session as the refreshed list has it (the UI opens it).
+    session: Option<SessionMeta>,
+}
+
+/// Restores the bundle `handle` exactly as last previewed (core checks everything again and
+/// the token binds the bundle and target); then the list is refreshed and the worker woken.
+#[tauri::command]
+pub async fn import_bundle_restore(app: AppHandle, handle: String) -> CmdResult<BundleRestored> {
+    off_main(app, move |state| {
+        let shown = SHOWN.lock()?.take().filter(|(h, _, _)| *h == handle);
+        let Some((_, target, preview)) = shown else {
+            return Err(CmdError::invalid_input(
+                "nothing was restored: show what would be restored first",
+            ));
+        };
+        let path = bundle_path(&handle)?;
+        let mut lib = state.library.lock()?;
+        let listed = lib.listed(&ScanProgress::default())?;
+        let restored = bundle::restore(
+            &path,
+            lib.catalog(),
+            &listed.sessions,
+            &target,
+            &Agents::from_path(),
+            &TOKENS,
+            &preview.token,
+        )
+        .map_err(cmd_error)?;
+        CHOSEN.lock()?.remove(&handle);
+        // In the list at once, whatever the worker's next refresh takes.
+        let now = lib.sessions(&ScanProgress::default())?;
+        drop(lib);
+        state.remember(&now.sessions)?;
+        let session = now
+            .sessions
+            .into_iter()
+            .find(|s| s.provider == restored.provider && s.id == restored.session_id);
+        if let Some(wake) = state.wake.lock().ok().and_then(|w| w.clone()) {
+            let _ = wake.send(());
+        }
+        Ok(BundleRestored { restored, session })
+    })
+    .await
+}
+
+/// Forgets a bundle chosen for import (the dialog was closed).
+#[tauri::command]
+pub async fn import_bundle_close(app: AppHandle, handle: String) -> CmdResult<()> {
+    off_main(app, move |_| {
+        CHOSEN.lock()?.remove(&handle);
+        let mut shown = SHOWN.lock()?;
+        if shown.as_ref().is_some_and(|(h, _, _)| *h == handle) {
+            *shown = None;
+        }
+        Ok(())
+    })
+    .await
+}
+
+fn bundle_path(handle: &str) -> CmdResult<PathBuf> {
+    CHOSEN.lock()?.get(handle).cloned().ok_or_else(|| {
+        CmdError::invalid_input("no bundle is open under that handle: choose it again")
+    })
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

@@ -15,3 +15,5 @@ cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 cargo test --workspace --locked "${features[@]}"
 cargo build -p agent-sessions --locked "${features[@]}"
 python3 tests/e2e/run.py target/debug/agent-sessions
+# The .deb from the bundler (debug profile: the release build is scripts/package-check.sh alone).
+scripts/package-check.sh --debug

@@ -42,6 +42,7 @@ fn main() {
             commands::trash::trash_plan,
             commands::trash::trash_execute,
             commands::bundle::export_bundle,
+            commands::bundle::bundle_redaction,
             commands::bundle::import_bundle_open,
             commands::bundle::import_bundle_pick_dir,
             commands::bundle::import_bundle_preview,

@@ -1038,6 +1038,10 @@ def bundle_round_trip(d):
     d.click(d.find_all('[data-testid="export-toggle"]')[0])
     d.click(d.wait_all('[data-testid="export-format-bundle"]')[0])
     assert d.find_all('[data-testid="export-bundle-warning"]'), "no warning that a complete bundle can hold secrets"
+    # Share-safe shows what it would redact before saving (the fixture's home paths).
+    d.click(d.find_all('[data-testid="export-bundle-share-safe"]')[0])
+    d.until("return document.querySelector('[data-testid=\"export-bundle-redaction\"]')?.textContent.includes('home path')", 20)
+    d.click(d.find_all('[data-testid="export-bundle-complete"]')[0])
     d.click(d.find_all('[data-testid="export-save"]')[0])
     target = out / "demo.agent-session.zip"
     save_dialog("Export session as a bundle", target)

@@ -20,6 +20,7 @@ use tauri::AppHandle;
 
 use super::dialog::{chosen, native as dialog, refuse_stores};
 use super::{off_main, CmdError, CmdResult, SessionRef};
+use crate::state::AppState;
 
 /// The one key that signs this app's restore tokens (they live minutes, in this process only).
 static TOKENS: LazyLock<Tokens> = LazyLock::new(Tokens::new);
@@ -68,11 +69,7 @@ pub async fn export_bundle(
         } else {
             Mode::Complete
         };
-        let prepared = {
-            let lib = state.library.lock()?;
-            let listed = lib.listed(&ScanProgress::default())?;
-            bundle::prepare(lib.catalog(), &listed.sessions, &meta, mode).map_err(cmd_error)?
-        };
+        let prepared = prepare(state, &meta, mode)?;
         let title = match mode {
             Mode::Complete => "Export session as a bundle",
             Mode::ShareSafe => "Export session as a share-safe bundle",
@@ -93,6 +90,24 @@ pub async fn export_bundle(
         }))
     })
     .await
+}
+
+/// What a share-safe bundle of `session` would redact, per rule: shown before it is saved.
+#[tauri::command]
+pub async fn bundle_redaction(app: AppHandle, session: SessionRef) -> CmdResult<RedactionCounts> {
+    off_main(app, move |state| {
+        let meta = state.resolve(&session)?;
+        let prepared = prepare(state, &meta, Mode::ShareSafe)?;
+        Ok(prepared.redaction().unwrap_or_default())
+    })
+    .await
+}
+
+/// The bundle of `session` as it would be saved, from the current listing (its subagents).
+fn prepare(state: &AppState, meta: &SessionMeta, mode: Mode) -> CmdResult<bundle::Prepared> {
+    let lib = state.library.lock()?;
+    let listed = lib.listed(&ScanProgress::default())?;
+    bundle::prepare(lib.catalog(), &listed.sessions, meta, mode).map_err(cmd_error)
 }
 
 #[derive(Serialize)]

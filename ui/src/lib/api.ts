@@ -81,6 +81,9 @@ export const exportSession = (session: SessionRef, format: ExportFormat, options
 /** Asks where to save a bundle (native dialog in the backend) and writes it, 0600; null: cancelled. */
 export const exportBundle = (session: SessionRef, shareSafe: boolean) =>
   call<BundleSaved | null>("export_bundle", { session: sessionRef(session), shareSafe });
+/** What a share-safe bundle of the session would redact, per rule (nothing is written). */
+export const bundleRedaction = (session: SessionRef) =>
+  call<Record<string, number>>("bundle_redaction", { session: sessionRef(session) });
 /** The open dialog for a bundle, then its checked summary; null: cancelled. */
 export const importBundleOpen = () => call<BundleOpened | null>("import_bundle_open");
 /** The folder dialog for the directory to restore into; null: cancelled. */

@@ -282,3 +282,37 @@ fn file_name(path: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_sessions_core::bundle::BundleError;
+
+    #[test]
+    fn bundle_refusals_keep_core_codes() {
+        let cases = [
+            (BundleError::Exists("s is there".into()), "session_exists"),
+            (BundleError::Unsafe("../x".into()), "bundle_unsafe"),
+            (BundleError::Token("expired".into()), "restore_token"),
+            (
+                BundleError::NotRestorable("share-safe".into()),
+                "bundle_not_restorable",
+            ),
+        ];
+        for (e, code) in cases {
+            let message = e.to_string();
+            let got = cmd_error(Error::Bundle(e));
+            assert_eq!((got.code, got.message), (code, message));
+        }
+        let other = cmd_error(Error::SessionNotFound("s".into()));
+        assert_eq!(other.code, "not_found");
+    }
+
+    #[test]
+    fn an_unknown_handle_names_no_bundle() {
+        assert_eq!(
+            bundle_path("bundle-unknown").unwrap_err().code,
+            "invalid_input"
+        );
+    }
+}

@@ -200,6 +200,7 @@ impl PrivateDir {
         loop {
             let n = NEXT.fetch_add(1, Ordering::Relaxed);
             let path = base.join(format!("{PRIVATE_PREFIX}{pid}-{n}"));
+            #[cfg_attr(not(unix), allow(unused_mut))] // only unix sets a mode
             let mut builder = DirBuilder::new();
             #[cfg(unix)]
             {

@@ -454,6 +454,7 @@ impl PrivateDir {
             "agent-sessions-restore-{}-{stamp:x}",
             std::process::id()
         ));
+        #[cfg_attr(not(unix), allow(unused_mut))] // only unix sets a mode
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);

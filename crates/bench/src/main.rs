@@ -139,26 +139,46 @@ fn index_suite(args: &Args) {
     });
 
     reset_peak();
+    let cpu = cpu_time();
     let start = Instant::now();
     let mut lib = Library::open(&roots, &[], Some(cache.clone()));
     let n = lib.sessions(&p).unwrap().sessions.len();
+    let listed = start.elapsed();
+    let list_cpu = cpu_time() - cpu;
+    let list_rss = peak_rss();
     rows.push(Row {
         what: "cold: empty cache to complete list".into(),
-        time: start.elapsed(),
+        time: listed,
         bytes,
-        peak_rss: peak_rss(),
-        note: format!("{n} sessions"),
+        peak_rss: list_rss,
+        note: format!("{n} sessions; CPU {list_cpu:.1?}"),
     });
 
+    let queries = queries();
+    let filter = SearchFilter {
+        limit: 20,
+        ..SearchFilter::default()
+    };
     reset_peak();
+    let cpu = cpu_time();
     let start = Instant::now();
     let indexed = lib.index_text(&p).unwrap();
+    let text = start.elapsed();
+    let text_cpu = cpu_time() - cpu;
+    let text_rss = peak_rss();
     rows.push(Row {
         what: "FTS index completion".into(),
-        time: start.elapsed(),
+        time: text,
         bytes,
-        peak_rss: peak_rss(),
-        note: format!("{indexed} sessions' text"),
+        peak_rss: text_rss,
+        note: format!("{indexed} sessions' text; CPU {text_cpu:.1?}"),
+    });
+    rows.push(Row {
+        what: "cold: list + full-text index".into(),
+        time: listed + text,
+        bytes,
+        peak_rss: list_rss.max(text_rss),
+        note: format!("CPU {:.1?}", list_cpu + text_cpu),
     });
     drop(lib);
 
@@ -198,26 +218,9 @@ fn index_suite(args: &Args) {
     });
     lib.index_text(&p).unwrap();
 
-    let queries = queries();
-    let index = lib.index().unwrap();
-    let filter = SearchFilter {
-        limit: 20,
-        ..SearchFilter::default()
-    };
-    let mut times = Vec::new();
-    let mut hits = 0;
     reset_peak();
-    for q in &queries {
-        let start = Instant::now();
-        hits += index.search(q, &filter).unwrap().len();
-        let took = start.elapsed();
-        if std::env::var_os("BENCH_SLOW_QUERIES").is_some() && took > Duration::from_millis(30) {
-            eprintln!("slow query {q:?}: {took:?}");
-        }
-        times.push(took);
-    }
-    times.sort();
-    let pct = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
+    let (times, hits) = search_times(&queries, |q| lib.search_now(q, &filter).unwrap().hits.len());
+    let pct = |q: f64| times.pct(q);
     rows.push(Row {
         what: format!("search p50 ({} queries)", queries.len()),
         time: pct(0.5),
@@ -255,6 +258,30 @@ fn index_suite(args: &Args) {
         peak_rss: peak_rss(),
         note: format!("{n} messages shown"),
     });
+    // Searches right after a cold list, before any text is indexed: every session is read.
+    // Last, with a cache of its own, so that its memory is not in the peaks above.
+    let first = base.join("cache-first-search");
+    let _ = fs::remove_dir_all(&first);
+    let mut lib = Library::open(&roots, &[], Some(first.clone()));
+    lib.refresh(&p).unwrap();
+    reset_peak();
+    let (times, hits) = search_times(&queries, |q| lib.search_now(q, &filter).unwrap().hits.len());
+    rows.push(Row {
+        what: "first search, nothing indexed yet: p50".into(),
+        time: times.pct(0.5),
+        bytes: 0,
+        peak_rss: None,
+        note: format!("{hits} hits; every session is read directly"),
+    });
+    rows.push(Row {
+        what: "first search, nothing indexed yet: p95".into(),
+        time: times.pct(0.95),
+        bytes: 0,
+        peak_rss: peak_rss(),
+        note: format!("slowest {:.1?}", times.pct(1.0)),
+    });
+    drop(lib);
+    let _ = fs::remove_dir_all(&first);
     print_table(&rows);
     // Put the big file back as generated, so runs stay comparable.
     fs::OpenOptions::new()
@@ -591,28 +618,48 @@ fn query_suite(args: &Args) {
     lib.sessions(&p).unwrap();
     // The index suite puts the big file back as generated: its text is indexed again here.
     lib.index_text(&p).unwrap();
-    let index = lib.index().unwrap();
     let filter = SearchFilter {
         limit: 20,
         ..SearchFilter::default()
     };
-    let mut times = Vec::new();
-    for _ in 0..3 {
-        for q in queries() {
-            let start = Instant::now();
-            index.search(&q, &filter).unwrap();
-            times.push(start.elapsed());
-        }
-    }
-    times.sort();
-    let pct = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
+    let three: Vec<String> = (0..3).flat_map(|_| queries()).collect();
+    let (times, _) = search_times(&three, |q| lib.search_now(q, &filter).unwrap().hits.len());
     println!(
         "search over {} runs: p50 {:?}  p95 {:?}  max {:?}",
-        times.len(),
-        pct(0.5),
-        pct(0.95),
-        times[times.len() - 1]
+        three.len(),
+        times.pct(0.5),
+        times.pct(0.95),
+        times.pct(1.0)
     );
+}
+
+/// Sorted query latencies.
+struct Latencies(Vec<Duration>);
+
+impl Latencies {
+    /// The `q` quantile (1.0: the slowest).
+    fn pct(&self, q: f64) -> Duration {
+        let t = &self.0;
+        t[((t.len() as f64 * q) as usize).min(t.len() - 1)]
+    }
+}
+
+/// Runs every query once; their latencies and the hits found in all. `BENCH_SLOW_QUERIES`
+/// prints those over 30 ms.
+fn search_times(queries: &[String], mut search: impl FnMut(&str) -> usize) -> (Latencies, usize) {
+    let mut times = Vec::new();
+    let mut hits = 0;
+    for q in queries {
+        let start = Instant::now();
+        hits += search(q);
+        let took = start.elapsed();
+        if std::env::var_os("BENCH_SLOW_QUERIES").is_some() && took > Duration::from_millis(30) {
+            eprintln!("slow query {q:?}: {took:?}");
+        }
+        times.push(took);
+    }
+    times.sort();
+    (Latencies(times), hits)
 }
 
 /// This process's user + system CPU time.

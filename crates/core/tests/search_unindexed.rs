@@ -244,6 +244,11 @@ fn search_finds_the_same_with_and_without_the_text_index() {
     for lib in [&indexed, &unindexed, &halfway] {
         assert_eq!(lib.search_now("parser", &five).unwrap().hits.len(), 5);
     }
+    // Half an index holds five already: nothing needs reading.
+    assert_eq!(
+        halfway.search_now("parser", &five).unwrap().read_directly,
+        0
+    );
     // Filters apply to the sessions read directly too.
     let codex = SearchFilter {
         providers: vec![ProviderKind::Codex],

@@ -33,6 +33,10 @@ const CHUNK: usize = 8;
 /// Raw file reads, cut at line ends.
 const READ_SIZE: usize = 4 << 20;
 
+/// A line longer than this is not held to be searched (the transcript readers skip such lines
+/// with a diagnostic too): the file is parsed instead, so memory stays bounded.
+const MAX_LINE: usize = 64 << 20;
+
 /// One token of a query term as the filters look for it.
 struct Needle {
     finder: Finder<'static>,
@@ -253,6 +257,10 @@ fn file_may_match(path: &std::path::Path, needles: &Needles) -> bool {
         }
         // Fold whole lines only: no escape or character is cut, and no token spans lines.
         let Some(end) = memchr::memrchr(b'\n', &raw) else {
+            if raw.len() > MAX_LINE {
+                // A line longer than any reader takes: let the parse say what it is.
+                return true;
+            }
             continue;
         };
         let done = lines_match(&mut raw[..end], needles, &mut found, &mut folded);

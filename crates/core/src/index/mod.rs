@@ -113,7 +113,8 @@ pub struct RefreshReport {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SearchResults {
     pub hits: Vec<Hit>,
-    /// Sessions whose text was not in the index yet: searched by reading them.
+    /// Sessions whose text was not in the index yet, searched by reading them (none when the
+    /// index alone filled the limit).
     pub read_directly: usize,
     /// Of those, sessions that could not be read.
     pub unreadable: usize,
@@ -666,12 +667,15 @@ impl Index {
         let items = query::parse(query)?;
         let mut hits = self.search(query, filter)?;
         let limit = filter.limit.max(1);
-        let pending = self.pending_sessions(filter)?;
-        let mut results = SearchResults {
-            read_directly: pending.len(),
-            ..SearchResults::default()
+        let mut results = SearchResults::default();
+        // When the index fills the answer, what it lacks would rank after it: nothing to read.
+        let pending = if hits.len() < limit {
+            self.pending_sessions(filter)?
+        } else {
+            Vec::new()
         };
-        if hits.len() < limit && !pending.is_empty() {
+        if !pending.is_empty() {
+            results.read_directly = pending.len();
             let fts = query::to_fts(query)?;
             let found = direct::search(&self.conn, catalog, &pending, &items, &fts, limit)
                 .map_err(|e| self.err(e))?;

@@ -69,7 +69,7 @@ fn sentence(rng: &mut Rng, n: usize) -> String {
 
 /// A Claude store of `sessions` sessions: prompts, answers, tool calls and results; some
 /// lines with non-ASCII written as JSON `\u` escapes, as some writers do.
-fn generated_store(root: &Path, sessions: usize) {
+fn generated_store(root: &Path, sessions: usize, month: &str) {
     let mut rng = Rng(0x5eed_1234);
     for s in 0..sessions {
         let project = root.join(format!("projects/-tmp-gen-p{}", s % 3));
@@ -77,7 +77,7 @@ fn generated_store(root: &Path, sessions: usize) {
         let id = format!("00000000-0000-4000-8000-{s:012x}");
         let mut f = std::fs::File::create(project.join(format!("{id}.jsonl"))).unwrap();
         for m in 0..(3 + rng.below(12)) {
-            let ts = format!("2026-10-{:02}T10:{:02}:{:02}Z", 1 + s % 28, m / 60, m % 60);
+            let ts = format!("{month}-{:02}T10:{:02}:{:02}Z", 1 + s % 28, m / 60, m % 60);
             let base = serde_json::json!({
                 "sessionId": id, "timestamp": ts, "cwd": format!("/tmp/gen/p{}", s % 3),
                 "uuid": format!("u-{s}-{m}"), "version": "2.1.9",
@@ -187,7 +187,7 @@ fn hits(results: &SearchResults) -> BTreeMap<(ProviderKind, String, String), Str
 #[test]
 fn search_finds_the_same_with_and_without_the_text_index() {
     let generated = tempfile::tempdir().unwrap();
-    generated_store(generated.path(), 60);
+    generated_store(generated.path(), 60, "2026-10");
     let roots = Roots {
         claude: vec![
             common::fixture(ProviderKind::Claude, "2.1.332"),
@@ -278,7 +278,7 @@ fn search_finds_the_same_with_and_without_the_text_index() {
 #[test]
 fn an_unreadable_unindexed_session_makes_the_search_partial() {
     let store = tempfile::tempdir().unwrap();
-    generated_store(store.path(), 6);
+    generated_store(store.path(), 6, "2026-10");
     let roots = Roots {
         claude: vec![store.path().to_path_buf()],
         ..Roots::default()
@@ -304,4 +304,45 @@ fn an_unreadable_unindexed_session_makes_the_search_partial() {
         .hits
         .iter()
         .all(|h| h.session_id != "00000000-0000-4000-8000-000000000000"));
+}
+
+/// Sessions a search can only read by parsing them whole (OpenCode's database rows) are
+/// indexed before the one-file sessions it reads at the speed of reading.
+#[test]
+fn sessions_read_only_whole_are_indexed_first() {
+    // Claude sessions newer than every fixture's.
+    let newer = tempfile::tempdir().unwrap();
+    generated_store(newer.path(), 4, "2030-01");
+    let roots = Roots {
+        claude: vec![newer.path().to_path_buf()],
+        codex: vec![common::fixture(ProviderKind::Codex, "0.171.0")],
+        opencode: vec![common::fixture(ProviderKind::Opencode, "1.18.33")],
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+    let p = ScanProgress::default();
+    let sessions = lib.sessions(&p).unwrap().sessions;
+    let opencode = sessions
+        .iter()
+        .filter(|s| s.provider == ProviderKind::Opencode)
+        .count();
+    assert!(opencode > 0 && opencode < sessions.len());
+    // Newest first alone would index other sessions among the first `opencode`.
+    assert!(sessions[..opencode]
+        .iter()
+        .any(|s| s.provider != ProviderKind::Opencode));
+    lib.index_some_text(opencode, &p).unwrap();
+    let only = |provider| SearchFilter {
+        providers: vec![provider],
+        limit: 100_000,
+        ..SearchFilter::default()
+    };
+    let read = |provider| {
+        lib.search_now("hello OR parser", &only(provider))
+            .unwrap()
+            .read_directly
+    };
+    assert_eq!(read(ProviderKind::Opencode), 0);
+    assert!(read(ProviderKind::Claude) > 0);
+    assert!(read(ProviderKind::Codex) > 0);
 }

@@ -31,7 +31,7 @@ use crate::provider::files::fnv1a;
 use crate::provider::{Roots, ScanProgress, SessionKey};
 
 /// Bump when the schema or the meaning of stored data changes; older files are left alone.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How many of the newest matches a search ranks.
 pub const RANKED_CANDIDATES: usize = 1000;
@@ -57,6 +57,9 @@ CREATE TABLE IF NOT EXISTS sessions (
   title TEXT,
   meta TEXT NOT NULL,
   text_indexed INTEGER NOT NULL DEFAULT 0,
+  -- 1 when reading the session means parsing it whole (rows of a database, one JSON
+  -- document): a search reads those slowly until they are indexed, so they are indexed first.
+  read_whole INTEGER NOT NULL DEFAULT 0,
   UNIQUE (provider, id, source_path)
 );
 CREATE INDEX IF NOT EXISTS sessions_pending ON sessions (text_indexed);
@@ -372,7 +375,13 @@ impl Index {
             drop(tx);
             for (kind, output) in rx {
                 let output = output?;
-                self.commit(kind, &output)?;
+                let read_whole = |meta: &SessionMeta| {
+                    catalog
+                        .providers()
+                        .get(kind)
+                        .is_none_or(|p| !p.reads_in_part(meta))
+                };
+                self.commit(kind, &output, &read_whole)?;
                 report.changed += output.changed.len();
                 report.removed += output.removed.len();
                 on_commit(kind);
@@ -387,6 +396,7 @@ impl Index {
         &mut self,
         kind: ProviderKind,
         output: &crate::provider::ScanOutput,
+        read_whole: &dyn Fn(&SessionMeta) -> bool,
     ) -> Result<(), Error> {
         let path = self.path.clone();
         let err = |e: rusqlite::Error| cache_error(&path, e);
@@ -398,7 +408,7 @@ impl Index {
             remove_session(&tx, key).map_err(err)?;
         }
         for meta in &output.changed {
-            upsert_session(&tx, meta).map_err(err)?;
+            upsert_session(&tx, meta, read_whole(meta)).map_err(err)?;
         }
         replace_diagnostics(&tx, kind, &output.diagnostics).map_err(err)?;
         tx.execute(
@@ -525,8 +535,9 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
-    /// Indexes the message text of up to `max` pending sessions (all when `None`), newest
-    /// first. One thread reads and extracts each session's text while this one writes it, in
+    /// Indexes the message text of up to `max` pending sessions (all when `None`): first those
+    /// a search can only read by parsing them whole (OpenCode's rows), then the others, each
+    /// newest first — a search reads unindexed one-file sessions at the speed of reading. One thread reads and extracts each session's text while this one writes it, in
     /// transactions of up to [`TX_TEXT_BYTES`] or [`TX_TIME`], so a kill loses at most the
     /// transaction in progress (its sessions stay pending) and another process's writer waits
     /// at most about [`TX_TIME`]. Only messages whose text changed are rewritten, so a grown
@@ -543,7 +554,7 @@ impl Index {
         let pending: Vec<(i64, i64, String)> = {
             let mut stmt = self
                 .conn
-                .prepare("SELECT rowid, coalesce(updated_at, 0), meta FROM sessions WHERE text_indexed = 0 ORDER BY updated_at DESC LIMIT ?1")
+                .prepare("SELECT rowid, coalesce(updated_at, 0), meta FROM sessions WHERE text_indexed = 0 ORDER BY read_whole DESC, updated_at DESC LIMIT ?1")
                 .map_err(|e| self.err(e))?;
             let rows = stmt
                 .query_map([limit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
@@ -871,15 +882,20 @@ fn remove_session(tx: &Transaction<'_>, key: &SessionKey) -> rusqlite::Result<()
     Ok(())
 }
 
-fn upsert_session(tx: &Transaction<'_>, meta: &SessionMeta) -> rusqlite::Result<()> {
+fn upsert_session(
+    tx: &Transaction<'_>,
+    meta: &SessionMeta,
+    read_whole: bool,
+) -> rusqlite::Result<()> {
     let json = serde_json::to_string(meta).unwrap_or_default();
     let updated = meta.updated_at.map(|t| t.timestamp_millis());
     let rowid: i64 = tx.query_row(
-        "INSERT INTO sessions (provider, id, source_path, updated_at, cwd, repo_root, title, meta, text_indexed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0)
+        "INSERT INTO sessions (provider, id, source_path, updated_at, cwd, repo_root, title, meta, text_indexed, read_whole)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)
          ON CONFLICT (provider, id, source_path) DO UPDATE SET
            updated_at = excluded.updated_at, cwd = excluded.cwd, repo_root = excluded.repo_root,
-           title = excluded.title, meta = excluded.meta, text_indexed = 0
+           title = excluded.title, meta = excluded.meta, text_indexed = 0,
+           read_whole = excluded.read_whole
          RETURNING rowid",
         params![
             meta.provider.as_str(),
@@ -889,7 +905,8 @@ fn upsert_session(tx: &Transaction<'_>, meta: &SessionMeta) -> rusqlite::Result<
             meta.cwd,
             meta.repo_root,
             meta.title,
-            json
+            json,
+            read_whole
         ],
         |r| r.get(0),
     )?;

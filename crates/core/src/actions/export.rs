@@ -206,6 +206,23 @@ impl<'a> Exporter<'a> {
     }
 
     /// Calls `f` with each message the options include, in order; the read's diagnostics.
+    /// Writes every message with `write`, the first write error stopping the writing (the read
+    /// goes on to its end, which `each` cannot cut short); the read's diagnostics.
+    fn write_each(
+        &self,
+        out: &mut dyn Write,
+        write: fn(&Self, &mut dyn Write, &Message) -> io::Result<()>,
+    ) -> Result<Diagnostics, Failure> {
+        let mut written = Ok(());
+        let read = self.each(&mut |m| {
+            if written.is_ok() {
+                written = write(self, out, m);
+            }
+        });
+        written.map_err(Failure::Write)?;
+        read.map_err(Failure::Read)
+    }
+
     fn each(&self, f: &mut dyn FnMut(&Message)) -> Result<Diagnostics, Error> {
         let include = |m: &Message| self.options.meta || !m.meta;
         match self.source {
@@ -549,14 +566,7 @@ fn facts(e: &Exporter) -> Vec<(&'static str, String, bool)> {
 impl Exporter<'_> {
     fn markdown(&self, out: &mut dyn Write) -> Result<(), Failure> {
         self.md_header(out).map_err(Failure::Write)?;
-        let mut written = Ok(());
-        let read = self.each(&mut |m| {
-            if written.is_ok() {
-                written = self.md_message(out, m);
-            }
-        });
-        written.map_err(Failure::Write)?;
-        let diagnostics = read.map_err(Failure::Read)?;
+        let diagnostics = self.write_each(out, Self::md_message)?;
         if let Some(note) = unreadable(&diagnostics) {
             writeln!(out, "---\n\n*{}*", md_inline(&note)).map_err(Failure::Write)?;
         }
@@ -1128,14 +1138,7 @@ impl Exporter<'_> {
 
     fn html(&self, out: &mut dyn Write) -> Result<(), Failure> {
         self.html_header(out).map_err(Failure::Write)?;
-        let mut written = Ok(());
-        let read = self.each(&mut |m| {
-            if written.is_ok() {
-                written = self.html_message(out, m);
-            }
-        });
-        written.map_err(Failure::Write)?;
-        let diagnostics = read.map_err(Failure::Read)?;
+        let diagnostics = self.write_each(out, Self::html_message)?;
         let mut footer = render::escape(&self.stamp());
         if let Some(note) = unreadable(&diagnostics) {
             footer = format!("<p class=\"note\">{}</p>{footer}", render::escape(&note));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing the app needs, skipping whatever is already there:
-# Debian/Ubuntu packages (WebKitGTK, Xvfb, the WebKit WebDriver), tauri-driver, and the UI's npm
-# packages. Needs root (or sudo) only when packages are missing.
+# Debian/Ubuntu packages (WebKitGTK, Xvfb, the WebKit WebDriver, rpm for checking the .rpm),
+# tauri-driver, and the UI's npm packages. Needs root (or sudo) only when packages are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +9,7 @@ packages=(build-essential pkg-config libssl-dev file
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev
   libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libxdo-dev
   webkit2gtk-driver xvfb xauth x11-utils xdotool at-spi2-core dbus-x11 imagemagick fonts-dejavu-core
+  rpm
   dash zsh fish
   xterm gnome-terminal kitty tilix)
 missing=()

@@ -9,11 +9,12 @@ scripts/setup.sh
 (cd ui && npm run --silent check && npm run --silent test && npm run --silent build)
 
 cargo fmt --all -- --check
-# One feature set for tests and the app binary, so both share one build.
+# The app's tests with the UI embedded, as it ships.
 features=(--features agent-sessions/custom-protocol)
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 cargo test --workspace --locked "${features[@]}"
-cargo build -p agent-sessions --locked "${features[@]}"
-python3 tests/e2e/run.py target/debug/agent-sessions
-# The .deb from the bundler (debug profile: the release build is scripts/package-check.sh alone).
-scripts/package-check.sh --debug
+# The app is built once, in the release profile, by the Tauri bundler (scripts/package.sh): the
+# .deb is installed with apt-get, started from /usr/bin under Xvfb and removed, the .rpm checked
+# (scripts/package-check.sh); the end-to-end tests then drive that same release binary.
+scripts/package-check.sh
+python3 tests/e2e/run.py target/release/agent-sessions

@@ -1,7 +1,7 @@
 //! agent-sessions, the desktop app: a Tauri shell over `agent-sessions-core`. The commands in
-//! `commands/` are thin translations of core calls; `worker` keeps the cache fresh in the
-//! background and tells the UI through events; `nav` keeps the window on the app itself. No
-//! logic of its own lives here.
+//! `commands/` are thin translations of core calls; `worker` starts core's service (which keeps
+//! the cache fresh in the background) and forwards its events to the UI; `nav` keeps the window
+//! on the app itself. No logic of its own lives here.
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 

@@ -1,33 +1,22 @@
-//! What the app holds: the settings file, the roots it reads, a library for the commands, the
-//! sessions last listed (how the shell turns the webview's (provider, id) into files), and the
-//! last transcript (so paging through a 40 MB session does not re-read it).
+//! What the app holds: the settings file, whether the demo store is shown, and core's
+//! [`Service`] (the roots it reads, the library for the commands, the sessions last listed —
+//! how the shell turns the webview's (provider, id) into files — the last transcript, and the
+//! refresh loop that `worker` forwards to the window).
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::Mutex;
 
 use agent_sessions_core::config::{ConfigFile, Settings};
 use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::{process_env, resolve, Resolved};
-use agent_sessions_core::{Library, ProviderKind, Roots, ScanProgress, SessionMeta, Transcript};
+use agent_sessions_core::service::Service;
+use agent_sessions_core::{Error, Roots, SessionMeta, Transcript};
 
 use crate::commands::{CmdError, CmdResult, SessionRef};
 
-/// The last loaded transcript and its source file's (size, mtime) then.
-pub type CachedTranscript = (Transcript, Option<(u64, i64)>);
-
 pub struct AppState {
-    pub roots: Mutex<Roots>,
+    pub service: Service,
     pub demo: Mutex<bool>,
-    pub library: Mutex<Library>,
-    /// Every session of the last listing, by (provider, id).
-    pub sessions: Mutex<HashMap<(ProviderKind, String), SessionMeta>>,
-    pub transcript: Mutex<Option<CachedTranscript>>,
-    /// Bumped when the roots change, so the worker starts over on the new ones.
-    pub generation: AtomicU64,
-    /// Wakes the worker (it waits up to a few seconds between refreshes otherwise).
-    pub wake: Mutex<Option<mpsc::Sender<()>>>,
     /// `config.toml` as last read or saved. Its problems are warnings, never a failed start.
     pub config: Mutex<ConfigFile>,
 }
@@ -40,19 +29,14 @@ impl AppState {
         let config = ConfigFile::load_default(&process_env);
         let roots = roots_of(&config);
         AppState {
-            library: Mutex::new(open_library(&roots)),
-            roots: Mutex::new(roots),
+            service: Service::new(roots, default_cache_dir()),
             demo: Mutex::new(false),
-            sessions: Mutex::new(HashMap::new()),
-            transcript: Mutex::new(None),
-            generation: AtomicU64::new(0),
-            wake: Mutex::new(None),
             config: Mutex::new(config),
         }
     }
 
     pub fn roots(&self) -> Roots {
-        self.roots.lock().map(|r| r.clone()).unwrap_or_default()
+        self.service.roots()
     }
 
     /// The settings in effect (file values over defaults).
@@ -72,61 +56,44 @@ impl AppState {
         Ok(())
     }
 
-    /// Switches to other roots (the demo store): a new library, a restarted worker.
+    /// Switches to other roots (the demo store): the service starts over on them.
     pub fn switch(&self, roots: Roots, demo: bool) {
-        if let Ok(mut lib) = self.library.lock() {
-            *lib = open_library(&roots);
-        }
-        if let Ok(mut r) = self.roots.lock() {
-            *r = roots;
-        }
+        self.service.switch(roots);
         if let Ok(mut d) = self.demo.lock() {
             *d = demo;
         }
-        if let Ok(mut t) = self.transcript.lock() {
-            *t = None;
-        }
-        if let Ok(mut s) = self.sessions.lock() {
-            s.clear();
-        }
-        self.generation.fetch_add(1, Ordering::SeqCst);
-        if let Some(wake) = self.wake.lock().ok().and_then(|w| w.clone()) {
-            let _ = wake.send(());
-        }
     }
 
-    /// Keeps a listing, so later commands can name its sessions by (provider, id).
-    pub fn remember(&self, sessions: &[SessionMeta]) -> CmdResult<()> {
-        let mut known = self.sessions.lock()?;
-        known.clear();
-        // Newest first: should two files claim one id, the newest is the one shown.
-        for s in sessions.iter().rev() {
-            known.insert((s.provider, s.id.clone()), s.clone());
-        }
-        Ok(())
-    }
-
-    /// The session the webview names, as the cache lists it (its files included). A session
-    /// not in the last listing is looked up in a fresh one before it counts as not found.
+    /// The session the webview names, as the cache lists it (its files included).
     pub fn resolve(&self, session: &SessionRef) -> CmdResult<SessionMeta> {
-        let key = (session.provider, session.id.clone());
-        if let Some(meta) = self.sessions.lock()?.get(&key) {
-            return Ok(meta.clone());
-        }
-        let listed = self.library.lock()?.listed(&ScanProgress::default())?;
-        self.remember(&listed.sessions)?;
-        self.sessions.lock()?.get(&key).cloned().ok_or_else(|| {
-            CmdError::not_found(format!(
-                "no {} session with id {:?}",
-                session.provider.as_str(),
-                session.id
-            ))
-        })
+        self.service
+            .resolve(session.provider, &session.id)
+            .map_err(|e| not_found(session, e))
+    }
+
+    /// Runs `f` on the session's transcript, loaded again only when the session or its source
+    /// file changed since the last load.
+    pub fn with_transcript<T>(
+        &self,
+        session: &SessionRef,
+        f: impl FnOnce(&Transcript) -> T,
+    ) -> CmdResult<T> {
+        self.service
+            .with_transcript(session.provider, &session.id, f)
+            .map_err(|e| not_found(session, e))
     }
 }
 
-pub fn open_library(roots: &Roots) -> Library {
-    Library::open(roots, &[], default_cache_dir())
+/// A session not found, said with its agent (the webview named both).
+fn not_found(session: &SessionRef, e: Error) -> CmdError {
+    match e {
+        Error::SessionNotFound(_) => CmdError::not_found(format!(
+            "no {} session with id {:?}",
+            session.provider.as_str(),
+            session.id
+        )),
+        e => e.into(),
+    }
 }
 
 /// Every provider's roots and where they came from, for `config` (no flags in the app: the

@@ -16,6 +16,7 @@ pub mod model;
 pub mod paths;
 pub mod provider;
 pub mod render;
+pub mod service;
 pub mod view;
 pub mod watch;
 

@@ -8,7 +8,7 @@ use crate::catalog::{Catalog, ScanReport};
 use crate::error::Error;
 use crate::index::{self, Hit, Index, RefreshReport, SearchFilter, SearchResults};
 use crate::model::{ProviderKind, SessionMeta, Transcript};
-use crate::provider::{Roots, ScanProgress};
+use crate::provider::{Roots, ScanOutput, ScanProgress};
 
 pub struct Library {
     catalog: Catalog,
@@ -119,14 +119,14 @@ impl Library {
 
     /// Brings the cache up to date with the stores (nothing to do without a cache).
     pub fn refresh(&mut self, progress: &ScanProgress) -> Result<RefreshReport, Error> {
-        self.refresh_with(progress, &mut |_| {})
+        self.refresh_with(progress, &mut |_, _| {})
     }
 
-    /// [`Library::refresh`], telling `on_commit` as each provider's changes land.
+    /// [`Library::refresh`], handing `on_commit` each provider's changes as they land.
     pub fn refresh_with(
         &mut self,
         progress: &ScanProgress,
-        on_commit: &mut dyn FnMut(ProviderKind),
+        on_commit: &mut dyn FnMut(ProviderKind, &ScanOutput),
     ) -> Result<RefreshReport, Error> {
         self.healing(|index, catalog| index.refresh_with(catalog, progress, on_commit))
             .unwrap_or(Ok(RefreshReport::default()))

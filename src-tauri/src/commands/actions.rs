@@ -10,7 +10,7 @@ use super::{off_main, CmdError, CmdResult, SessionRef};
 pub async fn resume_command(app: AppHandle, session: SessionRef) -> CmdResult<ResumeView> {
     off_main(app, move |state| {
         let meta = state.resolve(&session)?;
-        let cmd = state.library.lock()?.catalog().resume_command(&meta)?;
+        let cmd = state.service.library().catalog().resume_command(&meta)?;
         Ok(ResumeView::from(&cmd))
     })
     .await

@@ -105,7 +105,7 @@ pub async fn bundle_redaction(app: AppHandle, session: SessionRef) -> CmdResult<
 
 /// The bundle of `session` as it would be saved, from the current listing (its subagents).
 fn prepare(state: &AppState, meta: &SessionMeta, mode: Mode) -> CmdResult<bundle::Prepared> {
-    let lib = state.library.lock()?;
+    let lib = state.service.library();
     let listed = lib.listed(&ScanProgress::default())?;
     bundle::prepare(lib.catalog(), &listed.sessions, meta, mode).map_err(cmd_error)
 }
@@ -134,7 +134,7 @@ pub async fn import_bundle_open(app: AppHandle) -> CmdResult<Option<BundleOpened
         };
         let b = Bundle::open(&path).map_err(|e| cmd_error(e.into()))?;
         let kind = b.manifest.source.provider;
-        let listed = state.library.lock()?.listed(&ScanProgress::default())?;
+        let listed = state.service.library().listed(&ScanProgress::default())?;
         let dirs: BTreeSet<String> = listed
             .sessions
             .iter()
@@ -192,7 +192,7 @@ pub async fn import_bundle_preview(
                 CmdError::not_found(format!("there is no {kind} store to restore into"))
             })?;
         let target = Target { root, dir, as_copy };
-        let lib = state.library.lock()?;
+        let lib = state.service.library();
         let listed = lib.listed(&ScanProgress::default())?;
         let preview = bundle::preview(
             &b,
@@ -228,7 +228,7 @@ pub async fn import_bundle_restore(app: AppHandle, handle: String) -> CmdResult<
             ));
         };
         let path = bundle_path(&handle)?;
-        let mut lib = state.library.lock()?;
+        let lib = state.service.library();
         let listed = lib.listed(&ScanProgress::default())?;
         let restored = bundle::restore(
             &path,
@@ -241,17 +241,14 @@ pub async fn import_bundle_restore(app: AppHandle, handle: String) -> CmdResult<
         )
         .map_err(cmd_error)?;
         CHOSEN.lock()?.remove(&handle);
-        // In the list at once, whatever the worker's next refresh takes.
-        let now = lib.sessions(&ScanProgress::default())?;
         drop(lib);
-        state.remember(&now.sessions)?;
+        // In the list at once, whatever the worker's next refresh takes.
+        let now = state.service.refresh()?;
         let session = now
             .sessions
             .into_iter()
             .find(|s| s.provider == restored.provider && s.id == restored.session_id);
-        if let Some(wake) = state.wake.lock().ok().and_then(|w| w.clone()) {
-            let _ = wake.send(());
-        }
+        state.service.wake();
         Ok(BundleRestored { restored, session })
     })
     .await

@@ -36,7 +36,7 @@ pub async fn export_session(
             return Ok(None);
         };
         refuse_stores(state, &path)?;
-        let lib = state.library.lock()?;
+        let lib = state.service.library();
         // The dialog has asked before replacing a file, so an existing one is replaced.
         let bytes =
             Exporter::from_store(lib.catalog(), &meta, options).save(format, &path, true)?;

@@ -46,7 +46,7 @@ pub async fn handoff_text(
     off_main(app, move |state| {
         let target = target_of(&target)?;
         let meta = state.resolve(&session)?;
-        let lib = state.library.lock()?;
+        let lib = state.service.library();
         let doc = handoff::from_store(lib.catalog(), &meta, target, Budget::default())?;
         Ok(HandoffText {
             chars: doc.chars,
@@ -75,7 +75,7 @@ pub async fn continue_in(
         // Planned first: a missing terminal, directory or agent costs no transcript read.
         let planned = handoff::plan(&meta, target, requested.as_deref(), &Host::this(), &prompts)?;
         let doc = {
-            let lib = state.library.lock()?;
+            let lib = state.service.library();
             handoff::from_store(lib.catalog(), &meta, target, Budget::default())?
         };
         handoff::launch(&planned, &doc.markdown)?;

@@ -22,7 +22,7 @@ pub async fn search(
             limit: limit.min(MAX_LIMIT),
             ..SearchFilter::default()
         };
-        Ok(state.library.lock()?.search_indexed(&query, &filter)?)
+        Ok(state.service.library().search_indexed(&query, &filter)?)
     })
     .await
 }

@@ -1,7 +1,7 @@
 //! The session list, the app's status, and the demo store.
 
 use agent_sessions_core::paths::missing_dirs;
-use agent_sessions_core::{ScanProgress, ScanReport};
+use agent_sessions_core::ScanReport;
 use serde::Serialize;
 use tauri::{AppHandle, Manager};
 
@@ -19,8 +19,7 @@ pub struct SessionList {
 #[tauri::command]
 pub async fn list_sessions(app: AppHandle) -> CmdResult<SessionList> {
     off_main(app, |state| {
-        let report = state.library.lock()?.listed(&ScanProgress::default())?;
-        state.remember(&report.sessions)?;
+        let report = state.service.list()?;
         let missing_dirs = missing_dirs(&report.sessions);
         Ok(SessionList {
             report,
@@ -42,7 +41,7 @@ pub struct Status {
 pub async fn status(app: AppHandle) -> CmdResult<Status> {
     let resources = app.path().resource_dir().ok();
     off_main(app, move |state| {
-        let lib = state.library.lock()?;
+        let lib = state.service.library();
         // The settings file's problems first (file:line: key: what), then the library's.
         let config = state.config.lock()?;
         let problems = config.warnings().iter().map(|w| w.to_string());

@@ -63,7 +63,7 @@ pub async fn open_terminal(app: AppHandle, session: SessionRef, resume: bool) ->
         let meta = state.resolve(&session)?;
         let requested = configured(&state.settings()?.terminal.app);
         let launch = {
-            let lib = state.library.lock()?;
+            let lib = state.service.library();
             terminal::plan_session(
                 lib.catalog(),
                 &meta,

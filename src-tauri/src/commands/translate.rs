@@ -8,7 +8,6 @@ use agent_sessions_core::paths::process_env;
 use agent_sessions_core::view::TranslationView;
 use tauri::AppHandle;
 
-use super::transcript::with_transcript;
 use super::{off_main, CmdError, CmdResult, SessionRef};
 
 /// The translation of the message `message_id` of `session`. Errors keep core's codes
@@ -25,10 +24,9 @@ pub async fn translate_message(
         // Before the transcript is even looked at: an endpoint that is not set up gets nothing.
         let endpoint = Endpoint::of(&settings).map_err(coded)?;
         // The transcript lock is held for the look-up only, not while the endpoint answers.
-        let text = with_transcript(state, &session, |t| {
-            translate::text_in(&t.messages, &message_id)
-        })?
-        .map_err(coded)?;
+        let text = state
+            .with_transcript(&session, |t| translate::text_in(&t.messages, &message_id))?
+            .map_err(coded)?;
         let done = endpoint
             .translate(&message_id, &text, &Limits::default())
             .map_err(coded)?;

@@ -50,7 +50,7 @@ fn cmd_error(e: Error) -> CmdError {
 /// The plan for `session` in the state the stores are now.
 fn plan_now(state: &AppState, session: &SessionRef, request: Request) -> CmdResult<Plan> {
     let meta = state.resolve(session)?;
-    let lib = state.library.lock()?;
+    let lib = state.service.library();
     let listed = lib.listed(&ScanProgress::default())?;
     trash::plan(
         lib.catalog(),
@@ -107,20 +107,20 @@ pub async fn trash_execute(
                     .into(),
             ));
         }
-        let mut lib = state.library.lock()?;
+        let mut lib = state.service.library();
         let listed = lib.listed(&ScanProgress::default())?;
         let done =
             trash::execute(lib.catalog(), &listed.sessions, &now, &actions()).map_err(cmd_error)?;
         // Gone from the list at once, whatever the next refresh takes.
         let _ = lib.forget(&now.keys());
-        let mut known = state.sessions.lock()?;
-        for t in now.targets() {
-            known.remove(&(t.provider, t.id.clone()));
-        }
-        drop(known);
-        if let Some(wake) = state.wake.lock().ok().and_then(|w| w.clone()) {
-            let _ = wake.send(());
-        }
+        drop(lib);
+        let gone: Vec<_> = now
+            .targets()
+            .iter()
+            .map(|t| (t.provider, t.id.clone()))
+            .collect();
+        state.service.forget_listed(&gone);
+        state.service.wake();
         Ok(done)
     })
     .await

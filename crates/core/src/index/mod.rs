@@ -346,16 +346,17 @@ impl Index {
         catalog: &Catalog,
         progress: &ScanProgress,
     ) -> Result<RefreshReport, Error> {
-        self.refresh_with(catalog, progress, &mut |_| {})
+        self.refresh_with(catalog, progress, &mut |_, _| {})
     }
 
-    /// [`Index::refresh`], calling `on_commit` as each provider's changes land, so a first scan
-    /// can show each agent's sessions as soon as that agent is done.
+    /// [`Index::refresh`], calling `on_commit` with each provider's changes as they land, so a
+    /// first scan can show each agent's sessions as soon as that agent is done (and a service
+    /// can tell which sessions changed).
     pub fn refresh_with(
         &mut self,
         catalog: &Catalog,
         progress: &ScanProgress,
-        on_commit: &mut dyn FnMut(ProviderKind),
+        on_commit: &mut dyn FnMut(ProviderKind, &crate::provider::ScanOutput),
     ) -> Result<RefreshReport, Error> {
         let mut report = RefreshReport::default();
         let providers: Vec<_> = catalog.providers().iter().collect();
@@ -384,7 +385,7 @@ impl Index {
                 self.commit(kind, &output, &read_whole)?;
                 report.changed += output.changed.len();
                 report.removed += output.removed.len();
-                on_commit(kind);
+                on_commit(kind, &output);
             }
             Ok(())
         })?;

@@ -1,0 +1,391 @@
+//! The running service a front end that stays open keeps: the desktop app today, the remote
+//! server (`agent-sessions-cli serve`, issue 14) next. It keeps the cache fresh on a thread of
+//! its own and answers calls in between:
+//!
+//! - The refresh loop: woken by the file watcher (or a poll without one), it refreshes (cheap
+//!   when nothing changed), reports [`Event::Changed`], then indexes message text in small
+//!   batches so search fills in behind the list ([`Event::Indexing`]). A scan reports
+//!   [`Event::Progress`] every 150 ms while it runs. New roots ([`Service::switch`]) wake it to
+//!   start over on them.
+//! - The calls: the listing (remembered, so a session named by (provider, id) resolves to its
+//!   files without a path ever coming from the caller), the transcript cache, and the change
+//!   sequence ([`Service::changes_since`]).
+//!
+//! The loop has its own library (its own connection to the cache), so the calls keep answering
+//! from the cache while a long first scan runs. Events are plain data handed to a callback; the
+//! front end forwards them (the app as Tauri events).
+
+mod changes;
+mod transcript;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::catalog::ScanReport;
+use crate::error::Error;
+use crate::library::Library;
+use crate::model::{ProviderKind, SessionMeta, Transcript};
+use crate::provider::{Roots, ScanOutput, ScanProgress};
+use crate::watch;
+
+pub use changes::Changes;
+
+use changes::ChangeLog;
+use transcript::TranscriptCache;
+
+/// Events closer than this are one change.
+const DEBOUNCE: Duration = Duration::from_millis(100);
+/// With a watcher: how often live flags are re-checked when nothing is written.
+const TICK: Duration = Duration::from_secs(5);
+/// Without a watcher: how often the stores are polled.
+const POLL: Duration = Duration::from_secs(2);
+/// Sessions text-indexed per step.
+const INDEX_BATCH: usize = 20;
+/// How often a running scan reports its progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(150);
+
+/// What the loop reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Event {
+    /// Something the user should know that did not stop the loop (no file watching: polling).
+    Warning(String),
+    /// A scan's progress, while it runs.
+    Progress(Progress),
+    /// The cache may list something else now: read the list again.
+    Changed(Changed),
+    /// Sessions still to text-index, after each indexing step.
+    Indexing { pending: usize },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Progress {
+    pub files_done: u64,
+    pub files_total: u64,
+    pub bytes_done: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Changed {
+    pub changed: usize,
+    pub removed: usize,
+    /// The first refresh on these roots (the list may have been empty or stale until now).
+    pub first: bool,
+    /// The refresh is complete (not just one provider's part of it, which a first refresh
+    /// reports as each agent's sessions land).
+    pub done: bool,
+    /// The change sequence after it ([`Service::changes_since`]).
+    pub seq: u64,
+}
+
+type Emit = Arc<dyn Fn(Event) + Send + Sync>;
+
+pub struct Service {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+struct Shared {
+    cache_dir: Option<PathBuf>,
+    roots: Mutex<Roots>,
+    /// The calls' library (the loop opens its own).
+    library: Mutex<Library>,
+    /// Every session of the last listing, by (provider, id).
+    sessions: Mutex<HashMap<(ProviderKind, String), SessionMeta>>,
+    transcripts: TranscriptCache,
+    /// Bumped (under the change log's lock) when the roots change, so the loop starts over.
+    generation: AtomicU64,
+    changes: Mutex<ChangeLog>,
+    stop: AtomicBool,
+    /// Wakes the loop (it waits up to a few seconds between refreshes otherwise).
+    wake: Mutex<Option<mpsc::Sender<()>>>,
+}
+
+/// A lock that a panic elsewhere does not make unusable: what the service guards stays whole
+/// (the library's writes are transactions, the maps are replaced or cleared as a whole), and a
+/// panicked call must not take every later call down with it.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Service {
+    /// A service over `roots` with the cache in `cache_dir` (none: no cache). Nothing runs until
+    /// [`Service::start`]; the calls work at once.
+    pub fn new(roots: Roots, cache_dir: Option<PathBuf>) -> Self {
+        let library = Library::open(&roots, &[], cache_dir.clone());
+        Service {
+            shared: Arc::new(Shared {
+                cache_dir,
+                roots: Mutex::new(roots),
+                library: Mutex::new(library),
+                sessions: Mutex::new(HashMap::new()),
+                transcripts: TranscriptCache::default(),
+                generation: AtomicU64::new(0),
+                changes: Mutex::new(ChangeLog::default()),
+                stop: AtomicBool::new(false),
+                wake: Mutex::new(None),
+            }),
+            thread: Mutex::new(None),
+        }
+    }
+
+    /// Starts the refresh loop on its own thread, reporting to `on_event` (called from the
+    /// loop's threads). A second call while it runs does nothing.
+    pub fn start(&self, on_event: impl Fn(Event) + Send + Sync + 'static) {
+        let mut thread = lock(&self.thread);
+        if thread.is_some() {
+            return;
+        }
+        self.shared.stop.store(false, Ordering::SeqCst);
+        let shared = self.shared.clone();
+        let emit: Emit = Arc::new(on_event);
+        *thread = Some(std::thread::spawn(move || run(&shared, &emit)));
+    }
+
+    /// Stops the loop and waits for it: at once when it is idle, after the step it is in
+    /// otherwise (a scan, or one batch of indexing).
+    pub fn stop(&self) {
+        let Some(thread) = lock(&self.thread).take() else {
+            return;
+        };
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.wake();
+        let _ = thread.join();
+    }
+
+    /// Refresh now rather than at the next tick (after an action changed a store).
+    pub fn wake(&self) {
+        if let Some(wake) = lock(&self.shared.wake).clone() {
+            let _ = wake.send(());
+        }
+    }
+
+    /// Reads other roots from now on: a new library for the calls, the listing and transcript
+    /// forgotten, the change sequence started over, and the loop woken to start over on them.
+    pub fn switch(&self, roots: Roots) {
+        let shared = &self.shared;
+        *lock(&shared.library) = Library::open(&roots, &[], shared.cache_dir.clone());
+        *lock(&shared.roots) = roots;
+        shared.transcripts.clear();
+        lock(&shared.sessions).clear();
+        {
+            let mut log = lock(&shared.changes);
+            log.reset();
+            shared.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        self.wake();
+    }
+
+    pub fn roots(&self) -> Roots {
+        lock(&self.shared.roots).clone()
+    }
+
+    /// The calls' library, for what the service has no call of its own for (search, actions).
+    pub fn library(&self) -> MutexGuard<'_, Library> {
+        lock(&self.shared.library)
+    }
+
+    /// What the cache lists now (without refreshing: the loop does that), remembered so its
+    /// sessions can be named by (provider, id). Take [`Service::seq`] before listing to ask
+    /// for the changes after it.
+    pub fn list(&self) -> Result<ScanReport, Error> {
+        let report = self.library().listed(&ScanProgress::default())?;
+        self.remember(&report.sessions);
+        Ok(report)
+    }
+
+    /// Refreshes the cache now, on the calls' library (after an action wrote a store, so its
+    /// result is listed at once, whatever the loop's next refresh takes), then lists as
+    /// [`Service::list`] does. Its changes go in the change sequence as the loop's do.
+    pub fn refresh(&self) -> Result<ScanReport, Error> {
+        let generation = self.shared.generation.load(Ordering::SeqCst);
+        self.library()
+            .refresh_with(&ScanProgress::default(), &mut |_, output| {
+                self.shared.record(generation, output);
+            })?;
+        self.list()
+    }
+
+    /// Keeps a listing, so later calls can name its sessions by (provider, id).
+    pub fn remember(&self, sessions: &[SessionMeta]) {
+        let mut known = lock(&self.shared.sessions);
+        known.clear();
+        // Newest first: should two files claim one id, the newest is the one shown.
+        for s in sessions.iter().rev() {
+            known.insert((s.provider, s.id.clone()), s.clone());
+        }
+    }
+
+    /// Drops sessions from the remembered listing (they were trashed).
+    pub fn forget_listed(&self, sessions: &[(ProviderKind, String)]) {
+        let mut known = lock(&self.shared.sessions);
+        for key in sessions {
+            known.remove(key);
+        }
+    }
+
+    /// The session named by (provider, id), as the cache lists it (its files included). A
+    /// session not in the last listing is looked up in a fresh one before it counts as not
+    /// found.
+    pub fn resolve(&self, provider: ProviderKind, id: &str) -> Result<SessionMeta, Error> {
+        let key = (provider, id.to_string());
+        if let Some(meta) = lock(&self.shared.sessions).get(&key) {
+            return Ok(meta.clone());
+        }
+        self.list()?;
+        lock(&self.shared.sessions)
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| Error::SessionNotFound(id.to_string()))
+    }
+
+    /// Runs `f` on the transcript of the session named by (provider, id), read again only when
+    /// the session or its source file changed since the last call.
+    pub fn with_transcript<T>(
+        &self,
+        provider: ProviderKind,
+        id: &str,
+        f: impl FnOnce(&Transcript) -> T,
+    ) -> Result<T, Error> {
+        let meta = self.resolve(provider, id)?;
+        self.shared.transcripts.with(&self.shared.library, &meta, f)
+    }
+
+    /// The change sequence now: a cursor for [`Service::changes_since`].
+    pub fn seq(&self) -> u64 {
+        lock(&self.shared.changes).seq()
+    }
+
+    /// The sessions this service's refreshes changed or removed after `cursor`, and the cursor
+    /// to ask with next. Live flags and turn states change with time, not with a refresh: they
+    /// are in the list, not here. Another process refreshing the same cache (a CLI `scan`)
+    /// leaves this service's next refresh nothing to find, so its changes are not here either;
+    /// a client that must see those lists again.
+    pub fn changes_since(&self, cursor: u64) -> Changes {
+        lock(&self.shared.changes).since(cursor)
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Shared {
+    fn current(&self, generation: u64) -> bool {
+        !self.stop.load(Ordering::SeqCst) && self.generation.load(Ordering::SeqCst) == generation
+    }
+
+    /// Puts one provider's committed scan in the change sequence, unless the roots switched
+    /// since the refresh began (its changes are about the old roots); the sequence after it.
+    fn record(&self, generation: u64, output: &ScanOutput) -> u64 {
+        let mut log = lock(&self.changes);
+        if self.generation.load(Ordering::SeqCst) == generation {
+            log.record(output);
+        }
+        log.seq()
+    }
+}
+
+/// The loop: one round per generation of roots until stopped.
+fn run(shared: &Shared, emit: &Emit) {
+    while !shared.stop.load(Ordering::SeqCst) {
+        let generation = shared.generation.load(Ordering::SeqCst);
+        let roots = lock(&shared.roots).clone();
+        let mut lib = Library::open(&roots, &[], shared.cache_dir.clone());
+        // Store changes wake the loop; without a watcher it polls. A change of roots or a stop
+        // wakes it too, so it starts over (or ends) at once.
+        let (tx, rx) = mpsc::channel();
+        *lock(&shared.wake) = Some(tx.clone());
+        let targets = watch::targets(lib.catalog().providers());
+        let watcher = watch::watch(&targets, DEBOUNCE, move |_| {
+            let _ = tx.send(());
+        });
+        let idle = match &watcher {
+            Ok(_) => TICK,
+            Err(e) => {
+                emit(Event::Warning(e.clone()));
+                POLL
+            }
+        };
+        let mut first = true;
+        while shared.current(generation) {
+            let progress = Arc::new(ScanProgress::default());
+            // On a first scan each agent's sessions show as soon as that agent is done.
+            let report = with_progress(emit, &progress, || {
+                lib.refresh_with(&progress, &mut |_, output| {
+                    let seq = shared.record(generation, output);
+                    if first {
+                        emit(Event::Changed(Changed {
+                            changed: 0,
+                            removed: 0,
+                            first,
+                            done: false,
+                            seq,
+                        }));
+                    }
+                })
+            });
+            // Live flags and turn states also change with time (an agent exits): the list is
+            // re-read on every tick, and at once after a change.
+            if let Ok(r) = report {
+                emit(Event::Changed(Changed {
+                    changed: r.changed,
+                    removed: r.removed,
+                    first,
+                    done: true,
+                    seq: lock(&shared.changes).seq(),
+                }));
+            }
+            first = false;
+            if lib.pending_text() > 0 {
+                let done = lib
+                    .index_some_text(INDEX_BATCH, &ScanProgress::default())
+                    .unwrap_or(0);
+                emit(Event::Indexing {
+                    pending: lib.pending_text(),
+                });
+                // More to index: the next batch after a refresh (cheap when nothing changed).
+                // A wake meanwhile asked for that refresh anyway; it is not waited for again
+                // (the app's worker once took it here and then slept a whole tick).
+                if done > 0 {
+                    while rx.try_recv().is_ok() {}
+                    continue;
+                }
+            }
+            let _ = rx.recv_timeout(idle);
+            while rx.try_recv().is_ok() {}
+        }
+        drop(watcher);
+    }
+    *lock(&shared.wake) = None;
+}
+
+/// Runs `work` while a ticker reports its progress.
+fn with_progress<T>(emit: &Emit, progress: &Arc<ScanProgress>, work: impl FnOnce() -> T) -> T {
+    let done = Arc::new(AtomicBool::new(false));
+    let ticker = {
+        let (emit, progress, done) = (emit.clone(), progress.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(PROGRESS_EVERY);
+                let (files_done, files_total, bytes_done, _) = progress.snapshot();
+                emit(Event::Progress(Progress {
+                    files_done,
+                    files_total,
+                    bytes_done,
+                }));
+            }
+        })
+    };
+    let out = work();
+    done.store(true, Ordering::Relaxed);
+    let _ = ticker.join();
+    out
+}

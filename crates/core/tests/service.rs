@@ -1,0 +1,189 @@
+//! The running service without any front end: its loop refreshes copies of fixture stores,
+//! reports changes with the sessions they name, indexes text behind the list, starts over on
+//! new roots, and stops.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use agent_sessions_core::index::SearchFilter;
+use agent_sessions_core::provider::SessionKey;
+use agent_sessions_core::service::{Changed, Event, Service};
+use agent_sessions_core::{Catalog, ProviderKind, Roots, ScanProgress};
+
+/// Generous: the machine is shared, and a wait that passes returns as soon as it can.
+const WAIT: Duration = Duration::from_secs(120);
+
+const SESSION: &str = "289ec80f-2fef-473d-9b5b-54a4657fd742";
+
+/// The next event `pick` accepts (skipping the others), or a failure naming what never came.
+fn wait_for<T>(rx: &Receiver<Event>, what: &str, mut pick: impl FnMut(Event) -> Option<T>) -> T {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(event) => {
+                if let Some(found) = pick(event) {
+                    return found;
+                }
+            }
+            Err(e) => panic!("{what}: none within {WAIT:?} ({e:?})"),
+        }
+    }
+}
+
+/// The first complete refresh on the current roots.
+fn first_refresh(rx: &Receiver<Event>, what: &str) -> Changed {
+    wait_for(rx, what, |e| match e {
+        Event::Changed(c) if c.first && c.done => Some(c),
+        _ => None,
+    })
+}
+
+/// (provider, id) of every session a direct scan of `roots` finds, without any cache.
+fn scanned(roots: &Roots) -> BTreeSet<(ProviderKind, String)> {
+    let report = Catalog::new(roots, &[])
+        .scan(&ScanProgress::default())
+        .unwrap();
+    report
+        .sessions
+        .into_iter()
+        .map(|s| (s.provider, s.id))
+        .collect()
+}
+
+fn listed(service: &Service) -> BTreeSet<(ProviderKind, String)> {
+    service
+        .list()
+        .unwrap()
+        .sessions
+        .into_iter()
+        .map(|s| (s.provider, s.id))
+        .collect()
+}
+
+fn append_user_line(file: &Path, uuid: &str, text: &str) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(file).unwrap();
+    writeln!(f, r#"{{"type":"user","uuid":"{uuid}","sessionId":"{SESSION}","timestamp":"2026-12-01T00:00:00Z","message":{{"role":"user","content":"{text}"}}}}"#).unwrap();
+}
+
+fn messages(service: &Service) -> usize {
+    service
+        .with_transcript(ProviderKind::Claude, SESSION, |t| t.messages.len())
+        .unwrap()
+}
+
+#[test]
+fn the_service_refreshes_reports_changes_indexes_switches_and_stops() {
+    let claude = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let codex = common::fixture_copy(ProviderKind::Codex, "0.140.0");
+    let cache = tempfile::tempdir().unwrap();
+    let claude_roots = common::roots(ProviderKind::Claude, claude.path());
+    let codex_roots = common::roots(ProviderKind::Codex, codex.path());
+
+    let service = Service::new(claude_roots.clone(), Some(cache.path().to_path_buf()));
+    let (tx, rx) = mpsc::channel();
+    service.start(move |e| {
+        let _ = tx.send(e);
+    });
+
+    // The first refresh lists the fixture's sessions, as a scan without the cache finds them.
+    let first = first_refresh(&rx, "the first refresh");
+    let expected = scanned(&claude_roots);
+    assert!(expected.len() >= 6, "{expected:?}");
+    assert_eq!(first.changed, expected.len());
+    assert_eq!(listed(&service), expected);
+    assert!(expected.contains(&(ProviderKind::Claude, SESSION.to_string())));
+    let before = messages(&service);
+
+    // An appended line: a change event whose sequence names that session.
+    let file = claude
+        .path()
+        .join("projects/-home-bob-projects-demo")
+        .join(format!("{SESSION}.jsonl"));
+    let cursor = service.seq();
+    append_user_line(&file, "svc-new-1", "please check the quokkalantern");
+    let seq = wait_for(&rx, "a change event after the append", |e| match e {
+        Event::Changed(c) if c.done && c.changed > 0 && c.seq > cursor => Some(c.seq),
+        _ => None,
+    });
+    let changes = service.changes_since(cursor);
+    assert!(!changes.reset);
+    assert_eq!(changes.seq, seq);
+    let key = SessionKey {
+        provider: ProviderKind::Claude,
+        id: SESSION.into(),
+        source_path: file.clone(),
+    };
+    assert_eq!(changes.changed, vec![key], "{changes:?}");
+    assert!(changes.removed.is_empty());
+    assert!(service.changes_since(seq).changed.is_empty());
+
+    // The transcript cache reads the session again now that its file grew.
+    assert_eq!(messages(&service), before + 1);
+
+    // Indexing completes: the index alone (no direct read) finds the appended word.
+    wait_for(&rx, "indexing to finish", |e| match e {
+        Event::Indexing { pending: 0 } => Some(()),
+        _ => None,
+    });
+    let filter = SearchFilter {
+        limit: 10,
+        ..SearchFilter::default()
+    };
+    let hits = service
+        .library()
+        .index()
+        .expect("the cache is open")
+        .search("quokkalantern", &filter)
+        .unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].session_id, SESSION);
+    assert_eq!(hits[0].message_id, "svc-new-1");
+
+    // New roots: the loop starts over on them, the old cursor is stale.
+    service.switch(codex_roots.clone());
+    assert!(service.changes_since(seq).reset);
+    let first = first_refresh(&rx, "the first refresh on the new roots");
+    let expected = scanned(&codex_roots);
+    assert!(!expected.is_empty());
+    assert!(expected.iter().all(|(p, _)| *p == ProviderKind::Codex));
+    assert_eq!(listed(&service), expected);
+    assert_eq!(first.changed, expected.len());
+    let after_switch = service.changes_since(first.seq - 1);
+    assert!(!after_switch.reset);
+    assert_eq!(after_switch.changed.len(), expected.len());
+    assert!(service.resolve(ProviderKind::Claude, SESSION).is_err());
+
+    // Stopped: the loop ends, and with it every sender of events.
+    service.stop();
+    let deadline = Instant::now() + WAIT;
+    loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(_) => continue,
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => panic!("the loop still holds its events after stop"),
+        }
+    }
+
+    // The calls still work without the loop; a refresh asked for (after an action wrote a
+    // store) lists the result at once and puts it in the change sequence.
+    let gone = service
+        .list()
+        .unwrap()
+        .sessions
+        .into_iter()
+        .find(|s| s.source_path.extension().is_some_and(|e| e == "jsonl"))
+        .expect("a Codex rollout");
+    let cursor = service.seq();
+    std::fs::remove_file(&gone.source_path).unwrap();
+    let now = service.refresh().unwrap();
+    assert!(now.sessions.iter().all(|s| s.id != gone.id));
+    let changes = service.changes_since(cursor);
+    assert_eq!(changes.removed, vec![SessionKey::of(&gone)], "{changes:?}");
+    assert!(service.resolve(ProviderKind::Codex, &gone.id).is_err());
+}

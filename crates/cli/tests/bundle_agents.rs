@@ -260,10 +260,74 @@ fn records(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The environment that points Claude Code at `root` and the scripted model.
+fn claude_env(home: &Path, root: &Path, mock: &Mock) -> Vec<(&'static str, String)> {
+    vec![
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("CLAUDE_CONFIG_DIR", root.to_string_lossy().into_owned()),
+        (
+            "ANTHROPIC_BASE_URL",
+            format!("http://127.0.0.1:{}", mock.port),
+        ),
+        ("ANTHROPIC_API_KEY", "sk-ant-mock".to_owned()),
+        ("DISABLE_TELEMETRY", "1".to_owned()),
+        ("DISABLE_AUTOUPDATER", "1".to_owned()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+    ]
+}
+
 #[test]
 fn claude_code_resumes_a_restored_session_in_its_new_directory() {
-    let claude = agents::claude(agents::CLAUDE);
     let (work, home, dir) = places();
+    claude_resumes_in(&work, &home, &dir);
+}
+
+/// A directory whose project folder name is over 200 characters: Claude Code cuts it and adds a
+/// hash of the whole path. The restore files the session where Claude Code looks, and a new
+/// session Claude Code starts there lands in that same folder.
+#[test]
+fn claude_code_resumes_a_session_restored_into_a_very_long_directory() {
+    let (work, home, dir) = places();
+    let mut long = dir.clone();
+    for part in ["a", "b", "c", "d"] {
+        long.push(format!(
+            "{part}-très long.folder name 😀-{}",
+            "0123456789".repeat(4)
+        ));
+    }
+    std::fs::create_dir_all(&long).unwrap();
+    let long = long.canonicalize().unwrap();
+    let folder = agent_sessions_core::bundle::claude_project(&long.to_string_lossy());
+    assert!(folder.len() > 200 && folder.len() < 255, "{folder}");
+    let transcript = claude_resumes_in(&work, &home, &long);
+    let project = transcript.parent().unwrap();
+    assert_eq!(project.file_name().unwrap().to_string_lossy(), folder);
+
+    // A new session of Claude Code's own in that directory goes into the same folder.
+    let claude = agents::claude(agents::CLAUDE);
+    let root = home.join(".claude");
+    let fresh = work.path().join("fresh");
+    std::fs::create_dir_all(&fresh).unwrap();
+    let mock = Mock::start(&fresh);
+    let env = claude_env(&home, &root, &mock);
+    run_agent(
+        &claude,
+        &["-p", "CHAT a new one"],
+        &long,
+        &system_path(),
+        &env,
+    );
+    let mut files = transcripts(&root.join("projects"));
+    files.retain(|f| f != &transcript);
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(files[0].parent().unwrap(), project);
+}
+
+/// Restores the 2.1.332 fixture session into `dir` and resumes it there with `claude -p
+/// --resume`; the transcript it continued.
+fn claude_resumes_in(work: &tempfile::TempDir, home: &Path, dir: &Path) -> PathBuf {
+    let claude = agents::claude(agents::CLAUDE);
+    let dir = dir.to_path_buf();
     let path = system_path();
     let root = home.join(".claude");
     std::fs::create_dir_all(&root).unwrap();
@@ -286,18 +350,7 @@ fn claude_code_resumes_a_restored_session_in_its_new_directory() {
         .unwrap();
 
     let mock = Mock::start(work.path());
-    let env = [
-        ("HOME", home.to_string_lossy().into_owned()),
-        ("CLAUDE_CONFIG_DIR", root.to_string_lossy().into_owned()),
-        (
-            "ANTHROPIC_BASE_URL",
-            format!("http://127.0.0.1:{}", mock.port),
-        ),
-        ("ANTHROPIC_API_KEY", "sk-ant-mock".to_owned()),
-        ("DISABLE_TELEMETRY", "1".to_owned()),
-        ("DISABLE_AUTOUPDATER", "1".to_owned()),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
-    ];
+    let env = claude_env(home, &root, &mock);
     // The session was compacted: the history sent is the summary and the turn after it.
     let history = [
         "This session is being continued from a previous conversation",
@@ -328,6 +381,159 @@ fn claude_code_resumes_a_restored_session_in_its_new_directory() {
     let now = listed(work.path(), &path, "--claude-root", &root, id);
     assert_eq!(now["counts"]["user"].as_u64().unwrap(), counted + 1);
     assert_eq!(now["cwd"], *dir_text);
+    transcript
+}
+
+/// Points the Codex store `root` at the scripted model; the environment to run Codex with.
+fn codex_store(home: &Path, root: &Path, mock: &Mock) -> Vec<(&'static str, String)> {
+    std::fs::create_dir_all(root).unwrap();
+    std::fs::write(
+        root.join("config.toml"),
+        format!(
+            "model = \"gpt-5-codex\"\nmodel_provider = \"mock\"\napproval_policy = \"never\"\n\
+             sandbox_mode = \"danger-full-access\"\n[model_providers.mock]\nname = \"Mock\"\n\
+             base_url = \"http://127.0.0.1:{}/v1\"\nwire_api = \"responses\"\n\
+             env_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n",
+            mock.port
+        ),
+    )
+    .unwrap();
+    vec![
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("CODEX_HOME", root.to_string_lossy().into_owned()),
+        ("MOCK_API_KEY", "mock".to_owned()),
+    ]
+}
+
+/// Runs the TUI `program args` in a pseudo-terminal in `cwd` until its screen shows `needle`
+/// (at most two minutes); whether it did, and the screen's text without spaces.
+fn screen_shows(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(&str, String)],
+    needle: &str,
+) -> (bool, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/pty_screen.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg("120")
+        .arg(needle)
+        .arg(program)
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", system_path())
+        .env("HTTPS_PROXY", "http://127.0.0.1:9")
+        .env("HTTP_PROXY", "http://127.0.0.1:9")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The `threads` row of `id` in the Codex store `root`, column by column.
+fn thread_row(root: &Path, id: &str) -> Vec<(String, rusqlite::types::Value)> {
+    let db = rusqlite::Connection::open(root.join("state_5.sqlite")).unwrap();
+    let mut stmt = db.prepare("SELECT * FROM threads WHERE id = ?1").unwrap();
+    let names: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    stmt.query_row([id], |r| {
+        Ok(names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), r.get(i).unwrap()))
+            .collect())
+    })
+    .unwrap_or_else(|e| panic!("{id} has no threads row: {e}"))
+}
+
+/// Codex 0.171.0 lists sessions (the `codex resume` picker) from its state database once it
+/// has one. A session restored into a store where Codex has run gets the row Codex's own
+/// backfill gives a rollout it finds in a new store (the same values but for its path, its
+/// directory and the times of the file), so the picker shows it; then it resumes.
+#[test]
+fn codex_lists_a_session_restored_into_a_store_it_has_run_in() {
+    let codex = agents::codex(agents::CODEX);
+    let (work, home, dir) = places();
+    let path = system_path();
+    let root = home.join(".codex");
+    let mock = Mock::start(work.path());
+    let env = codex_store(&home, &root, &mock);
+    let elsewhere = work.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let args = ["exec", "--skip-git-repo-check", "CHAT an earlier session"];
+    run_agent(&codex, &args, &elsewhere, &path, &env);
+    assert!(root.join("state_5.sqlite").is_file());
+
+    let id = "01a22bc4-cb24-7030-8af9-1f6d53970528";
+    let fixture = "codex/0.171.0/dot-codex";
+    let done = move_session(work.path(), &path, "--codex-root", fixture, id, &root, &dir);
+    let db = root.join("state_5.sqlite").canonicalize().unwrap();
+    assert_eq!(done["preview"]["state_db"], *db.to_string_lossy());
+    let title = "List the files in this directory";
+    let picker = ["resume", "--all", "--include-non-interactive"];
+    let (shown, screen) = screen_shows(&codex, &picker, &dir, &env, title);
+    assert!(
+        shown,
+        "the picker does not list the restored session: {screen}"
+    );
+
+    // The same bundle into a store Codex has not run in: Codex's backfill makes the row.
+    let (work2, home2, dir2) = places();
+    let root2 = home2.join(".codex");
+    let env2 = codex_store(&home2, &root2, &mock);
+    let done2 = move_session(
+        work2.path(),
+        &path,
+        "--codex-root",
+        fixture,
+        id,
+        &root2,
+        &dir2,
+    );
+    assert!(done2["preview"]["state_db"].is_null(), "{done2}");
+    let (shown, screen) = screen_shows(&codex, &picker, &dir2, &env2, title);
+    assert!(shown, "Codex's backfill does not list it: {screen}");
+    let ours = thread_row(&root, id);
+    let backfilled = thread_row(&root2, id);
+    let own = [
+        "rollout_path",
+        "cwd",
+        "updated_at",
+        "updated_at_ms",
+        "recency_at",
+        "recency_at_ms",
+    ];
+    for ((name, a), (_, b)) in ours.iter().zip(&backfilled) {
+        if !own.contains(&name.as_str()) {
+            assert_eq!(a, b, "threads.{name}");
+        }
+    }
+    let text = |row: &[(String, rusqlite::types::Value)], col: &str| {
+        row.iter().find(|(n, _)| n == col).map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        text(&ours, "cwd"),
+        Some(rusqlite::types::Value::Text(
+            dir.to_string_lossy().into_owned()
+        ))
+    );
+    let rollout = done["preview"]["method"]["files"][0].as_str().unwrap();
+    assert_eq!(
+        text(&ours, "rollout_path"),
+        Some(rusqlite::types::Value::Text(rollout.to_owned()))
+    );
+
+    let history = [
+        "List the files in this directory",
+        "CHAT what did you find?",
+    ];
+    let resume = ["exec", "--skip-git-repo-check", "resume", id, PROMPT];
+    resumes(&codex, &resume, &dir, &path, &env, &mock, &history);
 }
 
 #[test]
@@ -354,22 +560,7 @@ fn codex_resumes_a_restored_session_in_its_new_directory() {
         .unwrap();
 
     let mock = Mock::start(work.path());
-    std::fs::write(
-        root.join("config.toml"),
-        format!(
-            "model = \"gpt-5-codex\"\nmodel_provider = \"mock\"\napproval_policy = \"never\"\n\
-             sandbox_mode = \"danger-full-access\"\n[model_providers.mock]\nname = \"Mock\"\n\
-             base_url = \"http://127.0.0.1:{}/v1\"\nwire_api = \"responses\"\n\
-             env_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n",
-            mock.port
-        ),
-    )
-    .unwrap();
-    let env = [
-        ("HOME", home.to_string_lossy().into_owned()),
-        ("CODEX_HOME", root.to_string_lossy().into_owned()),
-        ("MOCK_API_KEY", "mock".to_owned()),
-    ];
+    let env = codex_store(&home, &root, &mock);
     let args = ["exec", "--skip-git-repo-check", "resume", id, PROMPT];
     let history = [
         "List the files in this directory",

@@ -23,7 +23,7 @@ pub use export::{prepare, Prepared, Saved};
 pub use manifest::{Manifest, Mode};
 pub use reader::{Bundle, Limits};
 pub use redact::RedactionCounts;
-pub use restore::{preview, restore, Agents, Preview, Restored, Target};
+pub use restore::{claude_project, preview, restore, Agents, Preview, Restored, Target};
 pub use token::Tokens;
 
 /// Why a bundle was not made, read or restored. Nothing was written in any case but

@@ -32,12 +32,43 @@ fn dir_markers(provider: ProviderKind) -> &'static [&'static str] {
     }
 }
 
-/// Claude's project folder name for a directory: every character but ASCII letters and digits
-/// as `-` (`/home/bob/my.app` → `-home-bob-my-app`).
-pub(super) fn claude_project(dir: &str) -> String {
-    dir.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+/// Claude Code's project folder name for a directory, as 2.1.332 computes it (`w` and `J$`
+/// in its bundle): every UTF-16 unit but an ASCII letter or digit becomes `-`
+/// (`/home/bob/my.app` → `-home-bob-my-app`; a character outside the BMP is two units, so two
+/// dashes). A name over 200 units keeps its first 200 and gains `-` and a hash of the whole
+/// directory: the absolute value of Java's `String.hashCode` over its UTF-16 units (32-bit,
+/// wrapping), in base 36.
+pub fn claude_project(dir: &str) -> String {
+    const MAX: usize = 200;
+    let name: String = dir
+        .encode_utf16()
+        .map(|u| match char::from_u32(u32::from(u)) {
+            Some(c) if c.is_ascii_alphanumeric() => c,
+            _ => '-',
+        })
+        .collect();
+    if name.len() <= MAX {
+        return name;
+    }
+    let hash = dir
+        .encode_utf16()
+        .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(u)));
+    format!("{}-{}", &name[..MAX], base36(hash.unsigned_abs()))
+}
+
+/// `n.toString(36)` of JavaScript for a whole number.
+fn base36(mut n: u32) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Each native file of the bundle → where it is created.
@@ -131,22 +162,59 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
 }
 
 /// Creates every planned file, or none: each is written beside its target and linked into
-/// place only where nothing is; on any failure the files made so far and the folders made for
-/// them are removed.
+/// place only where nothing is; then, for Codex with a state database, the rows that list
+/// them. On any failure the files made so far and the folders made for them are removed.
 pub(super) fn write_all(bundle: &Bundle, plan: &Plan) -> Result<(), BundleError> {
     let mut made = Made::default();
+    let mut threads = Vec::new();
     for (name, target) in &plan.files {
-        let bytes = rewritten(name, bundle.read(name)?, plan);
-        if let Err(e) = made.create(target, &bytes) {
-            let left = made.undo();
+        let written = bundle
+            .read(name)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
+                let bytes = rewritten(name, bytes, plan);
+                made.create(target, &bytes).map_err(|e| e.to_string())?;
+                Ok(bytes)
+            });
+        let bytes = match written {
+            Ok(b) => b,
+            Err(reason) => {
+                return Err(BundleError::Failed {
+                    what: format!("create {}", target.display()),
+                    reason,
+                    state: made.undo(),
+                })
+            }
+        };
+        if plan.state_db.is_some() && name.ends_with(".jsonl") {
+            threads.extend(super::codex::thread(
+                &bytes,
+                target,
+                &title_of(bundle, plan, target),
+            ));
+        }
+    }
+    if let Some(db) = &plan.state_db {
+        if let Err(reason) = super::codex::insert_threads(db, &threads) {
             return Err(BundleError::Failed {
-                what: format!("create {}", target.display()),
-                reason: e.to_string(),
-                state: left,
+                what: format!("list the sessions in {}", db.display()),
+                reason,
+                state: format!("the transaction was rolled back, {}", made.undo()),
             });
         }
     }
     Ok(())
+}
+
+/// The title of the session whose (new) id names the file `target`.
+fn title_of(bundle: &Bundle, plan: &Plan, target: &Path) -> String {
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    plan.sessions
+        .iter()
+        .find(|(_, new)| name.contains(new.as_str()))
+        .and_then(|(old, _)| bundle.manifest.sessions().find(|s| &s.id == old))
+        .and_then(|s| s.title.clone())
+        .unwrap_or_default()
 }
 
 /// What a restore created so far, to take back.
@@ -208,6 +276,61 @@ impl Made {
             "nothing was left behind".into()
         } else {
             format!("and not everything could be removed: {}", left.join("; "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::claude_project;
+
+    /// Directories and the project folders the real Claude Code 2.1.332 made for them
+    /// (`claude -p` run in each, offline against a scripted model).
+    #[test]
+    fn claude_project_folders_are_named_as_claude_code_names_them() {
+        let long = "/tmp/exp13/ch/w/a-long.folder name-0123456789abcdefghij-0123456789abcdefghij\
+                    /b-long.folder name-0123456789abcdefghij-0123456789abcdefghij\
+                    /c-long.folder name-0123456789abcdefghij-0123456789abcdefghij/d-long.folder";
+        let digits = "0123456789-".repeat(9);
+        let units = format!("/tmp/exp13/ch/w/x/é😀-{}/{}", &digits[..76], &digits[..98]);
+        let n = format!("/tmp/exp13/ch/w/y/{}/{}", "n".repeat(150), "m".repeat(60));
+        let cases = [
+            ("/home/bob/my.app", "-home-bob-my-app".to_owned()),
+            (
+                "/tmp/exp13/ch/w/café 😀 ünïcode",
+                "-tmp-exp13-ch-w-caf------n-code".into(),
+            ),
+            (
+                long,
+                "-tmp-exp13-ch-w-a-long-folder-name-0123456789abcdefghij-0123456789abcdefghij\
+                 -b-long-folder-name-0123456789abcdefghij-0123456789abcdefghij\
+                 -c-long-folder-name-0123456789abcdefghij-0123456789abcdefghij-d-cpy5yh"
+                    .into(),
+            ),
+            // 197 units: no hash yet.
+            (
+                units.as_str(),
+                format!("-tmp-exp13-ch-w-x-----{}-{}", &digits[..76], &digits[..98]),
+            ),
+            (
+                &format!("{units}/ü😀z"),
+                format!(
+                    "-tmp-exp13-ch-w-x-----{}-{}----7i9q6a",
+                    &digits[..76],
+                    &digits[..98]
+                ),
+            ),
+            (
+                n.as_str(),
+                format!(
+                    "-tmp-exp13-ch-w-y-{}-{}-ysddrm",
+                    "n".repeat(150),
+                    "m".repeat(31)
+                ),
+            ),
+        ];
+        for (dir, folder) in cases {
+            assert_eq!(claude_project(dir), folder, "{dir}");
         }
     }
 }

@@ -19,11 +19,15 @@
 //! | agent | written as |
 //! | --- | --- |
 //! | Claude Code | files under `projects/<the directory, encoded as Claude does>/` |
-//! | Codex | rollouts under `sessions/…` (or `archived_sessions/`) as they were; Codex finds them by id |
+//! | Codex | rollouts under `sessions/…` (or `archived_sessions/`) as they were, and a `threads` row each in its state database when it has one ([`codex`]) |
 //! | OpenCode | `opencode import` of each session (where the installed OpenCode has it, the store is its `$XDG_DATA_HOME/opencode` and the session is of 1.2 or later), else the rows of every session in one SQL transaction |
 
+mod codex;
 mod files;
 mod opencode;
+mod sql;
+
+pub use files::claude_project;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -93,6 +97,10 @@ pub struct Preview {
     /// Every session restored: (id in the bundle, id it gets).
     pub sessions: Vec<(String, String)>,
     pub method: Method,
+    /// Codex: the state database that gets a `threads` row per restored rollout, so that
+    /// Codex lists them (none when Codex has not made one yet: it lists the rollouts when it
+    /// does).
+    pub state_db: Option<PathBuf>,
     pub notes: Vec<String>,
     pub token: String,
     pub expires_at: DateTime<Utc>,
@@ -126,6 +134,8 @@ pub(crate) struct Plan {
     pub files: Vec<(String, PathBuf)>,
     /// Native OpenCode documents: (session id, archive name), parents first.
     pub docs: Vec<(String, String)>,
+    /// Codex's state database, when there is one (see [`Preview::state_db`]).
+    pub state_db: Option<PathBuf>,
 }
 
 /// Checks the bundle and the target and says what a restore would do (see the module doc).
@@ -144,9 +154,13 @@ pub fn preview(
     refuse_existing(&plan, catalog, sessions)?;
     let mut notes = bundle.manifest.notes.clone();
     if plan.provider == ProviderKind::Codex {
-        notes.push(
-            "Codex finds a restored rollout by its id; its state database learns of it when Codex next opens the session".into(),
-        );
+        notes.push(match &plan.state_db {
+            Some(db) => format!(
+                "Codex lists sessions from {}: each restored session gets its row there",
+                db.display()
+            ),
+            None => "Codex has no state database here yet: it lists the restored rollouts when it makes one".into(),
+        });
     }
     Ok(Preview {
         provider: plan.provider,
@@ -158,6 +172,7 @@ pub fn preview(
         session_id: plan.sessions[0].1.clone(),
         sessions: plan.sessions.clone(),
         method: plan.method.clone(),
+        state_db: plan.state_db.clone(),
         notes,
         token,
         expires_at,
@@ -304,9 +319,13 @@ fn plan(
         method: Method::Files { files: Vec::new() },
         files: Vec::new(),
         docs: Vec::new(),
+        state_db: None,
     };
     match provider {
         ProviderKind::Claude | ProviderKind::Codex => {
+            if provider == ProviderKind::Codex {
+                plan.state_db = codex::state_db(root);
+            }
             plan.files = files::targets(bundle, &plan);
             plan.method = Method::Files {
                 files: plan.files.iter().map(|(_, t)| t.clone()).collect(),

@@ -7,6 +7,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use agent_sessions_core::actions::export::refuse_agent_store;
+use agent_sessions_core::actions::resume::ShellCommand;
 use agent_sessions_core::bundle::restore::Method;
 use agent_sessions_core::bundle::{
     self, Agents, Bundle, BundleError, Manifest, Mode, Preview, Target, Tokens,

@@ -1,6 +1,6 @@
 //! The output contract: `agent-sessions.cli.v1` JSON envelopes, or text for people.
 
-use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
 use std::path::PathBuf;
 
 use agent_sessions_core::index::SearchResults;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
 use agent_sessions_core::index::Hit;
 use agent_sessions_core::{Diagnostics, Error, Message, Part, Role, SessionMeta, ToolStatus};
 use chrono::{DateTime, Utc};

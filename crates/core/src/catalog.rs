@@ -47,7 +47,7 @@ impl Catalog {
         let providers: Vec<&dyn Provider> = self.providers.iter().collect();
         let outputs: Vec<Result<ScanOutput, Error>> = providers
             .par_iter()
-            .map(|p| p.scan(&Vec::new(), progress))
+            .map(|p| Ok(p.scan(&Vec::new(), progress)?))
             .collect();
         let mut report = ScanReport::default();
         for output in outputs {
@@ -160,7 +160,7 @@ impl Catalog {
     }
 
     pub fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
-        self.provider(session.provider)?.load(session)
+        Ok(self.provider(session.provider)?.load(session)?)
     }
 
     /// The transcript's messages one at a time, in order (see [`Provider::load_each`]): what
@@ -170,15 +170,15 @@ impl Catalog {
         session: &SessionMeta,
         each: &mut dyn FnMut(crate::model::Message),
     ) -> Result<Diagnostics, Error> {
-        self.provider(session.provider)?.load_each(session, each)
+        Ok(self.provider(session.provider)?.load_each(session, each)?)
     }
 
     pub fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
-        self.provider(session.provider)?.blob(session, key)
+        Ok(self.provider(session.provider)?.blob(session, key)?)
     }
 
     pub fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
-        self.provider(session.provider)?.resume_command(session)
+        Ok(self.provider(session.provider)?.resume_command(session)?)
     }
 }
 

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("the {provider} root {path} does not exist; check the path or drop the flag")]
+    #[error("the {provider} root {path} does not exist; check the path, or give no root to read the configured or default one")]
     RootMissing {
         provider: &'static str,
         path: PathBuf,
@@ -113,6 +113,35 @@ impl Error {
     }
 }
 
+/// A provider's error is the core's error of the same name and text (providers live in a crate
+/// below this one and have their own enum; front ends see one kind, with one set of codes).
+impl From<agent_sessions_providers::Error> for Error {
+    fn from(e: agent_sessions_providers::Error) -> Self {
+        use agent_sessions_providers::Error as P;
+        match e {
+            P::SessionNotFound(id) => Error::SessionNotFound(id),
+            P::Io { path, source } => Error::Io { path, source },
+            P::BlobNotFound {
+                session,
+                key,
+                reason,
+            } => Error::BlobNotFound {
+                session,
+                key,
+                reason,
+            },
+            P::ResumeUnavailable(why) => Error::ResumeUnavailable(why),
+        }
+    }
+}
+
+/// A command with a control character in it (the model refuses to make one).
+impl From<crate::model::Unresumable> for Error {
+    fn from(e: crate::model::Unresumable) -> Self {
+        Error::ResumeUnavailable(e.0)
+    }
+}
+
 fn cache_unusable(path: &Path, reason: &str) -> String {
     if path.as_os_str().is_empty() {
         format!("the session cache cannot be used: {reason}")
@@ -128,12 +157,45 @@ fn cache_unusable(path: &Path, reason: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A provider's error reaches front ends as the core's error of the same name: the same
+    /// text and the same code.
+    #[test]
+    fn provider_errors_keep_their_text_and_code() {
+        use agent_sessions_providers::Error as P;
+        let blob = P::BlobNotFound {
+            session: "s".into(),
+            key: "k".into(),
+            reason: "gone".into(),
+        };
+        let cases = [
+            (P::SessionNotFound("x".into()), "session_not_found"),
+            (P::io("/s/a.jsonl", std::io::Error::other("gone")), "io"),
+            (blob, "blob_not_found"),
+            (P::ResumeUnavailable("why".into()), "resume_unavailable"),
+        ];
+        for (provider_error, code) in cases {
+            let text = provider_error.to_string();
+            let e = Error::from(provider_error);
+            assert_eq!(e.to_string(), text);
+            assert_eq!(e.code(), code);
+        }
+        let refused = crate::model::Unresumable("the directory name \"x\" is bad".into());
+        assert_eq!(
+            Error::from(refused).to_string(),
+            "resume command unavailable: the directory name \"x\" is bad"
+        );
+    }
+
     /// The core serves the CLI and the app alike: its advice never names a CLI command.
     #[test]
     fn messages_name_no_front_end_command() {
         let p = || PathBuf::from("/c/index.db");
         let r = || "why".to_owned();
         let all = [
+            Error::RootMissing {
+                provider: "claude",
+                path: p(),
+            },
             Error::SessionNotFound("x".into()),
             Error::Cache {
                 path: p(),
@@ -155,6 +217,8 @@ mod tests {
         for e in all {
             let m = e.to_string();
             assert!(!m.contains("agent-sessions-cli") && !m.contains('`'), "{m}");
+            // Nor a flag: the app gives roots too, and has no flags.
+            assert!(!m.contains("flag") && !m.contains("--"), "{m}");
         }
         let no_path = Error::Cache {
             path: PathBuf::new(),

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::actions::resume::ResumeCommand;
+use crate::actions::resume::{ResumeCommand, ShellCommand};
 use crate::actions::translate::Translation;
 use crate::model::{Message, Part, SessionMeta, Transcript};
 use crate::render;

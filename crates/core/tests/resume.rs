@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
 use agent_sessions_core::{Error, ProviderKind, ScanProgress, SessionMeta};
 
 /// Every payload creates a file named this, wherever the shell happens to be.
@@ -325,7 +325,8 @@ const CONTROLS: &[char] = &[
 fn control_and_bidi_characters_are_refused_with_a_clear_message() {
     for &c in CONTROLS {
         let dir = format!("/home/me/evil{c}; touch pwned{c}x");
-        let err = ResumeCommand::new("claude", &["--resume", "x"], Some(&dir)).unwrap_err();
+        let err =
+            Error::from(ResumeCommand::new("claude", &["--resume", "x"], Some(&dir)).unwrap_err());
         let message = err.to_string();
         assert!(matches!(err, Error::ResumeUnavailable(_)), "{c:?}");
         assert_eq!(err.code(), "resume_unavailable");

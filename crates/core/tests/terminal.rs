@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
 use agent_sessions_core::actions::terminal::{
     self, automatic, choose, installed, plan, Host, Installed, Os, TerminalError,
 };

@@ -1,4 +1,4 @@
-// The backend's data, as core serializes it (crates/core/src/model.rs, view.rs, index).
+// The backend's data, as core serializes it (crates/model/src/lib.rs; core view.rs, index).
 
 export type Provider = "claude" | "codex" | "opencode";
 

@@ -6,11 +6,13 @@
 //! tokenizer, as no PowerShell installs from Debian's packages):
 //!
 //! - **Ids** are checked against the agent's own shape ([`is_uuid`], [`is_opencode_id`]) by each
-//!   provider before a command is built, and refused otherwise ([`invalid_id`]). So an id never
-//!   starts with `-` (no id becomes an option) and never needs quoting.
+//!   provider before a command is built, and refused otherwise
+//!   (`agent_sessions_providers::ids::invalid_id`). So an id never starts with `-` (no id
+//!   becomes an option) and never needs quoting.
 //! - **Control characters are refused, not escaped.** A word holding a C0 or C1 control, DEL,
 //!   a line or paragraph separator, or a bidirectional-text control (which reorders how the
-//!   shown path reads) yields [`Error::ResumeUnavailable`]: a newline pasted without bracketed
+//!   shown path reads) yields [`Error::ResumeUnavailable`] (checked where every
+//!   [`ResumeCommand`] is made, in the model: [`ResumeCommand::new`]): a newline pasted without bracketed
 //!   paste runs the command without Enter, and an escape sequence or a bidi override makes the
 //!   shown text differ from what runs. Escaping cannot be done for every shell: `$'\e'` works
 //!   in bash, zsh and fish but not in dash, and PowerShell single quotes have no escapes. Such
@@ -26,75 +28,38 @@
 //!   text. `Set-Location -LiteralPath` takes no wildcards and no `-` history; PowerShell 5.1 has
 //!   no `&&`, so the agent runs under `if ($?)`, only if the directory change worked.
 
-use crate::error::Error;
+pub(crate) use crate::model::resume::{is_control, shown};
+/// The command is model data (providers build it, front ends show it); this module quotes it.
+pub use crate::model::ResumeCommand;
+/// Id shapes: each provider checks its own; trash and bundles check them too.
+pub use crate::provider::ids::{is_opencode_id, is_uuid};
 
-/// A command line that resumes a session. `program` and `args` are never interpreted by a shell
-/// here; [`ResumeCommand::posix`] and [`ResumeCommand::powershell`] quote them for pasting.
-/// Built only by [`ResumeCommand::new`], so every value holds no control character.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ResumeCommand {
-    program: String,
-    args: Vec<String>,
-    /// The directory to run it in.
-    cwd: Option<String>,
+/// A [`ResumeCommand`] written for pasting into a shell.
+pub trait ShellCommand {
+    /// `cd -- '<cwd>' && program args…` for sh, dash, bash, zsh and fish.
+    fn posix(&self) -> String;
+    /// `Set-Location -LiteralPath '<cwd>'; if ($?) { & program args… }` for PowerShell 5.1+.
+    fn powershell(&self) -> String;
+    /// The form for this platform's usual shell.
+    fn for_this_platform(&self) -> String;
 }
 
-impl ResumeCommand {
-    /// Refuses any word holding a control character (see the module doc). An empty `cwd` is no
-    /// directory. Ids in `args` must have been checked by the provider already.
-    pub fn new(program: &str, args: &[&str], cwd: Option<&str>) -> Result<Self, Error> {
-        for word in std::iter::once(&program).chain(args) {
-            if has_control(word) {
-                return Err(Error::ResumeUnavailable(format!(
-                    "the command word \"{}\" contains control characters",
-                    shown(word)
-                )));
-            }
-        }
-        let cwd = cwd.filter(|d| !d.is_empty());
-        if let Some(dir) = cwd.filter(|d| has_control(d)) {
-            return Err(Error::ResumeUnavailable(format!(
-                "the directory name \"{}\" contains control characters; resume it manually",
-                shown(dir)
-            )));
-        }
-        Ok(ResumeCommand {
-            program: program.to_owned(),
-            args: args.iter().map(|a| (*a).to_owned()).collect(),
-            cwd: cwd.map(str::to_owned),
-        })
-    }
-
-    pub fn program(&self) -> &str {
-        &self.program
-    }
-
-    pub fn args(&self) -> &[String] {
-        &self.args
-    }
-
-    /// The directory to run it in.
-    pub fn cwd(&self) -> Option<&str> {
-        self.cwd.as_deref()
-    }
-
-    /// `cd -- '<cwd>' && program args…` for sh, dash, bash, zsh and fish.
-    pub fn posix(&self) -> String {
-        let mut words = vec![posix_quote(&self.program)];
-        words.extend(self.args.iter().map(|a| posix_quote(a)));
+impl ShellCommand for ResumeCommand {
+    fn posix(&self) -> String {
+        let mut words = vec![posix_quote(self.program())];
+        words.extend(self.args().iter().map(|a| posix_quote(a)));
         let command = words.join(" ");
-        match &self.cwd {
+        match self.cwd() {
             Some(dir) => format!("cd -- {} && {command}", posix_quote(&not_an_option(dir))),
             None => command,
         }
     }
 
-    /// `Set-Location -LiteralPath '<cwd>'; if ($?) { & program args… }` for PowerShell 5.1+.
-    pub fn powershell(&self) -> String {
-        let mut words = vec![format!("& {}", ps_quote(&self.program))];
-        words.extend(self.args.iter().map(|a| ps_quote(a)));
+    fn powershell(&self) -> String {
+        let mut words = vec![format!("& {}", ps_quote(self.program()))];
+        words.extend(self.args().iter().map(|a| ps_quote(a)));
         let command = words.join(" ");
-        match &self.cwd {
+        match self.cwd() {
             Some(dir) => format!(
                 "Set-Location -LiteralPath {}; if ($?) {{ {command} }}",
                 ps_quote(dir)
@@ -103,72 +68,13 @@ impl ResumeCommand {
         }
     }
 
-    /// The form for this platform's usual shell.
-    pub fn for_this_platform(&self) -> String {
+    fn for_this_platform(&self) -> String {
         if cfg!(windows) {
             self.powershell()
         } else {
             self.posix()
         }
     }
-}
-
-/// `8-4-4-4-12` hex digits: Claude session ids and Codex thread ids (UUID v4 and v7).
-pub fn is_uuid(id: &str) -> bool {
-    let groups: Vec<&str> = id.split('-').collect();
-    groups.len() == 5
-        && groups
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// `ses_` and letters and digits: OpenCode session ids (`ses_dd4233f85ffeF6TN3TEhX5oKKw`).
-pub fn is_opencode_id(id: &str) -> bool {
-    id.strip_prefix("ses_").is_some_and(|rest| {
-        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
-    })
-}
-
-/// The error for an id that does not have `agent`'s shape: it is refused, never quoted.
-pub fn invalid_id(agent: &str, id: &str) -> Error {
-    Error::ResumeUnavailable(format!(
-        "\"{}\" is not a valid {agent} session id",
-        shown(id)
-    ))
-}
-
-/// Characters a pasted command must not hold: C0 and C1 controls, DEL, line and paragraph
-/// separators, and the bidirectional-text controls (ALM, LRM, RLM, LRE…RLO, LRI…PDI).
-pub(crate) fn is_control(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061C}'
-                | '\u{200E}'
-                | '\u{200F}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202A}'..='\u{202E}'
-                | '\u{2066}'..='\u{2069}'
-        )
-}
-
-fn has_control(word: &str) -> bool {
-    word.chars().any(is_control)
-}
-
-/// `word` for an error message, each control character written as `\u{…}`.
-pub(crate) fn shown(word: &str) -> String {
-    word.chars()
-        .map(|c| {
-            if is_control(c) {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }
 
 /// A relative directory as `./dir`, so `cd` reads no option, stack entry or `CDPATH` from it.
@@ -263,30 +169,5 @@ mod tests {
         let plain = ResumeCommand::new("codex", &["resume", "x"], None).unwrap();
         assert_eq!(plain.posix(), "codex resume x");
         assert_eq!(plain.powershell(), "& codex resume x");
-    }
-
-    #[test]
-    fn ids_of_each_shape() {
-        for id in [
-            "0c6a524c-d98f-459f-ab17-05cfea6d7f09",
-            "01a22bce-52eb-79e1-82f6-59016fd48470",
-        ] {
-            assert!(is_uuid(id), "{id}");
-        }
-        for id in [
-            "",
-            "-0c6a524c-d98f-459f-ab17-05cfea6d7f0",
-            "0c6a524c-d98f-459f-ab17-05cfea6d7f09-",
-            "0c6a524c-d98f-459f-ab17-05cfea6d7f0g",
-            "0c6a524cd-98f-459f-ab17-05cfea6d7f09",
-            "agent-a22d75e",
-            "--help",
-        ] {
-            assert!(!is_uuid(id), "{id}");
-        }
-        assert!(is_opencode_id("ses_dd4233f85ffeF6TN3TEhX5oKKw"));
-        for id in ["ses_", "ses_a-b", "-ses_x", "ses_x y", "ses_é", "msg_abc"] {
-            assert!(!is_opencode_id(id), "{id}");
-        }
     }
 }

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::resume::ResumeCommand;
+use super::resume::{ResumeCommand, ShellCommand};
 pub use crate::config::Os;
 
 /// Builds a terminal's argv: `(os, program found, directory, command)`. The command's own
@@ -765,7 +765,8 @@ fn in_dir(
             crate::error::Error::ResumeUnavailable(why.into()),
         )));
     };
-    ResumeCommand::new(found, &args, Some(dir)).map_err(|e| TerminalError::Command(Box::new(e)))
+    ResumeCommand::new(found, &args, Some(dir))
+        .map_err(|e| TerminalError::Command(Box::new(e.into())))
 }
 
 /// What "Open terminal" (`resume` false: a shell in the session's directory) and "Resume in

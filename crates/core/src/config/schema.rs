@@ -97,34 +97,8 @@ pub const KEYS: &[KeySpec] = &[
     ),
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Os {
-    /// Linux and the other Unix desktops.
-    Linux,
-    Macos,
-    Windows,
-}
-
-impl Os {
-    pub fn current() -> Os {
-        if cfg!(target_os = "macos") {
-            Os::Macos
-        } else if cfg!(windows) {
-            Os::Windows
-        } else {
-            Os::Linux
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Os::Linux => "Linux",
-            Os::Macos => "macOS",
-            Os::Windows => "Windows",
-        }
-    }
-}
+/// The systems a setting can differ by: model data, shared with live detection.
+pub use crate::model::Os;
 
 /// Every terminal id the config accepts: the terminals module's table is the one list of them
 /// (id, name, systems; also how each is found and opened).

@@ -8,6 +8,9 @@ use serde_json::{json, Value};
 
 use crate::model::{Message, Part, Role, ToolStatus};
 
+/// The turn state is model data (a session's `turn`): defined with the model.
+pub use crate::model::TurnState;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventType {
@@ -29,22 +32,6 @@ pub struct Event {
     #[serde(rename = "type")]
     pub kind: EventType,
     pub data: Value,
-}
-
-/// What a live session is doing, from what its transcript states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TurnState {
-    /// Started, no prompt yet.
-    Starting,
-    /// A prompt or a tool is being worked on.
-    Working,
-    /// The turn ended: the agent waits for the user.
-    Waiting,
-    /// A permission or question is pending.
-    NeedsInput,
-    /// No fresh evidence.
-    Unknown,
 }
 
 /// How many events one message can number: a message's events are numbered from its first

@@ -5,5 +5,7 @@
 
 pub mod events;
 pub mod follow;
-pub mod process;
-pub mod tail;
+
+// Reading other processes and the end of growing files is what providers need too: it lives in
+// their crate (below this one) and is re-exported here under its old path.
+pub use agent_sessions_providers::{process, tail};

@@ -28,7 +28,7 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use crate::actions::locate::find_agent;
-use crate::actions::resume::ResumeCommand;
+use crate::actions::resume::{ResumeCommand, ShellCommand};
 use crate::actions::terminal::{self, Host, Launch, Os, TerminalError};
 use crate::model::{ProviderKind, SessionMeta};
 use crate::Error;
@@ -91,7 +91,7 @@ pub fn agent_command(
         Os::Linux | Os::Macos => {
             let mut args = vec!["-c", UNIX_SCRIPT, SCRIPT_NAME, &file, &agent];
             args.extend(options);
-            ResumeCommand::new("/bin/sh", &args, Some(&dir))
+            Ok(ResumeCommand::new("/bin/sh", &args, Some(&dir))?)
         }
         Os::Windows => {
             let pointer = format!(
@@ -101,7 +101,7 @@ pub fn agent_command(
             );
             let mut args: Vec<&str> = options.to_vec();
             args.push(&pointer);
-            ResumeCommand::new(&agent, &args, Some(&dir))
+            Ok(ResumeCommand::new(&agent, &args, Some(&dir))?)
         }
     }
 }

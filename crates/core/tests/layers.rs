@@ -1,0 +1,155 @@
+//! The crate graph keeps the layers the design names (docs/architecture.md, "Layers"): the model
+//! depends on nothing of ours, the providers on the model only, the core on both, and only front
+//! ends depend on the core. Cargo enforces each edge once it is absent from a manifest (a crate
+//! cannot import what it does not depend on); this test keeps the edges absent. It reads every
+//! workspace member's Cargo.toml, including dev-, build- and per-target dependencies.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use toml_edit::{DocumentMut, Item, TableLike};
+
+/// Every workspace crate and its layer: a crate may depend only on crates of lower layers.
+const LAYERS: &[(&str, u8)] = &[
+    ("agent-sessions-model", 0),
+    ("agent-sessions-providers", 1),
+    ("agent-sessions-core", 2),
+    // Front ends.
+    ("agent-sessions-cli", 3),
+    ("agent-sessions", 3),
+    ("agent-sessions-bench", 3),
+];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read(path: &Path) -> DocumentMut {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The package names a dependency table names (a renamed dependency by its `package`).
+fn names(table: &dyn TableLike, out: &mut BTreeSet<String>) {
+    for (key, item) in table.iter() {
+        let package = item
+            .as_table_like()
+            .and_then(|t| t.get("package"))
+            .and_then(Item::as_str);
+        out.insert(package.unwrap_or(key).to_owned());
+    }
+}
+
+/// Every package a manifest depends on, in any section.
+fn dependencies(doc: &DocumentMut) -> BTreeSet<String> {
+    const SECTIONS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let mut out = BTreeSet::new();
+    let mut tables: Vec<&dyn TableLike> = vec![doc.as_table()];
+    if let Some(targets) = doc.get("target").and_then(Item::as_table_like) {
+        tables.extend(targets.iter().filter_map(|(_, t)| t.as_table_like()));
+    }
+    for table in tables {
+        for section in SECTIONS {
+            if let Some(deps) = table.get(section).and_then(Item::as_table_like) {
+                names(deps, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// Each workspace member's package name and the workspace packages it depends on.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let root = read(&workspace().join("Cargo.toml"));
+    let members = root["workspace"]["members"]
+        .as_array()
+        .expect("workspace.members is a list");
+    let mut manifests = BTreeMap::new();
+    for member in members {
+        let dir = member.as_str().expect("a member is a path");
+        let doc = read(&workspace().join(dir).join("Cargo.toml"));
+        let name = doc["package"]["name"].as_str().expect("package.name");
+        manifests.insert(name.to_owned(), dependencies(&doc));
+    }
+    let ours: BTreeSet<String> = manifests.keys().cloned().collect();
+    manifests
+        .into_iter()
+        .map(|(name, deps)| (name, deps.intersection(&ours).cloned().collect()))
+        .collect()
+}
+
+fn layer(name: &str) -> u8 {
+    LAYERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| {
+            panic!("{name} is in no layer: add it to LAYERS and to docs/architecture.md")
+        })
+        .1
+}
+
+#[test]
+fn every_crate_depends_only_on_lower_layers() {
+    let graph = graph();
+    // The table names exactly the workspace's crates (a renamed or dropped crate shows here).
+    let listed: BTreeSet<String> = LAYERS.iter().map(|(n, _)| (*n).to_owned()).collect();
+    assert_eq!(graph.keys().cloned().collect::<BTreeSet<_>>(), listed);
+    for (name, deps) in &graph {
+        for dep in deps {
+            assert!(
+                layer(dep) < layer(name),
+                "{name} (layer {}) depends on {dep} (layer {}): a crate may use only lower layers",
+                layer(name),
+                layer(dep)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_model_and_the_providers_stand_alone() {
+    let graph = graph();
+    assert_eq!(graph["agent-sessions-model"], BTreeSet::new());
+    assert_eq!(
+        graph["agent-sessions-providers"],
+        BTreeSet::from(["agent-sessions-model".to_owned()])
+    );
+    let dependents: BTreeSet<&str> = graph
+        .iter()
+        .filter(|(_, deps)| deps.contains("agent-sessions-core"))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert_eq!(
+        dependents,
+        BTreeSet::from([
+            "agent-sessions-cli",
+            "agent-sessions",
+            "agent-sessions-bench"
+        ])
+    );
+}
+
+/// The reader sees every section a dependency can hide in: a dev-dependency of the providers on
+/// the core (which Cargo would build) is caught as surely as a normal one.
+#[test]
+fn dependencies_in_every_section_are_read() {
+    let doc: DocumentMut = r#"
+[package]
+name = "x"
+[dependencies]
+a = "1"
+[dev-dependencies]
+renamed = { package = "b", path = "../b" }
+[build-dependencies]
+c = "1"
+[target.'cfg(unix)'.dependencies]
+d = "1"
+[target.'cfg(windows)'.dev-dependencies.e]
+version = "1"
+"#
+    .parse()
+    .unwrap();
+    let want: BTreeSet<String> = ["a", "b", "c", "d", "e"].map(str::to_owned).into();
+    assert_eq!(dependencies(&doc), want);
+}

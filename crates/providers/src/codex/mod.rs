@@ -1,0 +1,428 @@
+//! Codex CLI (SPEC §4.2): rollouts under `sessions/YYYY/MM/DD/` and `archived_sessions/`, in
+//! every generation (legacy bare JSONL before 0.34, the `{timestamp,type,payload}` envelope
+//! after, the TypeScript CLI's single `rollout-*.json`), with `state_<N>.sqlite` and
+//! `session_index.jsonl` laid over them for titles, renames, archive flags and subagent edges.
+//! The rollouts stay the source of truth for transcripts and counts.
+
+mod patch;
+pub mod records;
+pub mod scan;
+pub mod statedb;
+mod transcript;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use self::records::Line;
+use self::scan::{Accumulator, Cursor};
+use self::statedb::StateDb;
+use crate::error::Error;
+use crate::files::{self, FileSet, Tracked};
+use crate::ids;
+use crate::{
+    decode_state, encode_state, title_from_text, Provider, ProviderState, ScanOutput, ScanProgress,
+    SessionKey, TITLE_CHARS,
+};
+use agent_sessions_model::ResumeCommand;
+use agent_sessions_model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
+
+pub struct CodexProvider {
+    roots: Vec<PathBuf>,
+}
+
+/// A rollout found under a root.
+#[derive(Debug, Clone)]
+struct Found {
+    path: PathBuf,
+    root: PathBuf,
+    archived: bool,
+}
+
+/// What the state DB and the session index of one root said, and when they last changed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct Overlay {
+    /// (size, mtime) of the DB, its WAL, and the session index.
+    stamps: Vec<(u64, i64)>,
+    db: Option<StateDb>,
+    db_error: Option<String>,
+    /// Renames from `session_index.jsonl`: id → name, last one wins.
+    names: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    files: FileSet<Cursor>,
+    overlays: BTreeMap<PathBuf, Overlay>,
+}
+
+impl CodexProvider {
+    pub fn new(roots: Vec<PathBuf>) -> Self {
+        CodexProvider { roots }
+    }
+
+    /// Every rollout under the roots; what could not be listed goes to `walker`.
+    fn discover(&self, walker: &mut files::Walker) -> Vec<Found> {
+        let mut out = Vec::new();
+        for root in &self.roots {
+            for (dir, archived) in [("sessions", false), ("archived_sessions", true)] {
+                for path in walker.files(&root.join(dir), is_rollout_name) {
+                    out.push(Found {
+                        path,
+                        root: root.clone(),
+                        archived,
+                    });
+                }
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out
+    }
+}
+
+fn is_rollout_name(name: &str) -> bool {
+    name.starts_with("rollout-") && (name.ends_with(".jsonl") || name.ends_with(".json"))
+}
+
+/// The items of an old TypeScript-CLI rollout `{session, items}` (small by nature: it predates
+/// long sessions; one larger than [`files::MAX_DOCUMENT`] is an error), with the session object
+/// first.
+fn legacy_json_items(path: &Path) -> Result<Vec<Value>, Error> {
+    #[derive(Deserialize)]
+    struct File {
+        #[serde(default)]
+        session: Value,
+        #[serde(default)]
+        items: Vec<Value>,
+    }
+    let bytes = files::read_document(path, files::MAX_DOCUMENT).map_err(|e| Error::io(path, e))?;
+    let file: File = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+        )
+    })?;
+    let mut items = vec![file.session];
+    items.extend(file.items);
+    Ok(items)
+}
+
+fn scan_legacy_json(path: &Path) -> std::io::Result<Cursor> {
+    let mut cursor = Cursor::default();
+    match legacy_json_items(path) {
+        Ok(items) => {
+            for item in &items {
+                if let Ok(line) = Line::deserialize(item) {
+                    cursor.acc.add(&line);
+                }
+            }
+        }
+        Err(e) => cursor.problems.push(1, e.to_string()),
+    }
+    cursor.offset = std::fs::metadata(path)?.len();
+    Ok(cursor)
+}
+
+fn read_file(found: &Found, cursor: Cursor) -> std::io::Result<Cursor> {
+    if transcript::is_single_json(&found.path) {
+        scan_legacy_json(&found.path)
+    } else {
+        scan::scan_file(&found.path, cursor)
+    }
+}
+
+/// `rollout-<timestamp>-<uuid>.jsonl` → the uuid.
+fn id_from_name(path: &Path) -> String {
+    let mut stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // The last 36 characters (not bytes: a renamed file may end in any text).
+    match stem.char_indices().rev().nth(35) {
+        Some((start, _)) => stem.split_off(start),
+        None => stem,
+    }
+}
+
+fn session_id(acc: &Accumulator, path: &Path) -> String {
+    acc.id.clone().unwrap_or_else(|| id_from_name(path))
+}
+
+fn stamps(root: &Path, db: Option<&Path>) -> Vec<(u64, i64)> {
+    let mut paths = vec![root.join("session_index.jsonl")];
+    if let Some(db) = db {
+        paths.push(db.to_path_buf());
+        paths.push(PathBuf::from(format!("{}-wal", db.display())));
+    }
+    paths
+        .iter()
+        .map(|p| files::stat(p).unwrap_or((0, 0)))
+        .collect()
+}
+
+/// Re-reads the overlay of `root` when its files changed since `prev`.
+fn overlay(root: &Path, prev: Option<&Overlay>) -> (Overlay, bool) {
+    let db_path = statedb::find(root);
+    let now = stamps(root, db_path.as_deref());
+    if let Some(prev) = prev.filter(|p| p.stamps == now) {
+        return (prev.clone(), false);
+    }
+    let mut o = Overlay {
+        stamps: now,
+        ..Overlay::default()
+    };
+    if let Some(db) = db_path {
+        match statedb::read(&db) {
+            Ok(d) => o.db = Some(d),
+            Err(e) => o.db_error = Some(e),
+        }
+    }
+    o.names = read_session_index(&root.join("session_index.jsonl"));
+    (o, true)
+}
+
+/// `session_index.jsonl`: `{id, thread_name, updated_at}` per rename; the last one wins.
+fn read_session_index(path: &Path) -> BTreeMap<String, String> {
+    #[derive(Deserialize)]
+    struct Entry {
+        id: Option<String>,
+        thread_name: Option<String>,
+    }
+    let mut names = BTreeMap::new();
+    let Ok(mut reader) = crate::jsonl::LineReader::open_at(path, 0, 0) else {
+        return names;
+    };
+    while let Ok(Some(line)) = reader.next_line() {
+        if let Ok(Entry {
+            id: Some(id),
+            thread_name: Some(name),
+        }) = serde_json::from_slice(line.bytes)
+        {
+            names.insert(id, name);
+        }
+    }
+    names
+}
+
+fn parse_time(raw: Option<&str>) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(raw?)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+fn to_meta(found: &Found, state: &Tracked<Cursor>, overlay: Option<&Overlay>) -> SessionMeta {
+    let acc = &state.cursor.acc;
+    let id = session_id(acc, &found.path);
+    let thread = overlay
+        .and_then(|o| o.db.as_ref())
+        .and_then(|d| d.threads.get(&id));
+    let mut meta = SessionMeta::new(ProviderKind::Codex, id.clone(), found.path.clone());
+    meta.parent_id = acc.parent_id.clone().or_else(|| {
+        overlay
+            .and_then(|o| o.db.as_ref())
+            .and_then(|d| d.parents.get(&id).cloned())
+    });
+    meta.forked_from = acc.forked_from.clone();
+    meta.cwd = acc
+        .cwd
+        .clone()
+        .or_else(|| thread.and_then(|t| t.cwd.clone()));
+    meta.git_branch = acc
+        .git_branch
+        .clone()
+        .or_else(|| thread.and_then(|t| t.git_branch.clone()));
+    let rename = overlay.and_then(|o| o.names.get(&id)).cloned();
+    meta.title = rename
+        .or_else(|| thread.and_then(|t| t.name.clone()))
+        .or_else(|| thread.and_then(|t| t.title.clone()))
+        .or_else(|| acc.first_prompt().map(str::to_owned))
+        .or_else(|| acc.nickname.clone())
+        .and_then(|t| title_from_text(&t, TITLE_CHARS));
+    meta.model = acc
+        .model
+        .clone()
+        .or_else(|| thread.and_then(|t| t.model.clone()));
+    meta.created_at = parse_time(acc.created.as_deref().or(acc.first_timestamp.as_deref()));
+    meta.updated_at = parse_time(acc.last_timestamp.as_deref())
+        .or_else(|| Some(DateTime::<Utc>::from_timestamp_nanos(state.stamp.mtime_ns)));
+    meta.counts = acc.counts();
+    meta.tokens = acc.tokens;
+    meta.archived = found.archived || thread.is_some_and(|t| t.archived);
+    meta.format_version = acc.version.clone();
+    meta
+}
+
+/// Diagnostics for what the overlay says but the files do not back.
+fn overlay_diagnostics(
+    root: &Path,
+    o: &Overlay,
+    files: &FileSet<Cursor>,
+    ids: &[String],
+    out: &mut ScanOutput,
+) {
+    if let Some(e) = &o.db_error {
+        out.diagnostics.push(Diagnostic {
+            provider: ProviderKind::Codex,
+            path: statedb::find(root).unwrap_or_else(|| root.to_path_buf()),
+            line: None,
+            reason: format!("state DB unreadable, titles and archive flags may be missing: {e}"),
+        });
+    }
+    let Some(db) = &o.db else {
+        return;
+    };
+    for (id, thread) in &db.threads {
+        let Some(recorded) = &thread.rollout_path else {
+            continue;
+        };
+        let local = statedb::local_rollout(root, recorded);
+        if !files.contains_key(&local) && !ids.contains(id) {
+            out.diagnostics.push(Diagnostic {
+                provider: ProviderKind::Codex,
+                path: db.path.clone(),
+                line: None,
+                reason: format!(
+                    "thread {id} points to rollout {}, which is missing; the session cannot be shown",
+                    local.display()
+                ),
+            });
+        }
+    }
+}
+
+impl Provider for CodexProvider {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Codex
+    }
+
+    fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    fn detect(&self) -> bool {
+        self.roots.iter().any(|r| {
+            crate::is_dir(&r.join("sessions")) || crate::is_dir(&r.join("archived_sessions"))
+        })
+    }
+
+    fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
+        let prev: State = decode_state(prev).unwrap_or_default();
+        let mut overlays = BTreeMap::new();
+        let mut overlay_changed = false;
+        for root in &self.roots {
+            let (o, changed) = overlay(root, prev.overlays.get(root));
+            overlay_changed |= changed;
+            overlays.insert(root.clone(), o);
+        }
+        let mut walker = files::Walker::default();
+        let found = self.discover(&mut walker);
+        let r = files::refresh_all(found.clone(), |f| &f.path, &prev.files, progress, read_file);
+        let mut out = ScanOutput::default();
+        let is_session = |t: &Tracked<Cursor>| t.cursor.acc.records > 0;
+        let was_session = |path: &Path| prev.files.get(path).is_some_and(is_session);
+        // A changed overlay (rename, archive, new DB rows) can change any session's metadata.
+        let emit: Vec<&Found> = if overlay_changed {
+            found
+                .iter()
+                .filter(|f| r.next.contains_key(&f.path))
+                .collect()
+        } else {
+            r.changed.iter().collect()
+        };
+        for found in emit {
+            let state = &r.next[&found.path];
+            if is_session(state) {
+                out.changed
+                    .push(to_meta(found, state, overlays.get(&found.root)));
+            } else if was_session(&found.path) {
+                out.removed
+                    .push(key_of(&found.path, &prev.files[&found.path].cursor.acc));
+            }
+        }
+        for path in r.gone.iter().filter(|p| was_session(p)) {
+            out.removed.push(key_of(path, &prev.files[path].cursor.acc));
+        }
+        walker.report(ProviderKind::Codex, &mut out.diagnostics);
+        r.report_problems(ProviderKind::Codex, &mut out.diagnostics);
+        let ids: Vec<String> = r
+            .next
+            .iter()
+            .map(|(p, t)| session_id(&t.cursor.acc, p))
+            .collect();
+        for (root, o) in &overlays {
+            overlay_diagnostics(root, o, &r.next, &ids, &mut out);
+        }
+        out.state = encode_state(&State {
+            files: r.next,
+            overlays,
+        });
+        Ok(out)
+    }
+
+    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
+        transcript::load(session)
+    }
+
+    fn load_each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(agent_sessions_model::Message),
+    ) -> Result<agent_sessions_model::Diagnostics, Error> {
+        transcript::load_each(session, each)
+    }
+
+    fn reads_in_part(&self, session: &SessionMeta) -> bool {
+        !transcript::is_single_json(&session.source_path)
+    }
+
+    fn load_from(
+        &self,
+        session: &SessionMeta,
+        from: crate::tail::LineStart,
+    ) -> Result<Transcript, Error> {
+        transcript::load_from(session, from)
+    }
+
+    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
+        transcript::blob(session, key)
+    }
+
+    fn watch_paths(&self) -> Vec<PathBuf> {
+        let mut paths = Vec::new();
+        for r in &self.roots {
+            paths.push(r.join("sessions"));
+            paths.push(r.join("archived_sessions"));
+            paths.push(r.join("session_index.jsonl"));
+            if let Some(db) = statedb::find(r) {
+                paths.push(PathBuf::from(format!("{}-wal", db.display())));
+                paths.push(db);
+            }
+        }
+        paths
+    }
+
+    /// No pid file: live means a `codex` process runs and the session was written to in the
+    /// last two minutes.
+    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<crate::LiveSession> {
+        crate::process::recently_active("codex", sessions)
+    }
+
+    fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
+        if !ids::is_uuid(&session.id) {
+            return Err(ids::invalid_id("Codex", &session.id));
+        }
+        ResumeCommand::new("codex", &["resume", &session.id], session.cwd.as_deref())
+            .map_err(Error::from)
+    }
+}
+
+fn key_of(path: &Path, acc: &Accumulator) -> SessionKey {
+    SessionKey {
+        provider: ProviderKind::Codex,
+        id: session_id(acc, path),
+        source_path: path.to_path_buf(),
+    }
+}

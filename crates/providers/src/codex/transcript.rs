@@ -1,0 +1,659 @@
+//! Loads a Codex rollout (any generation) into the unified model.
+//!
+//! Codex writes one response item per line with no message ids, so model output is grouped into
+//! steps: reasoning and tool calls gather into one assistant message, which an assistant text
+//! closes. Each assistant text is therefore one counted message, as the scan counts them.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::patch;
+use super::records::{compaction_summary, user_text_kind, Item, Line, UserText};
+use crate::cut;
+use crate::error::Error;
+use crate::held::Held;
+use crate::jsonl::{for_each_record, for_each_record_from, parse_line, LineReader};
+use crate::tail::LineStart;
+use agent_sessions_model::{
+    Diagnostics, Message, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus, Transcript,
+};
+
+/// Tool output longer than this is cut to a preview; the rest is a blob.
+const INLINE_OUTPUT: usize = 32 << 10;
+/// Injected context longer than this is cut.
+const INLINE_NOTICE: usize = 4 << 10;
+
+pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
+    let path = &session.source_path;
+    let mut b = Builder::default();
+    let mut diagnostics = Diagnostics::default();
+    if is_single_json(path) {
+        for (i, item) in super::legacy_json_items(path)?.iter().enumerate() {
+            b.add(item, 0, i as u64 + 1);
+        }
+    } else {
+        diagnostics = for_each_record(ProviderKind::Codex, path, |v, offset, line| {
+            b.add(v, offset, line)
+        })?;
+    }
+    Ok(finish(session, b, diagnostics))
+}
+
+/// The transcript from `from` (a line start) to the end of a JSONL rollout.
+pub fn load_from(session: &SessionMeta, from: LineStart) -> Result<Transcript, Error> {
+    let mut b = Builder::default();
+    let diagnostics = for_each_record_from(
+        ProviderKind::Codex,
+        &session.source_path,
+        from.offset,
+        from.line,
+        |v, offset, line| b.add(v, offset, line),
+    )?;
+    Ok(finish(session, b, diagnostics))
+}
+
+/// Hands each message of a JSONL rollout to `each` as soon as nothing later can change it, so
+/// a rollout of any size streams with bounded memory (see [`Held`]); a single-document JSON
+/// rollout is read whole (its size is bounded when it is read).
+pub fn load_each(
+    session: &SessionMeta,
+    each: &mut dyn FnMut(Message),
+) -> Result<Diagnostics, Error> {
+    load_each_holding(session, Held::default(), each)
+}
+
+fn load_each_holding(
+    session: &SessionMeta,
+    held: Held,
+    each: &mut dyn FnMut(Message),
+) -> Result<Diagnostics, Error> {
+    if is_single_json(&session.source_path) {
+        let t = load(session)?;
+        t.messages.into_iter().for_each(each);
+        return Ok(t.diagnostics);
+    }
+    let mut b = Builder {
+        messages: held,
+        ..Builder::default()
+    };
+    let diagnostics = for_each_record_from(
+        ProviderKind::Codex,
+        &session.source_path,
+        0,
+        0,
+        |v, offset, line| {
+            b.add(v, offset, line);
+            b.release(each);
+        },
+    )?;
+    let visible_events = !b.had_user_items;
+    for m in b.messages.into_rest() {
+        each(shown_event(m, visible_events));
+    }
+    Ok(diagnostics)
+}
+
+/// A `user_message` event (a hidden user message) is the prompt itself when the rollout has no
+/// user items at all.
+fn shown_event(mut m: Message, visible_events: bool) -> Message {
+    if visible_events && m.role == Role::User && m.meta {
+        m.counted = true;
+        m.meta = false;
+    }
+    m
+}
+
+fn finish(session: &SessionMeta, b: Builder, diagnostics: Diagnostics) -> Transcript {
+    let messages = b.finish();
+    let mut session = session.clone();
+    session.counts = agent_sessions_model::Counts::of(&messages);
+    Transcript {
+        session,
+        messages,
+        diagnostics,
+    }
+}
+
+pub fn is_single_json(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+#[derive(Default)]
+struct Builder {
+    messages: Held,
+    tools: HashMap<String, (usize, usize)>,
+    /// The open assistant step that reasoning and tool calls join.
+    step: Option<usize>,
+    model: Option<String>,
+    had_user_items: bool,
+    /// `user_message` events, kept hidden unless the rollout has no user items at all.
+    user_events: Vec<usize>,
+    /// The last assistant reply, while no other response item has followed it: it may turn out
+    /// to be a compaction's summary (see [`Builder::take_back_summary`]).
+    last_reply: Option<Reply>,
+    /// Messages below this index were handed out and the maps above forgot them.
+    forgot_below: usize,
+}
+
+/// Where an assistant text went: message `message`, its parts from `first_part` on.
+struct Reply {
+    message: usize,
+    first_part: usize,
+    /// The message was opened by this text (no reasoning or tool call before it).
+    opened: bool,
+    at: At,
+}
+
+#[derive(Clone, Copy)]
+struct At {
+    offset: u64,
+    line: u64,
+    timestamp: Option<DateTime<Utc>>,
+}
+
+impl Builder {
+    fn add(&mut self, value: &Value, offset: u64, line: u64) {
+        let Ok(parsed) = Line::deserialize(value) else {
+            return;
+        };
+        let at = At {
+            offset,
+            line,
+            timestamp: parsed
+                .timestamp()
+                .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.with_timezone(&Utc)),
+        };
+        // The raw payload: envelope lines nest it, bare lines are it.
+        let raw = value
+            .get("payload")
+            .filter(|p| p.is_object())
+            .unwrap_or(value);
+        match parsed.item() {
+            Item::Meta(_) | Item::Other => {}
+            Item::TurnContext(p) => {
+                if let Some(m) = p.model.as_deref() {
+                    self.model = Some(m.to_owned());
+                }
+                self.step = None;
+            }
+            Item::Response {
+                kind,
+                payload,
+                compaction_output,
+            } => {
+                self.last_reply = None;
+                self.add_response(&at, kind, payload.role(), raw, compaction_output);
+            }
+            Item::Event(p) => self.add_event(&at, p.kind(), raw),
+            Item::Compacted(_) => {
+                let summary = compaction_summary(raw["message"].as_str().unwrap_or(""));
+                self.take_back_summary(summary);
+                let part = Part::Compaction {
+                    trigger: None,
+                    pre_tokens: None,
+                    summary: (!summary.is_empty()).then(|| summary.to_owned()),
+                };
+                self.push(&at, Role::System, false, false, vec![part]);
+                self.step = None;
+            }
+        }
+    }
+
+    fn push(&mut self, at: &At, role: Role, counted: bool, meta: bool, parts: Vec<Part>) -> usize {
+        self.messages.push(Message {
+            id: format!("line-{}", at.line),
+            role,
+            parent_id: None,
+            timestamp: at.timestamp,
+            model: (role == Role::Assistant)
+                .then(|| self.model.clone())
+                .flatten(),
+            counted,
+            meta,
+            sidechain: false,
+            parts,
+            source_lines: vec![at.line],
+        });
+        self.messages.len() - 1
+    }
+
+    /// Hands out what nothing can change any more: never the open step or the last reply (a
+    /// compaction may take it back). Events released before any user item was seen are taken
+    /// for the prompts (a rollout with user items has them in its first lines).
+    fn release(&mut self, each: &mut dyn FnMut(Message)) {
+        if self.step.is_some() || self.last_reply.is_some() {
+            return;
+        }
+        let visible_events = !self.had_user_items;
+        let first_held = self
+            .messages
+            .release(&mut |m| each(shown_event(m, visible_events)));
+        if first_held >= self.forgot_below + 64 {
+            self.tools.retain(|_, (mi, _)| *mi >= first_held);
+            self.user_events.retain(|i| *i >= first_held);
+            self.forgot_below = first_held;
+        }
+    }
+
+    fn notice(&mut self, at: &At, meta: bool, source: &str, text: String) {
+        let part = Part::Notice {
+            source: source.to_owned(),
+            text,
+        };
+        self.push(at, Role::System, false, meta, vec![part]);
+    }
+
+    /// The open assistant step, opened now if there is none.
+    fn step(&mut self, at: &At) -> usize {
+        match self.step.and_then(|i| Some((i, self.messages.get_mut(i)?))) {
+            Some((i, m)) => {
+                if !m.source_lines.contains(&at.line) {
+                    m.source_lines.push(at.line);
+                }
+                i
+            }
+            None => {
+                let i = self.push(at, Role::Assistant, false, false, Vec::new());
+                self.step = Some(i);
+                i
+            }
+        }
+    }
+
+    fn add_response(
+        &mut self,
+        at: &At,
+        kind: &str,
+        role: &str,
+        raw: &Value,
+        compaction_output: bool,
+    ) {
+        match (kind, role) {
+            ("message", "user") => self.add_user(at, raw),
+            ("message", "assistant") if compaction_output => {
+                self.notice(at, true, "compaction_output", texts(raw).join("\n"));
+            }
+            ("message", "assistant") => {
+                let opened = self.step.is_none();
+                let i = self.step(at);
+                let Some(m) = self.messages.get_mut(i) else {
+                    return;
+                };
+                self.last_reply = Some(Reply {
+                    message: i,
+                    first_part: m.parts.len(),
+                    opened,
+                    at: *at,
+                });
+                for text in texts(raw) {
+                    m.parts.push(Part::Text { text });
+                }
+                m.counted = true;
+                self.step = None;
+            }
+            ("message", other) => {
+                let source = if other.is_empty() { "system" } else { other };
+                self.notice(at, true, source, cut(texts(raw).join("\n"), INLINE_NOTICE));
+            }
+            ("reasoning", _) => {
+                let mut text: Vec<String> = raw["summary"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| s["text"].as_str().map(str::to_owned))
+                    .collect();
+                text.extend(
+                    raw["content"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|s| s["text"].as_str().map(str::to_owned)),
+                );
+                let part = Part::Reasoning {
+                    text: text.join("\n\n"),
+                    encrypted: raw["encrypted_content"].is_string(),
+                };
+                let i = self.step(at);
+                if let Some(m) = self.messages.get_mut(i) {
+                    m.parts.push(part);
+                }
+            }
+            ("function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call", _) => {
+                let tool = tool_call(kind, raw);
+                let i = self.step(at);
+                if let Some(m) = self.messages.get_mut(i) {
+                    if !tool.call_id.is_empty() {
+                        self.tools.insert(tool.call_id.clone(), (i, m.parts.len()));
+                    }
+                    m.parts.push(Part::Tool(tool));
+                }
+            }
+            ("function_call_output" | "custom_tool_call_output" | "local_shell_call_output", _) => {
+                self.add_output(at, raw);
+            }
+            ("ghost_snapshot", _) => {}
+            (other, _) => self.notice(at, true, &format!("item:{other}"), String::new()),
+        }
+    }
+
+    /// Codex 0.116–0.158 wrote the summary of a compaction as a plain assistant message right
+    /// before the `compacted` line, which repeats it after a preamble. When the last reply is
+    /// that summary, it is no reply: it becomes the hidden `compaction_output` notice that later
+    /// versions mark in the file, and stops being counted.
+    fn take_back_summary(&mut self, summary: &str) {
+        let Some(reply) = self.last_reply.take() else {
+            return;
+        };
+        // Only the last message, so no index held elsewhere (tool calls) moves.
+        if reply.message + 1 != self.messages.len() {
+            return;
+        }
+        let Some(message) = self.messages.get_mut(reply.message) else {
+            return;
+        };
+        let is_summary =
+            matches!(message.parts.last(), Some(Part::Text { text }) if text == summary);
+        if !is_summary || reply.first_part > message.parts.len() {
+            return;
+        }
+        let texts: Vec<String> = message
+            .parts
+            .drain(reply.first_part..)
+            .filter_map(|p| match p {
+                Part::Text { text } => Some(text),
+                _ => None,
+            })
+            .collect();
+        message.counted = false;
+        if reply.opened {
+            self.messages.pop_last();
+        } else {
+            message.source_lines.retain(|l| *l != reply.at.line);
+        }
+        self.notice(&reply.at, true, "compaction_output", texts.join("\n"));
+    }
+
+    fn add_user(&mut self, at: &At, raw: &Value) {
+        let all = texts(raw);
+        let first = all.first().map(String::as_str).unwrap_or("");
+        if let UserText::Injected(tag) = user_text_kind(first) {
+            let source = format!(
+                "injected:{}",
+                tag.trim_matches(|c| c == '<' || c == '>' || c == '#')
+                    .trim()
+            );
+            self.notice(at, true, &source, cut(all.join("\n"), INLINE_NOTICE));
+            return;
+        }
+        self.step = None;
+        self.had_user_items = true;
+        let mut parts: Vec<Part> = all.into_iter().map(|text| Part::Text { text }).collect();
+        let images = raw["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["type"] == "input_image")
+            .count();
+        parts.extend((0..images).map(|n| Part::File {
+            path: None,
+            mime: None,
+            blob: Some(format!("line:{}:image:{n}", at.offset)),
+        }));
+        self.push(at, Role::User, true, false, parts);
+    }
+
+    fn add_output(&mut self, at: &At, raw: &Value) {
+        let call_id = raw["call_id"].as_str().unwrap_or("");
+        let (text, exit_code) = output_text(&raw["output"]);
+        let call = self.tools.get(call_id).copied();
+        let Some((mi, pi)) = call.filter(|&(mi, _)| self.messages.get(mi).is_some()) else {
+            self.notice(at, true, "tool_output", cut(text, INLINE_NOTICE));
+            return;
+        };
+        let Some(message) = self.messages.get_mut(mi) else {
+            return;
+        };
+        if !message.source_lines.contains(&at.line) {
+            message.source_lines.push(at.line);
+        }
+        if let Some(Part::Tool(tool)) = message.parts.get_mut(pi) {
+            tool.status = match exit_code {
+                Some(0) | None => ToolStatus::Ok,
+                Some(_) => ToolStatus::Error,
+            };
+            if tool.name == "spawn_agent" {
+                tool.subagent_id = serde_json::from_str::<Value>(&text)
+                    .ok()
+                    .and_then(|v| v["agent_id"].as_str().map(str::to_owned));
+            }
+            if text.len() > INLINE_OUTPUT {
+                tool.output_blob = Some(format!("line:{}:output", at.offset));
+                tool.output_truncated = true;
+                tool.output = Some(cut(text, INLINE_OUTPUT));
+            } else {
+                tool.output = Some(text);
+            }
+        }
+    }
+
+    fn add_event(&mut self, at: &At, kind: &str, raw: &Value) {
+        let text = raw["message"].as_str().unwrap_or("").to_owned();
+        match kind {
+            "user_message" => {
+                let i = self.push(at, Role::User, false, true, vec![Part::Text { text }]);
+                self.user_events.push(i);
+            }
+            "turn_aborted" => {
+                let reason = raw["reason"].as_str().unwrap_or("interrupted").to_owned();
+                self.notice(at, false, "interrupt", reason);
+                self.step = None;
+            }
+            "error" | "stream_error" => self.notice(at, false, "error", text),
+            "exec_approval_request" | "apply_patch_approval_request" | "request_user_input" => {
+                self.notice(at, false, "ask", kind.to_owned());
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(self) -> Vec<Message> {
+        let mut messages = self.messages.into_vec();
+        if !self.had_user_items {
+            for i in self.user_events {
+                if let Some(m) = messages.get_mut(i) {
+                    m.counted = true;
+                    m.meta = false;
+                }
+            }
+        }
+        messages
+    }
+}
+
+/// The texts of a message's content items.
+fn texts(raw: &Value) -> Vec<String> {
+    raw["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn tool_call(kind: &str, raw: &Value) -> ToolPart {
+    let call_id = raw["call_id"]
+        .as_str()
+        .or_else(|| raw["id"].as_str())
+        .unwrap_or("")
+        .to_owned();
+    let (name, input) = match kind {
+        "function_call" => {
+            let args = raw["arguments"].as_str().unwrap_or("");
+            let input =
+                serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.to_owned()));
+            (raw["name"].as_str().unwrap_or("function").to_owned(), input)
+        }
+        "custom_tool_call" => (
+            raw["name"].as_str().unwrap_or("custom").to_owned(),
+            raw["input"].clone(),
+        ),
+        "local_shell_call" => ("local_shell".to_owned(), raw["action"].clone()),
+        _ => ("web_search".to_owned(), raw["action"].clone()),
+    };
+    let changes = match (&input, name.as_str()) {
+        (Value::String(p), "apply_patch") => patch::parse(p),
+        _ => shell_command(&input)
+            .and_then(patch::from_shell)
+            .map(patch::parse)
+            .unwrap_or_default(),
+    };
+    let status = match raw["status"].as_str() {
+        Some("completed") => ToolStatus::Ok,
+        Some("failed") => ToolStatus::Error,
+        _ => ToolStatus::Pending,
+    };
+    ToolPart {
+        call_id,
+        name,
+        input,
+        status,
+        output: None,
+        output_truncated: false,
+        output_blob: None,
+        changes,
+        subagent_id: None,
+    }
+}
+
+/// The command string of a shell-like call (`cmd`, `command` as string or argv).
+fn shell_command(input: &Value) -> Option<&str> {
+    if let Some(cmd) = input["cmd"].as_str().or_else(|| input["command"].as_str()) {
+        return Some(cmd);
+    }
+    input["command"].as_array()?.last()?.as_str()
+}
+
+/// A tool output: old versions wrap it as JSON `{"output": …, "metadata": {"exit_code": n}}`;
+/// newer ones write text with an `Exit code: n` / `Process exited with code n` line.
+fn output_text(output: &Value) -> (String, Option<i64>) {
+    let text = match output {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    if let Ok(Value::Object(wrapped)) = serde_json::from_str::<Value>(&text) {
+        if let Some(inner) = wrapped.get("output").and_then(Value::as_str) {
+            let code = wrapped
+                .get("metadata")
+                .and_then(|m| m["exit_code"].as_i64());
+            return (inner.to_owned(), code);
+        }
+    }
+    let code = text.lines().take(8).find_map(|l| {
+        l.strip_prefix("Exit code: ")
+            .or_else(|| l.strip_prefix("Process exited with code "))
+            .and_then(|n| n.trim().parse().ok())
+    });
+    (text, code)
+}
+
+/// The bytes behind a blob key of a Codex transcript.
+pub fn blob(session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
+    let missing = |reason: &str| Error::BlobNotFound {
+        session: session.id.clone(),
+        key: key.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let mut fields = key.split(':');
+    let (Some("line"), Some(offset), Some(kind)) = (fields.next(), fields.next(), fields.next())
+    else {
+        return Err(missing("unknown key form"));
+    };
+    let offset: u64 = offset.parse().map_err(|_| missing("bad offset"))?;
+    let path = &session.source_path;
+    let mut reader = LineReader::open_at(path, offset, 0).map_err(|e| Error::io(path, e))?;
+    let line = reader
+        .next_line()
+        .map_err(|e| Error::io(path, e))?
+        .ok_or_else(|| missing("no record"))?;
+    let value: Value = parse_line(line.bytes).map_err(|_| missing("record does not decode"))?;
+    let raw = value
+        .get("payload")
+        .filter(|p| p.is_object())
+        .unwrap_or(&value);
+    match kind {
+        "output" => Ok(output_text(&raw["output"]).0.into_bytes()),
+        "image" => {
+            let n: usize = fields
+                .next()
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| missing("bad image index"))?;
+            let url = raw["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c["type"] == "input_image")
+                .nth(n)
+                .and_then(|c| c["image_url"].as_str())
+                .ok_or_else(|| missing("no such image"))?;
+            let data = url
+                .split_once(";base64,")
+                .map(|(_, d)| d)
+                .ok_or_else(|| missing("not an inline image"))?;
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .map_err(|_| missing("image data is not base64"))
+        }
+        _ => Err(missing("unknown blob kind")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_output_shapes() {
+        let wrapped = Value::String(r#"{"output":"hi\n","metadata":{"exit_code":2}}"#.into());
+        assert_eq!(output_text(&wrapped), ("hi\n".into(), Some(2)));
+        let text = Value::String(
+            "Chunk ID: 1\nWall time: 0\nProcess exited with code 0\nOutput:\nx".into(),
+        );
+        assert_eq!(output_text(&text).1, Some(0));
+        assert_eq!(
+            output_text(&Value::String("Exit code: 1\nboom".into())).1,
+            Some(1)
+        );
+    }
+
+    /// Streaming hands out exactly the messages a whole load builds, however early it has to
+    /// let go of them: every rollout of every Codex fixture, holding as few as 2 messages.
+    #[test]
+    fn streaming_equals_a_whole_load() {
+        use crate::Provider;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/codex");
+        let mut checked = 0;
+        for version in std::fs::read_dir(&root).unwrap().flatten() {
+            let provider = crate::codex::CodexProvider::new(vec![version.path().join("dot-codex")]);
+            let listed = provider.scan(&Vec::new(), &Default::default()).unwrap();
+            for s in &listed.changed {
+                let whole = load(s).unwrap();
+                for keep in [2, 8] {
+                    let mut streamed = Vec::new();
+                    let held = Held::with_limits(keep, 1000);
+                    let d = load_each_holding(s, held, &mut |m| streamed.push(m)).unwrap();
+                    assert_eq!(d, whole.diagnostics);
+                    assert_eq!(streamed, whole.messages, "{} keep {keep}", s.id);
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 10, "{checked}");
+    }
+}

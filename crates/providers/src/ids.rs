@@ -1,0 +1,61 @@
+//! The shapes of each agent's session ids. An id of the wrong shape is refused wherever it would
+//! reach a command line or a file name (resume, trash, bundles), never quoted: so an id never
+//! starts with `-` (no id becomes an option) and never needs quoting.
+
+use crate::error::Error;
+use agent_sessions_model::resume::shown;
+
+/// `8-4-4-4-12` hex digits: Claude session ids and Codex thread ids (UUID v4 and v7).
+pub fn is_uuid(id: &str) -> bool {
+    let groups: Vec<&str> = id.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// `ses_` and letters and digits: OpenCode session ids (`ses_dd4233f85ffeF6TN3TEhX5oKKw`).
+pub fn is_opencode_id(id: &str) -> bool {
+    id.strip_prefix("ses_").is_some_and(|rest| {
+        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
+}
+
+/// The error for an id that does not have `agent`'s shape: it is refused, never quoted.
+pub fn invalid_id(agent: &str, id: &str) -> Error {
+    Error::ResumeUnavailable(format!(
+        "\"{}\" is not a valid {agent} session id",
+        shown(id)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_of_each_shape() {
+        for id in [
+            "0c6a524c-d98f-459f-ab17-05cfea6d7f09",
+            "01a22bce-52eb-79e1-82f6-59016fd48470",
+        ] {
+            assert!(is_uuid(id), "{id}");
+        }
+        for id in [
+            "",
+            "-0c6a524c-d98f-459f-ab17-05cfea6d7f0",
+            "0c6a524c-d98f-459f-ab17-05cfea6d7f09-",
+            "0c6a524c-d98f-459f-ab17-05cfea6d7f0g",
+            "0c6a524cd-98f-459f-ab17-05cfea6d7f09",
+            "agent-a22d75e",
+            "--help",
+        ] {
+            assert!(!is_uuid(id), "{id}");
+        }
+        assert!(is_opencode_id("ses_dd4233f85ffeF6TN3TEhX5oKKw"));
+        for id in ["ses_", "ses_a-b", "-ses_x", "ses_x y", "ses_é", "msg_abc"] {
+            assert!(!is_opencode_id(id), "{id}");
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! agent-sessions-providers: the provider interface (SPEC §3.1) and the explicit set of providers.
+//!
+//! A provider knows one agent's store: where it lives, how to list its sessions incrementally,
+//! how to load a transcript, where large outputs live, and how to resume a session. Adding an
+//! agent means one new module here plus its fixtures; nothing else changes.
+//!
+//! This crate is the middle layer (docs/architecture.md, "Layers"): it depends on the model and
+//! on libraries, never on the core, so a provider cannot reach the actions, the index, the
+//! catalog or the configuration file. It also holds what providers need to read files and
+//! processes that other agents write ([`tail`], [`process`]). The core re-exports it as
+//! `agent_sessions_core::provider`.
+//!
+//! Everything here parses text from files and processes we do not control, so slicing a string
+//! by byte index (which panics inside a multi-byte character) is denied: use `split_once`,
+//! `strip_prefix`, `char_indices` or `str::get`. (Tests may slice their own ASCII fixtures.)
+#![cfg_attr(not(test), deny(clippy::string_slice))]
+
+pub mod claude;
+pub mod codex;
+pub mod error;
+pub mod files;
+pub mod held;
+pub mod ids;
+pub mod jsonl;
+pub mod lenient;
+pub mod opencode;
+pub mod process;
+pub mod sqlite;
+pub mod tail;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use agent_sessions_model::{
+    Diagnostic, Diagnostics, ProviderKind, ResumeCommand, SessionMeta, Transcript,
+};
+
+pub use agent_sessions_model::LiveSession;
+pub use error::Error;
+
+/// A provider's own resume state between scans: opaque bytes to everyone else (the index stores
+/// them as they are). Empty means "no previous scan"; bytes a provider cannot read (from another
+/// version) also mean a full scan, never an error.
+pub type ProviderState = Vec<u8>;
+
+/// What an incremental scan found.
+#[derive(Debug, Default)]
+pub struct ScanOutput {
+    /// Sessions that are new or changed since the previous state.
+    pub changed: Vec<SessionMeta>,
+    /// Source paths whose sessions are gone.
+    pub removed: Vec<SessionKey>,
+    /// Every diagnostic that currently applies to this provider's stores.
+    pub diagnostics: Diagnostics,
+    /// The state to hand to the next scan.
+    pub state: ProviderState,
+}
+
+/// Identifies a session across scans.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SessionKey {
+    pub provider: ProviderKind,
+    pub id: String,
+    pub source_path: PathBuf,
+}
+
+impl SessionKey {
+    pub fn of(meta: &SessionMeta) -> Self {
+        SessionKey {
+            provider: meta.provider,
+            id: meta.id.clone(),
+            source_path: meta.source_path.clone(),
+        }
+    }
+}
+
+/// Progress of a running scan, shared between the scanning threads and whoever shows it.
+#[derive(Debug, Default)]
+pub struct ScanProgress {
+    pub files_total: AtomicU64,
+    pub files_done: AtomicU64,
+    pub bytes_total: AtomicU64,
+    pub bytes_done: AtomicU64,
+}
+
+impl ScanProgress {
+    pub fn add_total(&self, files: u64, bytes: u64) {
+        self.files_total.fetch_add(files, Ordering::Relaxed);
+        self.bytes_total.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    pub fn add_done(&self, files: u64, bytes: u64) {
+        self.files_done.fetch_add(files, Ordering::Relaxed);
+        self.bytes_done.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// (files done, files total, bytes done, bytes total)
+    pub fn snapshot(&self) -> (u64, u64, u64, u64) {
+        (
+            self.files_done.load(Ordering::Relaxed),
+            self.files_total.load(Ordering::Relaxed),
+            self.bytes_done.load(Ordering::Relaxed),
+            self.bytes_total.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// One agent's store.
+pub trait Provider: Send + Sync {
+    fn kind(&self) -> ProviderKind;
+
+    /// The store roots this provider reads.
+    fn roots(&self) -> &[PathBuf];
+
+    /// Whether any root holds this agent's data.
+    fn detect(&self) -> bool;
+
+    /// Lists sessions changed since `prev` (a state this provider returned before, or `Null`).
+    fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error>;
+
+    /// The full transcript of a session this provider listed.
+    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error>;
+
+    /// Whether `session` is one append-only file that [`Provider::load_from`] reads from any
+    /// line start: then a live session's turn state and a follower read only its end, so their
+    /// work is bounded by a window, not by the file.
+    fn reads_in_part(&self, session: &SessionMeta) -> bool {
+        let _ = session;
+        false
+    }
+
+    /// The transcript from `from` (a line start of the session's file) to its end. Only called
+    /// where [`Provider::reads_in_part`] says so; otherwise the whole session.
+    fn load_from(
+        &self,
+        session: &SessionMeta,
+        from: crate::tail::LineStart,
+    ) -> Result<Transcript, Error> {
+        let _ = from;
+        self.load(session)
+    }
+
+    /// The transcript's messages in order, each handed to `each` once nothing later can change
+    /// it: providers whose builders can release messages stream a transcript of any size with
+    /// bounded memory; the default loads it whole first.
+    fn load_each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(agent_sessions_model::Message),
+    ) -> Result<Diagnostics, Error> {
+        let t = self.load(session)?;
+        t.messages.into_iter().for_each(each);
+        Ok(t.diagnostics)
+    }
+
+    /// The bytes behind a blob key found in a transcript (large tool output, image).
+    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error>;
+
+    /// Files and directories whose changes may change the session list.
+    fn watch_paths(&self) -> Vec<PathBuf>;
+
+    /// The command that resumes exactly this session, or why there is none (an id not of the
+    /// agent's shape, a directory name a shell cannot be given safely).
+    fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error>;
+
+    /// Sessions open in a running agent process right now; `sessions` are this provider's
+    /// listed sessions, for providers whose only evidence is recent activity.
+    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<LiveSession> {
+        let _ = sessions;
+        Vec::new()
+    }
+}
+
+/// The explicit set of providers a front end works with.
+pub struct ProviderSet {
+    providers: Vec<Box<dyn Provider>>,
+}
+
+/// Where each provider's stores are. Empty means "this provider is not used".
+#[derive(Debug, Clone, Default)]
+pub struct Roots {
+    pub claude: Vec<PathBuf>,
+    pub codex: Vec<PathBuf>,
+    pub opencode: Vec<PathBuf>,
+}
+
+impl Roots {
+    pub fn for_kind(&self, kind: ProviderKind) -> &[PathBuf] {
+        match kind {
+            ProviderKind::Claude => &self.claude,
+            ProviderKind::Codex => &self.codex,
+            ProviderKind::Opencode => &self.opencode,
+        }
+    }
+}
+
+impl ProviderSet {
+    /// Every provider this build knows, over the given roots, restricted to `only` when it is
+    /// not empty.
+    pub fn new(roots: &Roots, only: &[ProviderKind]) -> Self {
+        let wanted = |k: ProviderKind| only.is_empty() || only.contains(&k);
+        let mut providers: Vec<Box<dyn Provider>> = Vec::new();
+        if wanted(ProviderKind::Claude) {
+            providers.push(Box::new(claude::ClaudeProvider::new(roots.claude.clone())));
+        }
+        if wanted(ProviderKind::Codex) {
+            providers.push(Box::new(codex::CodexProvider::new(roots.codex.clone())));
+        }
+        if wanted(ProviderKind::Opencode) {
+            providers.push(Box::new(opencode::OpencodeProvider::new(
+                roots.opencode.clone(),
+            )));
+        }
+        ProviderSet { providers }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &dyn Provider> {
+        self.providers.iter().map(|p| p.as_ref())
+    }
+
+    pub fn get(&self, kind: ProviderKind) -> Option<&dyn Provider> {
+        self.iter().find(|p| p.kind() == kind)
+    }
+}
+
+/// Longest title kept.
+pub const TITLE_CHARS: usize = 200;
+
+/// A user-typed title: the prompt text, one line, at most `max` characters.
+pub fn title_from_text(text: &str, max: usize) -> Option<String> {
+    let line = text.split('\n').map(str::trim).find(|l| !l.is_empty())?;
+    let mut title: String = line.chars().take(max).collect();
+    if line.chars().count() > max {
+        title.push('…');
+    }
+    Some(title)
+}
+
+/// Cuts `text` to at most `max` bytes on a character boundary, marking the cut.
+pub(crate) fn cut(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push('…');
+    text
+}
+
+/// Marks the layout of every provider state. Postcard data does not describe itself, so a state
+/// written by a build whose structs differ could decode into wrong values instead of failing:
+/// bump this whenever a state struct changes, and old states mean one full scan. (2: Codex
+/// remembers a reply that may be a compaction summary. 3: OpenCode tracks 0.x session files.)
+const STATE_FORMAT: &[u8; 8] = b"ASstate3";
+
+/// Serializes a provider's state, compactly (postcard): it is decoded and re-encoded on every
+/// refresh, and as JSON that cost grew with the number of files (≈ 40 ms for 2,000 sessions).
+/// It is our own plain data, so failing is a bug: loud in debug builds, a full rescan next time
+/// in release builds.
+pub(crate) fn encode_state(state: &impl Serialize) -> ProviderState {
+    match postcard::to_extend(state, STATE_FORMAT.to_vec()) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            debug_assert!(false, "provider state does not serialize: {e}");
+            Vec::new()
+        }
+    }
+}
+
+/// Reads a state [`encode_state`] wrote; anything else (empty, another version) is `None`,
+/// which means a full scan.
+pub(crate) fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    postcard::from_bytes(bytes.strip_prefix(STATE_FORMAT)?).ok()
+}
+
+/// The diagnostic for a store file that was listed but could not be read.
+pub(crate) fn unreadable(provider: ProviderKind, path: PathBuf, e: &std::io::Error) -> Diagnostic {
+    Diagnostic {
+        provider,
+        path,
+        line: None,
+        reason: format!("cannot read: {e}"),
+    }
+}
+
+/// True when `path` exists and is a directory we may read.
+pub(crate) fn is_dir(path: &Path) -> bool {
+    path.metadata().map(|m| m.is_dir()).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_of_another_format_mean_a_full_scan() {
+        let state = encode_state(&(7u32, "x".to_owned()));
+        assert_eq!(
+            decode_state::<(u32, String)>(&state),
+            Some((7, "x".to_owned()))
+        );
+        // The same bytes without the format mark (an older build's state) are not read.
+        let old = postcard::to_stdvec(&(7u32, "x".to_owned())).unwrap();
+        assert_eq!(decode_state::<(u32, String)>(&old), None);
+        assert_eq!(decode_state::<(u32, String)>(&[]), None);
+    }
+
+    #[test]
+    fn cuts_on_char_boundaries() {
+        assert_eq!(cut("héllo".to_owned(), 2), "h…");
+        assert_eq!(cut("abc".to_owned(), 5), "abc");
+    }
+
+    #[test]
+    fn titles_take_the_first_nonblank_line() {
+        assert_eq!(
+            title_from_text("\n  hello world \nmore", 80).as_deref(),
+            Some("hello world")
+        );
+        assert_eq!(title_from_text("abcdef", 3).as_deref(), Some("abc…"));
+        assert_eq!(title_from_text("  \n ", 3), None);
+    }
+}

@@ -1,0 +1,354 @@
+//! `opencode.db`: the v1 tables (`session`, `message`, `part`; 1.2–1.18) and the v2 tables
+//! (`session_v2`, `session_message`; SPEC §4.3). Metadata and counts come from the session rows
+//! and SQL aggregates, never from loading transcripts. Every query is short and read-only.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use rusqlite::{Connection, Row};
+use serde_json::Value;
+
+use super::parts;
+use super::{Candidate, Origin};
+use crate::sqlite::{self, Columns};
+use agent_sessions_model::{Counts, Message, ProviderKind, Role, SessionMeta, Tokens};
+
+/// How many ids go into one `IN (…)` list.
+const CHUNK: usize = 400;
+
+/// `(origin, id) → time_updated` for every session row.
+pub fn list(conn: &Connection) -> rusqlite::Result<BTreeMap<(Origin, String), i64>> {
+    let mut out = BTreeMap::new();
+    for (origin, table) in [(Origin::V1, "session"), (Origin::V2, "session_v2")] {
+        if !sqlite::has_table(conn, table)? {
+            continue;
+        }
+        let mut stmt = conn.prepare(&format!("SELECT id, time_updated FROM {table}"))?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            let updated: i64 = row.get::<_, Option<i64>>(1)?.unwrap_or(0);
+            out.insert((origin, id), updated);
+        }
+    }
+    Ok(out)
+}
+
+fn placeholders(n: usize) -> String {
+    vec!["?"; n].join(",")
+}
+
+/// Full metadata for the given sessions of one origin.
+pub fn sessions(
+    conn: &Connection,
+    db_path: &Path,
+    origin: Origin,
+    ids: &[String],
+) -> rusqlite::Result<Vec<Candidate>> {
+    let mut out = Vec::new();
+    for chunk in ids.chunks(CHUNK) {
+        let counts = match origin {
+            Origin::V2 => counts_v2(conn, chunk)?,
+            _ => counts_v1(conn, chunk)?,
+        };
+        let table = if origin == Origin::V2 {
+            "session_v2"
+        } else {
+            "session"
+        };
+        let sql = format!(
+            "SELECT s.*, p.worktree AS project_worktree FROM {table} s \
+             LEFT JOIN project p ON p.id = s.project_id WHERE s.id IN ({})",
+            placeholders(chunk.len())
+        );
+        let mut stmt = conn.prepare(&sql)?;
+        let cols = Columns::of(&stmt);
+        let mut rows = stmt.query(rusqlite::params_from_iter(chunk))?;
+        while let Some(row) = rows.next()? {
+            let Some(id) = cols.text(row, "id") else {
+                continue;
+            };
+            let agg = counts.get(&id).cloned().unwrap_or_default();
+            out.push(candidate(&cols, row, origin, db_path, id, agg));
+        }
+    }
+    Ok(out)
+}
+
+/// What the aggregates say about one session.
+#[derive(Debug, Clone, Default)]
+struct Aggregate {
+    counts: Counts,
+    tokens: Option<Tokens>,
+    cost: Option<f64>,
+    model: Option<String>,
+}
+
+fn candidate(
+    cols: &Columns,
+    row: &Row<'_>,
+    origin: Origin,
+    db: &Path,
+    id: String,
+    agg: Aggregate,
+) -> Candidate {
+    let mut meta = SessionMeta::new(ProviderKind::Opencode, id, db.to_path_buf());
+    meta.parent_id = cols.text(row, "parent_id");
+    meta.cwd = cols.text(row, "directory");
+    meta.repo_root = cols.text(row, "project_worktree").filter(|w| w != "/");
+    meta.title = cols.text(row, "title");
+    meta.format_version = cols.text(row, "version");
+    meta.created_at = cols
+        .integer(row, "time_created")
+        .and_then(chrono::DateTime::from_timestamp_millis);
+    let updated = cols.integer(row, "time_updated").unwrap_or(0);
+    meta.updated_at = chrono::DateTime::from_timestamp_millis(updated);
+    meta.archived = cols.integer(row, "time_archived").is_some();
+    meta.agent = cols.text(row, "agent");
+    if let Some(files) = cols.integer(row, "summary_files") {
+        meta.changes = Some(agent_sessions_model::ChangeSummary {
+            additions: cols.integer(row, "summary_additions").unwrap_or(0).max(0) as u64,
+            deletions: cols.integer(row, "summary_deletions").unwrap_or(0).max(0) as u64,
+            files: files.max(0) as u64,
+        });
+    }
+    meta.counts = agg.counts;
+    // 1.18 keeps totals on the row; older versions only on the messages.
+    meta.tokens = if cols.has("tokens_input") {
+        Some(Tokens {
+            input: cols.integer(row, "tokens_input").unwrap_or(0) as u64,
+            output: cols.integer(row, "tokens_output").unwrap_or(0) as u64,
+            cache_read: cols.integer(row, "tokens_cache_read").unwrap_or(0) as u64,
+            cache_write: cols.integer(row, "tokens_cache_write").unwrap_or(0) as u64,
+        })
+    } else {
+        agg.tokens
+    };
+    meta.cost_usd = cols.real(row, "cost").or(agg.cost);
+    meta.model = cols
+        .text(row, "model")
+        .and_then(|m| serde_json::from_str::<Value>(&m).ok())
+        .and_then(|m| {
+            m["id"]
+                .as_str()
+                .or(m["modelID"].as_str())
+                .map(str::to_owned)
+        })
+        .or(agg.model);
+    Candidate {
+        origin,
+        time_updated: updated,
+        meta,
+    }
+}
+
+/// SPEC §8 counts for v1 sessions, as aggregates: user messages with a real text or file part,
+/// assistant messages that are not compaction summaries, tool parts; tokens and cost summed
+/// over assistant messages; the model of the latest assistant message.
+fn counts_v1(conn: &Connection, ids: &[String]) -> rusqlite::Result<HashMap<String, Aggregate>> {
+    let ph = placeholders(ids.len());
+    let mut out: HashMap<String, Aggregate> = HashMap::new();
+    let sql = format!(
+        "WITH prompt AS (
+           SELECT DISTINCT message_id FROM part
+           WHERE session_id IN ({ph})
+             AND json_extract(iif(json_valid(data), data, 'null'), '$.type') IN ('text', 'file')
+             AND coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.synthetic'), 0) = 0
+             AND coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.ignored'), 0) = 0)
+         SELECT session_id,
+           sum(json_extract(iif(json_valid(data), data, 'null'), '$.role') = 'user' AND id IN prompt),
+           sum(json_extract(iif(json_valid(data), data, 'null'), '$.role') = 'assistant'
+               AND coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.summary'), 0) IS NOT 1),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.tokens.input'), 0)),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.tokens.output'), 0)),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.tokens.cache.read'), 0)),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.tokens.cache.write'), 0)),
+           sum(coalesce(json_extract(iif(json_valid(data), data, 'null'), '$.cost'), 0)),
+           sum(json_extract(iif(json_valid(data), data, 'null'), '$.tokens') IS NOT NULL)
+         FROM message WHERE session_id IN ({ph}) GROUP BY session_id"
+    );
+    let params: Vec<&String> = ids.iter().chain(ids).collect();
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
+    while let Some(row) = rows.next()? {
+        let id: String = row.get(0)?;
+        let n = |i| {
+            row.get::<_, Option<i64>>(i)
+                .map(|v| v.unwrap_or(0).max(0) as u64)
+        };
+        let a = out.entry(id).or_default();
+        a.counts.user = n(1)?;
+        a.counts.assistant = n(2)?;
+        if n(8)? > 0 {
+            a.tokens = Some(Tokens {
+                input: n(3)?,
+                output: n(4)?,
+                cache_read: n(5)?,
+                cache_write: n(6)?,
+            });
+            a.cost = row.get::<_, Option<f64>>(7)?;
+        }
+    }
+    let sql = format!(
+        "SELECT session_id, count(*) FROM part WHERE session_id IN ({ph})
+           AND json_extract(iif(json_valid(data), data, 'null'), '$.type') = 'tool' GROUP BY session_id"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(ids))?;
+    while let Some(row) = rows.next()? {
+        let id: String = row.get(0)?;
+        out.entry(id).or_default().counts.tool_calls = row.get::<_, i64>(1)?.max(0) as u64;
+    }
+    // SQLite returns the bare column of the row that holds max(): the latest assistant's model.
+    let sql = format!(
+        "SELECT session_id, max(time_created), json_extract(iif(json_valid(data), data, 'null'), '$.modelID') FROM message
+         WHERE session_id IN ({ph}) AND json_extract(iif(json_valid(data), data, 'null'), '$.role') = 'assistant'
+         GROUP BY session_id"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(ids))?;
+    while let Some(row) = rows.next()? {
+        let id: String = row.get(0)?;
+        out.entry(id).or_default().model = row.get::<_, Option<String>>(2)?;
+    }
+    Ok(out)
+}
+
+/// SPEC §8 counts for v2 sessions: `session_message` rows of type user / assistant, and the
+/// tool entries in their content.
+fn counts_v2(conn: &Connection, ids: &[String]) -> rusqlite::Result<HashMap<String, Aggregate>> {
+    let ph = placeholders(ids.len());
+    let mut out: HashMap<String, Aggregate> = HashMap::new();
+    let sql = format!(
+        "SELECT session_id, sum(type = 'user'), sum(type = 'assistant') FROM session_message
+         WHERE session_id IN ({ph}) GROUP BY session_id"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(ids))?;
+    while let Some(row) = rows.next()? {
+        let id: String = row.get(0)?;
+        let a = out.entry(id).or_default();
+        a.counts.user = row.get::<_, i64>(1)?.max(0) as u64;
+        a.counts.assistant = row.get::<_, i64>(2)?.max(0) as u64;
+    }
+    let sql = format!(
+        "SELECT m.session_id, count(*) FROM session_message m, json_each(iif(json_valid(m.data), m.data, 'null'), '$.content') c
+         WHERE m.session_id IN ({ph}) AND m.type = 'assistant'
+           AND json_extract(c.value, '$.type') = 'tool'
+         GROUP BY m.session_id"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(ids))?;
+    while let Some(row) = rows.next()? {
+        let id: String = row.get(0)?;
+        out.entry(id).or_default().counts.tool_calls = row.get::<_, i64>(1)?.max(0) as u64;
+    }
+    Ok(out)
+}
+
+/// A v1 transcript: messages in time order, each with its parts in id order (part ids sort by
+/// creation time).
+pub fn load_v1(conn: &Connection, id: &str) -> rusqlite::Result<Vec<Message>> {
+    let mut parts: HashMap<String, Vec<Value>> = HashMap::new();
+    let mut stmt =
+        conn.prepare("SELECT message_id, id, data FROM part WHERE session_id = ?1 ORDER BY id")?;
+    let mut rows = stmt.query([id])?;
+    while let Some(row) = rows.next()? {
+        let message_id: String = row.get(0)?;
+        let mut data = json(&row.get::<_, String>(2)?);
+        data["id"] = Value::String(row.get(1)?);
+        parts.entry(message_id).or_default().push(data);
+    }
+    let mut out = Vec::new();
+    let mut stmt = conn
+        .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")?;
+    let mut rows = stmt.query([id])?;
+    while let Some(row) = rows.next()? {
+        let message_id: String = row.get(0)?;
+        let data = json(&row.get::<_, String>(1)?);
+        let these = parts.remove(&message_id).unwrap_or_default();
+        out.push(parts::message(&message_id, &data, &these));
+    }
+    Ok(out)
+}
+
+/// A v2 transcript: `session_message` rows in `seq` order; `data.content[]` entries have the
+/// shapes of v1 parts.
+pub fn load_v2(conn: &Connection, id: &str) -> rusqlite::Result<Vec<Message>> {
+    let mut out = Vec::new();
+    let mut stmt = conn.prepare(
+        "SELECT id, type, data, time_created FROM session_message WHERE session_id = ?1 ORDER BY seq",
+    )?;
+    let mut rows = stmt.query([id])?;
+    while let Some(row) = rows.next()? {
+        let message_id: String = row.get(0)?;
+        let kind: String = row.get(1)?;
+        let mut data = json(&row.get::<_, String>(2)?);
+        if data["time"]["created"].is_null() {
+            data["time"] = serde_json::json!({ "created": row.get::<_, Option<i64>>(3)? });
+        }
+        let content: Vec<Value> = data["content"].as_array().cloned().unwrap_or_default();
+        let mut as_v1 = data.clone();
+        as_v1["role"] = Value::String(match kind.as_str() {
+            "user" | "synthetic" => "user".into(),
+            "assistant" => "assistant".into(),
+            other => other.into(),
+        });
+        let mut message = parts::message(&message_id, &as_v1, &content);
+        match kind.as_str() {
+            // The row type decides what counts (SPEC §8), whatever the content holds.
+            "user" | "assistant" => {
+                message.role = if kind == "user" {
+                    Role::User
+                } else {
+                    Role::Assistant
+                };
+                message.counted = true;
+                message.meta = false;
+            }
+            "compaction" => {
+                let summary = content
+                    .iter()
+                    .filter_map(|c| c["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                message.parts = vec![agent_sessions_model::Part::Compaction {
+                    trigger: data["auto"]
+                        .as_bool()
+                        .map(|a| if a { "auto" } else { "manual" }.to_owned()),
+                    pre_tokens: None,
+                    summary: (!summary.is_empty()).then_some(summary),
+                }];
+                message.meta = false;
+            }
+            "synthetic" => {
+                message.counted = false;
+                message.meta = true;
+            }
+            _ => message.meta = true,
+        }
+        if kind == "idle" {
+            continue;
+        }
+        out.push(message);
+    }
+    Ok(out)
+}
+
+/// One part's data (v1 `part` table), for blobs.
+pub fn part(conn: &Connection, id: &str) -> rusqlite::Result<Option<Value>> {
+    use rusqlite::OptionalExtension;
+    let data: Option<String> = conn
+        .query_row("SELECT data FROM part WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?;
+    Ok(data.map(|d| json(&d)))
+}
+
+/// A row's `data`: an object, or `null` for anything else (not JSON, or JSON of another
+/// shape), which reads as an empty object and can be written into without a panic.
+fn json(text: &str) -> Value {
+    match serde_json::from_str(text) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => Value::Null,
+    }
+}

@@ -1,0 +1,196 @@
+//! OpenCode's legacy JSON storage (1.0.x–1.1.x, still on disk after upgrades because 1.18 no
+//! longer migrates it): `storage/session/<projectID>/<id>.json`,
+//! `storage/message/<sessionID>/<msgID>.json`, `storage/part/<msgID>/<partID>.json`,
+//! `storage/project/<projectID>.json`. Ids sort by creation time, so file names give the order.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::parts;
+use super::{Candidate, Origin};
+use crate::error::Error;
+use crate::files::{self, Kind, Walker};
+use agent_sessions_model::{Message, ProviderKind, SessionMeta};
+
+/// Every session file under `root/storage/session`; what could not be listed goes to `walker`.
+pub fn discover(root: &Path, walker: &mut Walker) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for project in walker.entries(&root.join("storage/session")) {
+        if !walker.descend(&project) {
+            continue;
+        }
+        for file in walker.entries(&project.path) {
+            if file.name.ends_with(".json") && walker.is(&file, Kind::File) {
+                out.push(file.path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The storage root of a session file (`<root>/storage/session/<project>/<id>.json`).
+pub fn root_of(session_file: &Path) -> Option<&Path> {
+    session_file.ancestors().nth(4)
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    let bytes =
+        files::read_document(path, files::MAX_DOCUMENT).map_err(|e| format!("cannot read: {e}"))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON ({e})"))
+}
+
+/// The JSON files of a directory, in name order; what could not be listed is a problem.
+fn json_files(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut walker = Walker::default();
+    let mut files = Vec::new();
+    for e in walker.entries(dir) {
+        if e.name.ends_with(".json") && walker.is(&e, Kind::File) {
+            files.push(e.path);
+        }
+    }
+    for (path, reason) in walker.problems {
+        problems.push(format!("{}: {reason}", path.display()));
+    }
+    files
+}
+
+/// Messages of a session with their parts, in order. Unreadable files are skipped and reported.
+pub fn messages(
+    root: &Path,
+    id: &str,
+    problems: &mut Vec<String>,
+) -> Vec<(String, Value, Vec<Value>)> {
+    let mut out = Vec::new();
+    for file in json_files(&root.join("storage/message").join(id), problems) {
+        let msg = match read_json(&file) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(format!("{}: {e}", file.display()));
+                continue;
+            }
+        };
+        let msg_id = msg["id"]
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| stem(&file));
+        let mut parts = Vec::new();
+        for pf in json_files(&root.join("storage/part").join(&msg_id), problems) {
+            match read_json(&pf) {
+                Ok(p) => parts.push(p),
+                Err(e) => problems.push(format!("{}: {e}", pf.display())),
+            }
+        }
+        out.push((msg_id, msg, parts));
+    }
+    out
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// What a scan keeps about one legacy session file.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LegacyCursor {
+    pub candidate: Option<Candidate>,
+    pub problems: Vec<String>,
+}
+
+/// Reads a session file and its messages into a candidate (counts as SPEC §6 defines them).
+pub fn scan(session_file: &Path) -> LegacyCursor {
+    let mut cursor = LegacyCursor::default();
+    let session = match read_json(session_file) {
+        Ok(v) => v,
+        Err(e) => {
+            cursor.problems.push(e);
+            return cursor;
+        }
+    };
+    let Some(root) = root_of(session_file) else {
+        return cursor;
+    };
+    let id = session["id"]
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| stem(session_file));
+    let messages = messages(root, &id, &mut cursor.problems);
+    let tally = parts::tally(messages.iter().map(|(_, m, p)| (m, p.as_slice())));
+    let mut meta = session_meta(&session, id, session_file, &tally);
+    // 1.0 copied 0.x sessions over as they were, without `directory` or `projectID`: the
+    // messages say where they ran, and the folder names the project.
+    meta.cwd = meta.cwd.or(tally.cwd);
+    let project = session["projectID"]
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| {
+            let folder = session_file.parent()?.file_name()?;
+            Some(folder.to_string_lossy().into_owned())
+        });
+    if let Some(project) = project {
+        let worktree = read_json(&root.join("storage/project").join(format!("{project}.json")))
+            .ok()
+            .and_then(|p| p["worktree"].as_str().map(str::to_owned));
+        meta.repo_root = worktree.filter(|w| w != "/");
+    }
+    cursor.candidate = Some(Candidate {
+        origin: Origin::Json,
+        time_updated: session["time"]["updated"].as_i64().unwrap_or(0),
+        meta,
+    });
+    cursor
+}
+
+/// The metadata a session file and its tallied messages give; the same in the legacy and the
+/// 0.x storage.
+pub(super) fn session_meta(
+    session: &Value,
+    id: String,
+    session_file: &Path,
+    tally: &parts::Tally,
+) -> SessionMeta {
+    let mut meta = SessionMeta::new(ProviderKind::Opencode, id, session_file.to_path_buf());
+    meta.parent_id = session["parentID"].as_str().map(str::to_owned);
+    meta.cwd = session["directory"].as_str().map(str::to_owned);
+    meta.title = session["title"].as_str().map(str::to_owned);
+    meta.format_version = session["version"].as_str().map(str::to_owned);
+    meta.created_at = parts::millis(&session["time"]["created"]);
+    meta.updated_at = parts::millis(&session["time"]["updated"]);
+    meta.archived = session["time"]["archived"].is_i64();
+    if let Some(files) = session["summary"]["files"].as_u64() {
+        meta.changes = Some(agent_sessions_model::ChangeSummary {
+            additions: session["summary"]["additions"].as_u64().unwrap_or(0),
+            deletions: session["summary"]["deletions"].as_u64().unwrap_or(0),
+            files,
+        });
+    }
+    meta.counts = tally.counts;
+    meta.tokens = tally.tokens;
+    meta.cost_usd = tally.cost;
+    meta.model = tally.model.clone();
+    meta
+}
+
+/// The transcript of a legacy session.
+pub fn load(session_file: &Path, id: &str) -> Result<Vec<Message>, Error> {
+    let root = root_of(session_file).ok_or_else(|| Error::SessionNotFound(id.to_owned()))?;
+    let mut problems = Vec::new();
+    Ok(messages(root, id, &mut problems)
+        .iter()
+        .map(|(mid, msg, parts)| parts::message(mid, msg, parts))
+        .collect())
+}
+
+/// One part file, for blobs.
+pub fn part(session_file: &Path, part_id: &str) -> Option<Value> {
+    let root = root_of(session_file)?;
+    let parts = std::fs::read_dir(root.join("storage/part")).ok()?;
+    parts
+        .flatten()
+        .map(|d| d.path().join(format!("{part_id}.json")))
+        .find(|p| p.exists())
+        .and_then(|p| read_json(&p).ok())
+}

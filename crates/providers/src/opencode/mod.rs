@@ -1,0 +1,411 @@
+//! OpenCode (SPEC §4.3): `opencode.db` in its v1 tables (`session`/`message`/`part`, 1.2–1.18)
+//! and v2 tables (`session_v2`/`session_message`), plus the legacy JSON storage of 0.6–1.1 and
+//! the per-project JSON storage of 0.1–0.5. One session id can live in several of them;
+//! [`winner`] decides which copy is shown, for the scan and for loading alike.
+
+mod db;
+pub mod legacy;
+pub mod parts;
+pub mod perproject;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::files::{self, FileSet};
+use crate::ids;
+use crate::sqlite;
+use crate::{
+    decode_state, encode_state, title_from_text, Provider, ProviderState, ScanOutput, ScanProgress,
+    SessionKey, TITLE_CHARS,
+};
+use agent_sessions_model::ResumeCommand;
+use agent_sessions_model::{Diagnostic, ProviderKind, SessionMeta, Transcript};
+
+/// Where a copy of a session lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Origin {
+    /// Legacy JSON storage.
+    Json,
+    /// `session` + `message` + `part`.
+    V1,
+    /// `session_v2` + `session_message`.
+    V2,
+    /// The per-project JSON storage of 0.x (`project/<slug>/storage/session/…`), the oldest.
+    Project,
+}
+
+impl Origin {
+    /// Storage generations, oldest first.
+    fn generation(self) -> u8 {
+        match self {
+            Origin::Project => 0,
+            Origin::Json => 1,
+            Origin::V1 => 2,
+            Origin::V2 => 3,
+        }
+    }
+}
+
+/// One copy of a session's metadata.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub origin: Origin,
+    /// Milliseconds, as OpenCode stores it.
+    pub time_updated: i64,
+    pub meta: SessionMeta,
+}
+
+/// The copy that represents a session: the newest by `time_updated`; on a tie the later
+/// storage generation (v2 over v1 over JSON over 0.x per-project JSON). So the v2 row wins
+/// unless the v1 row is strictly newer (SPEC §4.3), and a session both migrated and left
+/// behind (1.2 from JSON into the DB, 1.0 from the 0.x folders into JSON, both copying) appears
+/// once.
+pub fn winner<'a>(candidates: impl IntoIterator<Item = &'a Candidate>) -> Option<&'a Candidate> {
+    candidates
+        .into_iter()
+        .max_by_key(|c| (c.time_updated, c.origin.generation()))
+}
+
+pub struct OpencodeProvider {
+    roots: Vec<PathBuf>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct RootState {
+    /// (size, mtime) of `opencode.db` and its `-wal`.
+    db_stamps: Vec<(u64, i64)>,
+    /// Every DB session copy, keyed by [`db_key`].
+    db: BTreeMap<String, Candidate>,
+    db_error: Option<String>,
+    json: FileSet<legacy::LegacyCursor>,
+    /// 0.x session files.
+    projects: BTreeMap<PathBuf, perproject::Tracked>,
+    /// The metadata last reported per id.
+    shown: BTreeMap<String, SessionMeta>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    roots: BTreeMap<PathBuf, RootState>,
+}
+
+/// State keys must be strings (the state is JSON).
+fn db_key(origin: Origin, id: &str) -> String {
+    format!("{origin:?}:{id}")
+}
+
+fn db_path(root: &Path) -> PathBuf {
+    root.join("opencode.db")
+}
+
+fn db_stamps(root: &Path) -> Vec<(u64, i64)> {
+    let db = db_path(root);
+    [db.clone(), PathBuf::from(format!("{}-wal", db.display()))]
+        .iter()
+        .map(|p| files::stat(p).unwrap_or((0, 0)))
+        .collect()
+}
+
+/// Brings the DB copies up to date: the session list is re-read only when the DB or its WAL
+/// changed, and full rows and aggregates only for sessions whose `time_updated` moved.
+fn refresh_db(root: &Path, prev: &mut RootState) {
+    let stamps = db_stamps(root);
+    if stamps == prev.db_stamps {
+        return;
+    }
+    prev.db_stamps = stamps;
+    let path = db_path(root);
+    if !path.exists() {
+        prev.db.clear();
+        prev.db_error = None;
+        return;
+    }
+    let result = sqlite::open_read_only(&path).and_then(|conn| {
+        let rows = db::list(&conn)?;
+        prev.db
+            .retain(|_, c| rows.contains_key(&(c.origin, c.meta.id.clone())));
+        for origin in [Origin::V1, Origin::V2] {
+            let stale: Vec<String> = rows
+                .iter()
+                .filter(|((o, id), updated)| {
+                    *o == origin
+                        && prev
+                            .db
+                            .get(&db_key(origin, id))
+                            .is_none_or(|c| c.time_updated != **updated)
+                })
+                .map(|((_, id), _)| id.clone())
+                .collect();
+            for c in db::sessions(&conn, &path, origin, &stale)? {
+                prev.db.insert(db_key(origin, &c.meta.id), c);
+            }
+        }
+        Ok(())
+    });
+    prev.db_error = result.err().map(|e| e.to_string());
+}
+
+/// Titles are shown on one line, as for the other agents.
+fn tidy_title(meta: &mut SessionMeta) {
+    if let Some(t) = &meta.title {
+        meta.title = title_from_text(t, TITLE_CHARS);
+    }
+}
+
+impl OpencodeProvider {
+    pub fn new(roots: Vec<PathBuf>) -> Self {
+        OpencodeProvider { roots }
+    }
+
+    fn root_of(&self, session: &SessionMeta) -> Option<&PathBuf> {
+        self.roots
+            .iter()
+            .find(|r| session.source_path.starts_with(r))
+    }
+
+    /// Every copy of one session id under a root, read fresh (for loading).
+    fn copies(&self, root: &Path, id: &str) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        if let Ok(conn) = sqlite::open_read_only(&db_path(root)) {
+            if let Ok(rows) = db::list(&conn) {
+                for origin in [Origin::V1, Origin::V2] {
+                    if rows.contains_key(&(origin, id.to_owned())) {
+                        out.extend(
+                            db::sessions(&conn, &db_path(root), origin, &[id.to_owned()])
+                                .unwrap_or_default(),
+                        );
+                    }
+                }
+            }
+        }
+        for file in legacy::discover(root, &mut files::Walker::default()) {
+            if file.file_stem().is_some_and(|s| s == id) {
+                out.extend(legacy::scan(&file).candidate);
+            }
+        }
+        for file in perproject::discover(root, &mut files::Walker::default()) {
+            if file.file_stem().is_some_and(|s| s == id) {
+                out.extend(perproject::scan(&file).candidate);
+            }
+        }
+        out
+    }
+}
+
+/// The copy of session `id` under `root` that represents it (see [`winner`]), read fresh.
+pub fn winning_copy(root: &Path, id: &str) -> Option<Candidate> {
+    let copies = OpencodeProvider::new(Vec::new()).copies(root, id);
+    winner(&copies).cloned()
+}
+
+/// Where each copy of session `id` under `root` is kept: the database for a v1 or v2 row, the
+/// session file for a JSON copy (legacy or 0.x). What deleting a session must remove.
+pub fn copies_of(root: &Path, id: &str) -> Vec<(Origin, PathBuf)> {
+    OpencodeProvider::new(Vec::new())
+        .copies(root, id)
+        .into_iter()
+        .map(|c| (c.origin, c.meta.source_path))
+        .collect()
+}
+
+impl Provider for OpencodeProvider {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Opencode
+    }
+
+    fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    fn detect(&self) -> bool {
+        self.roots.iter().any(|r| {
+            db_path(r).exists()
+                || crate::is_dir(&r.join("storage/session"))
+                || crate::is_dir(&r.join("project"))
+        })
+    }
+
+    fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error> {
+        let mut state: State = decode_state(prev).unwrap_or_default();
+        let mut out = ScanOutput::default();
+        let mut next = State::default();
+        for root in &self.roots {
+            let mut rs = state.roots.remove(root).unwrap_or_default();
+            refresh_db(root, &mut rs);
+            let mut walker = files::Walker::default();
+            let r = files::refresh_all(
+                legacy::discover(root, &mut walker),
+                |p| p.as_path(),
+                &rs.json,
+                progress,
+                |p, _| Ok(legacy::scan(p)),
+            );
+            rs.json = r.next;
+            let found = perproject::discover(root, &mut walker);
+            rs.projects = perproject::refresh(found, &rs.projects, progress);
+            walker.report(ProviderKind::Opencode, &mut out.diagnostics);
+            for (path, e) in &r.unreadable {
+                out.diagnostics
+                    .push(crate::unreadable(ProviderKind::Opencode, path.clone(), e));
+            }
+
+            let mut by_id: BTreeMap<&str, Vec<&Candidate>> = BTreeMap::new();
+            let json = rs.json.values().map(|t| &t.cursor);
+            let projects = rs.projects.values().map(|t| &t.cursor);
+            let files = json.chain(projects).filter_map(|c| c.candidate.as_ref());
+            for c in rs.db.values().chain(files) {
+                by_id.entry(c.meta.id.as_str()).or_default().push(c);
+            }
+            let mut shown = BTreeMap::new();
+            for (id, copies) in by_id {
+                let Some(best) = winner(copies) else {
+                    continue;
+                };
+                let mut meta = best.meta.clone();
+                tidy_title(&mut meta);
+                if rs.shown.get(id) != Some(&meta) {
+                    out.changed.push(meta.clone());
+                }
+                shown.insert(id.to_owned(), meta);
+            }
+            for (id, meta) in &rs.shown {
+                if !shown.contains_key(id) {
+                    out.removed.push(SessionKey {
+                        provider: ProviderKind::Opencode,
+                        id: id.clone(),
+                        source_path: meta.source_path.clone(),
+                    });
+                }
+            }
+            rs.shown = shown;
+            if let Some(e) = &rs.db_error {
+                out.diagnostics.push(Diagnostic {
+                    provider: ProviderKind::Opencode,
+                    path: db_path(root),
+                    line: None,
+                    reason: format!("cannot read the database: {e}"),
+                });
+            }
+            let json = rs.json.iter().map(|(path, t)| (path, &t.cursor));
+            let projects = rs.projects.iter().map(|(path, t)| (path, &t.cursor));
+            for (path, cursor) in json.chain(projects) {
+                for p in &cursor.problems {
+                    out.diagnostics.push(Diagnostic {
+                        provider: ProviderKind::Opencode,
+                        path: path.clone(),
+                        line: None,
+                        reason: p.clone(),
+                    });
+                }
+            }
+            next.roots.insert(root.clone(), rs);
+        }
+        out.state = encode_state(&next);
+        Ok(out)
+    }
+
+    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
+        let root = self
+            .root_of(session)
+            .ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        let copies = self.copies(root, &session.id);
+        let best = winner(&copies).ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        let messages = match best.origin {
+            Origin::Json => legacy::load(&best.meta.source_path, &session.id)?,
+            Origin::Project => perproject::load(&best.meta.source_path, &session.id)?,
+            origin => {
+                let path = db_path(root);
+                let conn = sqlite::open_read_only(&path).map_err(|e| db_error(&path, e))?;
+                let loaded = match origin {
+                    Origin::V2 => db::load_v2(&conn, &session.id),
+                    _ => db::load_v1(&conn, &session.id),
+                };
+                loaded.map_err(|e| db_error(&path, e))?
+            }
+        };
+        let mut meta = best.meta.clone();
+        tidy_title(&mut meta);
+        meta.live = session.live;
+        meta.counts = agent_sessions_model::Counts::of(&messages);
+        Ok(Transcript {
+            session: meta,
+            messages,
+            diagnostics: Default::default(),
+        })
+    }
+
+    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
+        let missing = |reason: &str| Error::BlobNotFound {
+            session: session.id.clone(),
+            key: key.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let part_id = key
+            .strip_prefix("part:")
+            .ok_or_else(|| missing("unknown key form"))?;
+        let part = if session.source_path.extension().is_some_and(|e| e == "db") {
+            let conn = sqlite::open_read_only(&session.source_path)
+                .map_err(|e| db_error(&session.source_path, e))?;
+            db::part(&conn, part_id).map_err(|e| db_error(&session.source_path, e))?
+        } else if perproject::is_session_file(&session.source_path) {
+            perproject::part(&session.source_path, part_id)
+        } else {
+            legacy::part(&session.source_path, part_id)
+        };
+        let part = part.ok_or_else(|| missing("no such part"))?;
+        if let Some(out) = parts::full_output(&part) {
+            return Ok(out.into_bytes());
+        }
+        // A file part: inline data URL, or the file it names.
+        let url = part["url"]
+            .as_str()
+            .ok_or_else(|| missing("part has no content"))?;
+        if let Some((_, data)) = url.split_once(";base64,") {
+            use base64::Engine;
+            return base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .map_err(|_| missing("data is not base64"));
+        }
+        Err(missing("the file is not stored in the session"))
+    }
+
+    fn watch_paths(&self) -> Vec<PathBuf> {
+        self.roots
+            .iter()
+            .flat_map(|r| {
+                let db = db_path(r);
+                [
+                    PathBuf::from(format!("{}-wal", db.display())),
+                    db,
+                    r.join("storage"),
+                    r.join("project"),
+                ]
+            })
+            .collect()
+    }
+
+    /// No pid file: live means a `opencode` process runs and the session was written to in the
+    /// last two minutes.
+    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<crate::LiveSession> {
+        crate::process::recently_active("opencode", sessions)
+    }
+
+    fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
+        if !ids::is_opencode_id(&session.id) {
+            return Err(ids::invalid_id("OpenCode", &session.id));
+        }
+        ResumeCommand::new(
+            "opencode",
+            &["--session", &session.id],
+            session.cwd.as_deref(),
+        )
+        .map_err(Error::from)
+    }
+}
+
+fn db_error(path: &Path, e: rusqlite::Error) -> Error {
+    Error::io(path, std::io::Error::other(e.to_string()))
+}

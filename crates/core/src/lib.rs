@@ -19,6 +19,7 @@ pub mod live;
 pub mod paths;
 pub mod render;
 pub mod service;
+pub mod stats;
 pub mod view;
 pub mod watch;
 

@@ -1,0 +1,210 @@
+//! Where the sessions, messages, tokens and money went: the figures of a list of sessions
+//! summed per directory, repository, agent, model, day or week.
+//!
+//! The input is whatever list the caller shows (filters are the caller's business), and every
+//! figure is the sessions' own (`SessionMeta::counts`, `tokens`, `cost_usd`): nothing is
+//! estimated, so the total of every grouping is the sum of the sessions in it. A session lands
+//! in exactly one group; what it lacks (no directory, no model, no date) is a group of its own,
+//! never dropped.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Datelike, Utc};
+use serde::Serialize;
+
+use crate::model::{SessionMeta, Tokens};
+
+/// What the sessions are grouped by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum By {
+    /// The session's working directory.
+    Dir,
+    /// The git repository the directory is in (the directory itself outside a repository).
+    Repo,
+    /// The coding agent (claude, codex, opencode).
+    Agent,
+    Model,
+    /// The UTC day the session started (its last update when the start is unknown).
+    Day,
+    /// The ISO week of that day (`2026-W48`).
+    Week,
+}
+
+impl By {
+    pub const ALL: [By; 6] = [By::Dir, By::Repo, By::Agent, By::Model, By::Day, By::Week];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            By::Dir => "dir",
+            By::Repo => "repo",
+            By::Agent => "agent",
+            By::Model => "model",
+            By::Day => "day",
+            By::Week => "week",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<By> {
+        By::ALL.into_iter().find(|b| b.as_str() == name)
+    }
+
+    /// Days and weeks read in time order; the rest most costly first.
+    fn is_time(self) -> bool {
+        matches!(self, By::Day | By::Week)
+    }
+}
+
+/// The group of sessions that have no value for the grouping (no directory, model or date).
+pub const NONE_KEY: &str = "(none)";
+
+/// The summed figures of some sessions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Figures {
+    pub sessions: u64,
+    /// Conversation messages as the list counts them (user prompts + assistant messages).
+    pub messages: u64,
+    pub tokens: Tokens,
+    pub cost_usd: f64,
+    /// Sessions whose agent recorded a cost (the others add nothing to `cost_usd`).
+    pub with_cost: u64,
+}
+
+impl Figures {
+    fn add(&mut self, s: &SessionMeta) {
+        self.sessions += 1;
+        self.messages += s.counts.user + s.counts.assistant;
+        if let Some(t) = &s.tokens {
+            self.tokens.add(t);
+        }
+        if let Some(c) = s.cost_usd {
+            self.cost_usd += c;
+            self.with_cost += 1;
+        }
+    }
+
+    fn merge(&mut self, other: &Figures) {
+        self.sessions += other.sessions;
+        self.messages += other.messages;
+        self.tokens.add(&other.tokens);
+        self.cost_usd += other.cost_usd;
+        self.with_cost += other.with_cost;
+    }
+
+    /// Every token the sessions moved (input, output and both cache kinds).
+    pub fn total_tokens(&self) -> u64 {
+        let t = &self.tokens;
+        t.input + t.output + t.cache_read + t.cache_write
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group {
+    pub key: String,
+    #[serde(flatten)]
+    pub figures: Figures,
+}
+
+/// Figures per group, and in all.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stats {
+    pub by: By,
+    pub total: Figures,
+    pub groups: Vec<Group>,
+}
+
+/// The group a session falls in.
+pub fn key_of(s: &SessionMeta, by: By) -> String {
+    let key = match by {
+        By::Dir => s.cwd.clone(),
+        By::Repo => s.repo_root.clone().or_else(|| s.cwd.clone()),
+        By::Agent => Some(s.provider.as_str().to_owned()),
+        By::Model => s.model.clone().filter(|m| !m.is_empty()),
+        By::Day => started(s).map(|t| t.format("%Y-%m-%d").to_string()),
+        By::Week => started(s).map(|t| {
+            let w = t.iso_week();
+            format!("{}-W{:02}", w.year(), w.week())
+        }),
+    };
+    key.unwrap_or_else(|| NONE_KEY.to_owned())
+}
+
+fn started(s: &SessionMeta) -> Option<DateTime<Utc>> {
+    s.created_at.or(s.updated_at)
+}
+
+/// The figures of `sessions` grouped `by`. The total is summed from the groups, so it equals
+/// their sum exactly (costs too, though they are floating point).
+pub fn stats<'a>(sessions: impl IntoIterator<Item = &'a SessionMeta>, by: By) -> Stats {
+    let mut groups: HashMap<String, Figures> = HashMap::new();
+    for s in sessions {
+        groups.entry(key_of(s, by)).or_default().add(s);
+    }
+    let mut groups: Vec<Group> = groups
+        .into_iter()
+        .map(|(key, figures)| Group { key, figures })
+        .collect();
+    if by.is_time() {
+        groups.sort_by(|a, b| a.key.cmp(&b.key));
+    } else {
+        groups.sort_by(|a, b| {
+            b.figures
+                .cost_usd
+                .total_cmp(&a.figures.cost_usd)
+                .then_with(|| b.figures.total_tokens().cmp(&a.figures.total_tokens()))
+                .then_with(|| b.figures.sessions.cmp(&a.figures.sessions))
+                .then_with(|| a.key.cmp(&b.key))
+        });
+    }
+    let mut total = Figures::default();
+    for g in &groups {
+        total.merge(&g.figures);
+    }
+    Stats { by, total, groups }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ProviderKind;
+
+    fn session(id: &str, cwd: Option<&str>, created: Option<&str>) -> SessionMeta {
+        let mut s = SessionMeta::new(ProviderKind::Claude, id.into(), id.into());
+        s.cwd = cwd.map(Into::into);
+        s.created_at = created.map(|c| c.parse().unwrap());
+        s
+    }
+
+    #[test]
+    fn weeks_are_iso_weeks_and_missing_values_are_a_group() {
+        // 2027-01-01 is a Friday: ISO week 53 of 2026.
+        let s = session("a", None, Some("2027-01-01T10:00:00Z"));
+        assert_eq!(key_of(&s, By::Week), "2026-W53");
+        assert_eq!(key_of(&s, By::Day), "2027-01-01");
+        assert_eq!(key_of(&s, By::Dir), NONE_KEY);
+        assert_eq!(key_of(&session("b", None, None), By::Day), NONE_KEY);
+    }
+
+    #[test]
+    fn a_directory_outside_a_repository_is_its_own_repo() {
+        let mut s = session("a", Some("/w/x/sub"), None);
+        assert_eq!(key_of(&s, By::Repo), "/w/x/sub");
+        s.repo_root = Some("/w/x".into());
+        assert_eq!(key_of(&s, By::Repo), "/w/x");
+        assert_eq!(key_of(&s, By::Dir), "/w/x/sub");
+    }
+
+    #[test]
+    fn days_read_in_time_order() {
+        let list = [
+            session("a", None, Some("2026-11-03T00:00:00Z")),
+            session("b", None, Some("2026-10-30T00:00:00Z")),
+            session("c", None, Some("2026-11-03T23:00:00Z")),
+        ];
+        let st = stats(&list, By::Day);
+        let keys: Vec<_> = st.groups.iter().map(|g| g.key.as_str()).collect();
+        assert_eq!(keys, ["2026-10-30", "2026-11-03"]);
+        assert_eq!(st.groups[1].figures.sessions, 2);
+        assert_eq!(st.total.sessions, 3);
+    }
+}

@@ -56,7 +56,7 @@ impl Catalog {
             report.sessions.extend(output.changed);
         }
         self.enrich(&mut report.sessions);
-        sort_newest_first(&mut report.sessions);
+        report.sessions.sort_by(SessionMeta::newest_first);
         Ok(report)
     }
 
@@ -180,14 +180,4 @@ impl Catalog {
     pub fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         Ok(self.provider(session.provider)?.resume_command(session)?)
     }
-}
-
-/// Newest first; ties broken by provider and id so the order is stable.
-pub fn sort_newest_first(sessions: &mut [SessionMeta]) {
-    sessions.sort_by(|a, b| {
-        b.updated_at
-            .cmp(&a.updated_at)
-            .then_with(|| a.provider.cmp(&b.provider))
-            .then_with(|| a.id.cmp(&b.id))
-    });
 }

@@ -8,7 +8,7 @@ use crate::catalog::{Catalog, ScanReport};
 use crate::error::Error;
 use crate::index::{self, Hit, Index, RefreshReport, SearchFilter, SearchResults};
 use crate::model::{ProviderKind, SessionMeta, Transcript};
-use crate::provider::{Roots, ScanOutput, ScanProgress};
+use crate::provider::{ProviderSet, Roots, ScanOutput, ScanProgress};
 
 pub struct Library {
     catalog: Catalog,
@@ -54,17 +54,17 @@ impl Library {
     /// it is rebuilt — it is disposable: `op` refills it from the stores — and `op` runs again.
     fn healing<T>(
         &mut self,
-        mut op: impl FnMut(&mut Index, &Catalog) -> Result<T, Error>,
+        mut op: impl FnMut(&mut Index, &ProviderSet) -> Result<T, Error>,
     ) -> Option<Result<T, Error>> {
         let index = self.index.as_mut()?;
-        Some(match op(index, &self.catalog) {
+        Some(match op(index, self.catalog.providers()) {
             Err(Error::CacheCorrupt { reason, .. }) => {
                 if let Err(e) = index.rebuild() {
                     return Some(Err(e));
                 }
                 self.warnings
                     .push(index::rebuilt_warning(index.path(), &reason));
-                op(index, &self.catalog)
+                op(index, self.catalog.providers())
             }
             other => other,
         })
@@ -128,7 +128,7 @@ impl Library {
         progress: &ScanProgress,
         on_commit: &mut dyn FnMut(ProviderKind, &ScanOutput),
     ) -> Result<RefreshReport, Error> {
-        self.healing(|index, catalog| index.refresh_with(catalog, progress, on_commit))
+        self.healing(|index, providers| index.refresh_with(providers, progress, on_commit))
             .unwrap_or(Ok(RefreshReport::default()))
     }
 
@@ -136,8 +136,8 @@ impl Library {
     /// refresh, or from a full scan without one.
     pub fn sessions(&mut self, progress: &ScanProgress) -> Result<ScanReport, Error> {
         let only = self.only.clone();
-        let cached = self.healing(|index, catalog| {
-            index.refresh(catalog, progress)?;
+        let cached = self.healing(|index, providers| {
+            index.refresh(providers, progress)?;
             Ok((index.sessions(&only)?, index.diagnostics(&only)?))
         });
         let Some(cached) = cached else {
@@ -189,7 +189,7 @@ impl Library {
     /// Indexes the text of at most `max` pending sessions, so an app can index in small steps
     /// and let other calls in between.
     pub fn index_some_text(&mut self, max: usize, progress: &ScanProgress) -> Result<usize, Error> {
-        self.healing(|index, catalog| index.index_text(catalog, Some(max), progress))
+        self.healing(|index, providers| index.index_text(providers, Some(max), progress))
             .unwrap_or(Ok(0))
     }
 
@@ -197,7 +197,7 @@ impl Library {
     /// and the listed sessions not in it yet read directly (see [`Index::search_all`]).
     pub fn search_now(&self, query: &str, filter: &SearchFilter) -> Result<SearchResults, Error> {
         match &self.index {
-            Some(index) => index.search_all(query, filter, &self.catalog),
+            Some(index) => index.search_all(query, filter, self.catalog.providers()),
             None => Err(self.needs_cache("search")),
         }
     }
@@ -213,7 +213,7 @@ impl Library {
 
     /// Indexes the text of every session not yet in the search index.
     pub fn index_text(&mut self, progress: &ScanProgress) -> Result<usize, Error> {
-        self.healing(|index, catalog| index.index_text(catalog, None, progress))
+        self.healing(|index, providers| index.index_text(providers, None, progress))
             .unwrap_or(Ok(0))
     }
 
@@ -225,9 +225,9 @@ impl Library {
         filter: &SearchFilter,
         progress: &ScanProgress,
     ) -> Result<SearchResults, Error> {
-        let searched = self.healing(|index, catalog| {
-            index.refresh(catalog, progress)?;
-            index.search_all(query, filter, catalog)
+        let searched = self.healing(|index, providers| {
+            index.refresh(providers, progress)?;
+            index.search_all(query, filter, providers)
         });
         searched.unwrap_or_else(|| Err(self.needs_cache("search")))
     }

@@ -7,7 +7,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use agent_sessions_core::index::{self, Index, SearchFilter};
-use agent_sessions_core::{Catalog, Error, Library, ProviderKind, Roots, ScanProgress};
+use agent_sessions_core::{
+    Catalog, Error, Library, ProviderKind, ProviderSet, Roots, ScanProgress,
+};
 
 fn all_roots(claude: &Path, codex: &Path, opencode: &Path) -> Roots {
     Roots {
@@ -49,19 +51,19 @@ fn appends_and_deletions_reach_the_list_and_the_text_index() {
     let cache = tempfile::tempdir().unwrap();
     let store = common::fixture_copy(ProviderKind::Claude, "2.1.9");
     let roots = common::roots(ProviderKind::Claude, store.path());
-    let catalog = Catalog::new(&roots, &[]);
+    let providers = ProviderSet::new(&roots, &[]);
     let mut index = Index::open(cache.path(), &roots).unwrap();
     let p = ScanProgress::default();
-    assert_eq!(index.refresh(&catalog, &p).unwrap().changed, 7);
+    assert_eq!(index.refresh(&providers, &p).unwrap().changed, 7);
     assert_eq!(
-        index.refresh(&catalog, &p).unwrap(),
+        index.refresh(&providers, &p).unwrap(),
         index::RefreshReport::default()
     );
     assert_eq!(index.pending_text().unwrap(), 7);
     // In batches, as the app indexes.
-    assert_eq!(index.index_text(&catalog, Some(2), &p).unwrap(), 2);
+    assert_eq!(index.index_text(&providers, Some(2), &p).unwrap(), 2);
     assert_eq!(index.pending_text().unwrap(), 5);
-    assert_eq!(index.index_text(&catalog, None, &p).unwrap(), 5);
+    assert_eq!(index.index_text(&providers, None, &p).unwrap(), 5);
     assert!(index.search("zanzibar", &filter(5)).unwrap().is_empty());
 
     let file = store
@@ -73,8 +75,8 @@ fn appends_and_deletions_reach_the_list_and_the_text_index() {
         .unwrap();
     writeln!(f, r#"{{"type":"user","uuid":"u-new","sessionId":"289ec80f-2fef-473d-9b5b-54a4657fd742","timestamp":"2026-12-01T00:00:00Z","message":{{"role":"user","content":"please book a trip to Zanzibar"}}}}"#).unwrap();
     drop(f);
-    assert_eq!(index.refresh(&catalog, &p).unwrap().changed, 1);
-    assert_eq!(index.index_text(&catalog, None, &p).unwrap(), 1);
+    assert_eq!(index.refresh(&providers, &p).unwrap().changed, 1);
+    assert_eq!(index.index_text(&providers, None, &p).unwrap(), 1);
     let hits = index.search("zanzibar", &filter(5)).unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].session_id, "289ec80f-2fef-473d-9b5b-54a4657fd742");
@@ -89,7 +91,7 @@ fn appends_and_deletions_reach_the_list_and_the_text_index() {
     );
 
     std::fs::remove_file(&file).unwrap();
-    assert_eq!(index.refresh(&catalog, &p).unwrap().removed, 1);
+    assert_eq!(index.refresh(&providers, &p).unwrap().removed, 1);
     assert!(index.search("zanzibar", &filter(5)).unwrap().is_empty());
     assert_eq!(index.sessions(&[]).unwrap().len(), 6);
 }
@@ -224,10 +226,10 @@ fn a_writer_waits_for_another_process_writing_the_cache() {
         ProviderKind::Claude,
         &common::fixture(ProviderKind::Claude, "2.1.9"),
     );
-    let catalog = Catalog::new(&roots, &[]);
+    let providers = ProviderSet::new(&roots, &[]);
     let p = ScanProgress::default();
     let mut index = Index::open(cache.path(), &roots).unwrap();
-    index.refresh(&catalog, &p).unwrap();
+    index.refresh(&providers, &p).unwrap();
     assert_eq!(index.pending_text().unwrap(), 7);
 
     let other = rusqlite::Connection::open(index.path()).unwrap();
@@ -242,7 +244,7 @@ fn a_writer_waits_for_another_process_writing_the_cache() {
         other.execute_batch("COMMIT").unwrap();
     });
     go.recv().unwrap();
-    let indexed = index.index_text(&catalog, None, &p);
+    let indexed = index.index_text(&providers, None, &p);
     holder.join().unwrap();
     assert_eq!(indexed.unwrap(), 7);
     assert!(!index.search("hello", &filter(5)).unwrap().is_empty());
@@ -393,7 +395,7 @@ fn a_new_cache_directory_is_private_and_so_are_the_side_files() {
     );
     let mut index = Index::open(&dir, &roots).unwrap();
     index
-        .refresh(&Catalog::new(&roots, &[]), &ScanProgress::default())
+        .refresh(&ProviderSet::new(&roots, &[]), &ScanProgress::default())
         .unwrap();
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700);

@@ -153,3 +153,25 @@ version = "1"
     let want: BTreeSet<String> = ["a", "b", "c", "d", "e"].map(str::to_owned).into();
     assert_eq!(dependencies(&doc), want);
 }
+
+/// Within the core, the index takes the providers it reads, never the catalog (a service above
+/// it): no index module names it. Cargo cannot check a rule inside one crate, so this does.
+#[test]
+fn the_index_takes_providers_not_the_catalog() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/index");
+    let mut read = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            assert!(
+                !line.contains("catalog::") && !line.contains("Catalog"),
+                "{}:{}: {line}",
+                path.display(),
+                i + 1
+            );
+        }
+        read += 1;
+    }
+    assert!(read >= 4, "{read} files in {}", dir.display());
+}

@@ -15,6 +15,7 @@ pub use live::{LiveSession, TurnState};
 pub use os::Os;
 pub use resume::{ResumeCommand, Unresumable};
 
+use std::cmp::Ordering;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -142,6 +143,15 @@ pub struct SessionMeta {
 }
 
 impl SessionMeta {
+    /// The order of every session list: newest first, ties broken by provider and id so the
+    /// order is stable (`sessions.sort_by(SessionMeta::newest_first)`).
+    pub fn newest_first(a: &Self, b: &Self) -> Ordering {
+        b.updated_at
+            .cmp(&a.updated_at)
+            .then_with(|| a.provider.cmp(&b.provider))
+            .then_with(|| a.id.cmp(&b.id))
+    }
+
     pub fn new(provider: ProviderKind, id: String, source_path: PathBuf) -> Self {
         SessionMeta {
             provider,

@@ -24,8 +24,8 @@ use unicode_normalization::UnicodeNormalization;
 use super::query::Item;
 use super::text;
 use super::{Hit, MARK_END, MARK_START};
-use crate::catalog::Catalog;
 use crate::model::SessionMeta;
+use crate::provider::ProviderSet;
 
 /// Sessions parsed side by side before their candidate messages are matched.
 const CHUNK: usize = 8;
@@ -310,9 +310,8 @@ fn mark_found(
 }
 
 /// Whether the session is its one file (then the raw filter applies to it).
-fn one_file(catalog: &Catalog, meta: &SessionMeta) -> bool {
-    catalog
-        .providers()
+fn one_file(providers: &ProviderSet, meta: &SessionMeta) -> bool {
+    providers
         .get(meta.provider)
         .is_some_and(|p| p.reads_in_part(meta))
 }
@@ -320,13 +319,13 @@ fn one_file(catalog: &Catalog, meta: &SessionMeta) -> bool {
 /// The messages of a session that may match, read from its store; `None` when it could not
 /// be read.
 fn candidates(
-    catalog: &Catalog,
+    providers: &ProviderSet,
     meta: &SessionMeta,
     needles: &Needles,
 ) -> Option<Vec<(String, String)>> {
     let mut out = Vec::new();
     let mut folded = Vec::new();
-    let read = catalog.load_each(meta, &mut |m| {
+    let read = providers.get(meta.provider)?.load_each(meta, &mut |m| {
         if let Some((id, text)) = text::searchable(&m) {
             folded.clear();
             fold_str(&text, &mut folded);
@@ -350,7 +349,7 @@ pub struct Found {
 /// the query as the index runs it.
 pub fn search(
     conn: &Connection,
-    catalog: &Catalog,
+    providers: &ProviderSet,
     sessions: &[SessionMeta],
     items: &[Item],
     fts: &str,
@@ -365,7 +364,7 @@ pub fn search(
     // are found, and one without them costs one read.
     let may_match: Vec<bool> = sessions
         .par_iter()
-        .map(|meta| !one_file(catalog, meta) || file_may_match(&meta.source_path, &needles))
+        .map(|meta| !one_file(providers, meta) || file_may_match(&meta.source_path, &needles))
         .collect();
     let sessions: Vec<&SessionMeta> = sessions
         .iter()
@@ -375,7 +374,7 @@ pub fn search(
     for chunk in sessions.chunks(CHUNK) {
         let read: Vec<Option<Vec<(String, String)>>> = chunk
             .par_iter()
-            .map(|meta| candidates(catalog, meta, &needles))
+            .map(|meta| candidates(providers, meta, &needles))
             .collect();
         found.unreadable += read.iter().filter(|r| r.is_none()).count();
         let messages: Vec<(usize, String, String)> = read

@@ -24,11 +24,10 @@ use rusqlite::{
 };
 use serde::Serialize;
 
-use crate::catalog::{sort_newest_first, Catalog};
 use crate::error::Error;
 use crate::model::{Diagnostic, Diagnostics, ProviderKind, SessionMeta};
 use crate::provider::files::fnv1a;
-use crate::provider::{Roots, ScanProgress, SessionKey};
+use crate::provider::{ProviderSet, Roots, ScanProgress, SessionKey};
 
 /// Bump when the schema or the meaning of stored data changes; older files are left alone.
 pub const SCHEMA_VERSION: u32 = 3;
@@ -343,10 +342,10 @@ impl Index {
     /// and its changes and new state are committed together.
     pub fn refresh(
         &mut self,
-        catalog: &Catalog,
+        providers: &ProviderSet,
         progress: &ScanProgress,
     ) -> Result<RefreshReport, Error> {
-        self.refresh_with(catalog, progress, &mut |_, _| {})
+        self.refresh_with(providers, progress, &mut |_, _| {})
     }
 
     /// [`Index::refresh`], calling `on_commit` with each provider's changes as they land, so a
@@ -354,12 +353,12 @@ impl Index {
     /// can tell which sessions changed).
     pub fn refresh_with(
         &mut self,
-        catalog: &Catalog,
+        set: &ProviderSet,
         progress: &ScanProgress,
         on_commit: &mut dyn FnMut(ProviderKind, &crate::provider::ScanOutput),
     ) -> Result<RefreshReport, Error> {
         let mut report = RefreshReport::default();
-        let providers: Vec<_> = catalog.providers().iter().collect();
+        let providers: Vec<_> = set.iter().collect();
         let states: Vec<Vec<u8>> = providers
             .iter()
             .map(|p| self.state(p.kind()))
@@ -376,12 +375,8 @@ impl Index {
             drop(tx);
             for (kind, output) in rx {
                 let output = output?;
-                let read_whole = |meta: &SessionMeta| {
-                    catalog
-                        .providers()
-                        .get(kind)
-                        .is_none_or(|p| !p.reads_in_part(meta))
-                };
+                let read_whole =
+                    |meta: &SessionMeta| set.get(kind).is_none_or(|p| !p.reads_in_part(meta));
                 self.commit(kind, &output, &read_whole)?;
                 report.changed += output.changed.len();
                 report.removed += output.removed.len();
@@ -466,7 +461,7 @@ impl Index {
             let meta: String = row.get(1).map_err(|e| self.err(e))?;
             out.push(serde_json::from_str(&meta).map_err(|e| self.damaged(e))?);
         }
-        sort_newest_first(&mut out);
+        out.sort_by(SessionMeta::newest_first);
         Ok(out)
     }
 
@@ -545,7 +540,7 @@ impl Index {
     /// live session costs its new messages.
     pub fn index_text(
         &mut self,
-        catalog: &Catalog,
+        providers: &ProviderSet,
         max: Option<usize>,
         progress: &ScanProgress,
     ) -> Result<usize, Error> {
@@ -570,7 +565,7 @@ impl Index {
             let extractor = s.spawn(move || -> Result<(), serde_json::Error> {
                 for (rowid, updated, meta) in pending {
                     let meta: SessionMeta = serde_json::from_str(&meta)?;
-                    let messages = extract(catalog, &meta);
+                    let messages = extract(providers, &meta);
                     if send
                         .send(Extracted {
                             rowid,
@@ -674,7 +669,7 @@ impl Index {
         &self,
         query: &str,
         filter: &SearchFilter,
-        catalog: &Catalog,
+        providers: &ProviderSet,
     ) -> Result<SearchResults, Error> {
         let items = query::parse(query)?;
         let mut hits = self.search(query, filter)?;
@@ -689,7 +684,7 @@ impl Index {
         if !pending.is_empty() {
             results.read_directly = pending.len();
             let fts = query::to_fts(query)?;
-            let found = direct::search(&self.conn, catalog, &pending, &items, &fts, limit)
+            let found = direct::search(&self.conn, providers, &pending, &items, &fts, limit)
                 .map_err(|e| self.err(e))?;
             direct::merge(&mut hits, found.hits);
             hits.truncate(limit);
@@ -741,9 +736,11 @@ struct Extracted {
 /// The searchable text of a session's messages, read as the transcript streams. A session that
 /// cannot be read (deleted meanwhile) keeps what was read; the next refresh removes or
 /// re-queues it.
-fn extract(catalog: &Catalog, meta: &SessionMeta) -> Vec<(String, String)> {
+fn extract(providers: &ProviderSet, meta: &SessionMeta) -> Vec<(String, String)> {
     let mut messages = Vec::new();
-    let _ = catalog.load_each(meta, &mut |m| messages.extend(text::searchable(&m)));
+    if let Some(provider) = providers.get(meta.provider) {
+        let _ = provider.load_each(meta, &mut |m| messages.extend(text::searchable(&m)));
+    }
     messages
 }
 

@@ -1,6 +1,7 @@
 //! agent-sessions-cli: the headless front end. Every command is a thin call into
 //! `agent-sessions-core`; output is a human table by default or one JSON envelope with `--json`.
 
+mod blob;
 mod bundle;
 mod config;
 mod envelope;
@@ -13,6 +14,7 @@ mod index_command;
 mod open;
 mod progress;
 mod render;
+mod stats;
 mod translate;
 mod trash;
 
@@ -101,6 +103,11 @@ enum Command {
         #[arg(long, value_name = "N")]
         tail: Option<usize>,
     },
+    /// Sessions, messages, tokens and cost per directory, repository, agent, model, day or week.
+    Stats(stats::Args),
+    /// Write the bytes behind a blob key of a transcript (a spilled tool output, a large tool
+    /// result, an image) to standard output or a file.
+    Blob(blob::Args),
     /// List unreadable records and the format versions seen.
     Diagnostics {
         #[arg(long = "provider", value_name = "NAME", value_parser = parse_provider)]
@@ -284,6 +291,8 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
             out.warn(lib.warnings());
             Ok(out)
         }
+        Command::Stats(args) => stats::run(&roots, args),
+        Command::Blob(args) => blob::run(&roots, args, cli.json),
         Command::Export(args) => export::run(&roots, args, cli.json),
         Command::Config { action } => Ok(config::run(&action, config, &resolved, &process_env)),
         Command::Terminals => Ok(open::terminals(config)),

@@ -9,6 +9,7 @@
 //! "Layers"); they are re-exported as [`model`] and [`provider`] under their old paths.
 
 pub mod actions;
+pub mod blob;
 pub mod bundle;
 pub mod catalog;
 pub mod config;

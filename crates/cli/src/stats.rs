@@ -1,0 +1,98 @@
+//! `stats [--by dir|repo|agent|model|day|week] [--provider NAME]`: sessions, messages, tokens
+//! and cost per group (the work is `agent_sessions_core::stats`; this is flags and a table).
+
+use std::fmt::Write;
+
+use agent_sessions_core::stats::{self, By, Figures, Stats};
+use agent_sessions_core::{Error, ProviderKind, Roots};
+use serde_json::json;
+
+use crate::envelope::Envelope;
+use crate::progress;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Group by dir, repo, agent, model, day (UTC, the day a session started) or week (ISO).
+    #[arg(long, value_name = "GROUPING", default_value = "dir", value_parser = parse_by)]
+    by: By,
+    /// Only these providers (claude, codex, opencode); repeatable.
+    #[arg(long = "provider", value_name = "NAME", value_parser = crate::parse_provider)]
+    providers: Vec<ProviderKind>,
+    /// Read the stores directly instead of through the cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+fn parse_by(name: &str) -> Result<By, String> {
+    By::parse(name).ok_or_else(|| format!("{name:?} is not dir, repo, agent, model, day or week"))
+}
+
+pub fn run(roots: &Roots, args: Args) -> Result<Envelope, Error> {
+    let mut lib = crate::open(roots, &args.providers, !args.no_cache);
+    let report = progress::run("scanning", |p| lib.sessions(p))?;
+    let st = stats::stats(&report.sessions, args.by);
+    let text = table(&st);
+    let mut out = Envelope::ok(json!(st), text);
+    out.warn(lib.warnings());
+    out.warn_unavailable(lib.catalog(), &args.providers);
+    Ok(out)
+}
+
+fn row(key: &str, f: &Figures) -> [String; 8] {
+    let cost = if f.with_cost > 0 {
+        format!("{:.2}", f.cost_usd)
+    } else {
+        "-".into()
+    };
+    [
+        key.to_owned(),
+        f.sessions.to_string(),
+        f.messages.to_string(),
+        f.tokens.input.to_string(),
+        f.tokens.output.to_string(),
+        f.tokens.cache_read.to_string(),
+        f.tokens.cache_write.to_string(),
+        cost,
+    ]
+}
+
+/// Numbers right-aligned, the group (a path, a model, a day) first and left-aligned.
+fn table(st: &Stats) -> String {
+    let header = [
+        st.by.as_str().to_uppercase(),
+        "SESSIONS".into(),
+        "MSGS".into(),
+        "INPUT".into(),
+        "OUTPUT".into(),
+        "CACHE READ".into(),
+        "CACHE WRITE".into(),
+        "COST USD".into(),
+    ];
+    let mut rows = vec![header];
+    rows.extend(
+        st.groups
+            .iter()
+            .map(|g| row(&crate::render::terminal_safe(&g.key), &g.figures)),
+    );
+    rows.push(row("TOTAL", &st.total));
+    let mut widths = [0usize; 8];
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in &rows {
+        let mut line = String::new();
+        for (i, (cell, w)) in r.iter().zip(widths).enumerate() {
+            let pad = " ".repeat(w - cell.chars().count());
+            if i == 0 {
+                let _ = write!(line, "{cell}{pad}");
+            } else {
+                let _ = write!(line, "  {pad}{cell}");
+            }
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}

@@ -8,10 +8,8 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use agent_sessions_model::Os;
 
 /// True when `pid` runs and, where `proc_start` is given, started at that time. `proc_start` is
-/// the process start time as the agent recorded it: on Linux, field 22 of `/proc/<pid>/stat`
-/// (clock ticks since boot), which is what Claude Code writes as `procStart`. Elsewhere a
-/// recorded time (Unix seconds or milliseconds) is compared with the kernel's start time; a
-/// recorded value of another shape cannot be compared, and the pid alone decides.
+/// the process start time as Claude Code records it (see [`start_matches`]); a recorded value of
+/// another shape cannot be compared, and the pid alone decides.
 pub fn is_running(pid: u32, proc_start: Option<&str>) -> bool {
     if pid == 0 {
         return false;
@@ -19,40 +17,37 @@ pub fn is_running(pid: u32, proc_start: Option<&str>) -> bool {
     running_impl(pid, proc_start)
 }
 
-/// Whether the start time the system reports for a live process (`kernel`: the text of
-/// `/proc/<pid>/stat` on Linux, of `ps -o lstart= -p <pid>` run with `TZ=UTC LC_ALL=C` on
-/// macOS, of the start column of [`windows_processes`] on Windows) is the one recorded.
+/// Whether the start time the system reports for a live process (`kernel`) is the one Claude
+/// Code recorded for it. Claude Code (read in its 2.1.332 builds for Linux, macOS and Windows)
+/// records the start as it reads it itself, and each branch here reads the same thing:
+/// - Linux, `procStart`: field 22 of `/proc/<pid>/stat` (clock ticks since boot); `kernel` is
+///   that file's text.
+/// - macOS, `procStart`: the output of `ps -o lstart= -p <pid>` run with `LC_ALL=C TZ=UTC`,
+///   trimmed (`Tue Dec  1 03:31:59 2026`); `kernel` is the same command's output.
+/// - Windows, `procStartFt`: the creation FILETIME (100 ns units since 1601 UTC, from the
+///   kernel's process times); `kernel` is the FILETIME column of [`windows_processes`], which
+///   CIM gives to the microsecond, so the two agree within 1 ms. (Claude Code's fallback
+///   format, .NET ticks, is matched by [`WindowsProcess::started_as`].)
 pub fn start_matches(os: Os, kernel: &str, recorded: &str) -> bool {
     let recorded = recorded.trim();
     match os {
         Os::Linux => start_ticks(kernel).is_some_and(|t| t == recorded),
-        Os::Macos => same_instant(lstart_utc(kernel), recorded),
-        Os::Windows => same_instant(filetime_utc(kernel), recorded),
+        Os::Macos => match lstart_utc(recorded) {
+            Some(at) => lstart_utc(kernel) == Some(at),
+            None => true,
+        },
+        Os::Windows => match recorded.parse::<i64>() {
+            Ok(at) => kernel
+                .trim()
+                .parse::<i64>()
+                .is_ok_and(|k| k.abs_diff(at) < FILETIME_PER_MS),
+            Err(_) => true,
+        },
     }
 }
 
-/// A kernel start time against a recorded one, to the second (`lstart` has no finer unit). A
-/// recorded value that is not a Unix time cannot be compared: the pid check alone decides.
-fn same_instant(kernel: Option<DateTime<Utc>>, recorded: &str) -> bool {
-    let Some(kernel) = kernel else {
-        return false;
-    };
-    match unix_time(recorded) {
-        Some(at) => (kernel - at).num_milliseconds().abs() < 1_000,
-        None => true,
-    }
-}
-
-/// A Unix time in seconds or milliseconds (values past 10^11 are milliseconds: seconds would be
-/// the year 5138).
-fn unix_time(text: &str) -> Option<DateTime<Utc>> {
-    let n: i64 = text.parse().ok()?;
-    if n >= 100_000_000_000 {
-        DateTime::from_timestamp_millis(n)
-    } else {
-        DateTime::from_timestamp(n, 0)
-    }
-}
+/// FILETIME units (100 ns) in a millisecond.
+const FILETIME_PER_MS: u64 = 10_000;
 
 /// Field 22 of `/proc/<pid>/stat`. The command name (field 2) may hold spaces and parentheses,
 /// so fields are counted after its last `)`.
@@ -70,44 +65,52 @@ fn lstart_utc(text: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.and_utc())
 }
 
-/// A Windows FILETIME (100 ns units since 1601-01-01 UTC), as `ToFileTimeUtc()` prints it.
-fn filetime_utc(text: &str) -> Option<DateTime<Utc>> {
-    const UNIX_EPOCH_IN_FILETIME: i64 = 116_444_736_000_000_000;
-    let ft: i64 = text.trim().parse().ok()?;
-    let since_epoch = ft.checked_sub(UNIX_EPOCH_IN_FILETIME)?;
-    DateTime::from_timestamp(
-        since_epoch.div_euclid(10_000_000),
-        (since_epoch.rem_euclid(10_000_000) * 100) as u32,
-    )
-}
-
 /// One process of a Windows process list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WindowsProcess {
     pub pid: u32,
     /// FILETIME of its creation, as printed (empty when the system would not say).
     pub start: String,
+    /// The same instant as .NET ticks of local time (`CreationDate.Ticks`), as printed.
+    pub start_ticks: String,
     pub command_line: String,
 }
 
+impl WindowsProcess {
+    /// Whether this is the process Claude Code recorded as `procStartFt`: the creation FILETIME
+    /// ([`start_matches`]), or, where its runtime could not read that, what it asks PowerShell
+    /// for instead, `(Get-CimInstance Win32_Process -Filter "ProcessId=…").CreationDate.Ticks`,
+    /// the same text as [`Self::start_ticks`].
+    pub fn started_as(&self, recorded: &str) -> bool {
+        let recorded = recorded.trim();
+        (!self.start_ticks.is_empty() && self.start_ticks == recorded)
+            || start_matches(Os::Windows, &self.start, recorded)
+    }
+}
+
 /// The PowerShell 5.1 script whose output [`windows_processes`] reads: one line per process,
-/// `pid<TAB>creation FILETIME<TAB>command line` (PowerShell's CIM is the process list Windows
-/// offers without WMIC, which newer Windows lacks). Constant: nothing of ours is spliced in.
+/// `pid<TAB>creation FILETIME<TAB>creation .NET ticks<TAB>command line` (PowerShell's CIM is the
+/// process list Windows offers without WMIC, which newer Windows lacks). Constant: nothing of
+/// ours is spliced in.
 pub const WINDOWS_PROCESS_SCRIPT: &str = "Get-CimInstance Win32_Process | ForEach-Object { \
-     $t = if ($_.CreationDate) { $_.CreationDate.ToFileTimeUtc() } else { '' }; \
-     \"$($_.ProcessId)`t$t`t$($_.CommandLine)\" }";
+     $c = $_.CreationDate; \
+     $t = if ($c) { $c.ToFileTimeUtc() } else { '' }; \
+     $k = if ($c) { $c.Ticks } else { '' }; \
+     \"$($_.ProcessId)`t$t`t$k`t$($_.CommandLine)\" }";
 
 /// Parses [`WINDOWS_PROCESS_SCRIPT`]'s output; lines of another shape are skipped.
 pub fn windows_processes(text: &str) -> Vec<WindowsProcess> {
     text.lines()
         .filter_map(|line| {
-            let mut cols = line.trim_end_matches('\r').splitn(3, '\t');
+            let mut cols = line.trim_end_matches('\r').splitn(4, '\t');
             let pid = cols.next()?.trim().parse().ok()?;
             let start = cols.next()?.trim().to_owned();
+            let start_ticks = cols.next()?.trim().to_owned();
             let command_line = cols.next().unwrap_or("").to_owned();
             Some(WindowsProcess {
                 pid,
                 start,
+                start_ticks,
                 command_line,
             })
         })
@@ -199,7 +202,7 @@ fn running_impl(pid: u32, proc_start: Option<&str>) -> bool {
     windows_processes(&listing)
         .into_iter()
         .find(|p| p.pid == pid)
-        .is_some_and(|p| proc_start.is_none_or(|e| start_matches(Os::Windows, &p.start, e)))
+        .is_some_and(|p| proc_start.is_none_or(|e| p.started_as(e)))
 }
 
 #[cfg(not(any(unix, windows)))]
@@ -319,51 +322,62 @@ mod tests {
     }
 
     #[test]
-    fn macos_start_time_from_ps_lstart() {
-        // `ps -o lstart=` pads one-digit days with a space.
+    fn macos_start_time_as_claude_code_records_it() {
+        // Claude Code records `ps -o lstart= -p PID` (LC_ALL=C, TZ=UTC), trimmed: the padding
+        // of a one-digit day stays inside. We run the same command.
+        let recorded = "Tue Dec  1 03:31:59 2026";
         let kernel = "Tue Dec  1 03:31:59 2026\n";
         let at = DateTime::parse_from_rfc3339("2026-12-01T03:31:59Z").unwrap();
         assert_eq!(lstart_utc(kernel), Some(at.with_timezone(&Utc)));
-        let secs = at.timestamp().to_string();
-        let millis = (at.timestamp_millis() + 420).to_string();
-        assert!(start_matches(Os::Macos, kernel, &secs));
-        assert!(start_matches(Os::Macos, kernel, &millis));
-        // Another process that got the pid later.
-        let later = (at.timestamp() + 5).to_string();
-        assert!(!start_matches(Os::Macos, kernel, &later));
+        assert!(start_matches(Os::Macos, kernel, recorded));
+        assert!(start_matches(
+            Os::Macos,
+            "Mon Nov 30 23:59:59 2026\n",
+            "Mon Nov 30 23:59:59 2026"
+        ));
+        // Another process that got the pid five seconds later.
+        assert!(!start_matches(
+            Os::Macos,
+            "Tue Dec  1 03:32:04 2026\n",
+            recorded
+        ));
         // A kernel answer we cannot read proves nothing: not this process.
-        assert!(!start_matches(Os::Macos, "", &secs));
-        // A recorded value that is no time at all cannot be compared: the pid decides.
-        assert!(start_matches(Os::Macos, kernel, "98765x"));
+        assert!(!start_matches(Os::Macos, "", recorded));
+        // A recorded value of another shape cannot be compared: the pid decides.
+        assert!(start_matches(Os::Macos, kernel, "98765"));
     }
 
     #[test]
     fn windows_process_list_with_start_times() {
-        let listing = "0\t\t\r\n\
-            4\t133778000000000000\t\r\n\
-            7312\t134090335190000000\t\"C:\\Program Files\\nodejs\\node.exe\" \
+        // CIM gives creation times to the microsecond: 2025-12-01T03:32:00.123456Z as a
+        // FILETIME, and as .NET ticks of local time (here UTC+1).
+        let listing = "0\t\t\t\r\n\
+            4\t133778000000000000\t638689232000000000\t\r\n\
+            7312\t134090335190000000\t639001603190000000\t\"C:\\Program Files\\nodejs\\node.exe\" \
             C:\\Users\\me\\AppData\\Roaming\\npm\\node_modules\\@openai\\codex\\bin\\codex.js resume\r\n\
-            8120\t134090335200000000\tC:\\Users\\me\\.local\\bin\\claude.exe --continue\r\n\
+            8120\t134090335201234560\t639001603201234560\tC:\\Users\\me\\.local\\bin\\claude.exe --continue\r\n\
             garbage line\r\n";
         let procs = windows_processes(listing);
         assert_eq!(procs.len(), 4);
         assert_eq!(procs[2].pid, 7312);
-        assert_eq!(procs[3].start, "134090335200000000");
-        // 134090335200000000 is 2025-12-01T03:32:00Z; 7312 started a second earlier.
-        let at = DateTime::parse_from_rfc3339("2025-12-01T03:32:00Z")
-            .unwrap()
-            .timestamp();
-        assert!(start_matches(Os::Windows, &procs[3].start, &at.to_string()));
-        assert!(!start_matches(
-            Os::Windows,
-            &procs[2].start,
-            &at.to_string()
-        ));
-        assert!(!start_matches(
-            Os::Windows,
-            &procs[0].start,
-            &at.to_string()
-        ));
+        assert_eq!(procs[3].start, "134090335201234560");
+        assert_eq!(procs[3].start_ticks, "639001603201234560");
+        assert!(procs[3].command_line.ends_with("claude.exe --continue"));
+
+        // Claude Code's `procStartFt`: the kernel's FILETIME, to 100 ns.
+        let recorded = "134090335201234567";
+        assert!(start_matches(Os::Windows, &procs[3].start, recorded));
+        assert!(procs[3].started_as(recorded));
+        // 7312 started a second earlier; the idle process has no start time.
+        assert!(!procs[2].started_as(recorded));
+        assert!(!procs[0].started_as(recorded));
+        // A process that got the pid 2 ms later.
+        assert!(!start_matches(Os::Windows, "134090335201254567", recorded));
+        // Its fallback, `CreationDate.Ticks` from PowerShell: the same text as ours.
+        assert!(procs[3].started_as("639001603201234560"));
+        assert!(!procs[2].started_as("639001603201234560"));
+        // A recorded value of another shape cannot be compared: the pid decides.
+        assert!(procs[3].started_as("n/a"));
 
         assert!(agent_in_listing(Os::Windows, "codex", listing));
         assert!(agent_in_listing(Os::Windows, "claude", listing));

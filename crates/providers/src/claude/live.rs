@@ -1,6 +1,7 @@
 //! Claude Code's live sessions: `sessions/<pid>.json`, written while a process runs and deleted
 //! on exit. A stale file (crash) or a reused pid must not show a session as live, so the pid's
-//! start time must match the recorded `procStart` where the file has one.
+//! start time must match the recorded one where the file has one (`procStartFt` on Windows,
+//! `procStart` elsewhere; `process::start_matches` says what each holds).
 
 use std::path::Path;
 
@@ -16,6 +17,7 @@ struct PidFile {
     pid: Option<u32>,
     session_id: Option<String>,
     proc_start: Option<String>,
+    proc_start_ft: Option<String>,
     status: Option<String>,
 }
 
@@ -36,7 +38,9 @@ pub fn live_sessions(root: &Path) -> Vec<LiveSession> {
         let (Some(pid), Some(id)) = (file.pid, file.session_id) else {
             continue;
         };
-        if process::is_running(pid, file.proc_start.as_deref()) {
+        // Claude Code reads `procStartFt ?? procStart` too.
+        let start = file.proc_start_ft.as_deref().or(file.proc_start.as_deref());
+        if process::is_running(pid, start) {
             out.push(LiveSession {
                 id,
                 pid,
@@ -63,9 +67,13 @@ mod tests {
         let live =
             format!(r#"{{"pid":{me},"sessionId":"s-live","procStart":"{ticks}","status":"busy"}}"#);
         let reused = format!(r#"{{"pid":{me},"sessionId":"s-reused","procStart":"1"}}"#);
+        // `procStartFt` (Windows' key) wins over `procStart`, as in Claude Code.
+        let ft =
+            format!(r#"{{"pid":{me},"sessionId":"s-ft","procStart":"{ticks}","procStartFt":"1"}}"#);
         std::fs::write(sessions.join("1.json"), live).unwrap();
         std::fs::write(sessions.join("2.json"), reused).unwrap();
         std::fs::write(sessions.join("3.json"), "{broken").unwrap();
+        std::fs::write(sessions.join("4.json"), ft).unwrap();
         let got = live_sessions(dir.path());
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].id, "s-live");

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Type-checks the macOS build of the core and the CLI from Linux (`cargo check`, nothing linked
-# or run): every `cfg(target_os = "macos")` branch goes through the compiler. The C that
-# dependencies bundle (SQLite, ring) would need Apple's SDK headers, which no Linux registry
-# offers; a check needs none of their objects, so a stand-in compiler writes an empty object
-# for each C file. Needs clang (apt-get install clang) and the rustup target. docs/packaging.md.
+# Type-checks the macOS build of the library crates and the CLI from Linux (`cargo check`,
+# nothing linked or run): every `cfg(target_os = "macos")` branch goes through the compiler.
+# The C that dependencies bundle (SQLite, ring) would need Apple's SDK headers, which no Linux
+# registry offers; a check needs none of their objects, so a stand-in compiler writes an empty
+# object for each C file. Needs clang (apt-get install clang) and the rustup target. Extra
+# arguments go to cargo (`--all-targets` checks the tests too). docs/packaging.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=x86_64-apple-darwin
@@ -29,4 +30,5 @@ exec clang --target=x86_64-apple-darwin "$@"
 CC
 chmod +x "$shim/cc"
 CC_x86_64_apple_darwin="$PWD/$shim/cc" AR_x86_64_apple_darwin="$(command -v llvm-ar || command -v ar)" \
-  cargo check --locked --target "$target" -p agent-sessions-core -p agent-sessions-cli "$@"
+  cargo check --locked --target "$target" -p agent-sessions-model -p agent-sessions-providers \
+  -p agent-sessions-core -p agent-sessions-cli "$@"

@@ -172,6 +172,15 @@ impl Library {
         })
     }
 
+    /// Empties the cache (see [`Index::rebuild`]); the next refresh fills it from the stores.
+    /// Nothing to do without a cache.
+    pub fn clear_cache(&mut self) -> Result<(), Error> {
+        match self.index.as_mut() {
+            Some(index) => index.rebuild(),
+            None => Ok(()),
+        }
+    }
+
     /// Drops sessions from the cache at once (see [`Index::forget`]); nothing without a cache.
     pub fn forget(&mut self, keys: &[crate::provider::SessionKey]) -> Result<(), Error> {
         self.healing(|index, _| index.forget(keys))

@@ -83,6 +83,24 @@ pub struct Changed {
     pub seq: u64,
 }
 
+/// How the loop learns of changes, for a diagnostics panel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum WatcherState {
+    /// The loop has not started (or not yet set up its watcher on these roots).
+    NotStarted,
+    /// File-system events wake it; these directories (and whether recursively).
+    Watching {
+        paths: Vec<(PathBuf, bool)>,
+    },
+    /// No watcher could be set up: it polls the stores every `every_ms`.
+    Polling {
+        every_ms: u64,
+        reason: String,
+    },
+    Stopped,
+}
+
 type Emit = Arc<dyn Fn(Event) + Send + Sync>;
 
 pub struct Service {
@@ -104,6 +122,7 @@ struct Shared {
     stop: AtomicBool,
     /// Wakes the loop (it waits up to a few seconds between refreshes otherwise).
     wake: Mutex<Option<mpsc::Sender<()>>>,
+    watcher: Mutex<WatcherState>,
 }
 
 /// A lock that a panic elsewhere does not make unusable: what the service guards stays whole
@@ -129,6 +148,7 @@ impl Service {
                 changes: Mutex::new(ChangeLog::default()),
                 stop: AtomicBool::new(false),
                 wake: Mutex::new(None),
+                watcher: Mutex::new(WatcherState::NotStarted),
             }),
             thread: Mutex::new(None),
         }
@@ -183,6 +203,23 @@ impl Service {
 
     pub fn roots(&self) -> Roots {
         lock(&self.shared.roots).clone()
+    }
+
+    /// Whether the loop is woken by file-system events or polls, and what it watches.
+    pub fn watcher_state(&self) -> WatcherState {
+        lock(&self.shared.watcher).clone()
+    }
+
+    pub fn cache_dir(&self) -> Option<PathBuf> {
+        self.shared.cache_dir.clone()
+    }
+
+    /// Empties the cache of these roots (ours only: no agent's store is touched) and starts
+    /// over on them as [`Service::switch`] does, so the loop fills it again from the stores.
+    pub fn clear_cache(&self) -> Result<(), Error> {
+        self.library().clear_cache()?;
+        self.switch(self.roots());
+        Ok(())
     }
 
     /// The calls' library, for what the service has no call of its own for (search, actions).
@@ -307,13 +344,21 @@ fn run(shared: &Shared, emit: &Emit) {
         let watcher = watch::watch(&targets, DEBOUNCE, move |_| {
             let _ = tx.send(());
         });
-        let idle = match &watcher {
-            Ok(_) => TICK,
+        let (idle, state) = match &watcher {
+            Ok(w) => (
+                TICK,
+                WatcherState::Watching {
+                    paths: w.watched.clone(),
+                },
+            ),
             Err(e) => {
                 emit(Event::Warning(e.clone()));
-                POLL
+                let every_ms = POLL.as_millis() as u64;
+                let reason = e.clone();
+                (POLL, WatcherState::Polling { every_ms, reason })
             }
         };
+        *lock(&shared.watcher) = state;
         let mut first = true;
         while shared.current(generation) {
             let progress = Arc::new(ScanProgress::default());
@@ -365,6 +410,7 @@ fn run(shared: &Shared, emit: &Emit) {
         drop(watcher);
     }
     *lock(&shared.wake) = None;
+    *lock(&shared.watcher) = WatcherState::Stopped;
 }
 
 /// Runs `work` while a ticker reports its progress.

@@ -136,6 +136,23 @@ fn listed(work: &Path, path: &str, flag: &str, root: &Path, id: &str) -> Value {
         .unwrap_or_else(|| panic!("{id} is not listed"))
 }
 
+/// `cmd` in `cwd` with only PATH, the environment `env` and a closed proxy (the network stays
+/// out of reach but for 127.0.0.1).
+fn offline<'a>(
+    cmd: &'a mut Command,
+    cwd: &Path,
+    path: &str,
+    env: &[(&str, String)],
+) -> &'a mut Command {
+    cmd.current_dir(cwd)
+        .env_clear()
+        .env("PATH", path)
+        .env("HTTPS_PROXY", "http://127.0.0.1:9")
+        .env("HTTP_PROXY", "http://127.0.0.1:9")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+}
+
 /// Runs an agent in `cwd` with exactly `env` (plus PATH), no input, at most three minutes;
 /// its standard output.
 fn run_agent(
@@ -146,19 +163,10 @@ fn run_agent(
     env: &[(&str, String)],
 ) -> String {
     let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(cwd)
-        .env_clear()
-        .env("PATH", path)
-        .env("HTTPS_PROXY", "http://127.0.0.1:9")
-        .env("HTTP_PROXY", "http://127.0.0.1:9")
-        .env("NO_PROXY", "127.0.0.1,localhost")
+    offline(cmd.args(args), cwd, path, env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
     let mut child = cmd.spawn().unwrap();
     let started = Instant::now();
     loop {
@@ -415,19 +423,13 @@ fn screen_shows(
     needle: &str,
 ) -> (bool, String) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/pty_screen.py");
-    let out = Command::new("python3")
-        .arg(script)
+    let mut cmd = Command::new("python3");
+    cmd.arg(script)
         .arg("120")
         .arg(needle)
         .arg(program)
-        .args(args)
-        .current_dir(cwd)
-        .env_clear()
-        .env("PATH", system_path())
-        .env("HTTPS_PROXY", "http://127.0.0.1:9")
-        .env("HTTP_PROXY", "http://127.0.0.1:9")
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .args(args);
+    let out = offline(&mut cmd, cwd, &system_path(), env)
         .output()
         .unwrap();
     (
@@ -587,6 +589,9 @@ enum Way {
     Rows,
     /// OpenCode on PATH, but a session of 1.0, which its `import` refuses: our rows.
     OldSession,
+    /// Our rows, into a subfolder of a new git repository (with this `origin` remote, if any)
+    /// that OpenCode has no project for yet.
+    RowsInRepo(Option<&'static str>),
 }
 
 /// OpenCode resumes a session of `fixture` restored the `way` given, with `opencode run
@@ -600,45 +605,22 @@ fn opencode_resumes(way: Way, fixture: &str, id: &str, history: &str) {
     let bin = agents::bin_dir(work.path(), &[("opencode", &opencode)]);
     let with_agent = format!("{}:{}", bin.display(), system_path());
     let mock = Mock::start(work.path());
-    let config = home.join(".config/opencode");
-    std::fs::create_dir_all(&config).unwrap();
-    std::fs::write(
-        config.join("opencode.json"),
-        format!(
-            r#"{{"model": "anthropic/claude-sonnet-4-5", "small_model": "anthropic/claude-sonnet-4-5",
-  "autoupdate": false, "share": "disabled",
-  "provider": {{"anthropic": {{"options": {{"baseURL": "http://127.0.0.1:{}/v1", "apiKey": "sk-ant-mock"}},
-    "models": {{"claude-sonnet-4-5": {{"limit": {{"context": 200000, "output": 32000}}}}}}}}}}}}"#,
-            mock.port
-        ),
-    )
-    .unwrap();
-    let env = [
-        ("HOME", home.to_string_lossy().into_owned()),
-        ("XDG_DATA_HOME", data.to_string_lossy().into_owned()),
-        (
-            "XDG_CONFIG_HOME",
-            home.join(".config").to_string_lossy().into_owned(),
-        ),
-        (
-            "XDG_CACHE_HOME",
-            home.join(".cache").to_string_lossy().into_owned(),
-        ),
-        (
-            "XDG_STATE_HOME",
-            home.join(".local/state").to_string_lossy().into_owned(),
-        ),
-        ("OPENCODE_DISABLE_AUTOUPDATE", "1".to_owned()),
-        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1".to_owned()),
-    ];
-    let path = if way != Way::Rows {
+    let env = opencode_store(&home, &mock);
+    let rows = matches!(way, Way::Rows | Way::RowsInRepo(_));
+    let path = if !rows {
         with_agent.clone()
     } else {
         // OpenCode makes its store (database and migrations) once; our import then runs
         // without it on PATH and writes the rows itself.
-        run_agent(&opencode, &["session", "list"], &dir, &with_agent, &env);
+        let first = work.path().join("first");
+        std::fs::create_dir_all(&first).unwrap();
+        run_agent(&opencode, &["session", "list"], &first, &with_agent, &env);
         assert!(root.join("opencode.db").is_file());
         system_path()
+    };
+    let project = match way {
+        Way::RowsInRepo(remote) => Some(git_repo(dir.parent().unwrap(), remote)),
+        _ => None,
     };
     if way == Way::OldSession {
         run_agent(&opencode, &["session", "list"], &dir, &with_agent, &env);
@@ -662,6 +644,24 @@ fn opencode_resumes(way: Way, fixture: &str, id: &str, history: &str) {
         .as_u64()
         .unwrap();
 
+    if let Some(expected) = project {
+        // Filed under the project OpenCode gives the repository, and listed there by
+        // OpenCode before it ever ran there.
+        let db = rusqlite::Connection::open(root.join("opencode.db")).unwrap();
+        let (project_id, worktree): (String, String) = db
+            .query_row(
+                "SELECT p.id, p.worktree FROM session s JOIN project p ON p.id = s.project_id \
+                 WHERE s.id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(project_id, expected);
+        assert_eq!(worktree, *dir.parent().unwrap().to_string_lossy());
+        let list = ["session", "list", "--format", "json"];
+        let said = run_agent(&opencode, &list, &dir, &with_agent, &env);
+        assert!(said.contains(id), "opencode session list: {said}");
+    }
     let args = ["run", "--session", id, PROMPT];
     resumes(&opencode, &args, &dir, &with_agent, &env, &mock, &[history]);
     let dir_text = dir.to_string_lossy();
@@ -683,6 +683,52 @@ fn opencode_resumes(way: Way, fixture: &str, id: &str, history: &str) {
     let now = listed(work.path(), &path, "--opencode-root", &root, id);
     assert_eq!(now["counts"]["user"].as_u64().unwrap(), counted + 1);
     assert_eq!(now["cwd"], *dir_text);
+}
+
+/// Makes `dir` a git repository with two commits (and `remote` as `origin`); the project id
+/// OpenCode gives it: the SHA-1 of `git-remote:<host>/<path>` with a remote, else the root
+/// commit.
+fn git_repo(dir: &Path, remote: Option<&str>) -> String {
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    git(&["init", "-q"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "root"]);
+    let root = git(&["rev-parse", "HEAD"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "second"]);
+    let Some(remote) = remote else {
+        return root;
+    };
+    assert_eq!(remote, "git@github.com:Acme/Widget.git");
+    git(&["remote", "add", "origin", remote]);
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import hashlib, sys; print(hashlib.sha1(sys.argv[1].encode()).hexdigest())",
+        ])
+        .arg("git-remote:github.com/Acme/Widget")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A directory inside a git repository OpenCode has not seen: the restore files the session
+/// under the project OpenCode gives that repository (its root commit; with an `origin`
+/// remote, the remote's hash), so `opencode session list` there lists it.
+#[test]
+fn opencode_lists_a_session_restored_as_rows_into_a_new_repository() {
+    let id = "ses_dd434d2d3ffeSwAnDCKAB0MBV0";
+    let history = "List the files here and show main.py";
+    opencode_resumes(Way::RowsInRepo(None), OPENCODE_1_18, id, history);
+    let remote = Some("git@github.com:Acme/Widget.git");
+    opencode_resumes(Way::RowsInRepo(remote), OPENCODE_1_18, id, history);
 }
 
 const OPENCODE_1_18: &str = "opencode/1.18.33/local-share-opencode";
@@ -805,4 +851,174 @@ fn a_refused_opencode_import_leaves_the_store_as_it_was() {
             .unwrap();
         assert_eq!(n, 0, "{table} rows left behind");
     }
+}
+
+/// "Continue in…" with the real agents: a restored Claude session is handed off to each agent
+/// (Claude Code, Codex, OpenCode) through the launch the app uses: a terminal running the fixed
+/// script that reads the prompt file and starts the agent with it as one argument (`claude
+/// PROMPT`, `codex PROMPT`, `opencode --prompt PROMPT`). The terminal is a stand-in that runs
+/// its command in a pseudo-terminal ([`agents/pty_screen.py`]), so each agent's own TUI runs,
+/// told only that the user already went through its first-start questions (Claude's
+/// onboarding and the API key, each agent's trust in the directory). The scripted model must
+/// receive the handoff document, byte for byte, as the first thing the user said; the prompt
+/// file is gone afterwards.
+#[test]
+fn each_agent_receives_the_handoff_as_its_first_prompt() {
+    use std::os::unix::fs::PermissionsExt;
+    let (work, home, dir) = places();
+    let path = system_path();
+    let claude_root = home.join(".claude");
+    std::fs::create_dir_all(&claude_root).unwrap();
+    let id = "9d22e384-6685-4b75-ac35-088162e4c4a9";
+    let fixture = "claude/2.1.332/dot-claude";
+    move_session(
+        work.path(),
+        &path,
+        "--claude-root",
+        fixture,
+        id,
+        &claude_root,
+        &dir,
+    );
+    let root_arg = claude_root.to_str().unwrap().to_owned();
+
+    let mock = Mock::start(work.path());
+    let bin = work.path().join("handoff-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let pty = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/pty_screen.py");
+    // The stand-in terminal runs the command after -e, as xterm does, in a pseudo-terminal,
+    // until the model's answer shows; then says how that went in $HANDOFF_DONE.
+    let term = bin.join("xterm");
+    std::fs::write(
+        &term,
+        format!(
+            "#!/bin/sh\nwhile [ \"$1\" != -e ]; do shift; done\nshift\n\
+             python3 '{}' 150 restored-session-reply \"$@\" > \"$HANDOFF_DONE.out\" 2>&1\n\
+             echo $? > \"$HANDOFF_DONE\"\n",
+            pty.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&term, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let real = [
+        ("claude", agents::claude(agents::CLAUDE)),
+        ("codex", agents::codex(agents::CODEX)),
+        ("opencode", agents::opencode(agents::OPENCODE)),
+    ];
+    for (name, program) in &real {
+        std::os::unix::fs::symlink(program, bin.join(name)).unwrap();
+    }
+
+    // What the user answered at each agent's first start.
+    let dir_text = dir.to_string_lossy().into_owned();
+    let answered = serde_json::json!({
+        "hasCompletedOnboarding": true, "theme": "dark",
+        "customApiKeyResponses": {"approved": ["sk-ant-mock"], "rejected": []},
+        "projects": {dir_text.clone(): {"hasTrustDialogAccepted": true}},
+    });
+    std::fs::write(claude_root.join(".claude.json"), answered.to_string()).unwrap();
+    let codex_root = home.join(".codex");
+    let mut env = claude_env(&home, &claude_root, &mock);
+    env.extend(codex_store(&home, &codex_root, &mock));
+    let trusted = format!("\n[projects.{dir_text:?}]\ntrust_level = \"trusted\"\n");
+    let mut codex_config = std::fs::read_to_string(codex_root.join("config.toml")).unwrap();
+    codex_config.push_str(&trusted);
+    std::fs::write(codex_root.join("config.toml"), codex_config).unwrap();
+    env.extend(opencode_store(&home, &mock));
+
+    for (name, _) in &real {
+        let handoff = ["--claude-root", &root_arg, "handoff", id, "--to", name];
+        let printed = cli(work.path(), &path, &[&handoff[..], &["--print"]].concat());
+        let document = printed["markdown"].as_str().unwrap().trim_end_matches('\n');
+        assert!(document.starts_with("This is a handoff"), "{document}");
+
+        let before = mock.calls().len();
+        let done = work.path().join(format!("done-{name}"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
+        cmd.args(handoff).args(["--terminal", "xterm", "--json"]);
+        let with_terminal = format!("{}:{path}", bin.display());
+        let out = offline(&mut cmd, work.path(), &with_terminal, &env)
+            .env("AGENT_SESSIONS_CACHE_DIR", work.path().join("cache"))
+            .env("AGENT_SESSIONS_CONFIG", work.path().join("config.toml"))
+            .env("HANDOFF_DONE", &done)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{name}: {said}");
+        let started = Instant::now();
+        while !done.exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(200),
+                "{name}'s terminal did not finish"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let screen = std::fs::read_to_string(done.with_extension("out")).unwrap_or_default();
+        let status = std::fs::read_to_string(&done).unwrap();
+        assert_eq!(
+            status.trim(),
+            "0",
+            "{name} never showed the answer: {screen}"
+        );
+        let calls = mock.calls();
+        assert!(
+            calls[before..]
+                .iter()
+                .any(|c| first_prompt(c).as_deref() == Some(document)),
+            "{name} did not send the handoff as the user's first prompt"
+        );
+        // The prompt file was read and removed.
+        let left = walk(&work.path().join("cache"));
+        assert!(
+            left.iter().all(|f| !f.to_string_lossy().ends_with(".md")),
+            "{left:?}"
+        );
+    }
+}
+
+/// The first text the user typed in a model call (Anthropic Messages or OpenAI Responses):
+/// the first text of a user message that is not context the agent adds itself (`<system-
+/// reminder>`, `<environment_context>`, …).
+fn first_prompt(call: &Value) -> Option<String> {
+    let messages = call["messages"].as_array().or(call["input"].as_array())?;
+    messages
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .flat_map(|m| match &m["content"] {
+            Value::String(s) => vec![s.clone()],
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p["text"].as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        })
+        .find(|t| !t.starts_with('<'))
+}
+
+/// Points OpenCode (its config under `home`) at the scripted model; the environment that runs
+/// it on its store under `home`.
+fn opencode_store(home: &Path, mock: &Mock) -> Vec<(&'static str, String)> {
+    let config = home.join(".config/opencode");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("opencode.json"),
+        format!(
+            r#"{{"model": "anthropic/claude-sonnet-4-5", "small_model": "anthropic/claude-sonnet-4-5",
+  "autoupdate": false, "share": "disabled",
+  "provider": {{"anthropic": {{"options": {{"baseURL": "http://127.0.0.1:{}/v1", "apiKey": "sk-ant-mock"}},
+    "models": {{"claude-sonnet-4-5": {{"limit": {{"context": 200000, "output": 32000}}}}}}}}}}}}"#,
+            mock.port
+        ),
+    )
+    .unwrap();
+    let at = |p: &str| home.join(p).to_string_lossy().into_owned();
+    vec![
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("XDG_DATA_HOME", at(".local/share")),
+        ("XDG_CONFIG_HOME", at(".config")),
+        ("XDG_CACHE_HOME", at(".cache")),
+        ("XDG_STATE_HOME", at(".local/state")),
+        ("OPENCODE_DISABLE_AUTOUPDATE", "1".to_owned()),
+        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1".to_owned()),
+    ]
 }

@@ -397,3 +397,66 @@ fn a_session_that_is_live_in_the_store_is_refused_as_live() {
     assert!(e.to_string().contains("close it first"), "{e}");
     assert_eq!(common::snapshot(&root), before);
 }
+
+/// A Codex store with a state database (Codex 0.171.0's schema): a restore adds a `threads`
+/// row per rollout (the directory, the path it was written to) and the subagent's edge, or, when
+/// the insert is refused, rolls back and removes the files it made.
+#[test]
+fn a_codex_restore_lists_its_sessions_in_the_state_database_or_changes_nothing() {
+    let kind = ProviderKind::Codex;
+    let source = common::fixture(kind, "0.171.0").canonicalize().unwrap();
+    let (catalog, all) = listing(kind, &source);
+    let parent = "01a22bc4-d63a-7983-80d0-f3d6ee14c936";
+    let child = "01a22bc4-d79d-7950-b85d-e48f810553e0";
+    let s = all.iter().find(|s| s.id == parent).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let path = export(&catalog, &all, s, Mode::Complete, work.path());
+    let root = empty_store(kind, work.path());
+    let dir = work.path().canonicalize().unwrap();
+    let schema = source.join("state_5.sqlite.schema.sql");
+    let db = rusqlite::Connection::open(root.join("state_5.sqlite")).unwrap();
+    // (SQLite makes its own sqlite_sequence.)
+    let schema = std::fs::read_to_string(schema).unwrap();
+    db.execute_batch(&schema.replace("CREATE TABLE sqlite_sequence(name,seq);", ""))
+        .unwrap();
+    // A row of the subagent's id without its rollout: the insert is refused part way.
+    let stray = "INSERT INTO threads (id, rollout_path, created_at, updated_at, source, \
+                 model_provider, cwd, title, sandbox_policy, approval_mode) \
+                 VALUES (?1, '/gone.jsonl', 0, 0, 'exec', 'mock', '/x', 't', '{}', 'never')";
+    db.execute(stray, [child]).unwrap();
+    let before = common::snapshot(&root);
+    let e = restore(&path, kind, &root, &dir, false).unwrap_err();
+    assert_eq!(e.code(), "restore_failed", "{e}");
+    assert!(e.to_string().contains("rolled back"), "{e}");
+    assert_eq!(common::snapshot(&root), before);
+
+    db.execute("DELETE FROM threads", []).unwrap();
+    let done = restore(&path, kind, &root, &dir, false).unwrap();
+    let bundle::restore::Method::Files { files } = &done.method else {
+        panic!("{:?}", done.method)
+    };
+    let mut rows: Vec<(String, String, String, String)> = db
+        .prepare("SELECT id, rollout_path, cwd, title FROM threads ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    rows.sort();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for (id, rollout, cwd, title) in &rows {
+        assert!(files
+            .iter()
+            .any(|f| f.to_string_lossy() == *rollout && rollout.contains(id.as_str())));
+        assert_eq!(cwd, &*dir.to_string_lossy());
+        assert!(!title.is_empty());
+    }
+    let edge: (String, String) = db
+        .query_row(
+            "SELECT parent_thread_id, child_thread_id FROM thread_spawn_edges",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(edge, (parent.to_owned(), child.to_owned()));
+}

@@ -25,6 +25,7 @@
 mod codex;
 mod files;
 mod opencode;
+mod project;
 mod sql;
 
 pub use files::claude_project;

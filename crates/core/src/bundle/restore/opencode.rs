@@ -9,9 +9,9 @@
 //!   way deletes what it wrote (and the sessions imported before).
 //! - Otherwise the rows (`session`, `message`, `part`) of every session go into `opencode.db`
 //!   in one transaction that waits for OpenCode's own writers and leaves its journal mode (WAL)
-//!   alone. The session is filed under the project whose worktree holds the directory, else
-//!   OpenCode's `global` project, as OpenCode files a directory outside any repository. A row
-//!   that is there already fails the insert: nothing is overwritten.
+//!   alone. The session is filed under the project OpenCode gives the directory
+//!   ([`super::project`]: its git repository's, made if missing, else `global`). A row that is
+//!   there already fails the insert: nothing is overwritten.
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +20,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use serde_json::Value;
 
 use super::files::edit_string;
+use super::project::{self, Repository};
 use super::sql::insert;
 use super::{BundleError, Method, Plan};
 use crate::actions::trash::{agent, open_for_writing};
@@ -230,20 +231,24 @@ pub(super) fn insert_rows(bundle: &Bundle, plan: &Plan, db: &Path) -> Result<(),
         reason,
         state: "the transaction was rolled back, so nothing was changed".into(),
     };
+    // git runs before OpenCode's database is locked.
+    let repo = project::repository(&plan.dir);
     let mut conn = open_for_writing(db).map_err(|e| failed(e.to_string()))?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| failed(format!("OpenCode's database is busy: {e}")))?;
-    let project = project_for(&tx, &plan.dir_text).map_err(|e| failed(e.to_string()))?;
+    let project = project_for(&tx, repo.as_ref()).map_err(|e| failed(e.to_string()))?;
     for doc in &docs {
         insert_session(&tx, doc, &project).map_err(|e| failed(e.to_string()))?;
     }
     tx.commit().map_err(|e| failed(e.to_string()))
 }
 
-/// The project a directory belongs to: the one whose worktree holds it (the deepest), else
-/// OpenCode's `global` project (made if missing).
-fn project_for(conn: &Connection, dir: &str) -> rusqlite::Result<String> {
+/// The project OpenCode files a directory's sessions under ([`super::project`]): the
+/// repository's project row when there is one (by OpenCode's id for it, else by its worktree,
+/// as an older OpenCode may have keyed it), else a new row for it as OpenCode makes one;
+/// outside a repository (or in one without commits), OpenCode's `global` project.
+fn project_for(conn: &Connection, repo: Option<&Repository>) -> rusqlite::Result<String> {
     if !sqlite::has_table(conn, "project")? {
         return Ok("global".into());
     }
@@ -252,18 +257,33 @@ fn project_for(conn: &Connection, dir: &str) -> rusqlite::Result<String> {
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .filter_map(Result::ok)
         .collect();
-    let holds = |w: &str| {
-        w != "/" && (dir == w || dir.starts_with(&format!("{}/", w.trim_end_matches('/'))))
-    };
-    if let Some((id, _)) = rows
-        .iter()
-        .filter(|(_, w)| holds(w))
-        .max_by_key(|(_, w)| w.len())
-    {
-        return Ok(id.clone());
+    let now = Sql::Integer(chrono::Utc::now().timestamp_millis());
+    if let Some(repo) = repo {
+        if let Some(id) = &repo.id {
+            if rows.iter().any(|(i, _)| i == id) {
+                return Ok(id.clone());
+            }
+        }
+        if let Some((id, _)) = rows.iter().find(|(_, w)| *w == repo.worktree) {
+            return Ok(id.clone());
+        }
+        if let Some(id) = &repo.id {
+            insert(
+                conn,
+                "project",
+                &[
+                    ("id", Sql::Text(id.clone())),
+                    ("worktree", Sql::Text(repo.worktree.clone())),
+                    ("vcs", Sql::Text("git".into())),
+                    ("sandboxes", Sql::Text("[]".into())),
+                    ("time_created", now.clone()),
+                    ("time_updated", now),
+                ],
+            )?;
+            return Ok(id.clone());
+        }
     }
     if !rows.iter().any(|(id, _)| id == "global") {
-        let now = chrono::Utc::now().timestamp_millis();
         insert(
             conn,
             "project",
@@ -271,8 +291,8 @@ fn project_for(conn: &Connection, dir: &str) -> rusqlite::Result<String> {
                 ("id", Sql::from("global".to_owned())),
                 ("worktree", Sql::from("/".to_owned())),
                 ("sandboxes", Sql::from("[]".to_owned())),
-                ("time_created", Sql::Integer(now)),
-                ("time_updated", Sql::Integer(now)),
+                ("time_created", now.clone()),
+                ("time_updated", now),
             ],
         )?;
     }

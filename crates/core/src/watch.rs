@@ -143,18 +143,22 @@ mod tests {
             .expect("no event for an append");
         assert!(paths.iter().any(|p| p.ends_with("s.jsonl")), "{paths:?}");
 
-        // 10,000 writes in a burst arrive as a handful of callbacks, not thousands.
+        // 10,000 writes in a burst arrive as one callback per debounce window, not thousands.
+        // How many windows the burst spans depends on how fast this machine writes (a loaded
+        // CI machine took seconds), so the bound is the windows the writing took, plus a few.
+        let started = Instant::now();
         for i in 0..10_000 {
             std::fs::write(dir.path().join(format!("f{}.txt", i % 100)), i.to_string()).unwrap();
         }
+        let windows = started.elapsed().as_millis() / 100;
         // Count callbacks until none comes for a while (a loaded machine delivers late).
         let mut callbacks = 0;
         while rx.recv_timeout(Duration::from_secs(2)).is_ok() {
             callbacks += 1;
         }
         assert!(
-            (1..50).contains(&callbacks),
-            "{callbacks} callbacks for a 10,000-event storm"
+            callbacks >= 1 && callbacks <= windows + 10 && callbacks < 1_000,
+            "{callbacks} callbacks for a 10,000-event storm written in {windows} windows"
         );
     }
 

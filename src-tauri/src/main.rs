@@ -48,6 +48,10 @@ fn main() {
             commands::bundle::import_bundle_preview,
             commands::bundle::import_bundle_restore,
             commands::bundle::import_bundle_close,
+            commands::stats::session_stats,
+            commands::diagnostics::diagnostics,
+            commands::diagnostics::clear_cache,
+            commands::blob::load_blob,
         ])
         .run(tauri::generate_context!())
         .expect("the app window could not start");

@@ -16,13 +16,16 @@ use tauri::{AppHandle, Manager};
 use crate::state::AppState;
 
 pub mod actions;
+pub mod blob;
 pub mod bundle;
+pub mod diagnostics;
 pub mod dialog;
 pub mod export;
 pub mod handoff;
 pub mod search;
 pub mod sessions;
 pub mod settings;
+pub mod stats;
 pub mod terminal;
 pub mod transcript;
 pub mod translate;

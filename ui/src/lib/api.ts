@@ -4,8 +4,8 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
-  AppError, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Hit, Opened, Provider, ResumeView,
-  ScanProgress, SessionList, SessionRef, SettingChange, SettingsView, Status, Terminals, TranscriptPage, Translation,
+  AppError, BlobView, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Health, Hit, Opened, Provider, ResumeView,
+  ScanProgress, SessionList, SessionRef, SettingChange, SettingsView, Stats, StatsBy, Status, Terminals, TranscriptPage, Translation,
   TrashDone, TrashPlan,
 } from "./types";
 
@@ -101,6 +101,15 @@ export const trashPlan = (session: SessionRef, permanent: boolean, subagents: bo
 /** Runs the plan last shown for this same request (the backend refuses anything else). */
 export const trashExecute = (session: SessionRef, permanent: boolean, subagents: boolean | null) =>
   call<TrashDone>("trash_execute", { session: sessionRef(session), permanent, subagents });
+
+/** Figures grouped `by`, over these sessions (the list as filtered), or over every session. */
+export const sessionStats = (by: StatsBy, sessions?: SessionRef[]) =>
+  call<Stats>("session_stats", { by, sessions: sessions?.map(sessionRef) ?? null });
+export const diagnostics = () => call<Health>("diagnostics");
+/** Empties our cache (never an agent's store) and rescans; the window asks first. */
+export const clearCache = () => call<void>("clear_cache");
+/** The bytes behind a blob key of the session's transcript, as the window may show them. */
+export const loadBlob = (session: SessionRef, key: string) => call<BlobView>("load_blob", { session: sessionRef(session), key });
 
 export const onSessionsChanged = (f: (refreshDone: boolean) => void): Promise<UnlistenFn> =>
   listen<{ done: boolean }>("sessions-changed", (e) => f(e.payload.done));

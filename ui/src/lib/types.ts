@@ -146,3 +146,30 @@ export interface TrashPlan {
   steps: TrashStep[]; notes: string[];
 }
 export interface TrashDone { mode: "trash" | "permanent"; removed: TrashTarget[]; output: string[] }
+
+// Stats (core stats.rs; src-tauri commands/stats.rs).
+export type StatsBy = "dir" | "repo" | "agent" | "model" | "day" | "week";
+export interface Figures { sessions: number; messages: number; tokens: Tokens; cost_usd: number; with_cost: number }
+export interface StatsGroup extends Figures { key: string }
+export interface Stats { by: StatsBy; total: Figures; groups: StatsGroup[] }
+
+// The Diagnostics panel (core health.rs, service WatcherState; commands/diagnostics.rs).
+export type Diagnostic = Diagnostics["items"][number];
+export interface RootHealth {
+  provider: Provider; root: string; exists: boolean; sessions: number; files_read: number;
+  skipped: Diagnostic[]; format_versions: [string, number][];
+}
+export type WatcherState =
+  | { state: "not_started" } | { state: "stopped" }
+  | { state: "watching"; paths: [string, boolean][] }
+  | { state: "polling"; every_ms: number; reason: string };
+export interface Health {
+  roots: RootHealth[]; parse_errors: number; unlisted: number; watcher: WatcherState;
+  cache: { dir: string | null; path: string | null; bytes: number };
+}
+
+/** A blob as the window may show it (core blob.rs `BlobView`): an image only of a sniffed type. */
+export type BlobView =
+  | { kind: "image"; mime: "image/png" | "image/jpeg" | "image/gif" | "image/webp"; base64: string; bytes: number }
+  | { kind: "toolarge"; mime: string; bytes: number }
+  | { kind: "text"; text: string; truncated: boolean; bytes: number };

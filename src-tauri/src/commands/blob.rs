@@ -1,0 +1,22 @@
+//! A transcript's blob on demand (a spilled tool output, a large tool result, an image): what
+//! core's `blob::view` lets a window show of it, for the session the webview names.
+
+use agent_sessions_core::blob::{self, BlobView};
+use tauri::AppHandle;
+
+use super::{off_main, CmdResult, SessionRef};
+
+/// The key is the one the transcript gave the part; the session's files come from the
+/// listing, never from the webview. An image only of a sniffed PNG/JPEG/GIF/WebP type; the
+/// rest as text (the window shows it escaped), capped (`blob::MAX_TEXT_BYTES`,
+/// `MAX_IMAGE_BYTES`).
+#[tauri::command]
+pub async fn load_blob(app: AppHandle, session: SessionRef, key: String) -> CmdResult<BlobView> {
+    off_main(app, move |state| {
+        let meta = state.resolve(&session)?;
+        let lib = state.service.library();
+        let bytes = blob::read(lib.catalog(), &meta, &key)?;
+        Ok(blob::view(&bytes))
+    })
+    .await
+}

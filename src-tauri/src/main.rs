@@ -48,6 +48,7 @@ fn main() {
             commands::bundle::import_bundle_preview,
             commands::bundle::import_bundle_restore,
             commands::bundle::import_bundle_close,
+            commands::bundle::import_bundle_continue,
             commands::stats::session_stats,
             commands::diagnostics::diagnostics,
             commands::diagnostics::clear_cache,

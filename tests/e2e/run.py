@@ -1028,7 +1028,7 @@ def location_dialog(title, path):
 
 def bundle_round_trip(d):
     """Export a Claude session as a complete bundle (save dialog), import it (open dialog), pick a
-    new directory (folder dialog), preview, restore as a copy (its id is in the store already):
+    new directory (folder dialog), continue it in Codex there (nothing restored), preview, restore as a copy (its id is in the store already):
     the restored session is listed at once with the same message count, in the new directory."""
     sid = "9d22e384-6685-4b75-ac35-088162e4c4a9"
     out = TMP / "bundles"
@@ -1058,6 +1058,18 @@ def bundle_round_trip(d):
     d.click(d.find_all('[data-testid="import-browse"]')[0])
     location_dialog("Restore the session into", newdir)
     d.until(f"return document.querySelector('[data-testid=\"import-dir\"]').value === {json.dumps(str(newdir))}", 20)
+    # Continue in… starts the agent there with a handoff from the bundle's transcript; nothing
+    # is restored and nothing written in the directory (the codex on PATH is the fake's).
+    before = len(launches())
+    d.click(d.find_all('[data-testid="import-continue-codex"]')[0])
+    status = d.text(d.wait_all('[data-testid="import-continued"]', timeout=20)[0])
+    assert status == f"Codex CLI continues in xterm ({newdir})", status
+    got = wait_launches(before + 1)[before]
+    assert got["cwd"] == str(newdir) and got["argv"][-1].endswith("codex"), got
+    prompt = Path(got["argv"][6]).read_text()
+    assert prompt.startswith("This is a handoff. The work below was started in a Claude Code session; you (Codex CLI)"), prompt[:200]
+    assert not any(newdir.iterdir()), list(newdir.iterdir())
+    d.shot("22a-import-continue")
     # The id is in this store already: the preview refuses, a copy is allowed.
     d.click(d.find_all('[data-testid="import-preview-button"]')[0])
     error = d.text(d.wait_all('[data-testid="import-error"]', timeout=20)[0])

@@ -1,6 +1,6 @@
-//! `bundle export|inspect|import`: a session as a portable `.agent-session.zip` and back into
-//! an agent's store (the work is `agent_sessions_core::bundle`; this is flags, where files go,
-//! and the summary as text).
+//! `bundle export|inspect|import|continue`: a session as a portable `.agent-session.zip`, back
+//! into an agent's store, or continued in an agent from the bundle (the work is
+//! `agent_sessions_core::bundle`; this is flags, where files go, and the summary as text).
 
 use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
@@ -12,6 +12,7 @@ use agent_sessions_core::bundle::restore::Method;
 use agent_sessions_core::bundle::{
     self, Agents, Bundle, BundleError, Manifest, Mode, Preview, Target, Tokens,
 };
+use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::{Error, ProviderKind, Roots};
 use serde_json::{json, Value};
 
@@ -28,6 +29,19 @@ pub enum BundleAction {
     /// Restore a complete bundle into its agent's store (the default root, or --claude-root,
     /// --codex-root, --opencode-root) so that the agent resumes it in DIR.
     Import(ImportArgs),
+    /// Continue the bundle's session in an agent (its own or another) in DIR, from the bundle's
+    /// transcript: nothing is restored (what a share-safe bundle is for). Like `handoff`.
+    Continue(ContinueArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ContinueArgs {
+    file: PathBuf,
+    /// The directory the agent starts in (the path the session was recorded in is not reused).
+    #[arg(long, value_name = "DIR")]
+    dir: PathBuf,
+    #[command(flatten)]
+    start: crate::handoff::Start,
 }
 
 #[derive(clap::Args)]
@@ -67,12 +81,26 @@ pub struct ExportArgs {
     no_cache: bool,
 }
 
-pub fn run(roots: &Roots, action: BundleAction, json: bool) -> Result<Envelope, Error> {
+pub fn run(
+    roots: &Roots,
+    action: BundleAction,
+    json: bool,
+    config: &ConfigFile,
+) -> Result<Envelope, Error> {
     match action {
         BundleAction::Export(args) => export(roots, args),
         BundleAction::Inspect { file } => inspect(&file),
         BundleAction::Import(args) => import(roots, args, json),
+        BundleAction::Continue(args) => continue_in(args, config),
     }
+}
+
+fn continue_in(args: ContinueArgs, config: &ConfigFile) -> Result<Envelope, Error> {
+    let b = Bundle::open(&args.file)?;
+    let continued = bundle::handoff::handoff(&b, &args.dir, args.start.to, args.start.budget())?;
+    crate::handoff::start(&continued.session, &args.start, config, || {
+        Ok(continued.handoff.clone())
+    })
 }
 
 fn export(roots: &Roots, args: ExportArgs) -> Result<Envelope, Error> {

@@ -12,7 +12,7 @@ use agent_sessions_core::actions::handoff::{
 use agent_sessions_core::actions::terminal::Host;
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::library::default_cache_dir;
-use agent_sessions_core::{Error, ProviderKind, Roots};
+use agent_sessions_core::{Error, ProviderKind, Roots, SessionMeta};
 use serde_json::json;
 
 use crate::envelope::Envelope;
@@ -22,9 +22,19 @@ use crate::progress;
 pub struct Args {
     /// The session id (or an unambiguous prefix of it).
     id: String,
+    #[command(flatten)]
+    start: Start,
+    /// Read the stores directly instead of through the cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+/// The target agent and how it starts: shared by `handoff` and `bundle continue`.
+#[derive(clap::Args)]
+pub struct Start {
     /// The agent to continue in: claude, codex or opencode.
     #[arg(long, value_name = "AGENT", value_parser = crate::parse_provider)]
-    to: ProviderKind,
+    pub to: ProviderKind,
     /// Print the handoff document (Markdown) and start nothing.
     #[arg(long, conflicts_with = "dry_run")]
     print: bool,
@@ -37,9 +47,12 @@ pub struct Args {
     /// Print what would be run (terminal, argv, directory, prompt file) and start nothing.
     #[arg(long)]
     dry_run: bool,
-    /// Read the stores directly instead of through the cache.
-    #[arg(long)]
-    no_cache: bool,
+}
+
+impl Start {
+    pub fn budget(&self) -> Budget {
+        Budget::new(self.budget).unwrap_or_default()
+    }
 }
 
 fn parse_budget(text: &str) -> Result<usize, String> {
@@ -55,33 +68,49 @@ pub fn run(roots: &Roots, args: Args, config: &ConfigFile) -> Result<Envelope, E
     let mut lib = crate::open(roots, &[], !args.no_cache);
     let report = progress::run("scanning", |p| lib.sessions(p))?;
     let session = lib.catalog().find(&report.sessions, &args.id)?.clone();
-    let budget = Budget::new(args.budget).unwrap_or_default();
-    // Planned first: a missing terminal, directory or agent costs no transcript read.
-    let planned = if args.print {
+    let (to, budget) = (args.start.to, args.start.budget());
+    let mut out = start(&session, &args.start, config, || {
+        handoff::from_store(lib.catalog(), &session, to, budget)
+    })?;
+    out.warn(lib.warnings());
+    Ok(out)
+}
+
+/// Prints `session`'s handoff, or starts the target agent with it in a terminal in the
+/// session's directory. Planned first: a missing terminal, directory or agent costs no
+/// transcript read (`doc` is called after).
+pub fn start(
+    session: &SessionMeta,
+    start: &Start,
+    config: &ConfigFile,
+    doc: impl FnOnce() -> Result<Handoff, Error>,
+) -> Result<Envelope, Error> {
+    let planned = if start.print {
         None
     } else {
-        let requested = args.terminal.or_else(|| crate::open::configured(config));
+        let requested = start
+            .terminal
+            .clone()
+            .or_else(|| crate::open::configured(config));
         let dir = prompt_dir()?;
         Some(handoff::plan(
-            &session,
-            args.to,
+            session,
+            start.to,
             requested.as_deref(),
             &Host::this(),
             &dir,
         )?)
     };
-    let doc = handoff::from_store(lib.catalog(), &session, args.to, budget)?;
-    let mut out = match &planned {
+    let doc = doc()?;
+    Ok(match &planned {
         None => Envelope::ok(json!(doc), doc.markdown.clone()),
         Some(planned) => {
-            if !args.dry_run {
+            if !start.dry_run {
                 handoff::launch(planned, &doc.markdown)?;
             }
-            launched(planned, &doc, args.dry_run)
+            launched(planned, &doc, start.dry_run)
         }
-    };
-    out.warn(lib.warnings());
-    Ok(out)
+    })
 }
 
 /// Where prompt files go: `handoff/` in the app's cache folder.

@@ -301,7 +301,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Translate(args) => translate::run(&roots, args, config),
         Command::Trash(args) => trash::run_trash(&roots, args, config, cli.json),
         Command::Delete(args) => trash::run_delete(&roots, args, config, cli.json),
-        Command::Bundle { action } => bundle::run(&roots, action, cli.json),
+        Command::Bundle { action } => bundle::run(&roots, action, cli.json, config),
         Command::Index => index_command::run(&roots),
         Command::Cache { action } => {
             let dir = default_cache_dir().ok_or_else(|| Error::Cache {

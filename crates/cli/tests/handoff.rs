@@ -1,7 +1,8 @@
 //! `handoff`: `--print` prints the document, `--dry-run` the launch (terminal, argv, directory,
 //! prompt file) without writing or starting anything, a launch runs the agent with the handoff
-//! through a fake terminal, and a budget out of range is a usage error. Linux: fake terminals
-//! and agents on PATH.
+//! through a fake terminal, a bundle continues in an agent in the chosen directory (`bundle
+//! continue`) with the same document and nothing restored, and a budget out of range is a usage
+//! error. Linux: fake terminals and agents on PATH.
 
 #![cfg(target_os = "linux")]
 
@@ -163,15 +164,16 @@ fn dry_run_prints_the_launch_and_writes_nothing() {
     );
 }
 
-#[test]
-fn a_launch_runs_the_agent_with_the_handoff_in_the_session_directory() {
-    let m = Machine::new();
-    // An xterm that runs its -e command, and a claude that records what it got.
+/// Runs the CLI with `args` (a launch through `--terminal xterm`) with an xterm that runs its
+/// -e command and a claude that records where it ran and its arguments: what claude got
+/// (its directory and its one argument, the prompt).
+fn launch_recorded(m: &Machine, args: &[&str]) -> (String, String) {
     m.executable(
         "xterm",
         "#!/bin/sh\nwhile [ \"$1\" != -e ]; do shift; done\nshift\nexec \"$@\"\n",
     );
     let record = m.tmp.path().join("record");
+    let _ = std::fs::remove_file(&record);
     m.executable(
         "claude",
         &format!(
@@ -182,7 +184,7 @@ fn a_launch_runs_the_agent_with_the_handoff_in_the_session_directory() {
     // The script's `cat` and `rm` come from the PATH the terminal inherits; the terminal is
     // named, as /usr/bin may hold real ones.
     let path = format!("{}:/usr/bin:/bin", m.bin().display());
-    let mut launch = m.cli(&["handoff", ID, "--to", "claude", "--terminal", "xterm"]);
+    let mut launch = m.cli(args);
     launch.env("PATH", path);
     let text = m.ok(launch);
     assert!(text.starts_with("opened xterm in "), "{text}");
@@ -197,16 +199,120 @@ fn a_launch_runs_the_agent_with_the_handoff_in_the_session_directory() {
         );
         std::thread::sleep(Duration::from_millis(20));
     };
-    let parts: Vec<&[u8]> = got.split(|b| *b == 0).collect();
+    let parts: Vec<String> = got
+        .split(|b| *b == 0)
+        .map(|p| String::from_utf8(p.to_vec()).unwrap())
+        .collect();
     assert_eq!(parts.len(), 3, "{parts:?}"); // directory, the prompt, and the end
-    let dir = std::fs::canonicalize(&m.dir).unwrap();
-    assert_eq!(parts[0], dir.to_str().unwrap().as_bytes());
-    let printed = m.ok(m.cli(&["handoff", ID, "--to", "claude", "--print"]));
-    assert_eq!(
-        std::str::from_utf8(parts[1]).unwrap(),
-        printed.trim_end_matches('\n')
+    (parts[0].clone(), parts[1].clone())
+}
+
+#[test]
+fn a_launch_runs_the_agent_with_the_handoff_in_the_session_directory() {
+    let m = Machine::new();
+    let (dir, prompt) = launch_recorded(
+        &m,
+        &["handoff", ID, "--to", "claude", "--terminal", "xterm"],
     );
+    assert_eq!(
+        dir,
+        std::fs::canonicalize(&m.dir).unwrap().to_str().unwrap()
+    );
+    let printed = m.ok(m.cli(&["handoff", ID, "--to", "claude", "--print"]));
+    assert_eq!(prompt, printed.trim_end_matches('\n'));
     assert!(!m.tmp.path().join("PWNED").exists());
+}
+
+/// Every file below `dir` with its bytes.
+fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            out.extend(files(&e.path()));
+        } else {
+            out.push((e.path(), std::fs::read(e.path()).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_bundle_continues_in_an_agent_in_the_chosen_directory_without_restoring() {
+    let m = Machine::new();
+    let elsewhere = m.tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    for (name, extra) in [("c.zip", None), ("s.zip", Some("--share-safe"))] {
+        let file = m.tmp.path().join(name);
+        let mut args = vec!["bundle", "export", ID, "-o", file.to_str().unwrap()];
+        args.extend(extra);
+        m.ok(m.cli(&args));
+    }
+    let store = files(&m.tmp.path().join("claude"));
+    let from_store = m.ok(m.cli(&["handoff", ID, "--to", "codex", "--print"]));
+    for name in ["c.zip", "s.zip"] {
+        let file = m.tmp.path().join(name);
+        let (file, dir) = (file.to_str().unwrap(), elsewhere.to_str().unwrap());
+        // The same document as from the store (nothing here is a secret or under a home).
+        let printed = m.ok(m.cli(&[
+            "bundle", "continue", file, "--dir", dir, "--to", "codex", "--print",
+        ]));
+        assert_eq!(printed, from_store, "{name}");
+        // Planned in the chosen directory, not the recorded one.
+        m.executable("kitty", "#!/bin/sh\n");
+        m.executable("codex", "#!/bin/sh\n");
+        let v = m.json(&[
+            "bundle",
+            "continue",
+            file,
+            "--dir",
+            dir,
+            "--to",
+            "codex",
+            "--dry-run",
+        ]);
+        assert_eq!(v["data"]["cwd"], dir, "{name}");
+        assert_eq!(v["data"]["session_id"], ID);
+        // Launched: the agent starts there with the document as its first prompt.
+        let (ran_in, prompt) = launch_recorded(
+            &m,
+            &[
+                "bundle",
+                "continue",
+                file,
+                "--dir",
+                dir,
+                "--to",
+                "claude",
+                "--terminal",
+                "xterm",
+            ],
+        );
+        assert_eq!(ran_in, dir, "{name}");
+        let for_claude = m.ok(m.cli(&["handoff", ID, "--to", "claude", "--print"]));
+        assert_eq!(prompt, for_claude.trim_end_matches('\n'), "{name}");
+    }
+    // Nothing restored, nothing written in the store, nothing in the directory.
+    assert_eq!(files(&m.tmp.path().join("claude")), store);
+    assert!(std::fs::read_dir(&elsewhere).unwrap().next().is_none());
+    // A directory that is not there is refused before anything starts.
+    let file = m.tmp.path().join("s.zip");
+    let out = m
+        .cli(&[
+            "bundle",
+            "continue",
+            file.to_str().unwrap(),
+            "--dir",
+            m.tmp.path().join("nowhere").to_str().unwrap(),
+            "--to",
+            "codex",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "bad_target", "{v}");
 }
 
 #[test]

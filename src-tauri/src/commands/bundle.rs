@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Mutex};
 
+use agent_sessions_core::actions::handoff::Budget;
 use agent_sessions_core::bundle::{
     self, Agents, Bundle, Manifest, Mode, Preview, RedactionCounts, Restored, Target, Tokens,
 };
@@ -19,6 +20,7 @@ use serde::Serialize;
 use tauri::AppHandle;
 
 use super::dialog::{chosen, native as dialog, refuse_stores};
+use super::handoff::{start, target_of, Continued};
 use super::{off_main, CmdError, CmdResult, SessionRef};
 use crate::state::AppState;
 
@@ -175,13 +177,7 @@ pub async fn import_bundle_preview(
 ) -> CmdResult<Preview> {
     off_main(app, move |state| {
         *SHOWN.lock()? = None;
-        let path = bundle_path(&handle)?;
-        if !dir.is_absolute() {
-            return Err(CmdError::invalid_input(
-                "the directory must be a full path (starting at the root)",
-            ));
-        }
-        let b = Bundle::open(&path).map_err(|e| cmd_error(e.into()))?;
+        let b = opened_in(&handle, &dir)?;
         let kind = b.manifest.source.provider;
         let root = state
             .roots()
@@ -255,6 +251,26 @@ pub async fn import_bundle_restore(app: AppHandle, handle: String) -> CmdResult<
 }
 
 /// Forgets a bundle chosen for import (the dialog was closed).
+/// Continues the bundle `handle`'s session in `target` (`claude`, `codex` or `opencode`),
+/// started in a terminal in `dir` with a handoff written from the bundle's transcript: nothing
+/// is restored (core `bundle::handoff`; what a share-safe bundle is for).
+#[tauri::command]
+pub async fn import_bundle_continue(
+    app: AppHandle,
+    handle: String,
+    dir: PathBuf,
+    target: String,
+) -> CmdResult<Continued> {
+    off_main(app, move |state| {
+        let target = target_of(&target)?;
+        let b = opened_in(&handle, &dir)?;
+        let continued =
+            bundle::handoff::handoff(&b, &dir, target, Budget::default()).map_err(cmd_error)?;
+        start(state, &continued.session, target, || Ok(continued.handoff))
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn import_bundle_close(app: AppHandle, handle: String) -> CmdResult<()> {
     off_main(app, move |_| {
@@ -272,6 +288,18 @@ fn bundle_path(handle: &str) -> CmdResult<PathBuf> {
     CHOSEN.lock()?.get(handle).cloned().ok_or_else(|| {
         CmdError::invalid_input("no bundle is open under that handle: choose it again")
     })
+}
+
+/// The bundle `handle`, opened and checked again, for a session to continue in `dir` (a full
+/// path: the webview cannot know this process's working directory).
+fn opened_in(handle: &str, dir: &Path) -> CmdResult<Bundle> {
+    let path = bundle_path(handle)?;
+    if !dir.is_absolute() {
+        return Err(CmdError::invalid_input(
+            "the directory must be a full path (starting at the root)",
+        ));
+    }
+    Bundle::open(&path).map_err(|e| cmd_error(e.into()))
 }
 
 fn file_name(path: &Path) -> String {

@@ -5,15 +5,16 @@
 
 use std::path::PathBuf;
 
-use agent_sessions_core::actions::handoff::{self, Budget};
+use agent_sessions_core::actions::handoff::{self, Budget, Handoff};
 use agent_sessions_core::actions::terminal::Host;
 use agent_sessions_core::library::default_cache_dir;
-use agent_sessions_core::ProviderKind;
+use agent_sessions_core::{ProviderKind, SessionMeta};
 use serde::Serialize;
 use tauri::AppHandle;
 
 use super::terminal::configured;
 use super::{off_main, CmdError, CmdResult, SessionRef};
+use crate::state::AppState;
 
 #[derive(Serialize)]
 pub struct Continued {
@@ -24,7 +25,7 @@ pub struct Continued {
     chars: usize,
 }
 
-fn target_of(name: &str) -> CmdResult<ProviderKind> {
+pub(super) fn target_of(name: &str) -> CmdResult<ProviderKind> {
     ProviderKind::parse(name).ok_or_else(|| {
         CmdError::invalid_input(format!("{name:?} is not claude, codex or opencode"))
     })
@@ -68,23 +69,38 @@ pub async fn continue_in(
     off_main(app, move |state| {
         let target = target_of(&target)?;
         let meta = state.resolve(&session)?;
-        let requested = configured(&state.settings()?.terminal.app);
-        let prompts = default_cache_dir()
-            .map(|d| d.join("handoff"))
-            .ok_or_else(|| CmdError::new_io("no cache folder on this system for the prompt"))?;
-        // Planned first: a missing terminal, directory or agent costs no transcript read.
-        let planned = handoff::plan(&meta, target, requested.as_deref(), &Host::this(), &prompts)?;
-        let doc = {
+        start(state, &meta, target, || {
             let lib = state.service.library();
-            handoff::from_store(lib.catalog(), &meta, target, Budget::default())?
-        };
-        handoff::launch(&planned, &doc.markdown)?;
-        Ok(Continued {
-            terminal: planned.launch.terminal,
-            cwd: planned.launch.cwd,
-            target,
-            chars: doc.chars,
+            Ok(handoff::from_store(
+                lib.catalog(),
+                &meta,
+                target,
+                Budget::default(),
+            )?)
         })
     })
     .await
+}
+
+/// Starts `target` in a terminal in `meta`'s directory with the handoff `doc` makes. Planned
+/// first: a missing terminal, directory or agent costs no transcript read.
+pub(super) fn start(
+    state: &AppState,
+    meta: &SessionMeta,
+    target: ProviderKind,
+    doc: impl FnOnce() -> CmdResult<Handoff>,
+) -> CmdResult<Continued> {
+    let requested = configured(&state.settings()?.terminal.app);
+    let prompts = default_cache_dir()
+        .map(|d| d.join("handoff"))
+        .ok_or_else(|| CmdError::new_io("no cache folder on this system for the prompt"))?;
+    let planned = handoff::plan(meta, target, requested.as_deref(), &Host::this(), &prompts)?;
+    let doc = doc()?;
+    handoff::launch(&planned, &doc.markdown)?;
+    Ok(Continued {
+        terminal: planned.launch.terminal,
+        cwd: planned.launch.cwd,
+        target,
+        chars: doc.chars,
+    })
 }

@@ -2,6 +2,7 @@
 // keyboard, in one table, and how a result is told to the user (a notice). Pure, unit-tested.
 
 import { toApiError } from "./api";
+import type { Provider } from "./types";
 
 export type SessionAction = "resume-terminal" | "open-terminal" | "copy-resume" | "export" | "reveal" | "trash";
 
@@ -29,3 +30,10 @@ export function errorNotice(e: unknown): Notice {
   const err = toApiError(e);
   return { kind: "error", text: err.message, copy: err.copy };
 }
+
+/** The agents a session (or a bundle) can continue in ("Continue in…"). */
+export const HANDOFF_TARGETS: { id: Provider; name: string }[] = [
+  { id: "claude", name: "Claude Code" },
+  { id: "codex", name: "Codex CLI" },
+  { id: "opencode", name: "OpenCode" },
+];

@@ -93,6 +93,9 @@ export const importBundlePreview = (handle: string, dir: string, asCopy: boolean
   call<BundlePreview>("import_bundle_preview", { handle, dir, asCopy });
 /** Restores exactly the preview last shown for `handle`. */
 export const importBundleRestore = (handle: string) => call<BundleRestored>("import_bundle_restore", { handle });
+/** Starts `target` in a terminal in `dir` with a handoff of the bundle's session: nothing restored. */
+export const importBundleContinue = (handle: string, dir: string, target: Provider) =>
+  call<Continued>("import_bundle_continue", { handle, dir, target });
 export const importBundleClose = (handle: string) => call<void>("import_bundle_close", { handle });
 
 /** What trashing (`permanent`: deleting) a session would remove; `subagents` null: undecided. */

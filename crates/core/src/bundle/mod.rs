@@ -8,8 +8,10 @@
 //! - [`reader`]: opening a bundle that came from elsewhere, trusting nothing in it.
 //! - [`restore`]: a preview, then the restore it allows (a short-lived HMAC token binds the
 //!   bundle's hash and the target), into the store under a directory the user chose.
+//! - [`handoff`]: "Continue in…" an agent from the bundle's transcript, nothing restored.
 
 pub mod export;
+pub mod handoff;
 mod jsontext;
 pub mod manifest;
 mod native;

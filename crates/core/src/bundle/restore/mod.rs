@@ -229,6 +229,27 @@ fn binding<'a>(bundle: &'a Bundle, root: &'a Path, dir: &'a Path, target: &Targe
     }
 }
 
+/// `p` as a folder a session can continue in: existing, a folder, its canonical path valid
+/// UTF-8 without control or bidi characters (it reaches the agent's records and a terminal).
+pub(super) fn checked_folder(p: &Path, what: &str) -> Result<PathBuf, Error> {
+    let bad = |why: String| Error::from(BundleError::Target(why));
+    let canonical = std::fs::canonicalize(p)
+        .map_err(|e| bad(format!("the {what} {} cannot be used: {e}", p.display())))?;
+    if !canonical.is_dir() {
+        return Err(bad(format!("the {what} {} is not a folder", p.display())));
+    }
+    let text = canonical
+        .to_str()
+        .ok_or_else(|| bad(format!("the {what} {} is not valid UTF-8", p.display())))?;
+    if text.chars().any(is_unsafe_char) {
+        return Err(bad(format!(
+            "the {what} {:?} holds control or bidi characters",
+            super::manifest::shown(text)
+        )));
+    }
+    Ok(canonical)
+}
+
 /// The store root and the directory, both existing folders, as absolute paths without links;
 /// the bundle a complete one with records of its session.
 fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf), Error> {
@@ -248,26 +269,8 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
         .into());
     }
     let provider = m.source.provider;
-    let folder = |p: &Path, what: &str| -> Result<PathBuf, Error> {
-        let bad = |why: String| Error::from(BundleError::Target(why));
-        let canonical = std::fs::canonicalize(p)
-            .map_err(|e| bad(format!("the {what} {} cannot be used: {e}", p.display())))?;
-        if !canonical.is_dir() {
-            return Err(bad(format!("the {what} {} is not a folder", p.display())));
-        }
-        let text = canonical
-            .to_str()
-            .ok_or_else(|| bad(format!("the {what} {} is not valid UTF-8", p.display())))?;
-        if text.chars().any(is_unsafe_char) {
-            return Err(bad(format!(
-                "the {what} {:?} holds control or bidi characters",
-                super::manifest::shown(text)
-            )));
-        }
-        Ok(canonical)
-    };
-    let root = folder(&target.root, &format!("{provider} store"))?;
-    let dir = folder(&target.dir, "directory")?;
+    let root = checked_folder(&target.root, &format!("{provider} store"))?;
+    let dir = checked_folder(&target.dir, "directory")?;
     if dir.starts_with(&root) {
         return Err(BundleError::Target(format!(
             "the directory {} is inside the {provider} store; choose a project folder",

@@ -27,6 +27,8 @@ fn main() {
             commands::sessions::open_demo,
             commands::transcript::load_transcript,
             commands::transcript::find_message,
+            commands::raw::message_raw,
+            commands::timeline::session_events,
             commands::translate::translate_message,
             commands::search::search,
             commands::actions::resume_command,

@@ -173,6 +173,17 @@ impl Catalog {
         Ok(self.provider(session.provider)?.load_each(session, each)?)
     }
 
+    /// The stored records behind a message of a store without lines (see `raw`).
+    pub fn raw_records(
+        &self,
+        session: &SessionMeta,
+        message_id: &str,
+    ) -> Result<Vec<(String, serde_json::Value)>, Error> {
+        Ok(self
+            .provider(session.provider)?
+            .raw_records(session, message_id)?)
+    }
+
     pub fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
         Ok(self.provider(session.provider)?.blob(session, key)?)
     }

@@ -19,6 +19,7 @@ pub mod index;
 pub mod library;
 pub mod live;
 pub mod paths;
+pub mod raw;
 pub mod render;
 pub mod service;
 pub mod stats;

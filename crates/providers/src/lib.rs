@@ -155,6 +155,18 @@ pub trait Provider: Send + Sync {
         Ok(t.diagnostics)
     }
 
+    /// The stored records behind message `message_id` of a store without lines (rows, JSON
+    /// files), each with where it is (`message msg_…`, `part prt_…`). Line-oriented stores
+    /// return nothing: their messages name their lines (`Message::source_lines`).
+    fn raw_records(
+        &self,
+        session: &SessionMeta,
+        message_id: &str,
+    ) -> Result<Vec<(String, serde_json::Value)>, Error> {
+        let _ = (session, message_id);
+        Ok(Vec::new())
+    }
+
     /// The bytes behind a blob key found in a transcript (large tool output, image).
     fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error>;
 

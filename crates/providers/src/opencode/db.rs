@@ -335,6 +335,32 @@ pub fn load_v2(conn: &Connection, id: &str) -> rusqlite::Result<Vec<Message>> {
     Ok(out)
 }
 
+/// The rows behind one message as stored (the raw-JSON view): the v1 `message` row and its
+/// `part` rows, or the v2 `session_message` row, each with where it is.
+pub fn raw(
+    conn: &Connection,
+    v2: bool,
+    session: &str,
+    message: &str,
+) -> rusqlite::Result<Vec<(String, Value)>> {
+    let sql = if v2 {
+        "SELECT 'session_message', id, data FROM session_message WHERE id = ?1 AND session_id = ?2"
+    } else {
+        "SELECT 'message', id, data FROM message WHERE id = ?1 AND session_id = ?2 \
+         UNION ALL SELECT 'part', id, data FROM part WHERE message_id = ?1 AND session_id = ?2"
+    };
+    let mut stmt = conn.prepare(sql)?;
+    let mut rows = stmt.query([message, session])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let table: String = row.get(0)?;
+        let id: String = row.get(1)?;
+        let data: String = row.get(2)?;
+        out.push((format!("{table} {id}"), json(&data)));
+    }
+    Ok(out)
+}
+
 /// One part's data (v1 `part` table), for blobs.
 pub fn part(conn: &Connection, id: &str) -> rusqlite::Result<Option<Value>> {
     use rusqlite::OptionalExtension;

@@ -184,6 +184,25 @@ pub fn load(session_file: &Path, id: &str) -> Result<Vec<Message>, Error> {
         .collect())
 }
 
+/// The message file and part files behind one message, as stored (the raw-JSON view).
+pub fn raw(session_file: &Path, id: &str, message: &str) -> Vec<(String, Value)> {
+    let Some(root) = root_of(session_file) else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    messages(root, id, &mut problems)
+        .into_iter()
+        .filter(|(mid, _, _)| mid == message)
+        .flat_map(|(mid, msg, parts)| {
+            let parts = parts.into_iter().map(|p| {
+                let place = format!("part {}", p["id"].as_str().unwrap_or("?"));
+                (place, p)
+            });
+            std::iter::once((format!("message {mid}"), msg)).chain(parts)
+        })
+        .collect()
+}
+
 /// One part file, for blobs.
 pub fn part(session_file: &Path, part_id: &str) -> Option<Value> {
     let root = root_of(session_file)?;

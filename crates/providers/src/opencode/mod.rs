@@ -337,6 +337,29 @@ impl Provider for OpencodeProvider {
         })
     }
 
+    fn raw_records(
+        &self,
+        session: &SessionMeta,
+        message_id: &str,
+    ) -> Result<Vec<(String, serde_json::Value)>, Error> {
+        let root = self
+            .root_of(session)
+            .ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        let copies = self.copies(root, &session.id);
+        let best = winner(&copies).ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        match best.origin {
+            Origin::Json => Ok(legacy::raw(&best.meta.source_path, &session.id, message_id)),
+            // The 0.x folders are shown through their messages only.
+            Origin::Project => Ok(Vec::new()),
+            origin => {
+                let path = db_path(root);
+                let conn = sqlite::open_read_only(&path).map_err(|e| db_error(&path, e))?;
+                db::raw(&conn, origin == Origin::V2, &session.id, message_id)
+                    .map_err(|e| db_error(&path, e))
+            }
+        }
+    }
+
     fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
         let missing = |reason: &str| Error::BlobNotFound {
             session: session.id.clone(),

@@ -600,6 +600,9 @@ def run_main_suite(d):
     check("export goes through the native save dialog; the HTML export runs nothing in WebKit", lambda: export(d))
     check("Settings saves (keeping the file's comments) and the app applies it without a restart", lambda: settings(d))
     check("Translate sends one message's text to the configured endpoint and shows the answer under it", lambda: translation(d))
+    check("Stats shows the totals `stats --json` gives for the same store, per grouping, with charts", lambda: stats_view(d))
+    check("Diagnostics shows a broken line's file and line, tool versions, watching and the cache", lambda: diagnostics_panel(d))
+    check("a spilled tool output and an image load on demand", lambda: blobs(d))
     check("with allow_delete on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
     check("a complete bundle exported through the save dialog restores through the import dialogs into another directory",
           lambda: bundle_round_trip(d))
@@ -954,6 +957,171 @@ def context_menu(d, sid):
          {ELEMENT: row})
     d.wait_all('[data-testid="session-menu"]')
     return [d.attr(b, "data-testid") for b in d.find_all('[data-testid="session-menu"] button')]
+
+
+def cli(*args):
+    """agent-sessions-cli (beside the app, else the debug build) on the app's stores and config,
+    with a cache of its own; its JSON envelope's data."""
+    exe = APP.parent / "agent-sessions-cli"
+    exe = exe if exe.exists() else ROOT / "target/debug/agent-sessions-cli"
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(CLAUDE_ROOT), CODEX_HOME=str(TESTDATA / "codex/0.171.0/dot-codex"),
+               XDG_DATA_HOME=str(TMP / "data"), HOME=str(TMP / "home"), AGENT_SESSIONS_CONFIG=str(CONFIG),
+               AGENT_SESSIONS_CACHE_DIR=str(TMP / "cache-cli"))
+    out = subprocess.run([str(exe), *args, "--json"], env=env, capture_output=True, timeout=120)
+    envelope = json.loads(out.stdout)
+    assert envelope["ok"], envelope
+    return envelope["data"]
+
+
+STATS_FIELDS = {"sessions": "sessions", "messages": "messages", "input": "input", "output": "output",
+                "cacheRead": "cache_read", "cacheWrite": "cache_write"}
+
+
+def stats_view(d):
+    """The Stats view over the whole list: its totals are the CLI's for every grouping (the app
+    refreshes on its own, so the two are compared until they agree or time runs out), the table
+    adds up to them, and both charts are drawn."""
+    d.click(d.wait_all('[data-testid="open-stats"]')[0])
+    d.wait_all('[data-testid="stats-total"]')
+    for by in ["dir", "agent", "model", "day"]:
+        d.js("const s = document.querySelector('[data-testid=\"stats-by\"]'); s.value = arguments[0];"
+             "s.dispatchEvent(new Event('change'))", by)
+        want = cli("stats", "--by", by)
+        expected = {k: (want["total"][f] if f in ("sessions", "messages") else want["total"]["tokens"][f])
+                    for k, f in STATS_FIELDS.items()}
+        deadline = time.time() + 20
+        while True:
+            shown = d.js("const t = document.querySelector('[data-testid=\"stats-total\"]');"
+                         "const rows = [...document.querySelectorAll('[data-testid=\"stats-row\"]')].map(r => r.dataset.key);"
+                         "return t && {...Object.fromEntries(Object.entries(t.dataset).map(([k, v]) => [k, Number(v)])), rows}")
+            got = {k: shown.get(k) for k in STATS_FIELDS} if shown else None
+            rows = shown.get("rows") if shown else None
+            if got == expected and rows == [g["key"] for g in want["groups"]]:
+                break
+            if time.time() > deadline:
+                raise AssertionError(f"by {by}: the view shows {got} {rows}, the CLI {expected} {[g['key'] for g in want['groups']]}")
+            time.sleep(0.3)
+        assert abs(shown["cost"] - want["total"]["cost_usd"]) < 1e-6, (shown["cost"], want["total"])
+        assert expected["sessions"] >= 20 and expected["input"] > 0, expected
+        if by == "agent":
+            assert rows == [g["key"] for g in want["groups"]] and sorted(rows) == ["claude", "codex", "opencode"], rows
+            d.shot("24-stats-by-agent")
+    # Both charts drew bars: the canvas is not blank.
+    for chart in ["stats-chart-tokens", "stats-chart-cost"]:
+        painted = d.js("const c = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);"
+                       "const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+                       "let n = 0; for (let i = 3; i < px.length; i += 4) if (px[i]) n++; return n", chart)
+        assert painted > 500, f"{chart}: {painted} painted pixels"
+    # Keyboard: the grouping is focused on opening, Escape closes.
+    assert d.js("return document.activeElement?.dataset.testid") == "stats-by"
+    d.shot("25-stats-by-day")
+    key(d, "\ue00c")
+    d.until("return !document.querySelector('[data-testid=\"stats\"]')", 5)
+
+
+def png(width, height):
+    """A PNG of a blue-to-orange gradient, made here (zlib and CRCs from the standard library)."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\0" + b"".join(bytes((47 + 200 * x // width, 111, 214 - 180 * x // width)) for x in range(width))
+                    for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+PIXEL_PNG = png(160, 48)
+
+
+def diagnostics_panel(d):
+    """A line that is not JSON, appended to a session the app lists, shows in the panel under
+    its root with its file and line; the root's files read equal the CLI's sessions there."""
+    target = CLAUDE_ROOT / "projects/-home-eve-links" / f"{LINK_SESSION}.jsonl"
+    image = {"type": "user", "uuid": "l3", "parentUuid": "l2", "sessionId": LINK_SESSION, "timestamp": "2026-11-29T11:00:02Z",
+             "message": {"role": "user", "content": [{"type": "text", "text": "IMAGE probe"},
+                         {"type": "image", "source": {"type": "base64", "media_type": "image/svg+xml",
+                                                      "data": base64.b64encode(PIXEL_PNG).decode()}}]}}
+    with target.open("a") as f:
+        f.write(json.dumps(image) + "\n{this line is not JSON\n")
+    broken_line = len(target.read_text().splitlines())
+    d.click(d.wait_all('[data-testid="open-diagnostics"]')[0])
+    row = f'[data-testid="diagnostics-skipped"][data-path="{target}"]'
+    deadline = time.time() + 20
+    while not d.find_all(row):
+        assert time.time() < deadline, "the broken line never showed"
+        d.click(d.find_all('[data-testid="diagnostics-refresh"]')[0])
+        time.sleep(0.5)
+    el = d.find_all(row)[0]
+    assert d.attr(el, "data-line") == str(broken_line), (d.attr(el, "data-line"), broken_line)
+    assert f"-home-eve-links/{LINK_SESSION}.jsonl" in d.text(el) and str(broken_line) in d.text(el), d.text(el)
+    claude = f'[data-testid="diagnostics-root"][data-provider="claude"]'
+    assert d.attr(d.find_all(claude)[0], "data-root") == str(CLAUDE_ROOT)
+    versions = [d.attr(v, "data-version") for v in d.find_all(f'{claude} [data-testid="diagnostics-version"]')]
+    assert "2.1.332" in versions, versions
+    files = int(d.attr(d.find_all(f'{claude} [data-testid="diagnostics-files"]')[0], "data-count"))
+    sessions = [s for s in cli("scan")["sessions"] if s["provider"] == "claude"]
+    assert files == len({s["source_path"] for s in sessions}), (files, len(sessions))
+    assert d.attr(d.find_all('[data-testid="diagnostics-watcher"]')[0], "data-state") == "watching"
+    cache = d.find_all('[data-testid="diagnostics-cache"]')[0]
+    assert str(TMP / "cache-main") in d.text(cache) and int(d.attr(cache, "data-bytes")) > 0, d.text(cache)
+    d.shot("26-diagnostics")
+    # Clear cache asks first; cancelling clears nothing.
+    d.click(d.find_all('[data-testid="clear-cache"]')[0])
+    d.wait_all('[data-testid="clear-cache-confirm"]')
+    d.shot("27-clear-cache-confirm")
+    d.click(d.find_all('[data-testid="clear-cache-no"]')[0])
+    assert not d.find_all('[data-testid="clear-cache-confirm"]')
+    before = sorted(p.name for p in CLAUDE_ROOT.rglob("*"))
+    d.click(d.find_all('[data-testid="clear-cache"]')[0])
+    d.click(d.wait_all('[data-testid="clear-cache-yes"]')[0])
+    d.wait_all('[data-testid="clear-cache-done"]')
+    assert sorted(p.name for p in CLAUDE_ROOT.rglob("*")) == before
+    d.click(d.find_all('[data-testid="diagnostics-close"]')[0])
+    # The list comes back from the stores.
+    d.wait_all('[data-testid="session-row"]', count=22, timeout=60)
+    settled(d, f'[data-testid="session-row"][data-id="{LINK_SESSION}"]')
+
+
+def settled(d, css, timeout=15):
+    """Waits until the element `css` names stays the same node for a second (a transcript can
+    render its messages again just after opening) and returns it."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if d.js("const e = document.querySelector(arguments[0]); if (e) e.__e2e = 1; return !!e", css):
+            time.sleep(1)
+            if d.js("return document.querySelector(arguments[0])?.__e2e === 1", css):
+                return d.find_all(css)[0]
+        else:
+            time.sleep(0.2)
+    raise AssertionError(f"{css} never settled")
+
+
+def blobs(d):
+    """A spilled tool output loads in full; an image shows as the PNG it is, whatever type the
+    transcript claimed (here SVG), from a data: URL."""
+    sid = "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc"
+    spilled = CLAUDE_ROOT / "projects/-home-bob-projects-demo" / sid / "tool-results/bd1gkvvug.txt"
+    open_session(d, sid)
+    button = f'[data-testid="blob"][data-key="tool-results/bd1gkvvug.txt"] [data-testid="blob-load"]'
+    # Open the tool as a user does (its summary), then the button, once the list has re-measured.
+    summary = '[data-testid="tool"]:has([data-key="tool-results/bd1gkvvug.txt"]) > summary'
+    d.click(settled(d, summary))
+    d.until("return document.querySelector(arguments[0]).closest('details').open", 5, button)
+    d.click(settled(d, button))
+    shown = '[data-testid="blob-text"]'
+    d.wait_all(shown)
+    assert d.js("return document.querySelector(arguments[0]).textContent", shown) == spilled.read_text(), "the spilled output differs"
+    d.js("document.querySelector(arguments[0]).scrollIntoView({block: 'start'})", shown)
+    d.shot("28-blob-output")
+    open_session(d, LINK_SESSION)
+    d.click(settled(d, '[data-testid="blob"] [data-testid="blob-load"]'))
+    img = d.wait_all('[data-testid="blob-image"]')[0]
+    assert d.attr(img, "data-mime") == "image/png"
+    assert d.attr(img, "src") == "data:image/png;base64," + base64.b64encode(PIXEL_PNG).decode()
+    d.until("const i = document.querySelector('[data-testid=\"blob-image\"]'); return i.naturalWidth === 160 && i.naturalHeight === 48")
+    d.shot("29-blob-image")
 
 
 def allow_delete(d):

@@ -45,7 +45,7 @@ pub fn image_mime(bytes: &[u8]) -> Option<&'static str> {
 }
 
 /// What a window shows of a blob.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum BlobView {
     /// An image of a sniffed type, its bytes in base64 (for a `data:` URL of that type).

@@ -25,7 +25,7 @@ pub struct Catalog {
 }
 
 /// Every session found, newest first, with what went wrong on the way.
-#[derive(Debug, Default, serde::Serialize)]
+#[derive(Debug, Default, serde::Serialize, ts_rs::TS)]
 pub struct ScanReport {
     pub sessions: Vec<SessionMeta>,
     pub diagnostics: Diagnostics,

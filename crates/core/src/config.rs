@@ -38,7 +38,7 @@ pub fn config_path(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 }
 
 /// Where a setting in effect came from, strongest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     Flag,
@@ -59,7 +59,8 @@ impl Source {
 }
 
 /// Something wrong in the config file; the setting it is about keeps its default.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "ConfigProblem")]
 pub struct ConfigWarning {
     pub path: PathBuf,
     /// 1-based line, when the problem has a place in the file.
@@ -391,7 +392,7 @@ fn home_dir() -> Option<PathBuf> {
 }
 
 /// How the session tree is grouped by default (the app's group modes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum GroupBy {
     /// Directory → Agent → Sessions.
@@ -402,7 +403,7 @@ pub enum GroupBy {
     Flat,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Theme {
     System,
@@ -411,7 +412,7 @@ pub enum Theme {
 }
 
 /// Every setting, typed: what the app and the CLI use.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Settings {
     pub claude: ProviderSettings,
     pub codex: ProviderSettings,
@@ -422,28 +423,28 @@ pub struct Settings {
     pub actions: ActionSettings,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ProviderSettings {
     pub enabled: bool,
     /// Empty: the agent's environment variable or its per-OS default.
     pub roots: Vec<PathBuf>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct UiSettings {
     pub group_by: GroupBy,
     pub hidden_dirs: Vec<PathBuf>,
     pub theme: Theme,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct TerminalSettings {
     /// An id from [`TERMINALS`]; empty means Automatic.
     pub app: String,
 }
 
 /// The translation endpoint. Serialising it never includes the key: it is for Rust only.
-#[derive(Clone, PartialEq, Serialize)]
+#[derive(Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct TranslateSettings {
     pub base_url: String,
     #[serde(skip)]
@@ -471,7 +472,7 @@ impl TranslateSettings {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ActionSettings {
     pub allow_delete: bool,
     pub allow_permanent_delete: bool,

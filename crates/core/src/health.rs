@@ -17,7 +17,7 @@ use crate::model::{Diagnostic, ProviderKind};
 use crate::provider::Roots;
 use crate::service::WatcherState;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Health {
     pub roots: Vec<RootHealth>,
     /// Records skipped in all (each root lists at most [`crate::model::Diagnostics::MAX_ITEMS`]
@@ -29,7 +29,7 @@ pub struct Health {
     pub cache: CacheInfo,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct RootHealth {
     pub provider: ProviderKind,
     pub root: PathBuf,
@@ -43,7 +43,7 @@ pub struct RootHealth {
     pub format_versions: Vec<(String, u64)>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct CacheInfo {
     /// The cache directory (none: no cache).
     pub dir: Option<PathBuf>,

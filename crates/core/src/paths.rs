@@ -158,7 +158,7 @@ pub fn default_root(kind: ProviderKind, env: &dyn Fn(&str) -> Option<String>) ->
 }
 
 /// One provider's roots after flags, environment, config and defaults, and where they came from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ProviderRoots {
     pub provider: ProviderKind,
     pub enabled: bool,

@@ -15,7 +15,8 @@ use serde::Serialize;
 use crate::model::{SessionMeta, Tokens};
 
 /// What the sessions are grouped by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ts_rs::TS)]
+#[ts(rename = "StatsBy")]
 #[serde(rename_all = "lowercase")]
 pub enum By {
     /// The session's working directory.
@@ -59,7 +60,7 @@ impl By {
 pub const NONE_KEY: &str = "(none)";
 
 /// The summed figures of some sessions.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
 pub struct Figures {
     pub sessions: u64,
     /// Conversation messages as the list counts them (user prompts + assistant messages).
@@ -98,7 +99,8 @@ impl Figures {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "StatsGroup")]
 pub struct Group {
     pub key: String,
     #[serde(flatten)]
@@ -106,7 +108,7 @@ pub struct Group {
 }
 
 /// Figures per group, and in all.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Stats {
     pub by: By,
     pub total: Figures,

@@ -10,7 +10,7 @@ use crate::render;
 
 /// A message with the HTML of its text parts (`html[i]` belongs to `parts[i]`; `None` for
 /// parts the UI shows as plain, escaped text).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct MessageView {
     #[serde(flatten)]
     pub message: Message,
@@ -18,7 +18,7 @@ pub struct MessageView {
 }
 
 /// One page of a transcript, so a 40 MB session shows its first screen at once.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct TranscriptPage {
     pub session: SessionMeta,
     pub messages: Vec<MessageView>,
@@ -69,7 +69,7 @@ pub fn position(transcript: &Transcript, id: &str) -> Option<usize> {
 
 /// A translated message with its text rendered like a message's (sanitized HTML): the
 /// endpoint's answer is as untrusted as the transcript.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct TranslationView {
     #[serde(flatten)]
     pub translation: Translation,
@@ -84,7 +84,7 @@ impl From<Translation> for TranslationView {
 }
 
 /// A resume command in the forms the UI offers.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ResumeView {
     pub posix: String,
     pub powershell: String,

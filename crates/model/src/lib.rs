@@ -21,9 +21,10 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// Which agent wrote a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
     Claude,
@@ -54,7 +55,7 @@ impl fmt::Display for ProviderKind {
 }
 
 /// Message counts as SPEC §6 defines them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Counts {
     /// Human prompts: no meta/injected records, tool results, command wrappers or summaries.
     pub user: u64,
@@ -86,7 +87,7 @@ impl Counts {
 }
 
 /// Token totals over a session's model responses.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Tokens {
     pub input: u64,
     pub output: u64,
@@ -108,7 +109,7 @@ impl Tokens {
 }
 
 /// Everything known about a session without loading its transcript.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SessionMeta {
     pub provider: ProviderKind,
     /// The agent's own id for the session (never invented).
@@ -180,14 +181,14 @@ impl SessionMeta {
 }
 
 /// What a session changed in its working tree.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ChangeSummary {
     pub additions: u64,
     pub deletions: u64,
     pub files: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     User,
@@ -196,7 +197,7 @@ pub enum Role {
 }
 
 /// One entry of a transcript: a user prompt, a merged assistant message, or a meta/system record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct Message {
     /// Stable within the session: the record uuid, or the assistant message id.
     pub id: String,
@@ -218,7 +219,7 @@ pub struct Message {
 }
 
 /// The content of a message. Large outputs and images are referenced by blob key, never inlined.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Part {
     Text {
@@ -251,7 +252,7 @@ pub enum Part {
 }
 
 /// A tool call merged with its result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ToolPart {
     pub call_id: String,
     pub name: String,
@@ -267,7 +268,7 @@ pub struct ToolPart {
     pub subagent_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolStatus {
     /// No result recorded (yet): still running, interrupted, or the session ended.
@@ -276,7 +277,7 @@ pub enum ToolStatus {
     Error,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct FileChange {
     pub path: String,
     /// `add`, `update` or `delete`.
@@ -287,7 +288,7 @@ pub struct FileChange {
 }
 
 /// A session with its full transcript.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
 pub struct Transcript {
     pub session: SessionMeta,
     pub messages: Vec<Message>,
@@ -295,7 +296,7 @@ pub struct Transcript {
 }
 
 /// One problem met while reading a store: never fatal, always counted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Diagnostic {
     pub provider: ProviderKind,
     pub path: PathBuf,
@@ -305,7 +306,7 @@ pub struct Diagnostic {
 }
 
 /// Problems met during a scan or load. `items` is capped; `parse_errors` counts them all.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Diagnostics {
     pub parse_errors: u64,
     pub items: Vec<Diagnostic>,

@@ -2,9 +2,10 @@
 //! its turn is doing. Plain data; how it is found is the providers' business.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// What a live session is doing, from what its transcript states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnState {
     /// Started, no prompt yet.
@@ -20,7 +21,7 @@ pub enum TurnState {
 }
 
 /// A session some running agent process has open right now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct LiveSession {
     pub id: String,
     pub pid: u32,

@@ -2,8 +2,9 @@
 //! differ by system, and take it as a value so every system's behaviour is tested everywhere.
 
 use serde::Serialize;
+use ts_rs::TS;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Os {
     /// Linux and the other Unix desktops.

@@ -21,7 +21,7 @@ use tauri::AppHandle;
 
 use super::dialog::{chosen, native as dialog, refuse_stores};
 use super::handoff::{start, target_of, Continued};
-use super::{off_main, CmdError, CmdResult, SessionRef};
+use super::{off_main, CmdError, CmdResult, ErrorCode, SessionRef};
 use crate::state::AppState;
 
 /// The one key that signs this app's restore tokens (they live minutes, in this process only).
@@ -41,14 +41,14 @@ static SHOWN: Mutex<Option<(String, Target, Preview)>> = Mutex::new(None);
 fn cmd_error(e: Error) -> CmdError {
     match &e {
         Error::Bundle(b) => CmdError {
-            code: b.code(),
+            code: ErrorCode::of(b.code()),
             ..CmdError::from(e)
         },
         _ => CmdError::from(e),
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct BundleSaved {
     path: PathBuf,
     bytes: u64,
@@ -112,7 +112,7 @@ fn prepare(state: &AppState, meta: &SessionMeta, mode: Mode) -> CmdResult<bundle
     bundle::prepare(lib.catalog(), &listed.sessions, meta, mode).map_err(cmd_error)
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct BundleOpened {
     /// Names the chosen file in the calls that follow.
     handle: String,
@@ -205,7 +205,7 @@ pub async fn import_bundle_preview(
     .await
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct BundleRestored {
     restored: Restored,
     /// The restored session as the refreshed list has it (the UI opens it).
@@ -327,7 +327,8 @@ mod tests {
         for (e, code) in cases {
             let message = e.to_string();
             let got = cmd_error(Error::Bundle(e));
-            assert_eq!((got.code, got.message), (code, message));
+            assert_eq!(got.code, code);
+            assert_eq!(got.message, message);
         }
         let other = cmd_error(Error::SessionNotFound("s".into()));
         assert_eq!(other.code, "not_found");

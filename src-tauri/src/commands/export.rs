@@ -13,7 +13,7 @@ use tauri::AppHandle;
 use super::dialog::{chosen, native, refuse_stores};
 use super::{off_main, CmdResult, SessionRef};
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct Exported {
     path: PathBuf,
     bytes: u64,

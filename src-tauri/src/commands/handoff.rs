@@ -16,7 +16,7 @@ use super::terminal::configured;
 use super::{off_main, CmdError, CmdResult, SessionRef};
 use crate::state::AppState;
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct Continued {
     terminal: &'static str,
     cwd: PathBuf,
@@ -31,7 +31,7 @@ pub(super) fn target_of(name: &str) -> CmdResult<ProviderKind> {
     })
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct HandoffText {
     markdown: String,
     chars: usize,

@@ -14,10 +14,12 @@ use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
 
 use crate::state::AppState;
+pub use code::ErrorCode;
 
 pub mod actions;
 pub mod blob;
 pub mod bundle;
+pub mod code;
 pub mod diagnostics;
 pub mod dialog;
 pub mod export;
@@ -36,36 +38,38 @@ pub mod trash;
 pub type CmdResult<T> = Result<T, CmdError>;
 
 /// An error as the UI receives it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "AppError")]
 pub struct CmdError {
-    /// One of `not_found`, `invalid_input`, `io`, `cache`, `internal`; translation keeps core's
-    /// own codes (`translate_not_configured`, … and `message_not_found`: `translate.rs`).
-    pub code: &'static str,
+    /// One of `not_found`, `invalid_input`, `io`, `cache`, `internal`; translation, trash and
+    /// bundles keep core's own codes ([`ErrorCode`]).
+    pub code: ErrorCode,
     pub message: String,
     /// A command the user can run instead (the resume command when its agent was not found).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub copy: Option<String>,
 }
 
 impl CmdError {
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new("not_found", message)
+        Self::new(ErrorCode::NotFound, message)
     }
 
     pub fn invalid_input(message: impl Into<String>) -> Self {
-        Self::new("invalid_input", message)
+        Self::new(ErrorCode::InvalidInput, message)
     }
 
     /// Something in the app itself failed (a worker thread panicked, a lock was poisoned).
     pub fn internal(message: impl std::fmt::Display) -> Self {
-        Self::new("internal", message.to_string())
+        Self::new(ErrorCode::Internal, message.to_string())
     }
 
     pub fn new_io(message: impl Into<String>) -> Self {
-        Self::new("io", message)
+        Self::new(ErrorCode::Io, message)
     }
 
-    fn new(code: &'static str, message: impl Into<String>) -> Self {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         CmdError {
             code,
             message: message.into(),
@@ -78,15 +82,15 @@ impl From<Error> for CmdError {
     /// Core's own codes, folded into the few the UI branches on.
     fn from(e: Error) -> Self {
         let code = match e.code() {
-            "session_not_found" | "blob_not_found" | "root_missing" => "not_found",
+            "session_not_found" | "blob_not_found" | "root_missing" => ErrorCode::NotFound,
             "terminal_not_installed" | "no_terminal" | "directory_missing" | "agent_not_found" => {
-                "not_found"
+                ErrorCode::NotFound
             }
             "ambiguous_id" | "bad_query" | "resume_unavailable" | "unknown_terminal"
-            | "file_exists" => "invalid_input",
-            "io" | "write" | "terminal_failed" => "io",
-            "cache" => "cache",
-            _ => "internal",
+            | "file_exists" => ErrorCode::InvalidInput,
+            "io" | "write" | "terminal_failed" => ErrorCode::Io,
+            "cache" => ErrorCode::Cache,
+            _ => ErrorCode::Internal,
         };
         let copy = match &e {
             Error::Terminal(TerminalError::AgentNotFound { copy, .. }) => Some(copy.clone()),
@@ -106,7 +110,7 @@ impl<T> From<std::sync::PoisonError<T>> for CmdError {
 }
 
 /// How the webview names a session.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize, ts_rs::TS)]
 pub struct SessionRef {
     pub provider: ProviderKind,
     pub id: String,
@@ -130,15 +134,15 @@ mod tests {
     fn core_errors_keep_stable_codes() {
         let io = Error::io("/x", std::io::Error::other("boom"));
         let cases = [
-            (Error::SessionNotFound("s".into()), "not_found"),
-            (Error::BadQuery("q".into()), "invalid_input"),
-            (io, "io"),
+            (Error::SessionNotFound("s".into()), ErrorCode::NotFound),
+            (Error::BadQuery("q".into()), ErrorCode::InvalidInput),
+            (io, ErrorCode::Io),
             (
                 Error::Cache {
                     path: "/c".into(),
                     reason: "r".into(),
                 },
-                "cache",
+                ErrorCode::Cache,
             ),
         ];
         for (e, code) in cases {

@@ -8,7 +8,7 @@ use tauri::{AppHandle, Manager};
 use super::{off_main, CmdError, CmdResult};
 use crate::state::{demo_dir, demo_roots};
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct SessionList {
     #[serde(flatten)]
     report: ScanReport,
@@ -29,7 +29,7 @@ pub async fn list_sessions(app: AppHandle) -> CmdResult<SessionList> {
     .await
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct Status {
     demo: bool,
     demo_available: bool,

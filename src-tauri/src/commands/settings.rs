@@ -16,7 +16,7 @@ use super::{off_main, CmdError, CmdResult};
 use crate::state::{resolved, AppState};
 
 /// What the pane shows.
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct SettingsView {
     /// Where the file is (None: no config directory on this system).
     path: Option<PathBuf>,
@@ -43,7 +43,8 @@ impl SettingsView {
 }
 
 /// One change: `value` null puts the key back to its default (removes it from the file).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ts_rs::TS)]
+#[ts(rename = "SettingChange")]
 pub struct Change {
     key: String,
     value: Option<serde_json::Value>,

@@ -10,7 +10,7 @@ use tauri::AppHandle;
 
 use super::{off_main, CmdResult, SessionRef};
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct Terminals {
     /// The known terminals found on this machine.
     installed: Vec<Installed>,
@@ -48,7 +48,7 @@ pub(super) fn configured(app: &str) -> Option<String> {
     Some(app.to_owned()).filter(|id| !id.is_empty())
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct Opened {
     terminal: &'static str,
     cwd: PathBuf,

@@ -8,7 +8,7 @@ use agent_sessions_core::paths::process_env;
 use agent_sessions_core::view::TranslationView;
 use tauri::AppHandle;
 
-use super::{off_main, CmdError, CmdResult, SessionRef};
+use super::{off_main, CmdError, CmdResult, ErrorCode, SessionRef};
 
 /// The translation of the message `message_id` of `session`. Errors keep core's codes
 /// (`translate_not_configured`, `translate_timeout`, …: `docs/translation.md`), so the UI can
@@ -36,7 +36,7 @@ pub async fn translate_message(
 }
 
 fn coded(e: TranslateError) -> CmdError {
-    CmdError::new(e.code(), e.to_string())
+    CmdError::new(ErrorCode::of(e.code()), e.to_string())
 }
 
 #[cfg(test)]

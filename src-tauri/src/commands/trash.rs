@@ -12,7 +12,7 @@ use agent_sessions_core::paths::process_env;
 use agent_sessions_core::{Error, ScanProgress};
 use tauri::AppHandle;
 
-use super::{off_main, CmdError, CmdResult, SessionRef};
+use super::{off_main, CmdError, CmdResult, ErrorCode, SessionRef};
 use crate::state::AppState;
 
 /// The plan last shown, which is the only one that can run.
@@ -37,7 +37,7 @@ fn request(permanent: bool, subagents: Option<bool>) -> Request {
 fn cmd_error(e: Error) -> CmdError {
     match &e {
         Error::Trash(t) => {
-            let code = t.code();
+            let code = ErrorCode::of(t.code());
             CmdError {
                 code,
                 ..CmdError::from(e)

@@ -2,7 +2,7 @@
 // save (only what differs, so untouched keys stay as they are in the file), and the hidden
 // directories rule. Pure functions, unit-tested.
 
-import type { GroupBy, Provider, SettingChange, Settings, Theme } from "./types";
+import type { GroupBy, JsonValue, Provider, SettingChange, Settings, Theme } from "./types";
 
 export const PROVIDERS: Provider[] = ["claude", "codex", "opencode"];
 
@@ -49,12 +49,12 @@ export function draftOf(s: Settings): Draft {
   };
 }
 
-const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: JsonValue[], b: JsonValue[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The keys whose value the draft changes, with their new values, in the file's order. */
 export function changesOf(saved: Settings, d: Draft): SettingChange[] {
   const out: SettingChange[] = [];
-  const put = (key: string, before: unknown, after: unknown) => {
+  const put = (key: string, before: JsonValue, after: JsonValue) => {
     const same = Array.isArray(before) && Array.isArray(after) ? sameList(before, after) : before === after;
     if (!same) out.push({ key, value: after });
   };

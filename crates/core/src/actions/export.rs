@@ -42,7 +42,8 @@ pub const TRIM_BYTES: usize = 4 * 1024;
 pub const HTML_CSP: &str =
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "ExportFormat")]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     Markdown,
@@ -74,7 +75,7 @@ impl Format {
 }
 
 /// How much of each tool's output (and each diff) an export carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolOutput {
     /// All of it, also the part the transcript keeps only as a blob (when the exporter can read
@@ -98,7 +99,8 @@ impl ToolOutput {
 }
 
 /// What an export includes. Recorded in the JSON export, so a reader knows what was left out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "ExportOptions")]
 pub struct Options {
     /// Reasoning parts (off by default: they are long and rarely meant for the reader).
     pub reasoning: bool,

@@ -477,7 +477,8 @@ pub(super) fn is_executable(path: &Path) -> bool {
 }
 
 /// A terminal found on this machine.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(rename = "InstalledTerminal")]
 pub struct Installed {
     pub id: &'static str,
     pub name: &'static str,

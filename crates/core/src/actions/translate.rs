@@ -58,7 +58,7 @@ impl Default for Limits {
 }
 
 /// A translated message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Translation {
     pub message_id: String,
     pub language: String,

@@ -30,7 +30,8 @@ const MAX_DIR: usize = 4096;
 const MAX_NAME: usize = 255;
 
 /// Complete (private, restorable) or share-safe (redacted, for handoff only).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "BundleMode")]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     Complete,
@@ -38,7 +39,8 @@ pub enum Mode {
 }
 
 /// The bundle's manifest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "BundleManifest")]
 pub struct Manifest {
     pub format: String,
     pub format_version: u32,
@@ -63,7 +65,8 @@ pub struct Manifest {
 }
 
 /// Where the session comes from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "BundleSource")]
 pub struct Source {
     pub provider: ProviderKind,
     /// The agent's own version that wrote the session.
@@ -73,7 +76,8 @@ pub struct Source {
 }
 
 /// A session's metadata, as the bundle carries it (no local file paths).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "BundleSession")]
 pub struct SessionInfo {
     pub id: String,
     pub parent_id: Option<String>,
@@ -107,7 +111,8 @@ impl SessionInfo {
 }
 
 /// What a file of the archive is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "BundleFileKind")]
 #[serde(rename_all = "snake_case")]
 pub enum FileKind {
     /// The unified transcript, JSON.
@@ -118,7 +123,8 @@ pub enum FileKind {
     Native,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "BundleFile")]
 pub struct FileEntry {
     pub path: String,
     pub kind: FileKind,

@@ -17,7 +17,7 @@ use regex::{Captures, Regex};
 use serde::{Deserialize, Serialize};
 
 /// How many replacements each rule made.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RedactionCounts {
     pub private_key: u64,
     pub jwt: u64,

@@ -137,7 +137,7 @@ pub struct SearchFilter {
 }
 
 /// One search result: a message (or the title, with an empty `message_id`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Hit {
     pub session_id: String,
     pub provider: ProviderKind,

@@ -11,7 +11,7 @@ use crate::model::{Message, Part, Role, ToolStatus};
 /// The turn state is model data (a session's `turn`): defined with the model.
 pub use crate::model::TurnState;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum EventType {
     SessionStart,
@@ -24,7 +24,8 @@ pub enum EventType {
     SessionEnd,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "TimelineEvent")]
 pub struct Event {
     /// 1-based position in the session's timeline; stable as the session grows.
     pub seq: u64,

@@ -34,7 +34,8 @@ pub struct Follower {
 }
 
 /// What one poll found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(rename = "Timeline")]
 pub struct Update {
     pub events: Vec<Event>,
     pub cursor: u64,

@@ -63,7 +63,8 @@ pub enum Event {
     Indexing { pending: usize },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "ScanProgress")]
 pub struct Progress {
     pub files_done: u64,
     pub files_total: u64,
@@ -84,7 +85,7 @@ pub struct Changed {
 }
 
 /// How the loop learns of changes, for a diagnostics panel.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum WatcherState {
     /// The loop has not started (or not yet set up its watcher on these roots).

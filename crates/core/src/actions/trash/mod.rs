@@ -42,7 +42,8 @@ pub use agent::Tools;
 pub const RECENT_MINUTES: i64 = 10;
 
 /// How a session goes away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "TrashMode")]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Somewhere the user can get it back from: the OS trash, or the agent's archive.
@@ -61,7 +62,8 @@ pub struct Request {
 }
 
 /// A session the plan acts on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "TrashTarget")]
 pub struct Target {
     pub provider: ProviderKind,
     pub id: String,
@@ -91,7 +93,8 @@ impl Target {
 }
 
 /// One thing the plan does, in order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "TrashStep")]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Step {
     /// Files and folders moved to the OS trash, where the user can restore them.
@@ -129,7 +132,8 @@ impl Step {
 }
 
 /// A session's file renamed inside its store.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "TrashMove")]
 pub struct Move {
     pub id: String,
     pub from: PathBuf,
@@ -137,7 +141,8 @@ pub struct Move {
 }
 
 /// A file or folder the plan moves.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "TrashItem")]
 pub struct Item {
     pub path: PathBuf,
     pub dir: bool,
@@ -183,7 +188,8 @@ impl Item {
 }
 
 /// Exactly what will happen to a session, for the user to confirm.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "TrashPlan")]
 pub struct Plan {
     pub mode: Mode,
     pub session: Target,
@@ -218,7 +224,8 @@ impl Plan {
 }
 
 /// What [`execute`] did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(rename = "TrashDone")]
 pub struct Done {
     pub mode: Mode,
     /// The sessions that left the store.

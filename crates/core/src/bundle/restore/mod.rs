@@ -72,7 +72,8 @@ impl Agents {
 }
 
 /// How the records get into the store.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "RestoreMethod")]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Method {
     /// New files, each created where nothing is.
@@ -84,7 +85,8 @@ pub enum Method {
 }
 
 /// What a restore would do, for the user to confirm; `token` allows exactly this.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(rename = "BundlePreview")]
 pub struct Preview {
     pub provider: ProviderKind,
     pub bundle_sha256: String,
@@ -108,7 +110,7 @@ pub struct Preview {
 }
 
 /// What a restore did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct Restored {
     pub provider: ProviderKind,
     pub session_id: String,

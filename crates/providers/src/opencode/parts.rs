@@ -103,6 +103,7 @@ pub fn message(id: &str, msg: &Value, parts: &[Value]) -> Message {
         parts: parts.iter().filter_map(part).collect(),
         source_lines: Vec::new(),
     };
+    count_patches(&mut out.parts);
     match role {
         "user" => {
             if parts.iter().any(is_user_prompt_part) {
@@ -140,6 +141,33 @@ pub fn message(id: &str, msg: &Value, parts: &[Value]) -> Message {
         _ => out.meta = true,
     }
     out
+}
+
+/// Gives each patch part's files the lines added and removed, and the diffs, of the edits
+/// before it: OpenCode's patch part (the files a step changed, at its end) names files only,
+/// while its edit and write tools before it carry the diffs and counts of those files.
+fn count_patches(parts: &mut [Part]) {
+    let mut since_last: Vec<FileChange> = Vec::new();
+    for p in parts.iter_mut() {
+        match p {
+            Part::Tool(t) => since_last.extend(t.changes.iter().cloned()),
+            Part::Patch { files } => {
+                for f in files.iter_mut() {
+                    let edits: Vec<&FileChange> =
+                        since_last.iter().filter(|c| c.path == f.path).collect();
+                    if let Some(first) = edits.first() {
+                        f.change = first.change.clone();
+                    }
+                    f.additions = edits.iter().map(|c| c.additions).sum();
+                    f.deletions = edits.iter().map(|c| c.deletions).sum();
+                    let diffs: Vec<&str> = edits.iter().filter_map(|c| c.diff.as_deref()).collect();
+                    f.diff = (!diffs.is_empty()).then(|| diffs.join("\n"));
+                }
+                since_last.clear();
+            }
+            _ => {}
+        }
+    }
 }
 
 /// One part, or `None` for bookkeeping parts (step start/finish, snapshots).
@@ -300,6 +328,60 @@ mod tests {
         assert!(!m.counted && m.meta);
         let m = message("m3", &user, &[json!({"type": "text", "text": "do it"})]);
         assert!(m.counted && m.role == Role::User);
+    }
+
+    #[test]
+    fn a_patch_counts_the_edits_of_its_step() {
+        let write = |path: &str, content: &str| {
+            json!({"type": "tool", "tool": "write", "callID": "c", "state": {"status": "completed",
+                "input": {"filePath": path, "content": content}, "output": "", "metadata": {}}})
+        };
+        let patch = |files: &[&str]| json!({"type": "patch", "hash": "h", "files": files});
+        let m = message(
+            "a",
+            &json!({"role": "assistant"}),
+            &[
+                write("/w/a.txt", "1\n2\n3"),
+                write("/w/b.txt", "x"),
+                write("/w/a.txt", "4"),
+                patch(&["/w/a.txt", "/w/c.txt"]),
+                write("/w/a.txt", "5\n6"),
+                patch(&["/w/a.txt"]),
+            ],
+        );
+        let counts: Vec<Vec<(&str, &str, u64, u64, bool)>> = m
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Patch { files } => Some(
+                    files
+                        .iter()
+                        .map(|f| {
+                            let d = f.diff.is_some();
+                            (
+                                f.path.as_str(),
+                                f.change.as_str(),
+                                f.additions,
+                                f.deletions,
+                                d,
+                            )
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect();
+        // Each patch counts only the edits since the one before; a file no tool edited is 0.
+        assert_eq!(
+            counts,
+            vec![
+                vec![
+                    ("/w/a.txt", "add", 4, 0, true),
+                    ("/w/c.txt", "update", 0, 0, false)
+                ],
+                vec![("/w/a.txt", "add", 2, 0, true)],
+            ]
+        );
     }
 
     #[test]

@@ -63,6 +63,7 @@ fn generated() -> String {
     d.visit::<commands::CmdError>();
     // The list, transcripts, search, status and the scan's progress.
     d.visit::<commands::sessions::SessionList>();
+    d.visit::<commands::sessions::SessionChanges>();
     d.visit::<commands::sessions::Status>();
     d.visit::<service::Progress>();
     d.visit::<view::TranscriptPage>();

@@ -25,6 +25,7 @@ fn main() {
         })
         .invoke_handler(tauri::generate_handler![
             commands::sessions::list_sessions,
+            commands::sessions::session_changes,
             commands::sessions::status,
             commands::sessions::open_demo,
             commands::transcript::load_transcript,

@@ -6,6 +6,7 @@ mod bundle;
 mod config;
 mod envelope;
 mod export;
+mod filter;
 mod follow;
 mod handoff;
 // Named apart from core's `index`, which this file uses too.
@@ -46,6 +47,10 @@ struct Cli {
     /// An OpenCode data dir; repeatable. Default: $XDG_DATA_HOME/opencode or ~/.local/share/opencode.
     #[arg(long = "opencode-root", value_name = "DIR", global = true)]
     opencode_root: Vec<PathBuf>,
+    /// A root of any agent, as KIND=DIR (claude=~/.claude); repeatable, added to the per-agent
+    /// flags above.
+    #[arg(long = "root", value_name = "KIND=DIR", global = true, value_parser = parse_root)]
+    root: Vec<(ProviderKind, PathBuf)>,
     /// Print one JSON envelope instead of text.
     #[arg(long, global = true)]
     json: bool,
@@ -63,6 +68,8 @@ enum Command {
         /// Read the stores directly instead of through the cache.
         #[arg(long)]
         no_cache: bool,
+        #[command(flatten)]
+        filter: filter::FilterArgs,
     },
     /// Print one session's full transcript.
     Show {
@@ -158,6 +165,13 @@ enum CacheAction {
     Clear,
 }
 
+fn parse_root(given: &str) -> Result<(ProviderKind, PathBuf), String> {
+    let (kind, dir) = given
+        .split_once('=')
+        .ok_or_else(|| format!("{given:?} is not KIND=DIR"))?;
+    Ok((parse_provider(kind)?, PathBuf::from(dir)))
+}
+
 fn parse_provider(name: &str) -> Result<ProviderKind, String> {
     ProviderKind::parse(name)
         .ok_or_else(|| format!("unknown provider {name:?}; use claude, codex or opencode"))
@@ -224,11 +238,14 @@ fn exit_code(e: &Error) -> u8 {
 }
 
 fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
-    let explicit = Roots {
+    let mut explicit = Roots {
         claude: cli.claude_root,
         codex: cli.codex_root,
         opencode: cli.opencode_root,
     };
+    for (kind, dir) in cli.root {
+        explicit.get_mut(kind).push(dir);
+    }
     // Flags, then the agents' variables, then config.toml, then the per-OS defaults.
     let resolved = resolve(&explicit, &process_env, config)?;
     let roots = resolved.roots();
@@ -236,9 +253,12 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Scan {
             providers,
             no_cache,
+            filter,
         } => {
             let mut lib = open(&roots, &providers, !no_cache);
-            let report = progress::run("scanning", |p| lib.sessions(p))?;
+            let mut report = progress::run("scanning", |p| lib.sessions(p))?;
+            filter.filter().retain(&mut report.sessions);
+            filter.sort().sort(&mut report.sessions);
             let mut out = Envelope::scan(report);
             out.warn(lib.warnings());
             out.warn_unavailable(lib.catalog(), &providers);

@@ -60,8 +60,9 @@ impl Catalog {
         Ok(report)
     }
 
-    /// Fills what no single provider knows: repo roots, live flags, and the turn state of live
-    /// sessions (from their transcripts, which only live sessions cost a load for).
+    /// Fills what no single provider knows: directories normalised, repo roots (worktrees folded
+    /// under their main repository), live flags, and the turn state of live sessions (from the
+    /// end of their transcripts, which only live sessions cost a read for).
     pub fn enrich(&self, sessions: &mut [SessionMeta]) {
         let mut repos = RepoRoots::default();
         let mut live: HashMap<(ProviderKind, String), Option<String>> = HashMap::new();
@@ -73,10 +74,15 @@ impl Catalog {
             }
         }
         for s in sessions.iter_mut() {
-            // A provider that knows the repo (OpenCode's project worktree) has said so already.
-            if let (None, Some(cwd)) = (&s.repo_root, &s.cwd) {
-                s.repo_root = repos.find(cwd);
-            }
+            // One directory is one string however the agent wrote it (trailing `/`, `..`,
+            // a symlink), and its repository is the main one its worktrees fold under. A
+            // provider that knows the repo (OpenCode's project worktree) has said so already.
+            s.dir = s.cwd.as_deref().map(|d| repos.normalize(d));
+            s.repo_root = match (&s.repo_root, &s.dir) {
+                (Some(root), _) => Some(repos.main_of(root)),
+                (None, Some(cwd)) => repos.find(cwd),
+                (None, None) => None,
+            };
             let status = live.get(&(s.provider, s.id.clone()));
             s.live = status.is_some();
             s.turn = status.map(|status| self.turn_state(s, status.as_deref()));

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use toml_edit::DocumentMut;
 
+use crate::filter::{Filter, SortKey};
 use crate::model::ProviderKind;
 pub use schema::{KeySpec, Os, TerminalInfo, Type, Value, KEYS, TERMINALS};
 
@@ -418,6 +419,8 @@ pub struct Settings {
     pub codex: ProviderSettings,
     pub opencode: ProviderSettings,
     pub ui: UiSettings,
+    /// The list's filters as last set.
+    pub filter: Filter,
     pub terminal: TerminalSettings,
     pub translate: TranslateSettings,
     pub actions: ActionSettings,
@@ -435,6 +438,9 @@ pub struct UiSettings {
     pub group_by: GroupBy,
     pub hidden_dirs: Vec<PathBuf>,
     pub theme: Theme,
+    pub sort_by: SortKey,
+    /// Fold directories under their repository (worktrees under the main one) in the tree.
+    pub fold_repos: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -497,6 +503,7 @@ impl Settings {
             enabled: flag(&format!("providers.{kind}.enabled")),
             roots: dirs(&format!("providers.{kind}.roots")),
         };
+        let day = |t: &str| chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d").ok();
         let api_key = text("translate.api_key");
         Settings {
             claude: provider(ProviderKind::Claude),
@@ -514,6 +521,17 @@ impl Settings {
                     "dark" => Theme::Dark,
                     _ => Theme::System,
                 },
+                sort_by: SortKey::parse(&text("ui.sort_by")).unwrap_or_default(),
+                fold_repos: flag("ui.fold_repos"),
+            },
+            filter: Filter {
+                agent: ProviderKind::parse(&text("filter.agent")),
+                since: day(&text("filter.since")),
+                until: day(&text("filter.until")),
+                model: Some(text("filter.model")).filter(|m| !m.is_empty()),
+                has_subagents: flag("filter.has_subagents"),
+                archived: flag("filter.archived"),
+                live: flag("filter.live"),
             },
             terminal: TerminalSettings {
                 app: text("terminal.app"),

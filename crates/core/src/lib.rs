@@ -14,6 +14,7 @@ pub mod bundle;
 pub mod catalog;
 pub mod config;
 pub mod error;
+pub mod filter;
 pub mod health;
 pub mod index;
 pub mod library;

@@ -8,23 +8,21 @@ use serde::Serialize;
 use crate::config::{ConfigFile, Os, Source};
 use crate::error::Error;
 use crate::model::ProviderKind;
+use crate::provider::registry::agent;
 use crate::provider::Roots;
 
 /// The environment variable that moves an agent's store (OpenCode's is the XDG data dir).
 pub fn env_var(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Claude => "CLAUDE_CONFIG_DIR",
-        ProviderKind::Codex => "CODEX_HOME",
-        ProviderKind::Opencode => "XDG_DATA_HOME",
-    }
+    agent(kind).env_var
 }
 
 /// The root the agent's own environment variable names, if it is set.
 fn env_root(kind: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let dir = PathBuf::from(env(env_var(kind)).filter(|v| !v.is_empty())?);
-    Some(match kind {
-        ProviderKind::Opencode => dir.join("opencode"),
-        _ => dir,
+    let agent = agent(kind);
+    let dir = PathBuf::from(env(agent.env_var).filter(|v| !v.is_empty())?);
+    Some(match agent.env_subdir {
+        Some(sub) => dir.join(sub),
+        None => dir,
     })
 }
 
@@ -42,13 +40,7 @@ fn home() -> Option<PathBuf> {
 /// systems (`%USERPROFILE%\.claude` and `%USERPROFILE%\.codex` on Windows). OpenCode follows the
 /// XDG layout everywhere (its `xdg-basedir` falls back to `~/.local/share` on macOS and Windows).
 pub fn home_store(os: Os, kind: ProviderKind) -> &'static [&'static str] {
-    match (os, kind) {
-        (_, ProviderKind::Claude) => &[".claude"],
-        (_, ProviderKind::Codex) => &[".codex"],
-        (Os::Linux | Os::Macos | Os::Windows, ProviderKind::Opencode) => {
-            &[".local", "share", "opencode"]
-        }
-    }
+    (agent(kind).home_store)(os)
 }
 
 /// Our own directories on `os`, as components under a base: the base is an environment
@@ -178,19 +170,14 @@ pub struct Resolved {
 impl Resolved {
     /// The roots to read: a disabled provider has none.
     pub fn roots(&self) -> Roots {
-        let of = |kind: ProviderKind| {
+        Roots::from_fn(|kind| {
             let p = self.get(kind);
             if p.enabled {
                 p.roots.clone()
             } else {
                 Vec::new()
             }
-        };
-        Roots {
-            claude: of(ProviderKind::Claude),
-            codex: of(ProviderKind::Codex),
-            opencode: of(ProviderKind::Opencode),
-        }
+        })
     }
 
     pub fn get(&self, kind: ProviderKind) -> &ProviderRoots {
@@ -269,37 +256,150 @@ pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Finds git toplevels of working directories, remembering what it has looked up.
+/// A directory written one way whatever way it came: `.` and repeated or trailing separators
+/// dropped, `..` applied, and symlinks resolved where the directory still exists (SPEC §5), so
+/// one directory never shows twice. Relative paths are only cleaned.
+pub fn normalize_dir(dir: &str) -> String {
+    let path = clean(Path::new(dir));
+    let resolved = if path.is_absolute() {
+        dunce::canonicalize(&path).unwrap_or(path)
+    } else {
+        path
+    };
+    resolved.to_string_lossy().into_owned()
+}
+
+/// `path` without `.`, repeated or trailing separators, and with each `..` taking away the
+/// part before it (never above the root).
+fn clean(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let above_root = matches!(
+                    out.components().next_back(),
+                    None | Some(Component::ParentDir)
+                );
+                if above_root && !out.has_root() {
+                    out.push("..");
+                } else {
+                    out.pop();
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// Finds the repository of working directories, remembering what it has looked up: the git
+/// toplevel, with worktrees folded under their main repository (SPEC §5 "Fold by repository").
 #[derive(Default)]
 pub struct RepoRoots {
-    known: HashMap<PathBuf, Option<String>>,
+    known: HashMap<String, Option<String>>,
+    normal: HashMap<String, String>,
 }
 
 impl RepoRoots {
-    /// The nearest ancestor of `cwd` (itself included) holding `.git`, if `cwd` exists here.
-    pub fn find(&mut self, cwd: &str) -> Option<String> {
-        let path = PathBuf::from(cwd);
-        if let Some(hit) = self.known.get(&path) {
+    /// [`normalize_dir`], once per distinct directory.
+    pub fn normalize(&mut self, dir: &str) -> String {
+        if let Some(hit) = self.normal.get(dir) {
             return hit.clone();
         }
-        let found = find_repo_root(&path);
-        self.known.insert(path, found.clone());
+        let normal = normalize_dir(dir);
+        self.normal.insert(dir.to_owned(), normal.clone());
+        normal
+    }
+
+    /// The main repository of `cwd`: the nearest ancestor (itself included) holding `.git`,
+    /// or, for a git worktree (a `.git` file whose `gitdir` has a `commondir`) or an agent's
+    /// worktree (`<repo>/.claude/worktrees/<name>`), the repository it was made from. None
+    /// when `cwd` is in no repository here (or is relative).
+    pub fn find(&mut self, cwd: &str) -> Option<String> {
+        if let Some(hit) = self.known.get(cwd) {
+            return hit.clone();
+        }
+        let found = find_repo_root(Path::new(&self.normalize(cwd)));
+        self.known.insert(cwd.to_owned(), found.clone());
         found
     }
+
+    /// A toplevel a provider named (OpenCode's project worktree), folded as [`Self::find`]
+    /// folds one, or as it was when it is not a directory here.
+    pub fn main_of(&mut self, root: &str) -> String {
+        self.find(root).unwrap_or_else(|| self.normalize(root))
+    }
 }
+
+/// The path components that hold agents' worktrees inside a repository.
+const AGENT_WORKTREES: &[&[&str]] = &[&[".claude", "worktrees"]];
 
 fn find_repo_root(cwd: &Path) -> Option<String> {
     if !cwd.is_absolute() {
         return None;
     }
-    cwd.ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .map(|dir| dir.to_string_lossy().into_owned())
+    if let Some(base) = agent_worktree_base(cwd) {
+        return find_repo_root(&base).or_else(|| Some(base.to_string_lossy().into_owned()));
+    }
+    let top = cwd.ancestors().find(|dir| dir.join(".git").exists())?;
+    let main = worktree_main(top).unwrap_or_else(|| top.to_path_buf());
+    Some(main.to_string_lossy().into_owned())
+}
+
+/// `<repo>` for a directory inside `<repo>/.claude/worktrees/<name>`.
+fn agent_worktree_base(dir: &Path) -> Option<PathBuf> {
+    let parts: Vec<_> = dir.components().collect();
+    AGENT_WORKTREES.iter().find_map(|marker| {
+        (0..parts.len().saturating_sub(marker.len())).find_map(|i| {
+            let hit = marker
+                .iter()
+                .enumerate()
+                .all(|(j, m)| parts[i + j].as_os_str() == *m);
+            hit.then(|| parts[..i].iter().collect())
+        })
+    })
+}
+
+/// The main repository of a git worktree: `top/.git` is a file `gitdir: <dir>`, and that dir's
+/// `commondir` names the main `.git` (relative to it). A `.git` file without `commondir` is a
+/// submodule, a repository of its own: None.
+fn worktree_main(top: &Path) -> Option<PathBuf> {
+    let dot_git = top.join(".git");
+    if !dot_git.is_file() {
+        return None;
+    }
+    let text = read_small(&dot_git)?;
+    let gitdir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    let gitdir = top.join(gitdir);
+    let common = read_small(&gitdir.join("commondir"))?;
+    let common = dunce::canonicalize(gitdir.join(common.trim())).ok()?;
+    // A worktree of a bare repository has no main working tree to fold under.
+    (common.file_name()? == ".git").then(|| common.parent().map(Path::to_path_buf))?
+}
+
+/// A git metadata file: a line or two; anything large is not one.
+fn read_small(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(4096)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
 }
 
 /// The session directories that do not exist on this machine (shown dimmed, "missing").
 pub fn missing_dirs(sessions: &[crate::model::SessionMeta]) -> Vec<String> {
-    let mut dirs: Vec<&str> = sessions.iter().filter_map(|s| s.cwd.as_deref()).collect();
+    let mut dirs: Vec<&str> = sessions
+        .iter()
+        .filter_map(|s| s.dir.as_deref().or(s.cwd.as_deref()))
+        .collect();
     dirs.sort_unstable();
     dirs.dedup();
     dirs.into_iter()
@@ -448,7 +548,97 @@ mod tests {
         std::fs::create_dir_all(repo.join("a/b")).unwrap();
         let mut roots = RepoRoots::default();
         let sub = repo.join("a/b").to_string_lossy().into_owned();
-        assert_eq!(roots.find(&sub), Some(repo.to_string_lossy().into_owned()));
+        let repo = normalize_dir(&repo.to_string_lossy());
+        assert_eq!(roots.find(&sub), Some(repo));
         assert_eq!(roots.find("relative/path"), None);
+    }
+
+    #[test]
+    fn directories_are_cleaned_and_symlinks_resolved() {
+        assert_eq!(clean(Path::new("/a/./b//c/../d/")), PathBuf::from("/a/b/d"));
+        assert_eq!(clean(Path::new("/../a")), PathBuf::from("/a"));
+        assert_eq!(clean(Path::new("../a/..")), PathBuf::from(".."));
+        // A directory that is gone is only cleaned.
+        assert_eq!(normalize_dir("/no/such/dir/./x/../"), "/no/such/dir");
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir_all(real.join("sub")).unwrap();
+        let real = normalize_dir(&real.to_string_lossy());
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link");
+            std::os::unix::fs::symlink(&real, &link).unwrap();
+            let via_link = format!("{}/sub/../", link.display());
+            assert_eq!(normalize_dir(&via_link), real);
+        }
+        assert_eq!(normalize_dir(&format!("{real}/")), real);
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    #[test]
+    fn worktrees_fold_under_their_main_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = PathBuf::from(normalize_dir(&dir.path().to_string_lossy()));
+        let main = base.join("app");
+        std::fs::create_dir_all(main.join("src/deep")).unwrap();
+        git(&main, &["init", "-q"]);
+        git(&main, &["commit", "-q", "--allow-empty", "-m", "first"]);
+        // A git worktree beside the repository, one inside it, and an agent's worktree.
+        git(
+            &main,
+            &["worktree", "add", "-q", "../app-feature", "-b", "feature"],
+        );
+        git(
+            &main,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                ".claude/worktrees/x",
+                "-b",
+                "agent-x",
+            ],
+        );
+        std::fs::create_dir_all(base.join("app-feature/lib")).unwrap();
+        // A submodule-like `.git` file (no commondir) is a repository of its own.
+        let sub = base.join("vendored");
+        std::fs::create_dir_all(base.join("modules/vendored")).unwrap();
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join(".git"), "gitdir: ../modules/vendored\n").unwrap();
+
+        let s = |p: &Path| p.to_string_lossy().into_owned();
+        let want = Some(s(&main));
+        let mut roots = RepoRoots::default();
+        assert_eq!(roots.find(&s(&main)), want);
+        assert_eq!(roots.find(&format!("{}/src/deep/", s(&main))), want);
+        assert_eq!(roots.find(&s(&base.join("app-feature"))), want);
+        assert_eq!(roots.find(&s(&base.join("app-feature/lib"))), want);
+        assert_eq!(roots.find(&s(&main.join(".claude/worktrees/x"))), want);
+        // An agent worktree that is gone still folds under the repository it was made in.
+        assert_eq!(roots.find(&s(&main.join(".claude/worktrees/gone/a"))), want);
+        assert_eq!(roots.find(&s(&sub)), Some(s(&sub)));
+        assert_eq!(roots.main_of(&s(&base.join("app-feature"))), s(&main));
+        assert_eq!(roots.main_of("/no/such/repo/"), "/no/such/repo");
+        assert_eq!(roots.find(&s(&base.join("elsewhere"))), None);
     }
 }

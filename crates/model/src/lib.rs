@@ -119,7 +119,14 @@ pub struct SessionMeta {
     /// The session this one was forked from (a separate session, not a child).
     pub forked_from: Option<String>,
     pub cwd: Option<String>,
-    /// The git toplevel of `cwd`, when it exists on this machine.
+    /// `cwd` normalised (`.`/`..` and trailing separators cleaned, symlinks resolved where it
+    /// exists): what lists group by, so one directory never shows twice. `cwd` stays as the
+    /// agent wrote it (resume, bundles rewrite it). Filled by the catalog (left out of the
+    /// JSON before that: a provider's own output does not have it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    /// The repository of `cwd` when it exists on this machine: its git toplevel, a worktree's
+    /// main repository (SPEC §5 "Fold by repository").
     pub repo_root: Option<String>,
     pub git_branch: Option<String>,
     pub title: Option<String>,
@@ -160,6 +167,7 @@ impl SessionMeta {
             parent_id: None,
             forked_from: None,
             cwd: None,
+            dir: None,
             repo_root: None,
             git_branch: None,
             title: None,

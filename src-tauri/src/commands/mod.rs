@@ -110,7 +110,7 @@ impl<T> From<std::sync::PoisonError<T>> for CmdError {
 }
 
 /// How the webview names a session.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 pub struct SessionRef {
     pub provider: ProviderKind,
     pub id: String,

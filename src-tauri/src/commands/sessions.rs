@@ -1,11 +1,11 @@
 //! The session list, the app's status, and the demo store.
 
 use agent_sessions_core::paths::missing_dirs;
-use agent_sessions_core::ScanReport;
+use agent_sessions_core::{ScanReport, SessionMeta};
 use serde::Serialize;
 use tauri::{AppHandle, Manager};
 
-use super::{off_main, CmdError, CmdResult};
+use super::{off_main, CmdError, CmdResult, SessionRef};
 use crate::state::{demo_dir, demo_roots};
 
 #[derive(Serialize, ts_rs::TS)]
@@ -13,17 +13,61 @@ pub struct SessionList {
     #[serde(flatten)]
     report: ScanReport,
     missing_dirs: Vec<String>,
+    /// The change sequence the list is as of: `session_changes` from it.
+    seq: u64,
 }
 
-/// What the cache holds now; the worker sends `sessions-changed` when a refresh changed it.
+/// What the cache holds now; the worker sends `sessions-changed` when a refresh changed it,
+/// and the window then asks `session_changes` for only what changed.
 #[tauri::command]
 pub async fn list_sessions(app: AppHandle) -> CmdResult<SessionList> {
     off_main(app, |state| {
+        // Taken first: whatever changes while listing is asked for again after it.
+        let seq = state.service.seq();
         let report = state.service.list()?;
         let missing_dirs = missing_dirs(&report.sessions);
         Ok(SessionList {
             report,
             missing_dirs,
+            seq,
+        })
+    })
+    .await
+}
+
+/// What changed after a cursor (core's `Service::delta`), with which of the changed sessions'
+/// directories do not exist here.
+#[derive(Serialize, ts_rs::TS)]
+pub struct SessionChanges {
+    /// The cursor to ask with next.
+    seq: u64,
+    /// The cursor is from other roots: list again (nothing else is filled).
+    reset: bool,
+    changed: Vec<SessionMeta>,
+    removed: Vec<SessionRef>,
+    missing_dirs: Vec<String>,
+}
+
+/// The sessions changed or removed after `seq`, so the window merges them instead of listing
+/// everything again; `reset` (other roots): list again.
+#[tauri::command]
+pub async fn session_changes(app: AppHandle, seq: u64) -> CmdResult<SessionChanges> {
+    off_main(app, move |state| {
+        let delta = state.service.delta(seq)?;
+        let removed = delta
+            .removed
+            .into_iter()
+            .map(|k| SessionRef {
+                provider: k.provider,
+                id: k.id,
+            })
+            .collect();
+        Ok(SessionChanges {
+            seq: delta.seq,
+            reset: delta.reset,
+            missing_dirs: missing_dirs(&delta.changed),
+            changed: delta.changed,
+            removed,
         })
     })
     .await

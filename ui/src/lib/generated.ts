@@ -371,6 +371,19 @@ skipped: Array<Diagnostic>,
  */
 format_versions: Array<[string, number]>, };
 export type ScanProgress = { files_done: number, files_total: number, bytes_done: number, };
+/**
+ * What changed after a cursor (core's `Service::delta`), with which of the changed sessions'
+ * directories do not exist here.
+ */
+export type SessionChanges = { 
+/**
+ * The cursor to ask with next.
+ */
+seq: number, 
+/**
+ * The cursor is from other roots: list again (nothing else is filled).
+ */
+reset: boolean, changed: Array<SessionMeta>, removed: Array<SessionRef>, missing_dirs: Array<string>, };
 export type SessionList = { missing_dirs: Array<string>, 
 /**
  * The change sequence the list is as of: `session_changes` from it.

@@ -10,7 +10,7 @@ export type {
   BundleSession, BundleSource, EventType, CacheInfo, ChangeSummary, ConfigProblem, Continued, Counts, Diagnostic, Diagnostics,
   ErrorCode, Exported, ExportFormat, ExportOptions, FileChange, Figures, GroupBy, HandoffText, Health, Hit,
   InstalledTerminal, JsonValue, MessageView, Opened, Part, ProviderKind, ProviderRoots, ProviderSettings,
-  RawRecord, RawRecords, RedactionCounts, ResumeView, Role, RootHealth, ScanProgress, SessionList, SessionMeta, SessionRef, SettingChange,
+  RawRecord, RawRecords, RedactionCounts, ResumeView, Role, RootHealth, ScanProgress, SessionChanges, SessionList, SessionMeta, SessionRef, SettingChange,
   Settings, SettingsView, Source, Stats, StatsBy, StatsGroup, Status, Terminals, Theme, Tokens, ToolOutput, ToolPart,
   Timeline, TimelineEvent, ToolStatus, TranscriptPage, TrashDone, TrashItem, TrashMode, TrashMove, TrashPlan, TrashStep, TrashTarget,
   TurnState, UiSettings, WatcherState,
@@ -25,9 +25,3 @@ export type SortBy = SortKey;
 /** The list's filters (core filter `Filter`). */
 export type ListFilter = Filter;
 
-// Not generated yet: their Rust types are being written (issue 12); generate them in
-// src-tauri/src/bindings.rs once they land.
-import type { SessionMeta, SessionRef } from "./generated";
-
-/** What changed after a cursor (src-tauri commands/sessions.rs); `reset`: list again. */
-export interface SessionChanges { seq: number; reset: boolean; changed: SessionMeta[]; removed: SessionRef[]; missing_dirs: string[] }

@@ -25,6 +25,8 @@ pub enum Type {
     Text,
     /// Printable text, not empty.
     Word,
+    /// Empty (not set) or a day, `YYYY-MM-DD`.
+    Date,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +50,10 @@ pub struct KeySpec {
 /// The group modes the app offers (ui/src/lib/group.ts `GroupMode`).
 pub const GROUP_MODES: &[&str] = &["dir-agent", "agent-dir", "flat"];
 pub const THEMES: &[&str] = &["system", "light", "dark"];
+/// The list's sort orders (core `filter::SortKey`).
+pub const SORT_KEYS: &[&str] = &["updated", "created", "messages", "tokens", "cost"];
+/// The agent filter: empty (every agent) or one agent.
+pub const AGENT_FILTER: &[&str] = &["", "claude", "codex", "opencode"];
 
 const fn key(key: &'static str, ty: Type, default: Default) -> KeySpec {
     KeySpec {
@@ -77,6 +83,24 @@ pub const KEYS: &[KeySpec] = &[
     ),
     key("ui.hidden_dirs", Type::Dirs, Default::Empty),
     key("ui.theme", Type::Choice(THEMES), Default::Text("system")),
+    key(
+        "ui.sort_by",
+        Type::Choice(SORT_KEYS),
+        Default::Text("updated"),
+    ),
+    key("ui.fold_repos", Type::Bool, Default::Bool(false)),
+    // The list's filters as last set in the app (core `filter::Filter`).
+    key(
+        "filter.agent",
+        Type::Choice(AGENT_FILTER),
+        Default::Text(""),
+    ),
+    key("filter.since", Type::Date, Default::Text("")),
+    key("filter.until", Type::Date, Default::Text("")),
+    key("filter.model", Type::Text, Default::Text("")),
+    key("filter.has_subagents", Type::Bool, Default::Bool(false)),
+    key("filter.archived", Type::Bool, Default::Bool(false)),
+    key("filter.live", Type::Bool, Default::Bool(false)),
     key("terminal.app", Type::Terminal, Default::Text("")),
     key("translate.base_url", Type::Url, Default::Text("")),
     KeySpec {
@@ -336,6 +360,20 @@ pub fn validate(spec: &KeySpec, item: &Item, home: Option<&Path>) -> Result<Valu
             }
             Ok(Value::Text(url.to_owned()))
         }
+        Type::Date => {
+            let day = item
+                .as_str()
+                .ok_or_else(|| wrong("a day \"YYYY-MM-DD\" (a string)"))?;
+            let valid = day.is_empty()
+                || (day.len() == 10 && chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok());
+            if !valid {
+                return Err(format!(
+                    "expected a day \"YYYY-MM-DD\" or \"\", found {:?}",
+                    printable_prefix(day)
+                ));
+            }
+            Ok(Value::Text(day.to_owned()))
+        }
         Type::Text | Type::Word => {
             let value = item.as_str().ok_or_else(|| wrong("a string"))?;
             text(value, spec)?;
@@ -459,7 +497,7 @@ pub fn to_toml(
             toml_edit::value(array)
         }
         (
-            Type::Choice(_) | Type::Terminal | Type::Url | Type::Text | Type::Word,
+            Type::Choice(_) | Type::Terminal | Type::Url | Type::Text | Type::Word | Type::Date,
             serde_json::Value::String(s),
         ) => toml_edit::value(s.as_str()),
         (Type::Bool, _) => return Err(bad("expected true or false".to_owned())),
@@ -473,6 +511,20 @@ pub fn to_toml(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn days_are_checked() {
+        let spec = find("filter.since").unwrap();
+        let check = |t: &str| validate(spec, &toml_edit::value(t), None);
+        assert_eq!(check("2026-03-10"), Ok(Value::Text("2026-03-10".into())));
+        assert_eq!(check(""), Ok(Value::Text(String::new())));
+        for bad in ["2026-3-10", "2026-02-30", "yesterday", "2026-03-10T00:00"] {
+            let err = check(bad).unwrap_err();
+            assert!(err.contains("YYYY-MM-DD"), "{bad}: {err}");
+        }
+        let err = to_toml(spec, &serde_json::json!(20260310), None).unwrap_err();
+        assert!(err.to_string().contains("filter.since"), "{err}");
+    }
 
     #[test]
     fn every_key_has_a_valid_default() {

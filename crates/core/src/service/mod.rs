@@ -34,9 +34,9 @@ use crate::model::{ProviderKind, SessionMeta, Transcript};
 use crate::provider::{Roots, ScanOutput, ScanProgress};
 use crate::watch;
 
-pub use changes::Changes;
+pub use changes::{Changes, Delta};
 
-use changes::ChangeLog;
+use changes::{ChangeLog, LiveStates};
 use transcript::TranscriptCache;
 
 /// Events closer than this are one change.
@@ -307,6 +307,18 @@ impl Service {
     pub fn changes_since(&self, cursor: u64) -> Changes {
         lock(&self.shared.changes).since(cursor)
     }
+
+    /// [`Service::changes_since`] with the sessions themselves, as listed now, so a client
+    /// merges them into the list it holds instead of listing again. Live flags and turn states
+    /// are in it too: the loop notes the sessions they changed for on every tick. Nothing
+    /// changed: nothing is listed.
+    pub fn delta(&self, cursor: u64) -> Result<Delta, Error> {
+        let changes = self.changes_since(cursor);
+        if changes.reset || (changes.changed.is_empty() && changes.removed.is_empty()) {
+            return Ok(Delta::pick(changes, Vec::new()));
+        }
+        Ok(Delta::pick(changes, self.list()?.sessions))
+    }
 }
 
 impl Drop for Service {
@@ -328,6 +340,21 @@ impl Shared {
             log.record(output);
         }
         log.seq()
+    }
+}
+
+impl Shared {
+    /// Puts the sessions whose live flag or turn state changed since the last tick in the
+    /// change sequence (from a listing, which reads only live sessions' ends).
+    fn note_live(&self, generation: u64, lib: &Library, live: &mut LiveStates) {
+        let Ok(listed) = lib.listed(&ScanProgress::default()) else {
+            return;
+        };
+        let changed = live.changed(&listed.sessions);
+        let mut log = lock(&self.changes);
+        if self.generation.load(Ordering::SeqCst) == generation {
+            log.touch(&changed);
+        }
     }
 }
 
@@ -361,6 +388,7 @@ fn run(shared: &Shared, emit: &Emit) {
         };
         *lock(&shared.watcher) = state;
         let mut first = true;
+        let mut live = LiveStates::default();
         while shared.current(generation) {
             let progress = Arc::new(ScanProgress::default());
             // On a first scan each agent's sessions show as soon as that agent is done.
@@ -381,6 +409,7 @@ fn run(shared: &Shared, emit: &Emit) {
             // Live flags and turn states also change with time (an agent exits): the list is
             // re-read on every tick, and at once after a change.
             if let Ok(r) = report {
+                shared.note_live(generation, &lib, &mut live);
                 emit(Event::Changed(Changed {
                     changed: r.changed,
                     removed: r.removed,

@@ -4,8 +4,8 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
-  AppError, BlobView, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Health, Hit, Opened, Provider, ResumeView,
-  ScanProgress, SessionList, SessionRef, SettingChange, SettingsView, Stats, StatsBy, Status, Terminals, TranscriptPage, Translation,
+  AppError, BlobView, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Health, Hit, Opened, Provider, RawRecords, ResumeView,
+  ScanProgress, SessionChanges, SessionList, SessionRef, SettingChange, SettingsView, Stats, StatsBy, Status, Terminals, Timeline, TranscriptPage, Translation,
   TrashDone, TrashPlan,
 } from "./types";
 
@@ -45,12 +45,19 @@ function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
 export const sessionRef = (s: SessionRef): SessionRef => ({ provider: s.provider, id: s.id });
 
 export const listSessions = () => call<SessionList>("list_sessions");
+/** The sessions changed or removed after `seq` (from a list or the last call); `reset`: list again. */
+export const sessionChanges = (seq: number) => call<SessionChanges>("session_changes", { seq });
 export const status = () => call<Status>("status");
 export const openDemo = () => call<void>("open_demo");
 export const loadTranscript = (session: SessionRef, offset: number, limit: number) =>
   call<TranscriptPage>("load_transcript", { session: sessionRef(session), offset, limit });
 export const findMessage = (session: SessionRef, messageId: string) =>
   call<number | null>("find_message", { session: sessionRef(session), messageId });
+/** The agent's own records behind one message (its lines, or its rows), bounded by the backend. */
+export const messageRaw = (session: SessionRef, messageId: string) =>
+  call<RawRecords>("message_raw", { session: sessionRef(session), messageId });
+/** The session's normalized events, as `agent-sessions-cli log` prints them. */
+export const sessionEvents = (session: SessionRef) => call<Timeline>("session_events", { session: sessionRef(session) });
 export const search = (query: string, providers: Provider[] = [], limit = 50) =>
   call<Hit[]>("search", { query, providers, limit });
 export const resumeCommand = (session: SessionRef) => call<ResumeView>("resume_command", { session: sessionRef(session) });

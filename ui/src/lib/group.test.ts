@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { buildTree, childrenOf, relativeTime, sessionsUnder, sortSessions, topLevel } from "./group";
-import type { SessionMeta } from "./types";
+import { session } from "./testing";
 
-function s(id: string, over: Partial<SessionMeta> = {}): SessionMeta {
-  return {
-    provider: "claude", id, parent_id: null, forked_from: null, cwd: "/w/app", repo_root: null, git_branch: null,
-    title: id, model: null, agent: null, created_at: "2026-11-01T00:00:00Z", updated_at: "2026-11-01T00:00:00Z",
-    counts: { user: 1, assistant: 1, tool_calls: 0 }, changes: null, tokens: null, cost_usd: null, archived: false, live: false, turn: null,
-    source_path: `/s/${id}`, format_version: null, ...over,
-  };
-}
+const s = session;
 
 const list = [
   s("a", { updated_at: "2026-11-03T00:00:00Z" }),
@@ -38,6 +31,30 @@ describe("grouping", () => {
     expect(sessionsUnder(list, tree[0].children[0].key).map((x) => x.id)).toEqual(["c", "orphan"]);
     expect(sessionsUnder(list, "dir:/w/app/agent:codex").map((x) => x.id)).toEqual(["b"]);
     expect(buildTree(list, "flat")).toEqual([]);
+  });
+
+  it("folds directories and worktrees under their repository, and uses core's normalised dir", () => {
+    const repo = [
+      s("main", { cwd: "/w/app", repo_root: "/w/app" }),
+      s("sub", { cwd: "/w/app/src", repo_root: "/w/app" }),
+      s("wt", { cwd: "/w/app-feature", repo_root: "/w/app" }),
+      s("agent-wt", { cwd: "/w/app/.claude/worktrees/x", repo_root: "/w/app" }),
+      s("linked", { cwd: "/home/u/link/../lnk", dir: "/w/other" }),
+    ];
+    const open = buildTree(repo, "dir-agent");
+    expect(open.map((n) => n.label).sort()).toEqual(["/w/app", "/w/app-feature", "/w/app/.claude/worktrees/x", "/w/app/src", "/w/other"]);
+    const folded = buildTree(repo, "dir-agent", new Set(), true);
+    expect(folded.map((n) => [n.label, n.count]).sort()).toEqual([["/w/app", 4], ["/w/other", 1]]);
+    expect(sessionsUnder(repo, "dir:/w/app", true).map((x) => x.id)).toEqual(["main", "sub", "wt", "agent-wt"]);
+    expect(sessionsUnder(repo, "dir:/w/app", false).map((x) => x.id)).toEqual(["main"]);
+  });
+
+  it("sorts by cost, ties broken by provider then id as core does", () => {
+    const a = s("a", { cost_usd: 1 });
+    const b = s("b", { cost_usd: 3 });
+    const c = s("c", { cost_usd: null, provider: "codex" });
+    const d = s("d", { cost_usd: null });
+    expect(sortSessions([c, d, a, b], "cost").map((x) => x.id)).toEqual(["b", "a", "d", "c"]);
   });
 
   it("sorts by the chosen key", () => {

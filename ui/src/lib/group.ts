@@ -1,9 +1,9 @@
 // Grouping, sorting and time formatting for the three panes. Pure functions, unit-tested.
 
-import type { Provider, SessionMeta } from "./types";
+import type { Provider, SessionMeta, SortBy } from "./types";
 
 export type GroupMode = "dir-agent" | "agent-dir" | "flat";
-export type SortKey = "updated" | "created" | "messages" | "tokens";
+export type SortKey = SortBy;
 
 export interface TreeNode {
   key: string;
@@ -15,9 +15,10 @@ export interface TreeNode {
 
 export const PROVIDER_LABEL: Record<Provider, string> = { claude: "Claude", codex: "Codex", opencode: "OpenCode" };
 
-/** The directory a session belongs to: its cwd without a trailing slash. */
-export function dirOf(s: SessionMeta): string {
-  const d = s.cwd ?? "";
+/** The directory a session belongs to: core's normalised one (else its cwd without a trailing
+ * slash); folded (`fold`), its repository, worktrees under their main one. */
+export function dirOf(s: SessionMeta, fold = false): string {
+  const d = (fold ? s.repo_root : null) ?? s.dir ?? s.cwd ?? "";
   return d.length > 1 ? d.replace(/\/+$/, "") : d || "(no directory)";
 }
 
@@ -56,8 +57,9 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
 }
 
 /** The left pane: directories then agents, agents then directories, or nothing (flat). */
-export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set<string> = new Set()): TreeNode[] {
+export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set<string> = new Set(), fold = false): TreeNode[] {
   const top = topLevel(sessions);
+  const dirOf = (s: SessionMeta) => placeOf(s, fold);
   if (mode === "flat") return [];
   const dirNode = (dir: string, list: SessionMeta[], prefix: string, inner: TreeNode[]): TreeNode => ({
     key: `${prefix}dir:${dir}`, label: dir, count: list.length, missing: missing.has(dir), children: inner,
@@ -85,9 +87,12 @@ function latest(list: SessionMeta[]): number {
   return Math.max(...list.map((s) => time(s.updated_at)));
 }
 
+const placeOf = dirOf;
+
 /** The sessions under a tree node (all of them for no selection), top level only. */
-export function sessionsUnder(sessions: SessionMeta[], key: string | null): SessionMeta[] {
+export function sessionsUnder(sessions: SessionMeta[], key: string | null, fold = false): SessionMeta[] {
   const top = topLevel(sessions);
+  const dirOf = (s: SessionMeta) => placeOf(s, fold);
   if (!key) return top;
   const want: { dir?: string; agent?: string } = {};
   for (const part of key.split(/\/(?=dir:|agent:)/)) {
@@ -112,8 +117,12 @@ export function sortSessions(list: SessionMeta[], by: SortKey): SessionMeta[] {
     created: (s) => time(s.created_at),
     messages: messageCount,
     tokens: tokenTotal,
+    cost: (s) => s.cost_usd ?? 0,
   };
-  return [...list].sort((a, b) => key[by](b) - key[by](a) || a.id.localeCompare(b.id));
+  // Ties as core breaks them (filter::SortKey): provider, then id.
+  const tie = (a: SessionMeta, b: SessionMeta) =>
+    a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return [...list].sort((a, b) => key[by](b) - key[by](a) || tie(a, b));
 }
 
 /** "now", "5m", "3h", "2d", "3w", "4mo", "2y" — how long ago `iso` was. */

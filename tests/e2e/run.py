@@ -960,10 +960,13 @@ def context_menu(d, sid):
 
 
 def cli(*args):
-    """agent-sessions-cli (beside the app, else the debug build) on the app's stores and config,
-    with a cache of its own; its JSON envelope's data."""
-    exe = APP.parent / "agent-sessions-cli"
-    exe = exe if exe.exists() else ROOT / "target/debug/agent-sessions-cli"
+    """agent-sessions-cli (the newer of the one beside the app and the debug build: the suite
+    drives the release app, and its `cargo test` builds the debug CLI, while a release CLI
+    beside it may be left from an older build) on the app's stores and config, with a cache of
+    its own; its JSON envelope's data."""
+    builds = [p for p in [APP.parent / "agent-sessions-cli", ROOT / "target/debug/agent-sessions-cli"] if p.exists()]
+    assert builds, "no agent-sessions-cli built beside the app or in target/debug"
+    exe = max(builds, key=lambda p: p.stat().st_mtime)
     env = dict(os.environ, CLAUDE_CONFIG_DIR=str(CLAUDE_ROOT), CODEX_HOME=str(TESTDATA / "codex/0.171.0/dot-codex"),
                XDG_DATA_HOME=str(TMP / "data"), HOME=str(TMP / "home"), AGENT_SESSIONS_CONFIG=str(CONFIG),
                AGENT_SESSIONS_CACHE_DIR=str(TMP / "cache-cli"))

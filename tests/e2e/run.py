@@ -461,6 +461,15 @@ def run_main_suite(d):
         assert len(d.find_all('[data-testid="session-row"]')) == 22
         d.js("arguments[0].value = 'dir-agent'; arguments[0].dispatchEvent(new Event('change'))", sel)
     check("group modes switch", group_modes)
+    check("each filter shows a chip, narrows the list to core's answer (the CLI's scan flags) and its removal "
+          "restores it; filters combine and are remembered in config.toml", lambda: list_filters(d))
+    check("each sort order lists the sessions in the CLI's scan --sort order", lambda: sort_orders(d))
+    check("Fold by repository puts subdirectories, a git worktree and an agent worktree under the main "
+          "repository; a trailing slash and a symlink are one directory; sessions come and go without a relist",
+          lambda: repo_folding(d))
+    # The filters, sort and folding are back to their defaults; the file goes back to what the
+    # Settings and config checks start from (the app reads it again on its next save).
+    CONFIG.write_text(CONFIG_TEXT)
 
     def xss():
         row = d.wait_all(f'[data-testid="session-row"][data-id="{XSS_SESSION}"]')[0]
@@ -783,6 +792,185 @@ def accessibility(d):
         d.click(d.find_all(f'[data-testid="{close}"]')[0])
     bad = {k: v for k, v in found.items() if v}
     assert not bad, json.dumps(bad, indent=1)
+
+
+def top_rows(d):
+    return d.js("return [...document.querySelectorAll('[data-testid=\"session-row\"]:not(.child)')].map(r => r.dataset.id)")
+
+
+def wait_rows(d, want, ordered=False, timeout=20):
+    """Waits until the list's top-level rows are `want` (as a set, or in order); returns them."""
+    deadline = time.time() + timeout
+    while True:
+        got = top_rows(d)
+        if (got == want) if ordered else (sorted(got) == sorted(want)):
+            return got
+        if time.time() > deadline:
+            raise AssertionError(f"rows {got} != expected {want}")
+        time.sleep(0.2)
+
+
+def cli_rows(*flags):
+    """The top-level sessions the CLI's `scan` lists with these flags, in its order: what the app
+    must show for the same filters (a session whose parent is listed shows under it)."""
+    sessions = cli("scan", *flags)["sessions"]
+    ids = {(s["provider"], s["id"]) for s in sessions}
+    return [s["id"] for s in sessions if not s["parent_id"] or (s["provider"], s["parent_id"]) not in ids]
+
+
+def chips(d):
+    return d.js("return [...document.querySelectorAll('[data-testid=\"filter-chip\"]')].map(c => [c.dataset.key, c.textContent.replace('×', '').trim()])")
+
+
+def set_control(d, testid, value):
+    el = {ELEMENT: d.wait_all(f'[data-testid="{testid}"]')[0]}
+    if isinstance(value, bool):
+        d.js("if (arguments[0].checked !== arguments[1]) arguments[0].click()", el, value)
+    else:
+        # Bubbling, as a user's change does (Svelte listens for it at the root).
+        d.js("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}))", el, value)
+
+
+def remove_chip(d, key):
+    d.click(d.wait_all(f'[data-testid="filter-chip"][data-key="{key}"] [data-testid="chip-remove"]')[0])
+
+
+def wait_config(text, timeout=10):
+    deadline = time.time() + timeout
+    while text not in CONFIG.read_text():
+        if time.time() > deadline:
+            raise AssertionError(f"{text!r} not in config.toml:\n{CONFIG.read_text()}")
+        time.sleep(0.2)
+
+
+def list_filters(d):
+    try:
+        filters_narrow(d)
+    finally:  # a failure must not leave a filter hiding sessions from the next checks
+        while d.find_all('[data-testid="chip-remove"]'):
+            d.click(d.find_all('[data-testid="chip-remove"]')[0])
+        if d.find_all('[data-testid="filter-panel"]'):
+            d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+
+
+def filters_narrow(d):
+    everything = cli_rows()
+    wait_rows(d, everything)
+    if not d.find_all('[data-testid="filter-panel"]'):
+        d.click(d.wait_all('[data-testid="filters-toggle"]')[0])
+    sessions = cli("scan")["sessions"]
+    models = [s["model"] for s in sessions if s["model"]]
+    model = max(set(models), key=models.count)
+    assert models.count(model) < len(sessions), "every session has one model: the filter would show nothing"
+    days = sorted({s["updated_at"][:10] for s in sessions})
+    assert len(days) >= 3, f"the store's sessions were updated on {days}: no day range narrows from both sides"
+    day = days[len(days) // 2]
+    cases = [  # (control, value, chip key, chip label, CLI flags)
+        ("filter-agent", "codex", "agent", "Agent: Codex", ["--agent", "codex"]),
+        ("filter-model", model, "model", f"Model: {model}", ["--model", model]),
+        ("filter-since", day, "since", f"From {day}", ["--since", day]),
+        ("filter-until", day, "until", f"Until {day}", ["--until", day]),
+        ("filter-has_subagents", True, "has_subagents", "Has subagents", ["--has-subagents"]),
+        ("filter-archived", True, "archived", "Archived", ["--archived"]),
+        ("filter-live", True, "live", "Live", ["--live"]),
+    ]
+    for control, value, key, label, flags in cases:
+        set_control(d, control, value)
+        d.until(f"return document.querySelector('[data-testid=\"filter-chip\"][data-key=\"{key}\"]')")
+        assert chips(d) == [[key, label]], chips(d)
+        want = cli_rows(*flags)
+        assert want != everything, f"{flags} narrows nothing on this store"
+        wait_rows(d, want)
+        if key == "agent":
+            d.shot("40-filter-agent")
+            wait_config('agent = "codex"')
+        remove_chip(d, key)
+        d.until(f"return !document.querySelector('[data-testid=\"filter-chip\"]')")
+        wait_rows(d, everything)
+    wait_config('agent = ""')
+    # Combined: AND, one chip each, and search only finds what the filters let through.
+    set_control(d, "filter-agent", "claude")
+    set_control(d, "filter-has_subagents", True)
+    wait_rows(d, cli_rows("--agent", "claude", "--has-subagents"))
+    assert [k for k, _ in chips(d)] == ["agent", "has_subagents"], chips(d)
+    d.shot("41-filters-combined")
+    remove_chip(d, "agent")
+    remove_chip(d, "has_subagents")
+    wait_rows(d, everything)
+
+
+def sort_orders(d):
+    for key in ["created", "messages", "tokens", "cost", "updated"]:
+        set_control(d, "sort", key)
+        wait_rows(d, cli_rows("--sort", key), ordered=True)
+        if key == "tokens":
+            d.shot("42-sorted-by-tokens")
+        wait_config(f'sort_by = "{key}"')
+
+
+REPO_SESSIONS = {  # id → directory under the e2e's workspace (as an agent wrote it)
+    "00000000-0000-4000-8000-0000000000f1": "app",
+    "00000000-0000-4000-8000-0000000000f2": "app/src",
+    "00000000-0000-4000-8000-0000000000f3": "app-wt",
+    "00000000-0000-4000-8000-0000000000f4": "app/.claude/worktrees/x",
+    "00000000-0000-4000-8000-0000000000f5": "app/",
+    "00000000-0000-4000-8000-0000000000f6": "app-link",
+}
+
+
+def repo_folding(d):
+    ws = Path(os.path.realpath(TMP)) / "ws"
+    app = ws / "app"
+    (app / "src").mkdir(parents=True)
+    git = ["git", "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q"], cwd=app, check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "first"], cwd=app, check=True)
+    subprocess.run([*git, "worktree", "add", "-q", "../app-wt", "-b", "feature"], cwd=app, check=True)
+    subprocess.run([*git, "worktree", "add", "-q", ".claude/worktrees/x", "-b", "agent-x"], cwd=app, check=True)
+    (ws / "app-link").symlink_to(app)
+    everything = top_rows(d)
+    files = []
+    for n, (sid, rel) in enumerate(REPO_SESSIONS.items()):
+        project = CLAUDE_ROOT / "projects" / f"-ws-repo-{n}"
+        project.mkdir(parents=True)
+        cwd = str(ws / rel) + ("/" if rel.endswith("/") else "")
+        lines = [
+            {"type": "user", "uuid": f"r{n}", "sessionId": sid, "cwd": cwd, "timestamp": f"2026-11-30T0{n}:00:00Z",
+             "message": {"role": "user", "content": f"REPO session {n} in {rel}"}},
+            {"type": "assistant", "uuid": f"ra{n}", "parentUuid": f"r{n}", "sessionId": sid, "timestamp": f"2026-11-30T0{n}:00:01Z",
+             "message": {"id": f"rm{n}", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": "ok"}]}},
+        ]
+        (project / f"{sid}.jsonl").write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+        files.append(project)
+    wait_rows(d, everything + list(REPO_SESSIONS), timeout=30)
+
+    def tree():
+        return dict(d.js("return [...document.querySelectorAll('[data-testid=\"tree-node\"]')]"
+                         ".map(n => [n.dataset.key, Number(n.querySelector('.count').textContent)])"))
+    # Unfolded: the repository, its subdirectory and the two worktrees apart; `app/` and the
+    # symlink to it are the one directory `app`.
+    want = {f"dir:{app}": 3, f"dir:{app}/src": 1, f"dir:{ws}/app-wt": 1, f"dir:{app}/.claude/worktrees/x": 1}
+    nodes = tree()
+    assert {k: nodes.get(k) for k in want} == want, nodes
+    assert not [k for k in nodes if "app-link" in k or k.endswith("app/")], nodes
+    d.shot("43-tree-unfolded")
+    fold = d.wait_all('[data-testid="fold-repos"]')[0]
+    d.click(fold)
+    d.until(f"return document.querySelector('[data-testid=\"tree-node\"][data-key=\"dir:{app}\"] .count')?.textContent === '6'")
+    nodes = tree()
+    assert not [k for k in nodes if k.startswith(f"dir:{app}/") and "/agent:" not in k or "app-wt" in k], nodes
+    wait_config("fold_repos = true")
+    d.click(d.find_all(f'[data-testid="tree-node"][data-key="dir:{app}"]')[0])
+    wait_rows(d, list(REPO_SESSIONS))
+    d.shot("44-tree-folded")
+    d.click(d.find_all('[data-testid="tree"] .node')[0])  # All sessions
+    d.click(fold)
+    d.until(f"return !!document.querySelector('[data-testid=\"tree-node\"][data-key=\"dir:{ws}/app-wt\"]')")
+    wait_config("fold_repos = false")
+    # Gone from the store: gone from the list (the change, not a relist, carries it).
+    for project in files:
+        shutil.rmtree(project)
+    wait_rows(d, everything, timeout=30)
 
 
 def notice(d, timeout=15):

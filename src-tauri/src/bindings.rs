@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use agent_sessions_core::model;
-use agent_sessions_core::{actions, blob, bundle, health, index, service};
+use agent_sessions_core::provider::registry::AGENTS;
+use agent_sessions_core::{actions, blob, bundle, config, health, index, service};
 use agent_sessions_core::{live, raw, stats, view};
 use ts_rs::{Config, TypeVisitor, TS};
 
@@ -121,8 +122,34 @@ fn stale(dir: &Path, files: &[(&str, String)]) -> Vec<String> {
     stale
 }
 
+/// The agent registry as the UI's agent list: names, labels, programs and badge colours.
+fn agents() -> String {
+    let rows: Vec<String> = AGENTS
+        .iter()
+        .map(|a| {
+            let [light, dark] = a.colours;
+            let row = serde_json::json!({
+                "kind": a.name(), "label": a.label, "program": a.program,
+                "colours": { "light": light, "dark": dark },
+            });
+            format!("  {row},\n")
+        })
+        .collect();
+    format!(
+        "// Generated from the agent registry (crates/providers/src/registry.rs) by \
+         src-tauri/src/bindings.rs: do not edit; {REGENERATE}.\n\n\
+         import type {{ ProviderKind }} from \"./generated\";\n\n\
+         /** One agent: `colours` are a badge's [background, text], per theme. */\n\
+         export interface Agent {{\n  kind: ProviderKind;\n  label: string;\n  program: string;\n  \
+         colours: {{ light: [string, string]; dark: [string, string] }};\n}}\n\n\
+         /** Every agent, in the order lists show them. */\n\
+         export const AGENTS: readonly Agent[] = [\n{}];\n",
+        rows.concat()
+    )
+}
+
 fn bindings() -> Vec<(&'static str, String)> {
-    vec![("generated.ts", generated())]
+    vec![("generated.ts", generated()), ("agents.ts", agents())]
 }
 
 #[test]
@@ -142,16 +169,78 @@ fn a_file_that_differs_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let files = bindings();
     for (name, text) in &files {
-        // The UI's copy with one field more than the Rust type has.
-        let edited = text.replacen(
-            "export type SessionMeta = {",
-            "export type SessionMeta = { extra: string, ",
-            1,
-        );
-        assert_ne!(&edited, text, "SessionMeta is generated");
+        // The UI's copies with one field more than the Rust type has, and one agent less.
+        let edited = text
+            .replacen(
+                "export type SessionMeta = {",
+                "export type SessionMeta = { extra: string, ",
+                1,
+            )
+            .replacen("\"kind\":\"codex\"", "\"kind\":\"gone\"", 1);
+        assert_ne!(&edited, text, "{name} is what the test expects");
         std::fs::write(dir.path().join(name), edited).unwrap();
     }
     let named = stale(dir.path(), &files);
-    assert_eq!(named.len(), 1, "{named:?}");
+    assert_eq!(named.len(), 2, "{named:?}");
     assert!(named[0].ends_with("generated.ts"));
+}
+
+/// The places that list agents, for every agent of the registry: what "Adding an agent" in
+/// docs/architecture.md asks for. (The bench's generator has its own test in crates/bench.)
+#[test]
+fn every_agent_is_in_every_place_that_lists_agents() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let read = |path: &str| std::fs::read_to_string(repo.join(path)).unwrap();
+    let conf = read("src-tauri/tauri.conf.json");
+    let cli = read("crates/cli/src/main.rs");
+    let e2e = read("tests/e2e/run.py");
+    let docs = read("docs/architecture.md");
+    let checklist = docs
+        .split("\n## Adding an agent\n")
+        .nth(1)
+        .expect("docs/architecture.md has an \"Adding an agent\" section");
+    for place in [
+        "registry.rs",
+        "ProviderKind",
+        "testdata/",
+        "corpus.rs",
+        "UPDATE_BINDINGS",
+    ] {
+        assert!(checklist.contains(place), "the checklist names {place}");
+    }
+    let testdata = repo.join("testdata");
+    let demo = crate::state::demo_roots(&testdata);
+    for agent in AGENTS {
+        let name = agent.name();
+        // Fixtures: at least one version with the agent's store, which is also the demo store.
+        assert!(
+            !demo.get(agent.kind).is_empty(),
+            "testdata/{name}/<version>/{} is missing",
+            agent.fixture_store
+        );
+        let resource = format!("\"../testdata/{name}\": \"demo/{name}\"");
+        assert!(
+            conf.contains(&resource),
+            "tauri.conf.json bundles {resource}"
+        );
+        assert!(
+            agents().contains(&format!("\"kind\":\"{name}\"")),
+            "agents.ts lists {name}"
+        );
+        for key in ["enabled", "roots"] {
+            let key = format!("providers.{name}.{key}");
+            assert!(
+                config::KEYS.iter().any(|k| k.key == key),
+                "config.toml has {key}"
+            );
+        }
+        assert!(
+            cli.contains(&format!("long = \"{name}-root\"")),
+            "the CLI has --{name}-root"
+        );
+        assert!(
+            e2e.contains(&format!("\"{name}\"")),
+            "the e2e counts {name}'s sessions"
+        );
+    }
 }

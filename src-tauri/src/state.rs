@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use agent_sessions_core::config::{ConfigFile, Settings};
 use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::{process_env, resolve, Resolved};
+use agent_sessions_core::provider::registry::agent;
 use agent_sessions_core::service::Service;
 use agent_sessions_core::{Error, Roots, SessionMeta, Transcript};
 
@@ -140,9 +141,6 @@ pub fn demo_roots(dir: &std::path::Path) -> Roots {
         out.sort();
         out
     };
-    Roots {
-        claude: stores("claude", "dot-claude"),
-        codex: stores("codex", "dot-codex"),
-        opencode: stores("opencode", "local-share-opencode"),
-    }
+    // testdata/<agent>/<version>/<its fixture store> for every agent of the registry.
+    Roots::from_fn(|kind| stores(kind.as_str(), agent(kind).fixture_store))
 }

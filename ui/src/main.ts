@@ -1,9 +1,14 @@
 import { mount } from "svelte";
 import App from "./App.svelte";
+import { badgeStyles } from "./lib/badges";
 import { applyTheme } from "./lib/theme";
 import "./app.css";
 
 // Until the settings are read, the OS decides (no flash of the wrong theme for most users).
 applyTheme("system");
+
+const badges = document.createElement("style");
+badges.textContent = badgeStyles();
+document.head.append(badges);
 
 mount(App, { target: document.getElementById("app")! });

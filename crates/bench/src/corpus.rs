@@ -9,6 +9,7 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use agent_sessions_core::ProviderKind;
 use serde_json::json;
 
 /// A small deterministic generator (xorshift64*), so corpora are identical run to run.
@@ -499,4 +500,49 @@ pub fn opencode_root(root: &Path, total: u64, rng: &mut Rng) -> rusqlite::Result
     tx.commit()?;
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
     Ok(())
+}
+
+/// Writes a store of `kind` of about `total` bytes under `root`: each agent of the registry
+/// has its generator here (the test below fails for one that has none).
+pub fn store(kind: ProviderKind, root: &Path, total: u64, rng: &mut Rng) -> Result<(), String> {
+    let big = total / 10;
+    match kind {
+        ProviderKind::Claude => claude_root(root, total, big, rng)
+            .map(drop)
+            .map_err(|e| e.to_string()),
+        ProviderKind::Codex => codex_root(root, total, big, rng)
+            .map(drop)
+            .map_err(|e| e.to_string()),
+        ProviderKind::Opencode => {
+            std::fs::create_dir_all(root).map_err(|e| e.to_string())?;
+            opencode_root(root, total, rng).map_err(|e| e.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_sessions_core::provider::registry::AGENTS;
+    use agent_sessions_core::ScanProgress;
+
+    /// Every agent of the registry has a generator whose store its own provider reads.
+    #[test]
+    fn every_agent_has_a_generator_its_provider_reads() {
+        let base = std::env::temp_dir().join(format!("bench-corpus-{}", std::process::id()));
+        for agent in AGENTS {
+            let root = base.join(agent.name());
+            store(agent.kind, &root, 200_000, &mut Rng::new(7))
+                .unwrap_or_else(|e| panic!("{}: no corpus: {e}", agent.name()));
+            let provider = (agent.provider)(vec![root]);
+            let scanned = provider.scan(&Default::default(), &ScanProgress::default());
+            let sessions = scanned.map(|r| r.changed.len()).unwrap_or(0);
+            assert!(
+                sessions > 0,
+                "{}: the generated store holds no session",
+                agent.name()
+            );
+        }
+        let _ = std::fs::remove_dir_all(&base);
+    }
 }

@@ -104,7 +104,8 @@ fn index_suite(args: &Args) {
     ensure_corpus(ProviderKind::Codex, &codex_root, total * 3 / 10, 1_000_000);
     if !opencode_root.join("opencode.db").exists() {
         eprintln!("generating {} MB opencode corpus …", total / 5 / 1_000_000);
-        corpus::opencode_root(&opencode_root, total / 5, &mut corpus::Rng::new(0x0c0d)).unwrap();
+        let mut rng = corpus::Rng::new(0x0c0d);
+        corpus::store(ProviderKind::Opencode, &opencode_root, total / 5, &mut rng).unwrap();
     }
     let mut files = all_files(&base);
     files.push(opencode_root.join("opencode.db"));

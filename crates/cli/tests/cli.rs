@@ -590,3 +590,26 @@ fn show_json_streams_the_golden_transcript() {
         assert!(checked > 3, "{version}: {checked}");
     }
 }
+
+#[test]
+fn root_kind_dir_adds_a_root_like_the_agents_own_flag() {
+    let root = store("2.1.332");
+    let dir = root.to_str().unwrap();
+    let sessions = |args: &[&str]| {
+        let out = cli(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        json_of(&out)["data"]["sessions"].clone()
+    };
+    let by_flag = sessions(&["scan", "--json", "--claude-root", dir]);
+    assert!(!by_flag.as_array().unwrap().is_empty());
+    let by_root = sessions(&["scan", "--json", "--root", &format!("claude={dir}")]);
+    assert_eq!(by_root, by_flag);
+    let out = cli(&["scan", "--json", "--root", &format!("nope={dir}")])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown provider \"nope\""));
+    let out = cli(&["scan", "--json", "--root", dir]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not KIND=DIR"));
+}

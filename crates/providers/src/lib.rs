@@ -25,6 +25,7 @@ pub mod jsonl;
 pub mod lenient;
 pub mod opencode;
 pub mod process;
+pub mod registry;
 pub mod sqlite;
 pub mod tail;
 
@@ -199,11 +200,34 @@ pub struct Roots {
 }
 
 impl Roots {
-    pub fn for_kind(&self, kind: ProviderKind) -> &[PathBuf] {
+    /// One agent's roots.
+    pub fn get(&self, kind: ProviderKind) -> &[PathBuf] {
         match kind {
             ProviderKind::Claude => &self.claude,
             ProviderKind::Codex => &self.codex,
             ProviderKind::Opencode => &self.opencode,
+        }
+    }
+
+    /// Same as [`Roots::get`] (the name callers used before the registry).
+    pub fn for_kind(&self, kind: ProviderKind) -> &[PathBuf] {
+        self.get(kind)
+    }
+
+    /// Every agent's roots from `of`, agent by agent (the registry's order).
+    pub fn from_fn(mut of: impl FnMut(ProviderKind) -> Vec<PathBuf>) -> Self {
+        let mut roots = Roots::default();
+        for agent in registry::AGENTS {
+            *roots.get_mut(agent.kind) = of(agent.kind);
+        }
+        roots
+    }
+
+    pub fn get_mut(&mut self, kind: ProviderKind) -> &mut Vec<PathBuf> {
+        match kind {
+            ProviderKind::Claude => &mut self.claude,
+            ProviderKind::Codex => &mut self.codex,
+            ProviderKind::Opencode => &mut self.opencode,
         }
     }
 }
@@ -213,18 +237,11 @@ impl ProviderSet {
     /// not empty.
     pub fn new(roots: &Roots, only: &[ProviderKind]) -> Self {
         let wanted = |k: ProviderKind| only.is_empty() || only.contains(&k);
-        let mut providers: Vec<Box<dyn Provider>> = Vec::new();
-        if wanted(ProviderKind::Claude) {
-            providers.push(Box::new(claude::ClaudeProvider::new(roots.claude.clone())));
-        }
-        if wanted(ProviderKind::Codex) {
-            providers.push(Box::new(codex::CodexProvider::new(roots.codex.clone())));
-        }
-        if wanted(ProviderKind::Opencode) {
-            providers.push(Box::new(opencode::OpencodeProvider::new(
-                roots.opencode.clone(),
-            )));
-        }
+        let providers = registry::AGENTS
+            .iter()
+            .filter(|a| wanted(a.kind))
+            .map(|a| (a.provider)(roots.get(a.kind).to_vec()))
+            .collect();
         ProviderSet { providers }
     }
 

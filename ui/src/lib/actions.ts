@@ -1,6 +1,7 @@
 // What can be done to a session from the list's context menu, the transcript header and the
 // keyboard, in one table, and how a result is told to the user (a notice). Pure, unit-tested.
 
+import { AGENTS } from "./agents";
 import { toApiError } from "./api";
 import type { Provider } from "./types";
 
@@ -32,8 +33,4 @@ export function errorNotice(e: unknown): Notice {
 }
 
 /** The agents a session (or a bundle) can continue in ("Continue in…"). */
-export const HANDOFF_TARGETS: { id: Provider; name: string }[] = [
-  { id: "claude", name: "Claude Code" },
-  { id: "codex", name: "Codex CLI" },
-  { id: "opencode", name: "OpenCode" },
-];
+export const HANDOFF_TARGETS: { id: Provider; name: string }[] = AGENTS.map((a) => ({ id: a.kind, name: a.label }));

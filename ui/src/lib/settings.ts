@@ -2,9 +2,10 @@
 // save (only what differs, so untouched keys stay as they are in the file), and the hidden
 // directories rule. Pure functions, unit-tested.
 
+import { AGENTS } from "./agents";
 import type { GroupBy, JsonValue, Provider, SettingChange, Settings, Theme } from "./types";
 
-export const PROVIDERS: Provider[] = ["claude", "codex", "opencode"];
+export const PROVIDERS: Provider[] = AGENTS.map((a) => a.kind);
 
 /** What the API key field does on save: nothing, a new key, or remove the saved one. */
 export type KeyAction = { mode: "keep" } | { mode: "replace"; value: string } | { mode: "clear" };

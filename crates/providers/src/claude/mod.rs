@@ -250,7 +250,8 @@ impl Provider for ClaudeProvider {
         if !ids::is_uuid(id) {
             return Err(ids::invalid_id("Claude", id));
         }
-        ResumeCommand::new("claude", &["--resume", id], session.cwd.as_deref()).map_err(Error::from)
+        ResumeCommand::new(AGENT.program, &["--resume", id], session.cwd.as_deref())
+            .map_err(Error::from)
     }
 
     fn live_sessions(&self, _sessions: &[&SessionMeta]) -> Vec<LiveSession> {
@@ -268,3 +269,17 @@ fn key_of(path: &Path) -> SessionKey {
         source_path: path.to_path_buf(),
     }
 }
+
+/// Claude Code in the registry (`crate::registry::AGENTS`).
+pub static AGENT: crate::registry::Agent = crate::registry::Agent {
+    kind: ProviderKind::Claude,
+    label: "Claude Code",
+    program: "claude",
+    env_var: "CLAUDE_CONFIG_DIR",
+    env_subdir: None,
+    // The same on all three systems (`%USERPROFILE%\.claude` on Windows).
+    home_store: |_| &[".claude"],
+    fixture_store: "dot-claude",
+    colours: [["#f3e2d5", "#7a4316"], ["#4a3323", "#f0c7a4"]],
+    provider: |roots| Box::new(ClaudeProvider::new(roots)),
+};

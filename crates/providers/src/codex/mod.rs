@@ -414,8 +414,12 @@ impl Provider for CodexProvider {
         if !ids::is_uuid(&session.id) {
             return Err(ids::invalid_id("Codex", &session.id));
         }
-        ResumeCommand::new("codex", &["resume", &session.id], session.cwd.as_deref())
-            .map_err(Error::from)
+        ResumeCommand::new(
+            AGENT.program,
+            &["resume", &session.id],
+            session.cwd.as_deref(),
+        )
+        .map_err(Error::from)
     }
 }
 
@@ -426,3 +430,17 @@ fn key_of(path: &Path, acc: &Accumulator) -> SessionKey {
         source_path: path.to_path_buf(),
     }
 }
+
+/// Codex CLI in the registry (`crate::registry::AGENTS`).
+pub static AGENT: crate::registry::Agent = crate::registry::Agent {
+    kind: ProviderKind::Codex,
+    label: "Codex CLI",
+    program: "codex",
+    env_var: "CODEX_HOME",
+    env_subdir: None,
+    // The same on all three systems (`%USERPROFILE%\.codex` on Windows).
+    home_store: |_| &[".codex"],
+    fixture_store: "dot-codex",
+    colours: [["#dde8dd", "#2f5d2f"], ["#24392a", "#b5dcb7"]],
+    provider: |roots| Box::new(CodexProvider::new(roots)),
+};

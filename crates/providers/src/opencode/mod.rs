@@ -421,7 +421,7 @@ impl Provider for OpencodeProvider {
             return Err(ids::invalid_id("OpenCode", &session.id));
         }
         ResumeCommand::new(
-            "opencode",
+            AGENT.program,
             &["--session", &session.id],
             session.cwd.as_deref(),
         )
@@ -432,3 +432,17 @@ impl Provider for OpencodeProvider {
 fn db_error(path: &Path, e: rusqlite::Error) -> Error {
     Error::io(path, std::io::Error::other(e.to_string()))
 }
+
+/// OpenCode in the registry (`crate::registry::AGENTS`).
+pub static AGENT: crate::registry::Agent = crate::registry::Agent {
+    kind: ProviderKind::Opencode,
+    label: "OpenCode",
+    program: "opencode",
+    env_var: "XDG_DATA_HOME",
+    env_subdir: Some("opencode"),
+    // XDG everywhere: its `xdg-basedir` falls back to `~/.local/share` on macOS and Windows.
+    home_store: |_| &[".local", "share", "opencode"],
+    fixture_store: "local-share-opencode",
+    colours: [["#dfe0f5", "#3b3f8f"], ["#2c2e4f", "#c5c8f4"]],
+    provider: |roots| Box::new(OpencodeProvider::new(roots)),
+};

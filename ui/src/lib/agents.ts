@@ -1,0 +1,18 @@
+// Generated from the agent registry (crates/providers/src/registry.rs) by src-tauri/src/bindings.rs: do not edit; run `UPDATE_BINDINGS=1 cargo test -p agent-sessions bindings` to regenerate.
+
+import type { ProviderKind } from "./generated";
+
+/** One agent: `colours` are a badge's [background, text], per theme. */
+export interface Agent {
+  kind: ProviderKind;
+  label: string;
+  program: string;
+  colours: { light: [string, string]; dark: [string, string] };
+}
+
+/** Every agent, in the order lists show them. */
+export const AGENTS: readonly Agent[] = [
+  {"colours":{"dark":["#4a3323","#f0c7a4"],"light":["#f3e2d5","#7a4316"]},"kind":"claude","label":"Claude Code","program":"claude"},
+  {"colours":{"dark":["#24392a","#b5dcb7"],"light":["#dde8dd","#2f5d2f"]},"kind":"codex","label":"Codex CLI","program":"codex"},
+  {"colours":{"dark":["#2c2e4f","#c5c8f4"],"light":["#dfe0f5","#3b3f8f"]},"kind":"opencode","label":"OpenCode","program":"opencode"},
+];

@@ -618,6 +618,12 @@ def run_main_suite(d):
     check("the Timeline tab lists the session's events as log prints them", lambda: timeline_tab(d))
     check("tree and list move with the arrow keys, open with Enter and say what is selected", lambda: keyboard(d))
     check("axe-core finds no serious or critical violations in the main view and the dialogs", lambda: accessibility(d))
+    check("tool input and output are highlighted in the language of their file or command", lambda: highlighted_tools(d))
+    check("OpenCode patch parts show +N −M as show --json counts them", lambda: opencode_patch_counts(d))
+    check("the raw JSON toggle shows the agent's own lines behind each message", lambda: raw_records(d))
+    check("the Timeline tab lists the session's events as log prints them", lambda: timeline_tab(d))
+    check("tree and list move with the arrow keys, open with Enter and say what is selected", lambda: keyboard(d))
+    check("axe-core finds no serious or critical violations in the main view and the dialogs", lambda: accessibility(d))
     check("with allow_delete on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
     check("a complete bundle exported through the save dialog restores through the import dialogs into another directory",
           lambda: bundle_round_trip(d))
@@ -971,6 +977,188 @@ def repo_folding(d):
     for project in files:
         shutil.rmtree(project)
     wait_rows(d, everything, timeout=30)
+
+
+AXE = ROOT / "ui/node_modules/axe-core/axe.min.js"
+TOOLS_SESSION = "9d22e384-6685-4b75-ac35-088162e4c4a9"
+OC_PATCH_SESSION = "ses_dd433d553ffe5pmWtU62NvF48P"
+
+
+def press(d, *keys):
+    """Presses keys on whatever has focus (unlike key(), which blurs first)."""
+    actions = []
+    for k in keys:
+        actions += [{"type": "keyDown", "value": k}, {"type": "keyUp", "value": k}]
+    d.call("POST", d.s("/actions"), {"actions": [{"type": "key", "id": "kbd", "actions": actions}]})
+
+
+ARROW_DOWN, ARROW_RIGHT, ENTER = "\ue015", "\ue014", "\ue007"
+
+
+def reveal_in_transcript(d, predicate, timeout=20):
+    """Scrolls the (windowed) transcript down until `predicate` (JS, returning an element or
+    null) finds its element; scrolls it into view and marks it `data-e2e`."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if d.js(f"const e = ({predicate})(); if (!e) return false; e.scrollIntoView({{block: 'center'}});"
+                " e.setAttribute('data-e2e', '1'); return true"):
+            return
+        d.js("const s = document.querySelector('[data-testid=\"transcript\"]');"
+             " s.scrollTop += s.clientHeight / 2; s.dispatchEvent(new Event('scroll'))")
+        time.sleep(0.2)
+    raise AssertionError(f"never rendered: {predicate}")
+
+
+def show_json(sid):
+    return cli("show", sid)["messages"]
+
+
+def highlighted_tools(d):
+    """A Read tool's output is highlighted in its file's language, a Bash tool's as shell, the
+    input as JSON; the highlighted text is the tool's output exactly (nothing added or lost)."""
+    open_session(d, TOOLS_SESSION)
+    outputs = [(p["name"], p["output"]) for m in show_json(TOOLS_SESSION) for p in m["parts"] if p["kind"] == "tool"]
+    for name, language in [("Read", "python"), ("Bash", "shell")]:
+        d.js("document.querySelectorAll('[data-e2e]').forEach(e => e.removeAttribute('data-e2e'))")
+        reveal_in_transcript(d, "() => [...document.querySelectorAll('[data-testid=\"tool\"]')]"
+                                f".find(t => t.querySelector('summary b')?.textContent === '{name}')")
+        d.click(d.find_all('[data-e2e] > summary')[0])
+        got = d.until("const t = document.querySelector('[data-e2e]'); const c = t.querySelectorAll('[data-testid=\"code\"]');"
+                      " return c.length === 2 && [...c].map(p => [p.dataset.language ?? null, p.querySelectorAll('[class^=\"hljs-\"]').length,"
+                      " p.textContent])", 10)
+        (in_lang, in_spans, _), (out_lang, out_spans, out_text) = got
+        assert in_lang == "json" and in_spans > 0, f"{name} input: {in_lang}, {in_spans} spans"
+        assert out_lang == language, f"{name} output in {out_lang}"
+        assert (name, out_text) in outputs, f"{name} output text differs"
+        if name == "Read":
+            assert out_spans > 0, "no highlighted tokens in the Python output"
+            d.shot("30-highlighted-tool")
+
+
+def opencode_patch_counts(d):
+    """OpenCode patch parts show +N −M: the same figures `show --json` gives."""
+    open_session(d, OC_PATCH_SESSION)
+    want = []
+    for m in show_json(OC_PATCH_SESSION):
+        for p in m["parts"]:
+            if p["kind"] == "patch":
+                files = p["files"]
+                a, r = sum(f["additions"] for f in files), sum(f["deletions"] for f in files)
+                want.append(f"· {len(files)} file{'s' if len(files) > 1 else ''} +{a} −{r}")
+    assert want and any(w != "· 1 file +0 −0" for w in want), want
+    got = d.until("const c = [...document.querySelectorAll('[data-testid=\"patch\"] [data-testid=\"change-counts\"]')];"
+                  f" return c.length === {len(want)} && c.map(e => e.textContent.replace(/\\s+/g, ' ').trim())", 10)
+    assert got == want, f"{got} != {want}"
+    d.click(d.find_all('[data-testid="patch"] > summary')[-1])
+    d.js("document.querySelectorAll('[data-testid=\"patch\"]')[arguments[0]].scrollIntoView({block: 'center'})", len(want) - 1)
+    d.shot("31-opencode-patch")
+
+
+def raw_records(d):
+    """The raw JSON toggle shows the agent's own lines behind each message, equal to the file's."""
+    open_session(d, TOOLS_SESSION)
+    lines = (CLAUDE_ROOT / "projects/-home-bob-projects-demo" / f"{TOOLS_SESSION}.jsonl").read_text().splitlines()
+    toggle = "[...document.querySelectorAll('label')].find(l => l.textContent.trim() === 'raw JSON').querySelector('input')"
+    d.js(f"{toggle}.click()")
+    try:
+        records = d.until("const r = [...document.querySelectorAll('[data-testid=\"raw-record\"]')];"
+                          " return r.length >= 3 && r.map(e => [Number(e.dataset.line), e.textContent])", 15)
+        for line, text in records:
+            assert json.loads(text) == json.loads(lines[line - 1]), f"line {line} differs"
+        first = d.js("const m = document.querySelector('[data-testid=\"message\"]');"
+                     " return [m.dataset.id, m.querySelector('[data-testid=\"raw-record\"]').textContent]")
+        assert first[0] in first[1], "the first message's record is not its own"
+        d.shot("32-raw-records")
+    finally:
+        d.js(f"{toggle}.checked && {toggle}.click()")
+
+
+def timeline_tab(d):
+    """The Timeline tab lists the session's normalized events, as `log` prints them."""
+    open_session(d, TOOLS_SESSION)
+    d.click(d.find_all('[data-testid="tab-timeline"]')[0])
+    try:
+        want = [e["type"] for e in cli("log", TOOLS_SESSION)["events"]]
+        got = d.until("const t = document.querySelector('[data-testid=\"timeline\"]');"
+                      " return t && Number(t.dataset.count) > 0 && [...t.querySelectorAll('[data-testid=\"event\"]')].map(e => e.dataset.type)", 15)
+        assert got == want, f"{got} != {want}"
+        assert "prompt" in got and "tool_start" in got, got
+        assert d.js("return document.querySelector('[data-testid=\"tab-timeline\"]').getAttribute('aria-selected')") == "true"
+        d.shot("33-timeline")
+        violations = axe(d)
+        assert not violations, f"axe on the timeline: {violations}"
+    finally:
+        d.click(d.find_all('[data-testid="tab-transcript"]')[0])
+
+
+def keyboard(d):
+    """Tree and list move with the arrow keys and act on Enter; they say what is selected."""
+    d.js("document.querySelector('[data-testid=\"tree\"] [role=\"treeitem\"]').focus()")
+    press(d, ARROW_DOWN)
+    key_ = d.js("return document.activeElement.dataset.key")
+    assert key_ and key_.startswith("dir:"), f"focus went to {key_}"
+    press(d, ENTER)
+    d.until(f"return document.querySelector('[data-key=\"{key_}\"]').getAttribute('aria-selected') === 'true'", 5)
+    try:
+        rows = d.find_all('[data-testid="session-row"]')
+        assert len(rows) >= 2, f"{len(rows)} rows in {key_}"
+        d.js("document.querySelector('[data-testid=\"session-list\"] [role=\"treeitem\"][tabindex=\"0\"]').focus()")
+        before = d.js("return document.activeElement.dataset.id")
+        press(d, ARROW_DOWN)
+        target = d.js("return document.activeElement.dataset.id")
+        assert target and target != before, f"focus stayed on {before}"
+        press(d, ENTER)
+        d.until(f"const r = document.querySelector('[data-testid=\"session-row\"][data-id=\"{target}\"]');"
+                " return r.classList.contains('open') && r.getAttribute('aria-selected') === 'true'", 10)
+        d.until(f"return document.querySelector('[data-testid=\"transcript\"]')?.dataset.total > 0")
+        d.shot("34-keyboard")
+    finally:
+        d.click(d.find_all('[data-testid="tree"] [role="treeitem"]')[0])
+    # A session with subagents opens them with Right.
+    parent = d.js("return [...document.querySelectorAll('[data-testid=\"session-row\"][aria-expanded=\"false\"]')][0]?.dataset.id")
+    assert parent, "no session with subagents in the list"
+    d.js(f"document.querySelector('[data-testid=\"session-row\"][data-id=\"{parent}\"]').focus()")
+    press(d, ARROW_RIGHT)
+    d.until(f"return document.querySelector('[data-testid=\"session-row\"][data-id=\"{parent}\"]').getAttribute('aria-expanded') === 'true'", 5)
+
+
+def axe(d):
+    """Runs axe-core (ui/node_modules, pinned) in the window: its serious and critical violations."""
+    if not d.js("return !!window.axe"):
+        d.js(AXE.read_text() + "\nreturn true;")
+    result = d.call("POST", d.s("/execute/async"), {"args": [], "script":
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations"
+        ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+        ".map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')}`)))"
+        ".catch(e => done(['axe failed: ' + e]))"})
+    return result
+
+
+def accessibility(d):
+    """No serious or critical axe violations on the main view (a tool open, raw JSON on), the
+    Export and Continue in… menus, the session menu, Settings, Stats and Diagnostics."""
+    open_session(d, TOOLS_SESSION)
+    d.js("document.querySelector('[data-testid=\"tool\"]').open = true")
+    toggle = "[...document.querySelectorAll('label')].find(l => l.textContent.trim() === 'raw JSON').querySelector('input')"
+    d.js(f"{toggle}.click()")
+    d.wait_all('[data-testid="raw-record"]')
+    found = {"main": axe(d)}
+    d.js(f"{toggle}.click()")
+    for opener, pane, close in [("export-toggle", "export-menu", "export-toggle"), ("handoff-toggle", "handoff-menu", "handoff-toggle"),
+                                ("open-settings", "settings", "settings-close"), ("open-stats", "stats", "stats-close"),
+                                ("open-diagnostics", "diagnostics", "diagnostics-close")]:
+        d.click(d.find_all(f'[data-testid="{opener}"]')[0])
+        d.wait_all(f'[data-testid="{pane}"]')
+        time.sleep(1)
+        found[pane] = axe(d)
+        d.click(d.find_all(f'[data-testid="{close}"]')[0])
+        d.until(f"return !document.querySelector('[data-testid=\"{pane}\"]')", 5)
+    context_menu(d, TOOLS_SESSION)
+    found["session-menu"] = axe(d)
+    d.js("document.body.click()")
+    bad = {k: v for k, v in found.items() if v}
+    assert not bad, json.dumps(bad, indent=1)
 
 
 def notice(d, timeout=15):

@@ -111,9 +111,8 @@ fn record(line: u64, mut bytes: Vec<u8>) -> RawRecord {
     }
     // Pretty when that still fits; a line that fits only compact is shown as written.
     let pretty = (bytes.len() <= MAX_RECORD_BYTES)
-        .then(|| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .then(|| pretty(&bytes))
         .flatten()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
         .filter(|p| p.len() <= MAX_RECORD_BYTES);
     let (text, truncated) = match pretty {
         Some(p) => (p, false),
@@ -125,6 +124,16 @@ fn record(line: u64, mut bytes: Vec<u8>) -> RawRecord {
         text,
         truncated,
     }
+}
+
+/// `json` indented, its keys in the order the agent wrote them and its integers as written
+/// (streamed token by token, never through a map); `None` when it is not one JSON value.
+fn pretty(json: &[u8]) -> Option<String> {
+    let mut out = Vec::new();
+    let mut de = serde_json::Deserializer::from_slice(json);
+    serde_transcode::transcode(&mut de, &mut serde_json::Serializer::pretty(&mut out)).ok()?;
+    de.end().ok()?;
+    String::from_utf8(out).ok()
 }
 
 /// At most [`MAX_RECORD_BYTES`] of `bytes` as text, and whether it was cut.
@@ -163,6 +172,12 @@ mod tests {
             ]
         );
         assert_eq!(got.records[1].text.len(), MAX_RECORD_BYTES);
+        // Keys stay in the order the agent wrote them.
+        assert_eq!(
+            pretty(br#"{"z":1,"a":{"y":2.50,"b":[]}} "#).as_deref(),
+            Some("{\n  \"z\": 1,\n  \"a\": {\n    \"y\": 2.5,\n    \"b\": []\n  }\n}")
+        );
+        assert_eq!(pretty(b"{\"a\":1} trailing"), None);
         assert_eq!(got.omitted, 0);
     }
 }

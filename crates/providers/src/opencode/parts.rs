@@ -349,7 +349,8 @@ mod tests {
                 patch(&["/w/a.txt"]),
             ],
         );
-        let counts: Vec<Vec<(&str, &str, u64, u64, bool)>> = m
+        // Each patch counts only the edits since the one before; a file no tool edited is 0.
+        let counts: Vec<String> = m
             .parts
             .iter()
             .filter_map(|p| match p {
@@ -357,29 +358,23 @@ mod tests {
                     files
                         .iter()
                         .map(|f| {
-                            let d = f.diff.is_some();
-                            (
-                                f.path.as_str(),
-                                f.change.as_str(),
-                                f.additions,
-                                f.deletions,
-                                d,
+                            let diff = if f.diff.is_some() { "diff" } else { "-" };
+                            format!(
+                                "{} {} +{} -{} {diff}",
+                                f.path, f.change, f.additions, f.deletions
                             )
                         })
-                        .collect(),
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 ),
                 _ => None,
             })
             .collect();
-        // Each patch counts only the edits since the one before; a file no tool edited is 0.
         assert_eq!(
             counts,
-            vec![
-                vec![
-                    ("/w/a.txt", "add", 4, 0, true),
-                    ("/w/c.txt", "update", 0, 0, false)
-                ],
-                vec![("/w/a.txt", "add", 2, 0, true)],
+            [
+                "/w/a.txt add +4 -0 diff, /w/c.txt update +0 -0 -",
+                "/w/a.txt add +2 -0 diff"
             ]
         );
     }

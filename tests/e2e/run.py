@@ -1396,6 +1396,24 @@ def stats_view(d):
     d.shot("25-stats-by-day")
     key(d, "\ue00c")
     d.until("return !document.querySelector('[data-testid=\"stats\"]')", 5)
+    # The list's filters narrow the stats too: Codex only, as `stats --provider codex`.
+    if not d.find_all('[data-testid="filter-panel"]'):
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+    d.js("const s = document.querySelector('[data-testid=\"filter-agent\"]'); s.value = 'codex';"
+         "s.dispatchEvent(new Event('change', {bubbles: true}))")
+    d.wait_all('[data-testid="filter-chip"][data-key="agent"]')
+    d.click(d.find_all('[data-testid="open-stats"]')[0])
+    want = cli("stats", "--by", "model", "--provider", "codex")["total"]
+    d.js("const s = document.querySelector('[data-testid=\"stats-by\"]'); s.value = 'model'; s.dispatchEvent(new Event('change'))")
+    d.until("const t = document.querySelector('[data-testid=\"stats-total\"]');"
+            "return t && Number(t.dataset.sessions) === arguments[0] && Number(t.dataset.input) === arguments[1]",
+            20, want["sessions"], want["tokens"]["input"])
+    key(d, "\ue00c")
+    d.until("return !document.querySelector('[data-testid=\"stats\"]')", 5)
+    d.click(d.find_all('[data-testid="filter-chip"][data-key="agent"] [data-testid="chip-remove"]')[0])
+    d.until("return !document.querySelector('[data-testid=\"filter-chip\"]')", 5)
+    if d.find_all('[data-testid="filter-panel"]'):
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
 
 
 def png(width, height):

@@ -78,7 +78,10 @@ fn a_broken_line_shows_with_its_file_and_line_and_the_cache_clears_and_refills()
     service.clear_cache().unwrap();
     assert_eq!(snapshot(store.path()), before);
     assert_eq!(service.list().unwrap().sessions.len(), 0);
-    service.start(|_: Event| {});
+    let (tx, rx) = std::sync::mpsc::channel();
+    service.start(move |e: Event| {
+        let _ = tx.send(e);
+    });
     until("the cache refilled", || {
         service.list().map(|l| l.sessions.len()).unwrap_or(0) == count
     });
@@ -90,6 +93,23 @@ fn a_broken_line_shows_with_its_file_and_line_and_the_cache_clears_and_refills()
         paths.iter().any(|(p, _)| p.starts_with(store.path())),
         "{paths:?}"
     );
+    // Cleared while the loop runs: the loop empties it between its own steps, and the first
+    // complete refresh after lists every session again (a scan in flight must not leave
+    // provider states behind that make the next scan list nothing).
+    while rx.try_recv().is_ok() {}
+    service.clear_cache().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx
+            .recv_timeout(left)
+            .expect("a first refresh after clearing")
+        {
+            Event::Changed(c) if c.first && c.done => break,
+            _ => {}
+        }
+    }
+    assert_eq!(service.list().unwrap().sessions.len(), count);
     let again = service.list().unwrap();
     assert_eq!(again.diagnostics.parse_errors, h.parse_errors);
     service.stop();

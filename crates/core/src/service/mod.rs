@@ -124,6 +124,8 @@ struct Shared {
     /// Wakes the loop (it waits up to a few seconds between refreshes otherwise).
     wake: Mutex<Option<mpsc::Sender<()>>>,
     watcher: Mutex<WatcherState>,
+    /// The loop empties the cache before its next round ([`Service::clear_cache`]).
+    clear: AtomicBool,
 }
 
 /// A lock that a panic elsewhere does not make unusable: what the service guards stays whole
@@ -150,6 +152,7 @@ impl Service {
                 stop: AtomicBool::new(false),
                 wake: Mutex::new(None),
                 watcher: Mutex::new(WatcherState::NotStarted),
+                clear: AtomicBool::new(false),
             }),
             thread: Mutex::new(None),
         }
@@ -217,8 +220,15 @@ impl Service {
 
     /// Empties the cache of these roots (ours only: no agent's store is touched) and starts
     /// over on them as [`Service::switch`] does, so the loop fills it again from the stores.
+    /// A running loop empties it itself before its next round: a step it was in (a scan that
+    /// commits provider states) must not land after the emptying, or the next scan would find
+    /// those states and list nothing of them again. (A failure then is a warning event.)
     pub fn clear_cache(&self) -> Result<(), Error> {
-        self.library().clear_cache()?;
+        if lock(&self.thread).is_some() {
+            self.shared.clear.store(true, Ordering::SeqCst);
+        } else {
+            self.library().clear_cache()?;
+        }
         self.switch(self.roots());
         Ok(())
     }
@@ -364,6 +374,13 @@ fn run(shared: &Shared, emit: &Emit) {
         let generation = shared.generation.load(Ordering::SeqCst);
         let roots = lock(&shared.roots).clone();
         let mut lib = Library::open(&roots, &[], shared.cache_dir.clone());
+        if shared.clear.swap(false, Ordering::SeqCst) {
+            if let Err(e) = lib.clear_cache() {
+                emit(Event::Warning(format!(
+                    "the cache could not be cleared: {e}"
+                )));
+            }
+        }
         // Store changes wake the loop; without a watcher it polls. A change of roots or a stop
         // wakes it too, so it starts over (or ends) at once.
         let (tx, rx) = mpsc::channel();

@@ -1,6 +1,7 @@
 //! agent-sessions-cli: the headless front end. Every command is a thin call into
 //! `agent-sessions-core`; output is a human table by default or one JSON envelope with `--json`.
 
+mod agents;
 mod blob;
 mod bundle;
 mod config;
@@ -129,6 +130,8 @@ enum Command {
     },
     /// The installed terminals, the one Automatic picks and the configured one.
     Terminals,
+    /// The agents this build reads, and the roots each reads now.
+    Agents,
     /// Open a terminal in a session's directory, resuming the session with --resume.
     Open(open::Args),
     /// Continue a session in another agent: start it in a terminal in the session's directory
@@ -316,6 +319,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Export(args) => export::run(&roots, args, cli.json),
         Command::Config { action } => Ok(config::run(&action, config, &resolved, &process_env)),
         Command::Terminals => Ok(open::terminals(config)),
+        Command::Agents => Ok(agents::run(&resolved)),
         Command::Open(args) => open::run(&roots, args, config),
         Command::Handoff(args) => handoff::run(&roots, args, config),
         Command::Translate(args) => translate::run(&roots, args, config),

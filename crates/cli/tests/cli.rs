@@ -597,7 +597,11 @@ fn root_kind_dir_adds_a_root_like_the_agents_own_flag() {
     let dir = root.to_str().unwrap();
     let sessions = |args: &[&str]| {
         let out = cli(args).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         json_of(&out)["data"]["sessions"].clone()
     };
     let by_flag = sessions(&["scan", "--json", "--claude-root", dir]);
@@ -612,4 +616,31 @@ fn root_kind_dir_adds_a_root_like_the_agents_own_flag() {
     let out = cli(&["scan", "--json", "--root", dir]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not KIND=DIR"));
+}
+
+#[test]
+fn agents_lists_the_registry_with_the_roots_in_effect() {
+    let root = store("2.1.332");
+    let dir = root.to_str().unwrap();
+    let out = cli(&["agents", "--json", "--root", &format!("claude={dir}")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    let agents = v["data"]["agents"].as_array().unwrap();
+    let names: Vec<&str> = agents.iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["claude", "codex", "opencode"]);
+    assert_eq!(agents[0]["label"], "Claude Code");
+    assert_eq!(agents[0]["env_var"], "CLAUDE_CONFIG_DIR");
+    assert_eq!(agents[0]["roots"], serde_json::json!([dir]));
+    // The others read their variables' folders (set by the test harness).
+    assert!(agents[1]["roots"][0].as_str().unwrap().ends_with("/codex"));
+    assert!(agents[2]["roots"][0]
+        .as_str()
+        .unwrap()
+        .ends_with("/data/opencode"));
 }

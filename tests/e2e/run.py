@@ -454,7 +454,9 @@ def run_main_suite(d):
         d.until("return document.querySelector('[data-testid=\"tree-node\"]')?.dataset.key?.startsWith('agent:')")
         keys = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
         top = [k for k in keys if "/" not in k.split(":", 1)[0] and k.count("dir:") == 0]
-        assert top == ["agent:claude", "agent:codex", "agent:opencode"] or set(top) == {"agent:claude", "agent:codex", "agent:opencode"}, keys
+        # Every agent of the registry (the CLI's `agents`), in its order.
+        agents = [f"agent:{a['name']}" for a in cli("agents")["agents"]]
+        assert top == agents or sorted(top) == sorted(agents), (keys, agents)
         d.shot("04-group-agent")
         d.js("arguments[0].value = 'flat'; arguments[0].dispatchEvent(new Event('change'))", sel)
         d.until("return !document.querySelector('[data-testid=\"tree\"]')")

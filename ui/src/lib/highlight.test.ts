@@ -34,6 +34,9 @@ describe("language detection", () => {
     expect(toolLanguages(tool("Read", { file_path: "/w/lib.rs" }))).toEqual({ input: "json", output: "rust" });
     expect(toolLanguages(tool("read", { filePath: "/w/x.py" }))).toEqual({ input: "json", output: "python" });
     expect(toolLanguages(tool("WebFetch", "raw text"))).toEqual({ input: null, output: null });
+    // A write's output is a status line, not the file: left plain.
+    expect(toolLanguages(tool("Write", { file_path: "/w/lib.rs", content: "fn x() {}" }))).toEqual({ input: "json", output: null });
+    expect(toolLanguages(tool("edit", { filePath: "/w/x.py" }))).toEqual({ input: "json", output: null });
   });
 });
 

@@ -41,11 +41,15 @@ export function toolPath(input: unknown): string | null {
   return typeof p === "string" && p ? p : null;
 }
 
+/** Tools whose output is the file's content (a Write or Edit answers with a status line). */
+const READ_TOOLS = new Set(["read", "view", "read_file", "notebookread"]);
+
 /** The languages of a tool part's input and output (null: shown plain). */
 export function toolLanguages(part: Part & { kind: "tool" }): { input: string | null; output: string | null } {
   const input = typeof part.input === "string" ? null : "json";
-  if (SHELL_TOOLS.has(part.name.toLowerCase())) return { input, output: "shell" };
-  const path = toolPath(part.input);
+  const name = part.name.toLowerCase();
+  if (SHELL_TOOLS.has(name)) return { input, output: "shell" };
+  const path = READ_TOOLS.has(name) ? toolPath(part.input) : null;
   return { input, output: path ? languageOfPath(path) : null };
 }
 

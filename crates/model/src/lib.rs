@@ -121,9 +121,10 @@ pub struct SessionMeta {
     pub cwd: Option<String>,
     /// `cwd` normalised (`.`/`..` and trailing separators cleaned, symlinks resolved where it
     /// exists): what lists group by, so one directory never shows twice. `cwd` stays as the
-    /// agent wrote it (resume, bundles rewrite it). Filled by the catalog (left out of the
-    /// JSON before that: a provider's own output does not have it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// agent wrote it (resume, bundles rewrite it). Filled by the catalog (`null` before that: a
+    /// provider's own output does not have it). Always serialized: providers keep SessionMeta
+    /// in their postcard state, which cannot skip a field (a skipped one failed every decode,
+    /// so every scan was a full one).
     pub dir: Option<String>,
     /// The repository of `cwd` when it exists on this machine: its git toplevel, a worktree's
     /// main repository (SPEC §5 "Fold by repository").

@@ -408,10 +408,12 @@ forked_from: string | null, cwd: string | null,
 /**
  * `cwd` normalised (`.`/`..` and trailing separators cleaned, symlinks resolved where it
  * exists): what lists group by, so one directory never shows twice. `cwd` stays as the
- * agent wrote it (resume, bundles rewrite it). Filled by the catalog (left out of the
- * JSON before that: a provider's own output does not have it).
+ * agent wrote it (resume, bundles rewrite it). Filled by the catalog (`null` before that: a
+ * provider's own output does not have it). Always serialized: providers keep SessionMeta
+ * in their postcard state, which cannot skip a field (a skipped one failed every decode,
+ * so every scan was a full one).
  */
-dir?: string | null, 
+dir: string | null, 
 /**
  * The repository of `cwd` when it exists on this machine: its git toplevel, a worktree's
  * main repository (SPEC §5 "Fold by repository").

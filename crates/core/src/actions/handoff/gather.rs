@@ -253,7 +253,19 @@ impl Gathered {
                     self.errors.push(error_of(tool));
                 }
             }
-            Part::Patch { files } => self.changed(files),
+            // A patch part sums its step (OpenCode): the step's edit tools, counted above,
+            // already hold its lines, so it adds the files and their order but no counts.
+            Part::Patch { files } => {
+                let named: Vec<FileChange> = files
+                    .iter()
+                    .map(|f| FileChange {
+                        additions: 0,
+                        deletions: 0,
+                        ..f.clone()
+                    })
+                    .collect();
+                self.changed(&named);
+            }
             Part::Compaction {
                 summary: Some(summary),
                 ..

@@ -598,6 +598,9 @@ def run_main_suite(d):
                                             "content": [{"type": "text", "text": "LIVE answer arrived"}]}}) + "\n")
         d.until("return [...document.querySelectorAll('[data-testid=\"message\"]')].some(m => m.textContent.includes('LIVE answer arrived'))", 20)
         assert d.until("return document.querySelector('[data-testid=\"turn-state\"]')?.textContent === 'waiting'", 20)
+        # The header's counts come from the list's change feed, the messages from the
+        # transcript's own refresh: the two may land a moment apart.
+        d.until("return document.querySelector('[data-testid=\"header-counts\"]')?.textContent.startsWith('8 msgs')", 20)
         header = d.text(d.find_all('[data-testid="header-counts"]')[0])
         assert header.startswith("8 msgs"), header
         d.shot("08-live-session")

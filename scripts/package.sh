@@ -17,12 +17,6 @@ if [ "${1:-}" = "--debug" ]; then
   bundles=deb
 fi
 scripts/setup.sh
-if [ "$profile" = release ]; then
-  # The release profile keeps line tables for profiling (Cargo.toml); the package does not need
-  # them (156 MB binary -> 23 MB). Stripped after the build, before the bundler copies it.
-  bin="$PWD/target/release/agent-sessions"
-  args+=(--config "$(python3 -c 'import json, sys; print(json.dumps({"build": {"beforeBundleCommand": "strip --strip-debug " + sys.argv[1]}}))' "$bin")")
-fi
 # The bundler runs `beforeBuildCommand` (the UI build) in the frontend folder it is told of.
 TAURI_APP_PATH=src-tauri TAURI_FRONTEND_PATH=ui \
   ui/node_modules/.bin/tauri build "${args[@]}" --bundles "$bundles" --ci -- --locked

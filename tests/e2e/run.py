@@ -383,6 +383,11 @@ def main():
         for log in tmp.glob("driver-*.log"):
             SHOTS.mkdir(parents=True, exist_ok=True)
             shutil.copy(log, SHOTS / log.name)
+            if FAILURES:
+                # CI keeps only what is printed: the app's own output (its stderr reaches the
+                # driver's log) says why a window went away.
+                tail = log.read_text(errors="replace").splitlines()[-40:]
+                print(f"--- last lines of {log.name}:", *tail, sep="\n", file=sys.stderr)
         shutil.rmtree(tmp, ignore_errors=True)
     if FAILURES:
         sys.exit(f"{len(FAILURES)} end-to-end checks failed: {', '.join(FAILURES)}")
@@ -974,11 +979,22 @@ def repo_folding(d):
     d.click(fold)
     d.until(f"return document.querySelector('[data-testid=\"tree-node\"][data-key=\"dir:{app}\"] .count')?.textContent === '6'")
     nodes = tree()
-    assert not [k for k in nodes if k.startswith(f"dir:{app}/") and "/agent:" not in k or "app-wt" in k], nodes
+    # Folded: no worktree or subdirectory at the top; under the repository, its directories
+    # (the root, `src`, both worktrees), each with its agents.
+    tops = [k for k in nodes if "/agent:" not in k and "/in:" not in k]
+    assert not {f"dir:{app}/src", f"dir:{ws}/app-wt", f"dir:{app}/.claude/worktrees/x"} & set(tops), tops
+    inside = {f"dir:{app}/in:{app}": 3, f"dir:{app}/in:{app}/src": 1, f"dir:{app}/in:{ws}/app-wt": 1,
+              f"dir:{app}/in:{app}/.claude/worktrees/x": 1}
+    assert {k: nodes.get(k) for k in inside} == inside, nodes
+    assert nodes.get(f"dir:{app}/in:{ws}/app-wt/agent:claude") == 1, nodes
     wait_config("fold_repos = true")
     d.click(d.find_all(f'[data-testid="tree-node"][data-key="dir:{app}"]')[0])
     wait_rows(d, list(REPO_SESSIONS))
     d.shot("44-tree-folded")
+    # A directory under the repository selects its own sessions: the git worktree's one.
+    d.click(d.find_all(f'[data-testid="tree-node"][data-key="dir:{app}/in:{ws}/app-wt"]')[0])
+    wait_rows(d, ["00000000-0000-4000-8000-0000000000f3"])
+    d.shot("45-tree-folded-worktree")
     d.click(d.find_all('[data-testid="tree"] .node')[0])  # All sessions
     d.click(fold)
     d.until(f"return !!document.querySelector('[data-testid=\"tree-node\"][data-key=\"dir:{ws}/app-wt\"]')")

@@ -237,6 +237,30 @@ fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// A store's handoff document as it reads when the agent starts in `dir` instead of the
+/// session's directory: the opening and the closing say so, and the Source block names `dir`.
+fn moved(doc: &str, dir: &str) -> String {
+    let edits = [
+        (
+            "are taking it over in the same directory.",
+            "are taking it over in another directory (`continued in` below); paths in the \
+             record are the session's own, under its `directory`.",
+        ),
+        (
+            "now in the session's directory.",
+            "now in the directory the user chose.",
+        ),
+    ];
+    let mut out = doc.to_owned();
+    for (from, to) in edits {
+        assert_eq!(out.matches(from).count(), 1, "{from}");
+        out = out.replace(from, to);
+    }
+    let (head, tail) = out.split_once("\ndirectory: ").expect("a directory line");
+    let (recorded, tail) = tail.split_once('\n').unwrap();
+    format!("{head}\ndirectory: {recorded}\ncontinued in: {dir}\n{tail}")
+}
+
 #[test]
 fn a_bundle_continues_in_an_agent_in_the_chosen_directory_without_restoring() {
     let m = Machine::new();
@@ -253,11 +277,12 @@ fn a_bundle_continues_in_an_agent_in_the_chosen_directory_without_restoring() {
     for name in ["c.zip", "s.zip"] {
         let file = m.tmp.path().join(name);
         let (file, dir) = (file.to_str().unwrap(), elsewhere.to_str().unwrap());
-        // The same document as from the store (nothing here is a secret or under a home).
+        // The same document as from the store (nothing here is a secret or under a home), but
+        // for where the agent starts: the chosen directory, named beside the recorded one.
         let printed = m.ok(m.cli(&[
             "bundle", "continue", file, "--dir", dir, "--to", "codex", "--print",
         ]));
-        assert_eq!(printed, from_store, "{name}");
+        assert_eq!(printed, moved(&from_store, dir), "{name}");
         // Planned in the chosen directory, not the recorded one.
         m.executable("kitty", "#!/bin/sh\n");
         m.executable("codex", "#!/bin/sh\n");
@@ -290,7 +315,11 @@ fn a_bundle_continues_in_an_agent_in_the_chosen_directory_without_restoring() {
         );
         assert_eq!(ran_in, dir, "{name}");
         let for_claude = m.ok(m.cli(&["handoff", ID, "--to", "claude", "--print"]));
-        assert_eq!(prompt, for_claude.trim_end_matches('\n'), "{name}");
+        assert_eq!(
+            prompt,
+            moved(&for_claude, dir).trim_end_matches('\n'),
+            "{name}"
+        );
     }
     // Nothing restored, nothing written in the store, nothing in the directory.
     assert_eq!(files(&m.tmp.path().join("claude")), store);

@@ -7,7 +7,8 @@
 //! bundle was made with) by the same rules as a handoff from a store
 //! ([`crate::actions::handoff`]): the bundle's text is quoted like any transcript text. The
 //! session keeps the directory it was recorded in for the document (its paths are relative to
-//! it); the agent starts in the chosen one. Nothing is written but the launch's prompt file.
+//! it), which names the chosen one too when it differs; the agent starts in the chosen one.
+//! Nothing is written but the launch's prompt file.
 
 use std::path::Path;
 
@@ -63,9 +64,16 @@ pub fn handoff(
         ))
         .into());
     }
-    let doc = handoff::from_messages(&exported.session, &exported.messages, target, budget);
+    let starts_in = dir.to_string_lossy().into_owned();
+    let doc = handoff::from_messages(
+        &exported.session,
+        &exported.messages,
+        target,
+        Some(&starts_in),
+        budget,
+    );
     let mut session = exported.session;
-    session.cwd = Some(dir.to_string_lossy().into_owned());
+    session.cwd = Some(starts_in);
     Ok(Continued {
         session,
         handoff: doc,

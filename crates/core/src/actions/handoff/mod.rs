@@ -66,11 +66,13 @@ pub struct Handoff {
     pub markdown: String,
 }
 
-/// The handoff of `session` to `target`, from its messages in order.
+/// The handoff of `session` to `target`, from its messages in order; `starts_in` is the directory
+/// the target starts in when it is not the session's own (a bundle continued elsewhere).
 pub fn from_messages<'m>(
     session: &SessionMeta,
     messages: impl IntoIterator<Item = &'m Message>,
     target: ProviderKind,
+    starts_in: Option<&str>,
     budget: Budget,
 ) -> Handoff {
     let mut gathered = gather::Gathered::new(session.cwd.as_deref());
@@ -78,7 +80,7 @@ pub fn from_messages<'m>(
         gathered.push(m);
     }
     gathered.finish();
-    finish(session, &gathered, target, budget)
+    finish(session, &gathered, target, starts_in, budget)
 }
 
 /// The handoff of `session` to `target`, reading its transcript from the store a message at a
@@ -92,16 +94,17 @@ pub fn from_store(
     let mut gathered = gather::Gathered::new(session.cwd.as_deref());
     catalog.load_each(session, &mut |m| gathered.push(&m))?;
     gathered.finish();
-    Ok(finish(session, &gathered, target, budget))
+    Ok(finish(session, &gathered, target, None, budget))
 }
 
 fn finish(
     session: &SessionMeta,
     gathered: &gather::Gathered,
     target: ProviderKind,
+    starts_in: Option<&str>,
     budget: Budget,
 ) -> Handoff {
-    let (markdown, shown) = render::document(session, gathered, target, budget.chars());
+    let (markdown, shown) = render::document(session, gathered, target, starts_in, budget.chars());
     Handoff {
         source: session.provider,
         target,

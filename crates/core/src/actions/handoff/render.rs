@@ -158,16 +158,18 @@ fn time(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
-/// The document for `g` (gathered from `session`), for `target`, at most `budget` characters;
-/// and how much of each piece it shows.
+/// The document for `g` (gathered from `session`), for `target` starting in `starts_in` (`None`:
+/// the session's directory), at most `budget` characters; and how much of each piece it shows.
 pub fn document(
     session: &SessionMeta,
     g: &Gathered,
     target: ProviderKind,
+    starts_in: Option<&str>,
     budget: usize,
 ) -> (String, Vec<Shown>) {
-    let opening = opening(session, target);
-    let closing = closing(target);
+    let moved = starts_in.filter(|dir| Some(*dir) != session.cwd.as_deref());
+    let opening = opening(session, target, moved);
+    let closing = closing(target, moved.is_some());
     let fixed = chars(&opening) + chars(&closing) + LEFT_OUT_ROOM;
     let mut fit = Fitter {
         room: budget.saturating_sub(fixed),
@@ -379,13 +381,27 @@ fn goal_block(g: &Gathered, budget: usize, room: usize) -> String {
     }
 }
 
-/// Who hands over to whom, and how to read what follows; then the Source block.
-fn opening(session: &SessionMeta, target: ProviderKind) -> String {
+/// Who hands over to whom, and how to read what follows; then the Source block. `moved` is the
+/// directory the target starts in when it is not the session's own (a bundle continued
+/// elsewhere): the document says so, since the paths it quotes are the session's.
+fn opening(session: &SessionMeta, target: ProviderKind, moved: Option<&str>) -> String {
     let from = agent_name(session.provider);
+    let article = if from.starts_with(['A', 'E', 'I', 'O', 'U']) {
+        "an"
+    } else {
+        "a"
+    };
     let to = agent_name(target);
+    let place = match moved {
+        None => "in the same directory",
+        Some(_) => {
+            "in another directory (`continued in` below); paths in the record are the \
+             session's own, under its `directory`"
+        }
+    };
     let mut out = format!(
-        "This is a handoff. The work below was started in a {from} session; you ({to}) are \
-         taking it over in the same directory. What follows was written from that session's \
+        "This is a handoff. The work below was started in {article} {from} session; you ({to}) \
+         are taking it over {place}. What follows was written from that session's \
          transcript by agent-sessions: the user's goal and requests, the working state, and the \
          last turns.\n\n\
          Every fenced block below quotes that transcript. It is a record of what was said and \
@@ -412,6 +428,7 @@ fn opening(session: &SessionMeta, target: ProviderKind) -> String {
     fact("agent", &format!("{from} {version}"));
     fact("session", &session.id);
     fact("directory", session.cwd.as_deref().unwrap_or(""));
+    fact("continued in", moved.unwrap_or(""));
     fact("branch", session.git_branch.as_deref().unwrap_or(""));
     fact("title", session.title.as_deref().unwrap_or(""));
     fact("model used", session.model.as_deref().unwrap_or(""));
@@ -432,9 +449,14 @@ fn opening(session: &SessionMeta, target: ProviderKind) -> String {
     out
 }
 
-fn closing(target: ProviderKind) -> String {
+fn closing(target: ProviderKind, moved: bool) -> String {
+    let place = if moved {
+        "now in the directory the user chose"
+    } else {
+        "now in the session's directory"
+    };
     format!(
-        "## Next\n\nYou are {}, now in the session's directory. Check the working tree (for \
+        "## Next\n\nYou are {}, {place}. Check the working tree (for \
          example `git status` and `git diff`) against the working state above, then continue \
          toward the goal from where the last turns stop. If the session left a plan, carry it \
          on in your own plan or todo list. Ask the user when the record leaves something \

@@ -1,12 +1,12 @@
 //! The output contract: `agent-sessions.cli.v1` JSON envelopes, or text for people.
 
-use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
+use agent_sessions_core::actions::resume::ResumeCommand;
 use std::path::PathBuf;
 
 use agent_sessions_core::index::SearchResults;
 use agent_sessions_core::live::events::Event;
 use agent_sessions_core::{
-    Catalog, Diagnostics, Error, Library, ProviderKind, ScanReport, SessionMeta,
+    Catalog, Diagnostics, Error, Library, Message, ProviderKind, ScanReport, SessionMeta,
 };
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -49,9 +49,19 @@ impl Envelope {
         session: SessionMeta,
         resume: Result<ResumeCommand, Error>,
     ) -> Self {
+        Envelope::show_from(Box::new(library), session, resume)
+    }
+
+    /// A transcript from any source of messages (a remote's pages with `--host`), written out
+    /// exactly as a local one.
+    pub fn show_from(
+        source: Box<dyn MessageSource>,
+        session: SessionMeta,
+        resume: Result<ResumeCommand, Error>,
+    ) -> Self {
         Envelope {
             data: Data::Show(Box::new(Show {
-                library,
+                source,
                 session,
                 resume,
                 failed: RefCell::new(None),
@@ -157,11 +167,16 @@ impl Envelope {
     }
 
     pub fn failure(e: &Error) -> Self {
+        Envelope::failure_coded(e.code(), e.to_string())
+    }
+
+    /// A failure with a code of its own (a remote's errors).
+    pub fn failure_coded(code: &str, message: String) -> Self {
         Envelope {
             data: Data::Value(Value::Null),
             text: String::new(),
             warnings: Vec::new(),
-            error: Some((e.code().to_owned(), e.to_string())),
+            error: Some((code.to_owned(), message)),
             silent: false,
         }
     }
@@ -246,9 +261,28 @@ impl Serialize for Data {
     }
 }
 
+/// Where `show` reads a transcript's messages from, one at a time.
+pub trait MessageSource {
+    fn each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(Message),
+    ) -> Result<Diagnostics, Error>;
+}
+
+impl MessageSource for Library {
+    fn each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(Message),
+    ) -> Result<Diagnostics, Error> {
+        self.catalog().load_each(session, each)
+    }
+}
+
 /// `show`'s transcript, loaded while it is written.
 struct Show {
-    library: Library,
+    source: Box<dyn MessageSource>,
     session: SessionMeta,
     resume: Result<ResumeCommand, Error>,
     /// The error that stopped the stream, for the exit code.
@@ -259,7 +293,7 @@ impl Show {
     fn write_text(&self, out: &mut impl Write) -> std::io::Result<()> {
         render::transcript_header(out, &self.session, self.resume.as_ref())?;
         let mut written = Ok(());
-        let read = self.library.catalog().load_each(&self.session, &mut |m| {
+        let read = self.source.each(&self.session, &mut |m| {
             if written.is_ok() && !m.meta {
                 written = render::write_message(out, &m);
             }
@@ -271,14 +305,7 @@ impl Show {
     }
 
     fn resume_json(&self) -> Value {
-        match &self.resume {
-            Ok(resume) => json!({
-                "argv": std::iter::once(resume.program()).chain(resume.args().iter().map(String::as_str)).collect::<Vec<_>>(),
-                "cwd": resume.cwd(),
-                "shell": resume.for_this_platform(),
-            }),
-            Err(e) => json!({ "error": { "code": e.code(), "message": e.to_string() } }),
-        }
+        agent_sessions_remote::resume_json(self.resume.as_ref())
     }
 }
 
@@ -314,7 +341,7 @@ impl Serialize for Messages<'_> {
         let mut seq = s.serialize_seq(None)?;
         let mut written = Ok(());
         let show = self.show;
-        let read = show.library.catalog().load_each(&show.session, &mut |m| {
+        let read = show.source.each(&show.session, &mut |m| {
             if written.is_ok() {
                 written = seq.serialize_element(&m);
             }

@@ -63,7 +63,7 @@ pub fn run(
     }
 }
 
-fn print_event(e: &Event, json: bool) {
+pub(crate) fn print_event(e: &Event, json: bool) {
     if json {
         println!("{}", serde_json::to_string(e).unwrap_or_default());
         return;

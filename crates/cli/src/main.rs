@@ -15,7 +15,9 @@ mod handoff;
 mod index_command;
 mod open;
 mod progress;
+mod remote;
 mod render;
+mod serve;
 mod stats;
 mod translate;
 mod trash;
@@ -55,6 +57,19 @@ struct Cli {
     /// Print one JSON envelope instead of text.
     #[arg(long, global = true)]
     json: bool,
+    /// Read the sessions of another machine: a Host of ~/.ssh/config, reached with the system
+    /// ssh (scan, show, search, log, stats, diagnostics). Nothing is left running there.
+    #[arg(long, global = true, value_name = "ALIAS")]
+    host: Option<String>,
+    /// The ssh config file for --host (ssh -F FILE). Default: $AGENT_SESSIONS_SSH_CONFIG, else
+    /// ssh's own.
+    #[arg(
+        long = "ssh-config",
+        global = true,
+        value_name = "FILE",
+        requires = "host"
+    )]
+    ssh_config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -158,6 +173,13 @@ enum Command {
         #[command(subcommand)]
         action: CacheAction,
     },
+    /// Answer the remote protocol (docs/remote.md) on standard input and output, for
+    /// `--host` on another machine; exits when standard input closes.
+    Serve {
+        /// Serve on standard input and output (the only way: nothing listens on a port).
+        #[arg(long, required = true)]
+        stdio: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -204,6 +226,14 @@ fn parse_end_date(text: &str) -> Result<i64, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let json = cli.json;
+    if let Some(alias) = cli.host.clone() {
+        let target = remote::Target {
+            alias,
+            ssh_config: cli.ssh_config.clone(),
+            roots: explicit_roots(&cli),
+        };
+        return remote::main(target, cli.command, json);
+    }
     // A broken config never stops a command: its problems are warnings on every command.
     let config = ConfigFile::load_default(&process_env);
     let config_warnings: Vec<String> = config.warnings().iter().map(|w| w.to_string()).collect();
@@ -240,13 +270,22 @@ fn exit_code(e: &Error) -> u8 {
     }
 }
 
+/// Every root flag, as (agent, directory).
+fn explicit_roots(cli: &Cli) -> Vec<(ProviderKind, PathBuf)> {
+    let flags = [
+        (ProviderKind::Claude, &cli.claude_root),
+        (ProviderKind::Codex, &cli.codex_root),
+        (ProviderKind::Opencode, &cli.opencode_root),
+    ];
+    let named = flags
+        .into_iter()
+        .flat_map(|(kind, dirs)| dirs.iter().map(move |d| (kind, d.clone())));
+    named.chain(cli.root.iter().cloned()).collect()
+}
+
 fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
-    let mut explicit = Roots {
-        claude: cli.claude_root,
-        codex: cli.codex_root,
-        opencode: cli.opencode_root,
-    };
-    for (kind, dir) in cli.root {
+    let mut explicit = Roots::default();
+    for (kind, dir) in explicit_roots(&cli) {
         explicit.get_mut(kind).push(dir);
     }
     // Flags, then the agents' variables, then config.toml, then the per-OS defaults.
@@ -327,6 +366,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Delete(args) => trash::run_delete(&roots, args, config, cli.json),
         Command::Bundle { action } => bundle::run(&roots, action, cli.json, config),
         Command::Index => index_command::run(&roots),
+        Command::Serve { stdio: _ } => serve::run(&explicit, config),
         Command::Cache { action } => {
             let dir = default_cache_dir().ok_or_else(|| Error::Cache {
                 path: PathBuf::new(),

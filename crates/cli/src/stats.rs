@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use agent_sessions_core::stats::{self, By, Figures, Stats};
-use agent_sessions_core::{Error, ProviderKind, Roots};
+use agent_sessions_core::{Error, ProviderKind, Roots, SessionMeta};
 use serde_json::json;
 
 use crate::envelope::Envelope;
@@ -14,13 +14,13 @@ use crate::progress;
 pub struct Args {
     /// Group by dir, repo, agent, model, day (UTC, the day a session started) or week (ISO).
     #[arg(long, value_name = "GROUPING", default_value = "dir", value_parser = parse_by)]
-    by: By,
+    pub(crate) by: By,
     /// Only these providers (claude, codex, opencode); repeatable.
     #[arg(long = "provider", value_name = "NAME", value_parser = crate::parse_provider)]
-    providers: Vec<ProviderKind>,
+    pub(crate) providers: Vec<ProviderKind>,
     /// Read the stores directly instead of through the cache.
     #[arg(long)]
-    no_cache: bool,
+    pub(crate) no_cache: bool,
 }
 
 fn parse_by(name: &str) -> Result<By, String> {
@@ -30,12 +30,17 @@ fn parse_by(name: &str) -> Result<By, String> {
 pub fn run(roots: &Roots, args: Args) -> Result<Envelope, Error> {
     let mut lib = crate::open(roots, &args.providers, !args.no_cache);
     let report = progress::run("scanning", |p| lib.sessions(p))?;
-    let st = stats::stats(&report.sessions, args.by);
-    let text = table(&st);
-    let mut out = Envelope::ok(json!(st), text);
+    let mut out = envelope(&report.sessions, args.by);
     out.warn(lib.warnings());
     out.warn_unavailable(lib.catalog(), &args.providers);
     Ok(out)
+}
+
+/// The figures of `sessions` grouped `by`, as JSON and a table (also `stats --host`).
+pub(crate) fn envelope(sessions: &[SessionMeta], by: By) -> Envelope {
+    let st = stats::stats(sessions, by);
+    let text = table(&st);
+    Envelope::ok(json!(st), text)
 }
 
 fn row(key: &str, f: &Figures) -> [String; 8] {

@@ -14,10 +14,12 @@ const LAYERS: &[(&str, u8)] = &[
     ("agent-sessions-model", 0),
     ("agent-sessions-providers", 1),
     ("agent-sessions-core", 2),
+    // The remote layer: the core's calls served and called over a byte stream.
+    ("agent-sessions-remote", 3),
     // Front ends.
-    ("agent-sessions-cli", 3),
-    ("agent-sessions", 3),
-    ("agent-sessions-bench", 3),
+    ("agent-sessions-cli", 4),
+    ("agent-sessions", 4),
+    ("agent-sessions-bench", 4),
 ];
 
 fn workspace() -> PathBuf {
@@ -123,6 +125,7 @@ fn the_model_and_the_providers_stand_alone() {
     assert_eq!(
         dependents,
         BTreeSet::from([
+            "agent-sessions-remote",
             "agent-sessions-cli",
             "agent-sessions",
             "agent-sessions-bench"

@@ -1,0 +1,347 @@
+//! `--host ALIAS`: `scan`, `show`, `search`, `log` (with `--follow`), `stats` and
+//! `diagnostics` answered by `agent-sessions-cli serve --stdio` on another machine, reached
+//! through the system ssh (`--ssh-config FILE` or `AGENT_SESSIONS_SSH_CONFIG` for `ssh -F`).
+//! The answers are data; the envelopes are built from them by the same functions as local
+//! output, so a command prints the same thing whichever machine read the store.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::index::{Hit, SearchResults};
+use agent_sessions_core::{Diagnostics, Error, Message, ProviderKind, ScanReport, SessionMeta};
+use agent_sessions_remote::protocol::*;
+use agent_sessions_remote::ssh::Ssh;
+use agent_sessions_remote::{Client, Error as RemoteError};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::envelope::{Envelope, MessageSource};
+use crate::{follow, render, Command};
+
+/// Where and how to connect.
+pub struct Target {
+    pub alias: String,
+    pub ssh_config: Option<PathBuf>,
+    /// `--root` flags given with `--host`: the remote reads these instead of its own.
+    pub roots: Vec<(ProviderKind, PathBuf)>,
+}
+
+/// Runs `command` on the host and prints its envelope.
+pub fn main(target: Target, command: Command, json: bool) -> ExitCode {
+    let result = connect(&target).and_then(|client| run(client, command, json));
+    match result {
+        Ok(out) => {
+            out.print(json);
+            match out.failed() {
+                Some(e) => {
+                    eprintln!("error: {}", render::terminal_safe(&e.to_string()));
+                    ExitCode::FAILURE
+                }
+                None if out.has_error() => ExitCode::from(2),
+                None => ExitCode::SUCCESS,
+            }
+        }
+        Err(e) => {
+            Envelope::failure_coded(e.code(), e.to_string()).print(json);
+            ExitCode::from(exit_code(e.code()))
+        }
+    }
+}
+
+/// Refusals of what was asked (as locally) exit 2; failures 1.
+fn exit_code(code: &str) -> u8 {
+    match code {
+        "root_missing" | "bad_query" | "bad_host" | "bad_params" | "remote_unsupported" => 2,
+        _ => 1,
+    }
+}
+
+fn connect(target: &Target) -> Result<Client, RemoteError> {
+    let mut ssh = Ssh::new(&target.alias)?;
+    ssh.config = target
+        .ssh_config
+        .clone()
+        .or_else(|| std::env::var_os("AGENT_SESSIONS_SSH_CONFIG").map(PathBuf::from));
+    // This very binary is the server a remote of the same platform gets.
+    ssh.server_binary = std::env::current_exe().ok();
+    let notes = ssh.notes.clone();
+    let mut client = Client::connect(Box::new(ssh))?;
+    for note in notes.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        eprintln!("note: {}", render::terminal_safe(note));
+    }
+    if !target.roots.is_empty() {
+        client.set_roots(RootsParams {
+            roots: target.roots.clone(),
+        })?;
+    }
+    Ok(client)
+}
+
+fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, RemoteError> {
+    match command {
+        Command::Scan {
+            providers,
+            no_cache,
+            filter,
+        } => {
+            let listed = list(&mut client, providers, no_cache)?;
+            let mut report = ScanReport {
+                sessions: listed.sessions,
+                diagnostics: listed.diagnostics,
+            };
+            filter.filter().retain(&mut report.sessions);
+            filter.sort().sort(&mut report.sessions);
+            let mut out = Envelope::scan(report);
+            out.warn(&listed.warnings);
+            Ok(out)
+        }
+        Command::Show { id, no_cache: _ } => show(client, id),
+        Command::Search {
+            query,
+            limit,
+            providers,
+            dir,
+            since,
+            until,
+        } => {
+            let params = SearchParams {
+                query,
+                limit,
+                providers,
+                dir,
+                since_ms: since,
+                until_ms: until,
+            };
+            search(&mut client, params)
+        }
+        Command::Log { id, follow, tail } => log(&mut client, id, tail, follow, json),
+        Command::Stats(args) => {
+            let listed = list(&mut client, args.providers, args.no_cache)?;
+            let mut out = crate::stats::envelope(&listed.sessions, args.by);
+            out.warn(&listed.warnings);
+            Ok(out)
+        }
+        Command::Diagnostics { providers } => diagnostics(&mut client, providers),
+        _ => Err(RemoteError::Server(WireError::new(
+            "remote_unsupported",
+            "--host works with scan, show, search, log, stats and diagnostics; run other commands on the host itself (ssh HOST agent-sessions-cli …)",
+        ))),
+    }
+}
+
+fn list(
+    client: &mut Client,
+    providers: Vec<ProviderKind>,
+    no_cache: bool,
+) -> Result<ListResult, RemoteError> {
+    client.call(
+        method::LIST,
+        ListParams {
+            providers,
+            no_cache,
+        },
+    )
+}
+
+fn show(mut client: Client, id: String) -> Result<Envelope, RemoteError> {
+    let params = ShowParams {
+        session: SessionRef { id, provider: None },
+        offset: 0,
+        limit: 0,
+    };
+    let first: ShowResult = client.call(method::SHOW, &params)?;
+    let resume = resume_command(&first.resume_command);
+    let session = first.session.clone();
+    let source = Pages {
+        client: RefCell::new(client),
+        first: RefCell::new(Some(first)),
+    };
+    Ok(Envelope::show_from(Box::new(source), session, resume))
+}
+
+/// A transcript's pages, fetched as `show` writes them out.
+struct Pages {
+    client: RefCell<Client>,
+    first: RefCell<Option<ShowResult>>,
+}
+
+impl MessageSource for Pages {
+    fn each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(Message),
+    ) -> Result<Diagnostics, Error> {
+        let mut page = self.first.borrow_mut().take();
+        loop {
+            let Some(current) = page.take() else {
+                return Err(as_core(RemoteError::Server(WireError::new(
+                    "internal",
+                    "the transcript was already read",
+                ))));
+            };
+            current.messages.into_iter().for_each(&mut *each);
+            let Some(offset) = current.next else {
+                return Ok(current.diagnostics);
+            };
+            let params = ShowParams {
+                session: SessionRef {
+                    id: session.id.clone(),
+                    provider: Some(session.provider),
+                },
+                offset,
+                limit: 0,
+            };
+            page = Some(
+                self.client
+                    .borrow_mut()
+                    .call(method::SHOW, &params)
+                    .map_err(as_core)?,
+            );
+        }
+    }
+}
+
+/// A remote failure in the middle of a streamed transcript, as the core error `show` reports.
+fn as_core(e: RemoteError) -> Error {
+    Error::Io {
+        path: PathBuf::from(format!("remote ({})", e.code())),
+        source: std::io::Error::other(e.to_string()),
+    }
+}
+
+/// The resume command as the remote built it (its invariant checked again here).
+fn resume_command(v: &Value) -> Result<ResumeCommand, Error> {
+    const PREFIX: &str = "resume command unavailable: ";
+    if let Some(message) = v["error"]["message"].as_str() {
+        return Err(Error::ResumeUnavailable(
+            message.strip_prefix(PREFIX).unwrap_or(message).to_owned(),
+        ));
+    }
+    let argv: Vec<&str> = v["argv"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some((program, args)) = argv.split_first() else {
+        return Err(Error::ResumeUnavailable("the remote sent none".into()));
+    };
+    ResumeCommand::new(program, args, v["cwd"].as_str())
+        .map_err(|e| Error::ResumeUnavailable(e.to_string()))
+}
+
+/// `SearchResults` as the server serializes it.
+#[derive(Deserialize)]
+struct SearchAnswer {
+    results: WireResults,
+    #[serde(default)]
+    warnings: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct WireResults {
+    hits: Vec<WireHit>,
+    read_directly: usize,
+    unreadable: usize,
+    partial: bool,
+}
+
+#[derive(Deserialize)]
+struct WireHit {
+    session_id: String,
+    provider: ProviderKind,
+    message_id: String,
+    title: Option<String>,
+    snippet: String,
+    score: f64,
+}
+
+fn search(client: &mut Client, params: SearchParams) -> Result<Envelope, RemoteError> {
+    let answer: SearchAnswer = client.call(method::SEARCH, params)?;
+    let r = answer.results;
+    let hits = r
+        .hits
+        .into_iter()
+        .map(|h| Hit {
+            session_id: h.session_id,
+            provider: h.provider,
+            message_id: h.message_id,
+            title: h.title,
+            snippet: h.snippet,
+            score: h.score,
+        })
+        .collect();
+    let mut out = Envelope::search(SearchResults {
+        hits,
+        read_directly: r.read_directly,
+        unreadable: r.unreadable,
+        partial: r.partial,
+    });
+    out.warn(&answer.warnings);
+    Ok(out)
+}
+
+fn log(
+    client: &mut Client,
+    id: String,
+    tail: Option<usize>,
+    following: bool,
+    json: bool,
+) -> Result<Envelope, RemoteError> {
+    let first: LogResult = client.call(method::LOG, SessionRef { id, provider: None })?;
+    let skip = tail.map_or(0, |n| first.events.len().saturating_sub(n));
+    let shown = &first.events[skip..];
+    if !following {
+        return Ok(Envelope::events(shown.to_vec(), first.cursor));
+    }
+    for e in shown {
+        follow::print_event(e, json);
+    }
+    if first.ended {
+        return Ok(Envelope::silent());
+    }
+    let params = FollowParams {
+        provider: first.session.provider,
+        id: first.session.id.clone(),
+        cursor: first.cursor,
+    };
+    client.follow(params, &mut |update| {
+        if update.truncated {
+            eprintln!("warning: fell behind; some events were skipped");
+        }
+        for e in &update.events {
+            follow::print_event(e, json);
+        }
+        true
+    })?;
+    Ok(Envelope::silent())
+}
+
+#[derive(Deserialize)]
+struct DiagnosticsAnswer {
+    parse_errors: u64,
+    items: Vec<agent_sessions_core::model::Diagnostic>,
+    format_versions: Vec<Version>,
+}
+
+#[derive(Deserialize)]
+struct Version {
+    provider: ProviderKind,
+    format_version: String,
+    sessions: u64,
+}
+
+fn diagnostics(client: &mut Client, providers: Vec<ProviderKind>) -> Result<Envelope, RemoteError> {
+    let answer: DiagnosticsAnswer =
+        client.call(method::DIAGNOSTICS, json!(DiagnosticsParams { providers }))?;
+    let diagnostics = Diagnostics {
+        parse_errors: answer.parse_errors,
+        items: answer.items,
+    };
+    let versions = answer
+        .format_versions
+        .into_iter()
+        .map(|v| (v.provider, v.format_version, v.sessions))
+        .collect();
+    Ok(Envelope::diagnostics(diagnostics, versions))
+}

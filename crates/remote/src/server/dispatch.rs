@@ -1,0 +1,286 @@
+//! One function per method, each the same calls into the core that the CLI's command of the
+//! same name makes (a library opened on the roots, refreshed, then the catalog, index, stats or
+//! follower), so a remote answer is what the command prints locally.
+
+use std::sync::Arc;
+
+use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::index::{self, SearchFilter};
+use agent_sessions_core::live::follow::Follower;
+use agent_sessions_core::model::ProviderKind;
+use agent_sessions_core::stats::{self, By};
+use agent_sessions_core::{
+    blob, Error as CoreError, Library, ScanProgress, ScanReport, SessionMeta,
+};
+use base64::Engine;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::State;
+use crate::protocol::*;
+
+type Answer = Result<Value, WireError>;
+
+/// The answer to `request`; none when it is a stream that answers on its own later.
+pub(super) fn call(state: &Arc<State>, request: Request) -> Option<Answer> {
+    let Request { id, method, params } = request;
+    let answer = match method.as_str() {
+        method::FOLLOW => return start_follow(state, id, params),
+        method::ROOTS => run(params, |p| roots(state, p)),
+        method::LIST => run(params, |p| list(state, p)),
+        method::CHANGES => run(params, |p| changes(state, p)),
+        method::SHOW => run(params, |p| show(state, p)),
+        method::SEARCH => run(params, |p| search(state, p)),
+        method::LOG => run(params, |p| log(state, p)),
+        method::CANCEL => run(params, |p: CancelParams| Ok(json!({ "cancelled": state.cancel(p.id) }))),
+        method::BLOB => run(params, |p| blob(state, p)),
+        method::STATS => run(params, |p| stats(state, p)),
+        method::DIAGNOSTICS => run(params, |p| diagnostics(state, p)),
+        method::RESUME => run(params, |p| resume(state, p)),
+        other => Err(WireError::new(
+            "unknown_method",
+            format!("no method {other:?}; this server (protocol {PROTOCOL_VERSION}) knows roots, list, changes, show, search, log, follow, cancel, blob, stats, diagnostics, resume"),
+        )),
+    };
+    Some(answer)
+}
+
+/// Reads the parameters, runs `f`, and turns its result or error into an answer.
+fn run<P: DeserializeOwned, R: Serialize>(
+    params: Value,
+    f: impl FnOnce(P) -> Result<R, CoreError>,
+) -> Answer {
+    let params = read_params(params)?;
+    let result = f(params).map_err(|e| core_error(&e))?;
+    serde_json::to_value(result).map_err(|e| WireError::new("internal", e.to_string()))
+}
+
+pub(super) fn read_params<P: DeserializeOwned>(params: Value) -> Result<P, WireError> {
+    // A method without parameters may be sent without `params`.
+    let params = if params.is_null() { json!({}) } else { params };
+    serde_json::from_value(params)
+        .map_err(|e| WireError::new("bad_params", format!("bad parameters: {e}")))
+}
+
+pub(super) fn core_error(e: &CoreError) -> WireError {
+    WireError::new(e.code(), e.to_string())
+}
+
+fn roots(state: &State, p: RootsParams) -> Result<Value, CoreError> {
+    let mut roots = agent_sessions_core::Roots::default();
+    for (kind, dir) in p.roots {
+        roots.get_mut(kind).push(dir);
+    }
+    state.set_roots(roots)?;
+    Ok(json!({}))
+}
+
+/// A library on the connection's roots, as the CLI opens one.
+fn library(state: &State, providers: &[ProviderKind], cached: bool) -> Library {
+    Library::open(&state.roots(), providers, state.cache_dir(cached))
+}
+
+/// Refreshed and listed, as `scan` does.
+fn listing(
+    state: &State,
+    providers: &[ProviderKind],
+    cached: bool,
+) -> Result<(Library, ScanReport), CoreError> {
+    let mut lib = library(state, providers, cached);
+    let report = lib.sessions(&ScanProgress::default())?;
+    Ok((lib, report))
+}
+
+fn list(state: &State, p: ListParams) -> Result<ListResult, CoreError> {
+    let seq = state.seq();
+    let (lib, report) = listing(state, &p.providers, !p.no_cache)?;
+    Ok(ListResult {
+        sessions: report.sessions,
+        diagnostics: report.diagnostics,
+        seq,
+        warnings: lib.warnings().to_vec(),
+    })
+}
+
+fn changes(state: &State, p: ChangesParams) -> Result<Value, CoreError> {
+    let service = state.service();
+    // The loop keeps the change sequence; it runs from the first call on this connection.
+    service.start(|_| {});
+    Ok(json!(service.delta(p.cursor)?))
+}
+
+/// The session a reference names, in a fresh listing (an id prefix works as in the CLI).
+pub(super) fn find(
+    state: &State,
+    session: &SessionRef,
+) -> Result<(Library, SessionMeta), CoreError> {
+    let (lib, mut report) = listing(state, &[], true)?;
+    if let Some(kind) = session.provider {
+        report.sessions.retain(|s| s.provider == kind);
+    }
+    let found = lib.catalog().find(&report.sessions, &session.id)?.clone();
+    Ok((lib, found))
+}
+
+fn show(state: &State, p: ShowParams) -> Result<ShowResult, CoreError> {
+    let service = state.service();
+    // Later pages name the session exactly: the service resolves it without a new scan.
+    let (session, resume) = match (p.offset, p.session.provider) {
+        (offset, Some(kind)) if offset > 0 => {
+            let session = service.resolve(kind, &p.session.id)?;
+            (session, Value::Null)
+        }
+        _ => {
+            let (lib, session) = find(state, &p.session)?;
+            let resume = resume_json(lib.catalog().resume_command(&session).as_ref());
+            (session, resume)
+        }
+    };
+    let limit = match p.limit {
+        0 => PAGE_MESSAGES,
+        n => n.min(PAGE_MESSAGES),
+    };
+    service.with_transcript(session.provider, &session.id.clone(), |t| {
+        let (messages, next) = page(&t.messages, p.offset, limit);
+        ShowResult {
+            session,
+            messages,
+            next,
+            total: t.messages.len(),
+            diagnostics: t.diagnostics.clone(),
+            resume_command: resume,
+        }
+    })
+}
+
+/// Messages from `offset`: at most `limit`, and no more once [`PAGE_BYTES`] are reached (at
+/// least one, so a page always moves on).
+fn page<T: Serialize + Clone>(all: &[T], offset: usize, limit: usize) -> (Vec<T>, Option<usize>) {
+    let mut out = Vec::new();
+    let mut bytes = 0;
+    for m in all.iter().skip(offset).take(limit) {
+        bytes += serde_json::to_vec(m).map_or(0, |v| v.len());
+        if bytes > PAGE_BYTES && !out.is_empty() {
+            break;
+        }
+        out.push(m.clone());
+    }
+    let end = offset + out.len();
+    (out, (end < all.len()).then_some(end))
+}
+
+/// A resume command as `show --json` prints it.
+pub fn resume_json(resume: Result<&ResumeCommand, &CoreError>) -> Value {
+    use agent_sessions_core::actions::resume::ShellCommand;
+    match resume {
+        Ok(r) => json!({
+            "argv": std::iter::once(r.program()).chain(r.args().iter().map(String::as_str)).collect::<Vec<_>>(),
+            "cwd": r.cwd(),
+            "shell": r.for_this_platform(),
+        }),
+        Err(e) => json!({ "error": { "code": e.code(), "message": e.to_string() } }),
+    }
+}
+
+fn search(state: &State, p: SearchParams) -> Result<Value, CoreError> {
+    let mut lib = library(state, &[], true);
+    let filter = SearchFilter {
+        providers: p.providers,
+        dir: p.dir,
+        since_ms: p.since_ms,
+        until_ms: p.until_ms,
+        limit: p.limit,
+    };
+    let results = lib.search(&p.query, &filter, &ScanProgress::default())?;
+    Ok(json!({ "results": results, "warnings": lib.warnings() }))
+}
+
+fn log(state: &State, p: SessionRef) -> Result<LogResult, CoreError> {
+    let (lib, session) = find(state, &p)?;
+    let mut follower = Follower::new(session.clone(), 0);
+    let first = follower.poll(lib.catalog())?;
+    Ok(LogResult {
+        session,
+        events: first.events,
+        cursor: first.cursor,
+        ended: first.ended,
+    })
+}
+
+fn start_follow(state: &Arc<State>, id: u64, params: Value) -> Option<Answer> {
+    let params: FollowParams = match read_params(params) {
+        Ok(p) => p,
+        Err(e) => return Some(Err(e)),
+    };
+    super::follow::start(state.clone(), id, params);
+    None
+}
+
+fn blob(state: &State, p: BlobParams) -> Result<BlobResult, CoreError> {
+    let (lib, session) = find(state, &p.session)?;
+    let bytes = blob::read(lib.catalog(), &session, &p.key)?;
+    if bytes.len() > MAX_BLOB {
+        return Err(CoreError::BlobNotFound {
+            session: session.id,
+            key: p.key,
+            reason: format!(
+                "it is {} bytes, over the {MAX_BLOB} a remote sends; read it on the remote",
+                bytes.len()
+            ),
+        });
+    }
+    Ok(BlobResult {
+        base64: base64::engine::general_purpose::STANDARD.encode(&bytes),
+        bytes: bytes.len(),
+    })
+}
+
+fn stats(state: &State, p: StatsParams) -> Result<Value, CoreError> {
+    let by = match p.by.as_deref() {
+        None => By::Dir,
+        Some(name) => By::parse(name).ok_or_else(|| {
+            CoreError::BadQuery(format!(
+                "{name:?} is not dir, repo, agent, model, day or week"
+            ))
+        })?,
+    };
+    let (_, report) = listing(state, &p.providers, true)?;
+    Ok(json!(stats::stats(&report.sessions, by)))
+}
+
+fn diagnostics(state: &State, p: DiagnosticsParams) -> Result<Value, CoreError> {
+    let (_, report) = listing(state, &p.providers, true)?;
+    let versions: Vec<Value> = index::format_versions(&report.sessions)
+        .iter()
+        .map(|(p, v, n)| json!({ "provider": p, "format_version": v, "sessions": n }))
+        .collect();
+    let d = report.diagnostics;
+    Ok(json!({ "parse_errors": d.parse_errors, "items": d.items, "format_versions": versions }))
+}
+
+fn resume(state: &State, p: SessionRef) -> Result<Value, CoreError> {
+    let (lib, session) = find(state, &p)?;
+    Ok(resume_json(lib.catalog().resume_command(&session).as_ref()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_move_on_and_end() {
+        let all: Vec<u32> = (0..5).collect();
+        assert_eq!(page(&all, 0, 2), (vec![0, 1], Some(2)));
+        assert_eq!(page(&all, 4, 2), (vec![4], None));
+        assert_eq!(page(&all, 9, 2), (vec![], None));
+    }
+
+    #[test]
+    fn a_page_stops_at_its_byte_budget_but_holds_one_message() {
+        let big = "x".repeat(PAGE_BYTES / 2 + 1);
+        let all = vec![big.clone(), big.clone(), big];
+        let (first, next) = page(&all, 0, 10);
+        assert_eq!((first.len(), next), (1, Some(1)));
+    }
+}

@@ -1,0 +1,113 @@
+//! Helpers for the remote tests: fixture stores (copied when a test writes), a live claim, and
+//! a server on a thread over the in-memory transport.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use agent_sessions_core::{ProviderKind, Roots};
+use agent_sessions_remote::server::{serve, Options};
+use agent_sessions_remote::transport::Memory;
+
+pub const LIVE_SESSION: &str = "ceefe47d-84be-4483-8ce5-5f829cfd22c9";
+
+/// `testdata/claude/2.1.332/dot-claude`.
+pub fn claude_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/claude/2.1.332/dot-claude")
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A writable copy of the Claude fixture store.
+pub fn claude_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&claude_fixture(), dir.path());
+    dir
+}
+
+pub fn claude_roots(root: &Path) -> Roots {
+    let mut roots = Roots::default();
+    roots.get_mut(ProviderKind::Claude).push(root.to_path_buf());
+    roots
+}
+
+/// Claims [`LIVE_SESSION`] for this test process, as Claude Code writes `sessions/<pid>.json`.
+pub fn claim_live(root: &Path) -> PathBuf {
+    let me = std::process::id();
+    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
+    let ticks = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .to_owned();
+    let file = root.join("sessions/99999.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        format!(
+            r#"{{"pid":{me},"sessionId":"{LIVE_SESSION}","procStart":"{ticks}","status":"busy"}}"#
+        ),
+    )
+    .unwrap();
+    file
+}
+
+/// Appends a user prompt to the live session's file.
+pub fn append_prompt(root: &Path, n: usize) {
+    let path = root.join(format!(
+        "projects/-home-bob-projects-demo/{LIVE_SESSION}.jsonl"
+    ));
+    let now = chrono_now();
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(
+        f,
+        r#"{{"type":"user","uuid":"n{n}","sessionId":"{LIVE_SESSION}","timestamp":"{now}","message":{{"role":"user","content":"prompt number {n}"}}}}"#
+    )
+    .unwrap();
+}
+
+fn chrono_now() -> String {
+    // RFC 3339 from the system clock, without a date library.
+    let out = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%dT%H:%M:%S.000Z"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// A server over `roots` with its cache in `cache`, one per connection, on threads.
+pub fn memory(roots: Roots, cache: &Path) -> Arc<Memory> {
+    let cache = cache.to_path_buf();
+    Arc::new(Memory::new(move |input, output| {
+        let options = Options {
+            roots: roots.clone(),
+            cache_dir: Some(cache.clone()),
+            resolve: Box::new(|r| Ok(r.clone())),
+        };
+        let _ = serve(input, output, options);
+    }))
+}
+
+/// A writer whose bytes a test reads after the server is done.
+pub struct SharedVec(pub Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedVec {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

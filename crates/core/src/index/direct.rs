@@ -12,7 +12,7 @@
 //! FTS5's `unicode61` (it also decomposes compatibility forms and drops every combining mark),
 //! and a token boundary is only ruled out by an ASCII letter or digit, which both agree on.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::io::Read;
 
 use memchr::memmem::Finder;
@@ -21,8 +21,9 @@ use rusqlite::{params, Connection};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
-use super::query::Item;
+use super::query::{expand, starting_with, Item};
 use super::text;
+use super::tokens::Tokenizer;
 use super::{Hit, MARK_END, MARK_START};
 use crate::model::SessionMeta;
 use crate::provider::ProviderSet;
@@ -352,10 +353,12 @@ pub fn search(
     providers: &ProviderSet,
     sessions: &[SessionMeta],
     items: &[Item],
-    fts: &str,
+    expand: bool,
     limit: usize,
 ) -> rusqlite::Result<Found> {
     let needles = Needles::new(items);
+    let native = super::query::to_fts_items(items);
+    let mut tokenizer = Tokenizer::new()?;
     let mut found = Found::default();
     if needles.groups.is_empty() {
         return Ok(found);
@@ -389,6 +392,12 @@ pub fn search(
         if messages.is_empty() {
             continue;
         }
+        let expanded = if expand {
+            spelled_out(items, &messages, &mut tokenizer)?
+        } else {
+            None
+        };
+        let fts = expanded.as_deref().unwrap_or(&native);
         for (i, message_id, snippet, rank) in matches(conn, &messages, fts)? {
             let meta = chunk[i];
             found.hits.push(Hit {
@@ -444,6 +453,33 @@ fn matches(
     })();
     conn.execute_batch("DROP TABLE IF EXISTS temp.unindexed")?;
     result
+}
+
+/// The query with its prefixes spelled out from the terms of `messages` (as the index spells
+/// them out from its own), or `None` when there are too many.
+fn spelled_out(
+    items: &[Item],
+    messages: &[(usize, String, String)],
+    tokenizer: &mut Tokenizer,
+) -> rusqlite::Result<Option<String>> {
+    let mut terms = BTreeSet::new();
+    for (_, _, text) in messages {
+        tokenizer.tokens(text, &mut |t| {
+            if !terms.contains(t) {
+                terms.insert(t.to_owned());
+            }
+        });
+    }
+    let mut known = |prefix: &str| {
+        Ok(starting_with(
+            terms.range::<str, _>((
+                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Unbounded,
+            )),
+            prefix,
+        ))
+    };
+    Ok(expand(items, tokenizer, &mut known)?.map(|e| e.fts))
 }
 
 /// Drops hits of `more` already in `hits` (a session indexed in part: its older messages are

@@ -12,6 +12,7 @@
 mod direct;
 mod query;
 mod text;
+mod tokens;
 
 pub use query::{MAX_QUERY_CHARS, MAX_TERMS};
 
@@ -30,7 +31,7 @@ use crate::provider::files::fnv1a;
 use crate::provider::{ProviderSet, Roots, ScanProgress, SessionKey};
 
 /// Bump when the schema or the meaning of stored data changes; older files are left alone.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// How many of the newest matches a search ranks.
 pub const RANKED_CANDIDATES: usize = 1000;
@@ -76,10 +77,14 @@ CREATE TABLE IF NOT EXISTS indexed_messages (
   fts_rowid INTEGER NOT NULL,
   PRIMARY KEY (session, message_id)
 ) WITHOUT ROWID;
+-- No prefix indexes: they were 60% of the indexing time. A prefix query is answered by an OR
+-- of the terms that start with it, from `terms`: every term of the indexed text, written in
+-- the transaction that indexes it (a term whose rows are gone later stays, matching nothing).
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   title, body, session UNINDEXED, message_id UNINDEXED,
-  tokenize = 'unicode61 remove_diacritics 2', prefix = '3 4 5 6'
+  tokenize = 'unicode61 remove_diacritics 2'
 );
+CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
 ";
 
 /// The FTS5 tokenizer of the index (in [`SCHEMA`]), also used to match sessions read directly.
@@ -396,6 +401,7 @@ impl Index {
     ) -> Result<(), Error> {
         let path = self.path.clone();
         let err = |e: rusqlite::Error| cache_error(&path, e);
+        let mut terms = tokens::NewTerms::new().map_err(err)?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -404,7 +410,7 @@ impl Index {
             remove_session(&tx, key).map_err(err)?;
         }
         for meta in &output.changed {
-            upsert_session(&tx, meta, read_whole(meta)).map_err(err)?;
+            upsert_session(&tx, meta, read_whole(meta), &mut terms).map_err(err)?;
         }
         replace_diagnostics(&tx, kind, &output.diagnostics).map_err(err)?;
         tx.execute(
@@ -558,6 +564,7 @@ impl Index {
             rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?
         };
         progress.add_total(pending.len() as u64, 0);
+        let mut new_terms = tokens::NewTerms::new().map_err(|e| self.err(e))?;
         let path = self.path.clone();
         let conn = &mut self.conn;
         let (done, extracted) = std::thread::scope(|s| {
@@ -566,11 +573,16 @@ impl Index {
                 for (rowid, updated, meta) in pending {
                     let meta: SessionMeta = serde_json::from_str(&meta)?;
                     let messages = extract(providers, &meta);
+                    let mut terms = Vec::new();
+                    for (_, text) in &messages {
+                        new_terms.add(text, &mut terms);
+                    }
                     if send
                         .send(Extracted {
                             rowid,
                             updated,
                             messages,
+                            terms,
                         })
                         .is_err()
                     {
@@ -594,7 +606,47 @@ impl Index {
     /// stopping); snippets are made for the returned rows only, and the session filters run
     /// inside the match.
     pub fn search(&self, query: &str, filter: &SearchFilter) -> Result<Vec<Hit>, Error> {
-        let fts = query::to_fts(query)?;
+        let items = query::parse(query)?;
+        Ok(self.search_items(&items, filter)?.0)
+    }
+
+    /// The FTS5 expression the index answers `items` with: prefix terms spelled out from
+    /// `terms` (see [`query::expand`]), with how many phrases they became; or, when a prefix
+    /// has too many terms, FTS5's own prefix syntax and `None`.
+    fn expression(&self, items: &[query::Item]) -> Result<(String, Option<usize>), Error> {
+        let mut tokenizer = tokens::Tokenizer::new().map_err(|e| self.err(e))?;
+        let mut known = |prefix: &str| -> rusqlite::Result<Option<Vec<String>>> {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT term FROM terms WHERE term >= ?1 ORDER BY term")?;
+            let rows = stmt.query_map([prefix], |r| r.get::<_, String>(0))?;
+            // Stops at the first term past the prefix, or one past the cap.
+            let mut error = None;
+            let terms = rows.map_while(|r| r.map_err(|e| error = Some(e)).ok());
+            let found = query::starting_with(terms, prefix);
+            error.map_or(Ok(found), Err)
+        };
+        match query::expand(items, &mut tokenizer, &mut known).map_err(|e| self.err(e))? {
+            Some(expanded) => Ok((expanded.fts, Some(expanded.phrases))),
+            None => Ok((query::to_fts_items(items), None)),
+        }
+    }
+
+    /// [`Index::search`] of parsed items; also says whether prefixes were spelled out.
+    fn search_items(
+        &self,
+        items: &[query::Item],
+        filter: &SearchFilter,
+    ) -> Result<(Vec<Hit>, bool), Error> {
+        let (fts, phrases) = self.expression(items)?;
+        // BM25 walks every phrase's whole doclist to count it: for a prefix spelled out as
+        // dozens of terms that costs more than the search; those matches come newest first.
+        let ranked = phrases.is_none_or(|n| n <= RANKED_PHRASES);
+        let (score, order) = if ranked {
+            ("rank", "rank")
+        } else {
+            ("0.0", "rowid DESC")
+        };
         let (conditions, session_args) = session_conditions(filter);
         let mut args: Vec<rusqlite::types::Value> = vec![fts.into()];
         args.extend(session_args);
@@ -617,18 +669,18 @@ impl Index {
             .and_then(|mut s| s.query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0)))
             .map_err(|e| self.err(e))?;
         let Some(floor) = floor else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), phrases.is_some()));
         };
         args.push(floor.into());
         args.push((filter.limit.max(1) as i64).into());
         let sql = format!(
-            "SELECT s.id, s.provider, h.message_id, s.title, h.snip, h.rank
-             FROM (SELECT session, message_id, rank,
+            "SELECT s.id, s.provider, h.message_id, s.title, h.snip, h.score
+             FROM (SELECT rowid AS row, session, message_id, {score} AS score,
                           snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
                    FROM fts WHERE fts MATCH ?{restrict} AND rowid >= ?
-                   ORDER BY rank LIMIT ?) h
+                   ORDER BY {order} LIMIT ?) h
              JOIN sessions s ON s.rowid = h.session
-             ORDER BY h.rank"
+             ORDER BY h.score, h.row DESC"
         );
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
@@ -656,10 +708,10 @@ impl Index {
                 message_id,
                 title,
                 snippet,
-                score: -rank,
+                score: 0.0 - rank,
             });
         }
-        Ok(hits)
+        Ok((hits, phrases.is_some()))
     }
 
     /// [`Index::search`], and the sessions whose text is not indexed yet read directly (see
@@ -672,7 +724,7 @@ impl Index {
         providers: &ProviderSet,
     ) -> Result<SearchResults, Error> {
         let items = query::parse(query)?;
-        let mut hits = self.search(query, filter)?;
+        let (mut hits, expanded) = self.search_items(&items, filter)?;
         let limit = filter.limit.max(1);
         let mut results = SearchResults::default();
         // When the index fills the answer, what it lacks would rank after it: nothing to read.
@@ -683,8 +735,9 @@ impl Index {
         };
         if !pending.is_empty() {
             results.read_directly = pending.len();
-            let fts = query::to_fts(query)?;
-            let found = direct::search(&self.conn, providers, &pending, &items, &fts, limit)
+            // Prefixes are spelled out there too, from the messages read, when the index
+            // spelled them out: a snippet then weighs each matching term as its own phrase.
+            let found = direct::search(&self.conn, providers, &pending, &items, expanded, limit)
                 .map_err(|e| self.err(e))?;
             direct::merge(&mut hits, found.hits);
             hits.truncate(limit);
@@ -723,6 +776,10 @@ impl Index {
 const TX_TEXT_BYTES: usize = 32 << 20;
 const TX_TIME: std::time::Duration = std::time::Duration::from_millis(2000);
 
+/// A query whose prefixes became more phrases than this is not ranked by BM25 (see
+/// [`Index::search_items`]).
+const RANKED_PHRASES: usize = 32;
+
 /// Sessions extracted ahead of the writer: bounds the memory the two threads hold.
 const EXTRACT_AHEAD: usize = 4;
 
@@ -731,6 +788,8 @@ struct Extracted {
     rowid: i64,
     updated: i64,
     messages: Vec<(String, String)>,
+    /// The terms of `messages` not sent with an earlier session of this run.
+    terms: Vec<String>,
 }
 
 /// The searchable text of a session's messages, read as the transcript streams. A session that
@@ -760,6 +819,7 @@ fn write_texts(
         let (mut bytes, mut sessions) = (0, 0);
         for item in received.by_ref() {
             bytes += text::write(&tx, item.rowid, &item.messages)?;
+            text::add_terms(&tx, &item.terms)?;
             tx.prepare_cached(
                 "UPDATE sessions SET text_indexed = 1 WHERE rowid = ?1 AND coalesce(updated_at, 0) = ?2",
             )?
@@ -884,6 +944,7 @@ fn upsert_session(
     tx: &Transaction<'_>,
     meta: &SessionMeta,
     read_whole: bool,
+    terms: &mut tokens::NewTerms,
 ) -> rusqlite::Result<()> {
     let json = serde_json::to_string(meta).unwrap_or_default();
     let updated = meta.updated_at.map(|t| t.timestamp_millis());
@@ -908,7 +969,7 @@ fn upsert_session(
         ],
         |r| r.get(0),
     )?;
-    text::write_title(tx, rowid, meta.title.as_deref().unwrap_or(""))
+    text::write_title(tx, rowid, meta.title.as_deref().unwrap_or(""), terms)
 }
 
 fn replace_diagnostics(

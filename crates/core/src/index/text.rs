@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Transaction};
 use serde_json::Value;
 
+use super::tokens::NewTerms;
 use crate::model::{Message, Part};
 use crate::provider::files::fnv1a;
 
@@ -172,7 +173,12 @@ pub fn write(
 }
 
 /// Keeps the title row of `session` equal to `title`.
-pub fn write_title(tx: &Transaction<'_>, session: i64, title: &str) -> rusqlite::Result<()> {
+pub fn write_title(
+    tx: &Transaction<'_>,
+    session: i64,
+    title: &str,
+    terms: &mut NewTerms,
+) -> rusqlite::Result<()> {
     let h = hash(title);
     let old = tx
         .prepare_cached(
@@ -189,6 +195,18 @@ pub fn write_title(tx: &Transaction<'_>, session: i64, title: &str) -> rusqlite:
     }
     if !title.is_empty() {
         insert_row(tx, session, TITLE_ROW, title, "", h)?;
+        let mut new = Vec::new();
+        terms.add(title, &mut new);
+        add_terms(tx, &new)?;
+    }
+    Ok(())
+}
+
+/// Lists terms in `terms` (those already there are kept).
+pub fn add_terms(tx: &Transaction<'_>, terms: &[String]) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached("INSERT OR IGNORE INTO terms (term) VALUES (?1)")?;
+    for term in terms {
+        stmt.execute([term])?;
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ packages=(build-essential pkg-config libssl-dev file
   webkit2gtk-driver xvfb xauth x11-utils xdotool at-spi2-core dbus-x11 imagemagick fonts-dejavu-core
   rpm
   dash zsh fish
+  openssh-server
   xterm gnome-terminal kitty tilix)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,478 @@
+//! `--host` against a REAL OpenSSH server on 127.0.0.1: each test starts `sshd` on a free
+//! port with a throwaway host key, an authorized client key and a temporary ssh config naming
+//! it `testbox` (passed to the CLI as AGENT_SESSIONS_SSH_CONFIG, i.e. `ssh -F`). The remote
+//! user's home is a temporary folder holding copies of the fixture stores (sshd's `SetEnv`
+//! points HOME and XDG_CACHE_HOME at it). sshd must be installed: scripts/setup.sh installs
+//! Debian's openssh-server.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const SSHD: &str = "/usr/sbin/sshd";
+const LIVE: &str = "ceefe47d-84be-4483-8ce5-5f829cfd22c9";
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(rel)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+fn run(program: &str, args: &[&str]) {
+    let out = Command::new(program).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A port nothing listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// An sshd of our own, its keys, config and the remote home; stopped (with its sessions) on drop.
+struct Sshd {
+    dir: tempfile::TempDir,
+    child: Child,
+}
+
+impl Sshd {
+    fn start() -> Sshd {
+        assert!(
+            Path::new(SSHD).exists(),
+            "{SSHD} is missing: run scripts/setup.sh (it installs Debian's openssh-server) to run the remote tests"
+        );
+        // sshd insists on its privilege separation directory, even for an unprivileged run.
+        let _ = std::fs::create_dir_all("/run/sshd");
+        let dir = tempfile::Builder::new()
+            .prefix("agent-sessions-sshd-")
+            .tempdir()
+            .unwrap();
+        let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+        for key in ["host_key", "client_key", "stranger_key"] {
+            run(
+                "ssh-keygen",
+                &["-q", "-t", "ed25519", "-N", "", "-f", &p(key)],
+            );
+        }
+        std::fs::copy(p("client_key.pub"), p("authorized_keys")).unwrap();
+        let home = dir.path().join("home");
+        copy_dir(
+            &testdata("claude/2.1.332/dot-claude"),
+            &home.join(".claude"),
+        );
+        copy_dir(&testdata("codex/0.140.0/dot-codex"), &home.join(".codex"));
+        copy_dir(
+            &testdata("opencode/1.18.33/local-share-opencode"),
+            &home.join(".local/share/opencode"),
+        );
+        let port = free_port();
+        let user =
+            String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
+        std::fs::write(
+            p("sshd_config"),
+            format!(
+                "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nPidFile {}\nAuthorizedKeysFile {}\n\
+                 PermitRootLogin yes\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n\
+                 KbdInteractiveAuthentication no\nSetEnv HOME={} XDG_CACHE_HOME={}/.cache\n",
+                p("host_key"),
+                p("sshd.pid"),
+                p("authorized_keys"),
+                home.display(),
+                home.display(),
+            ),
+        )
+        .unwrap();
+        let host = |alias: &str, key: &str| {
+            format!(
+                "Host {alias}\n  HostName 127.0.0.1\n  Port {port}\n  User {}\n  IdentityFile {}\n  IdentitiesOnly yes\n  \
+                 IdentityAgent none\n  StrictHostKeyChecking no\n  UserKnownHostsFile {}\n  LogLevel ERROR\n",
+                user.trim(),
+                p(key),
+                p("known_hosts"),
+            )
+        };
+        let config = host("testbox", "client_key") + &host("stranger", "stranger_key");
+        std::fs::write(p("ssh_config"), config).unwrap();
+        let child = Command::new(SSHD)
+            .args(["-D", "-e", "-f", &p("sshd_config")])
+            .stderr(std::fs::File::create(p("sshd.log")).unwrap())
+            .spawn()
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < until,
+                "sshd did not listen: {}",
+                std::fs::read_to_string(p("sshd.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Sshd { dir, child }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    /// Where the bootstrap installs the server in the remote home.
+    fn installed(&self) -> PathBuf {
+        self.home()
+            .join(".cache/agent-sessions/server/0.1.0/agent-sessions-cli")
+    }
+
+    /// Installs this build's CLI as the remote's server without an upload (most tests are
+    /// about something else).
+    fn preinstall(&self) {
+        let target = self.installed();
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_agent-sessions-cli"), target).unwrap();
+    }
+
+    /// The CLI, here, with nothing of the local user's: `--host testbox` reaches the sshd.
+    fn cli(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
+        let empty = Path::new("/nonexistent/agent-sessions-remote-test");
+        cmd.args(args)
+            .env(
+                "AGENT_SESSIONS_SSH_CONFIG",
+                self.dir.path().join("ssh_config"),
+            )
+            .env(
+                "AGENT_SESSIONS_CACHE_DIR",
+                self.dir.path().join("local-cache"),
+            )
+            .env("HOME", empty)
+            .env("CLAUDE_CONFIG_DIR", empty.join("claude"))
+            .env("CODEX_HOME", empty.join("codex"))
+            .env("XDG_DATA_HOME", empty.join("data"))
+            .env("XDG_CONFIG_HOME", empty.join("config"))
+            .env_remove("SSH_AUTH_SOCK");
+        cmd
+    }
+
+    /// The CLI reading the remote home's stores directly, as a local user there would.
+    fn local(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
+        cmd.args(args)
+            .env("HOME", self.home())
+            .env("XDG_CACHE_HOME", self.dir.path().join("other-cache"))
+            .env_remove("AGENT_SESSIONS_CACHE_DIR")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("XDG_CONFIG_HOME");
+        cmd
+    }
+
+    /// sshd's per-connection processes (its children): killing them drops the connections.
+    fn sessions(&self) -> Vec<u32> {
+        let me = self.child.id();
+        let mut out = Vec::new();
+        for e in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+                continue;
+            };
+            let ppid = stat[stat.rfind(')').unwrap() + 2..]
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("");
+            if ppid == me.to_string() {
+                out.push(pid);
+            }
+        }
+        out
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        for pid in self.sessions() {
+            let _ = Command::new("kill")
+                .arg(pid.to_string())
+                .stderr(Stdio::null())
+                .status();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn output(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn scan_show_search_stats_through_host_equal_local_output() {
+    let sshd = Sshd::start();
+    sshd.preinstall();
+    let scan = output(&mut sshd.local(&["scan", "--json"]));
+    let sessions =
+        serde_json::from_slice::<Value>(&scan.stdout).unwrap()["data"]["sessions"].clone();
+    let ids: Vec<&str> = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    let providers: Vec<&str> = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["provider"].as_str().unwrap())
+        .collect();
+    for agent in ["claude", "codex", "opencode"] {
+        assert!(
+            providers.contains(&agent),
+            "the remote home holds {agent} sessions: {providers:?}"
+        );
+    }
+    let mut commands: Vec<Vec<&str>> = vec![
+        vec!["scan", "--json"],
+        vec!["scan"],
+        vec!["scan", "--provider", "codex", "--sort", "messages"],
+        vec!["search", "the", "--json"],
+        vec!["search", "files", "--limit", "3"],
+        vec!["stats", "--by", "agent", "--json"],
+        vec!["stats"],
+        vec!["diagnostics", "--json"],
+        vec!["log", LIVE],
+    ];
+    for id in &ids {
+        commands.push(vec!["show", id, "--json"]);
+        commands.push(vec!["show", id]);
+    }
+    for args in commands {
+        let local = output(&mut sshd.local(&args));
+        let mut remote_args = vec!["--host", "testbox"];
+        remote_args.extend(&args);
+        let remote = output(&mut sshd.cli(&remote_args));
+        assert_eq!(
+            String::from_utf8_lossy(&remote.stdout),
+            String::from_utf8_lossy(&local.stdout),
+            "{args:?}"
+        );
+        assert!(!remote.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn errors_of_the_remote_keep_their_codes() {
+    let sshd = Sshd::start();
+    sshd.preinstall();
+    let out = sshd
+        .cli(&["--host", "testbox", "show", "no-such-id", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "session_not_found");
+    let out = sshd
+        .cli(&["--host", "testbox", "trash", LIVE, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "remote_unsupported");
+}
+
+/// Claims the live session for this test process, as Claude Code writes `sessions/<pid>.json`
+/// (the remote is this machine, so the server sees the process).
+fn claim_live(claude: &Path) -> PathBuf {
+    let me = std::process::id();
+    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
+    let ticks = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .to_owned();
+    let file = claude.join("sessions/99999.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        format!(r#"{{"pid":{me},"sessionId":"{LIVE}","procStart":"{ticks}","status":"busy"}}"#),
+    )
+    .unwrap();
+    file
+}
+
+fn append_prompt(claude: &Path, text: &str) {
+    let path = claude.join(format!("projects/-home-bob-projects-demo/{LIVE}.jsonl"));
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    let now = chrono::Utc::now().to_rfc3339();
+    writeln!(
+        f,
+        r#"{{"type":"user","uuid":"{text}","sessionId":"{LIVE}","timestamp":"{now}","message":{{"role":"user","content":"{text}"}}}}"#
+    )
+    .unwrap();
+}
+
+/// The next printed event of type `kind` within a few seconds.
+fn wait_for(lines: &mpsc::Receiver<Value>, kind: &str, seen: &mut Vec<Value>) -> Value {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        let e = lines
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("no {kind} event; saw {seen:?}"));
+        seen.push(e.clone());
+        if e["type"] == kind {
+            return e;
+        }
+    }
+}
+
+#[test]
+fn log_follow_over_ssh_sees_appends_and_resumes_after_a_killed_connection() {
+    let sshd = Sshd::start();
+    sshd.preinstall();
+    let claude = sshd.home().join(".claude");
+    let pid_file = claim_live(&claude);
+    let mut child = sshd
+        .cli(&["--host", "testbox", "log", LIVE, "--follow", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(serde_json::from_str::<Value>(&line).unwrap());
+        }
+    });
+    let mut seen = Vec::new();
+    // The history first (its last turn ended with a stop).
+    wait_for(&rx, "stop", &mut seen);
+    std::thread::sleep(Duration::from_millis(300));
+
+    append_prompt(&claude, "first-append");
+    let first = wait_for(&rx, "prompt", &mut seen);
+
+    // Drop the connection on the remote side: sshd's session processes die.
+    let sessions = sshd.sessions();
+    assert!(!sessions.is_empty(), "one ssh connection is open");
+    for pid in sessions {
+        run("kill", &["-9", &pid.to_string()]);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    append_prompt(&claude, "second-append");
+    let second = wait_for(&rx, "prompt", &mut seen);
+    assert!(second["seq"].as_u64() > first["seq"].as_u64());
+
+    // The agent exits: the follow ends with session_end, and so does the command.
+    std::fs::remove_file(pid_file).unwrap();
+    wait_for(&rx, "session_end", &mut seen);
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(status.success(), "{stderr}");
+    let prompts: Vec<&Value> = seen.iter().filter(|e| e["type"] == "prompt").collect();
+    let seqs: Vec<u64> = seen.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert!(
+        seqs.windows(2).all(|w| w[0] < w[1]),
+        "each event once, in order: {seqs:?}"
+    );
+    assert!(prompts.len() >= 2);
+    let log = std::fs::read_to_string(sshd.dir.path().join("sshd.log")).unwrap();
+    let logins = log.matches("Accepted publickey").count();
+    assert!(
+        logins >= 2,
+        "the client connected again after the kill: {log}"
+    );
+}
+
+#[test]
+fn bootstrap_uploads_the_server_once_then_reuses_it() {
+    let sshd = Sshd::start();
+    assert!(!sshd.installed().exists());
+    let first = output(&mut sshd.cli(&["--host", "testbox", "scan", "--json"]));
+    let said = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        said.contains("installed agent-sessions-cli 0.1.0 on testbox"),
+        "{said}"
+    );
+    let ours = std::fs::read(env!("CARGO_BIN_EXE_agent-sessions-cli")).unwrap();
+    assert_eq!(
+        std::fs::read(sshd.installed()).unwrap(),
+        ours,
+        "the very binary, whole"
+    );
+    let dir = sshd.installed().parent().unwrap().to_path_buf();
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+    let stamp = std::fs::metadata(sshd.installed())
+        .unwrap()
+        .modified()
+        .unwrap();
+
+    let second = output(&mut sshd.cli(&["--host", "testbox", "scan", "--json"]));
+    assert!(!String::from_utf8_lossy(&second.stderr).contains("installed"));
+    assert_eq!(
+        std::fs::metadata(sshd.installed())
+            .unwrap()
+            .modified()
+            .unwrap(),
+        stamp
+    );
+    assert_eq!(first.stdout, second.stdout);
+}
+
+#[test]
+fn a_key_the_remote_does_not_know_fails_at_once_with_what_to_set_up() {
+    let sshd = Sshd::start();
+    sshd.preinstall();
+    let out = sshd
+        .cli(&["--host", "stranger", "scan", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "ssh_auth", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("ssh-add") && message.contains("Host stranger"),
+        "{message}"
+    );
+
+    let out = sshd
+        .cli(&["--host=-oProxyCommand=touch x", "scan"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a host alias"));
+}

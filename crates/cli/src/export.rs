@@ -50,6 +50,15 @@ fn parse_tool_output(name: &str) -> Result<ToolOutput, String> {
 }
 
 pub fn run(roots: &Roots, args: Args, json: bool) -> Result<Envelope, Error> {
+    require_output_for_json(&args, json);
+    let mut lib = crate::open(roots, &[], !args.no_cache);
+    let report = progress::run("scanning", |p| lib.sessions(p))?;
+    let session = lib.catalog().find(&report.sessions, &args.id)?.clone();
+    let exporter = Exporter::from_store(lib.catalog(), &session, args.options());
+    deliver(&exporter, &args, roots, lib.warnings())
+}
+
+pub(crate) fn require_output_for_json(args: &Args, json: bool) {
     if json && args.output.is_none() {
         crate::Cli::command()
             .error(
@@ -59,32 +68,45 @@ pub fn run(roots: &Roots, args: Args, json: bool) -> Result<Envelope, Error> {
             )
             .exit();
     }
-    let mut lib = crate::open(roots, &[], !args.no_cache);
-    let report = progress::run("scanning", |p| lib.sessions(p))?;
-    let session = lib.catalog().find(&report.sessions, &args.id)?.clone();
-    let options = Options {
-        reasoning: args.reasoning,
-        tool_output: args.tool_output,
-        meta: args.meta,
-    };
-    let exporter = Exporter::from_store(lib.catalog(), &session, options);
+}
+
+impl Args {
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub(crate) fn options(&self) -> Options {
+        Options {
+            reasoning: self.reasoning,
+            tool_output: self.tool_output,
+            meta: self.meta,
+        }
+    }
+}
+
+/// The document to standard output, or to `-o FILE` (never inside an agent's store under
+/// `roots`) with a report.
+pub(crate) fn deliver(
+    exporter: &Exporter,
+    args: &Args,
+    roots: &Roots,
+    warnings: &[String],
+) -> Result<Envelope, Error> {
     let Some(path) = &args.output else {
-        for w in lib.warnings() {
+        for w in warnings {
             eprintln!("warning: {}", render::terminal_safe(w));
         }
-        to_stdout(&exporter, args.format)?;
+        to_stdout(exporter, args.format)?;
         return Ok(Envelope::silent());
     };
     refuse_agent_store(roots, path)?;
     let bytes = exporter.save(args.format, path, args.force)?;
     let shown = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
     let mut out = Envelope::exported(shown, bytes, args.format.extension());
-    out.warn(lib.warnings());
+    out.warn(warnings);
     Ok(out)
 }
 
-/// The document on standard output; a reader that stops early (`| head`) is not an error.
-/// A terminal gets no control or bidi characters from the transcript (see `terminal_safe`).
 fn to_stdout(exporter: &Exporter, format: Format) -> Result<(), Error> {
     let stdout = std::io::stdout();
     let terminal = stdout.is_terminal();

@@ -1,5 +1,5 @@
-//! `--host ALIAS`: `scan`, `show`, `search`, `log` (with `--follow`), `stats` and
-//! `diagnostics` answered by `agent-sessions-cli serve --stdio` on another machine, reached
+//! `--host ALIAS`: `scan`, `show`, `search`, `log` (with `--follow`), `stats`, `diagnostics`
+//! and `export` answered by `agent-sessions-cli serve --stdio` on another machine, reached
 //! through the system ssh (`--ssh-config FILE` or `AGENT_SESSIONS_SSH_CONFIG` for `ssh -F`).
 //! The answers are data; the envelopes are built from them by the same functions as local
 //! output, so a command prints the same thing whichever machine read the store.
@@ -8,9 +8,14 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use agent_sessions_core::actions::export::Exporter;
 use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::index::{Hit, SearchResults};
-use agent_sessions_core::{Diagnostics, Error, Message, ProviderKind, ScanReport, SessionMeta};
+use agent_sessions_core::paths::{process_env, resolve};
+use agent_sessions_core::{
+    Diagnostics, Error, Message, ProviderKind, ScanReport, SessionMeta, Transcript,
+};
 use agent_sessions_remote::protocol::*;
 use agent_sessions_remote::ssh::Ssh;
 use agent_sessions_remote::{Client, Error as RemoteError};
@@ -124,9 +129,10 @@ fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, Rem
             Ok(out)
         }
         Command::Diagnostics { providers } => diagnostics(&mut client, providers),
+        Command::Export(args) => export(client, args, json),
         _ => Err(RemoteError::Server(WireError::new(
             "remote_unsupported",
-            "--host works with scan, show, search, log, stats and diagnostics; run other commands on the host itself (ssh HOST agent-sessions-cli …)",
+            "--host works with scan, show, search, log, stats, diagnostics and export; run other commands on the host itself (ssh HOST agent-sessions-cli …)",
         ))),
     }
 }
@@ -146,12 +152,7 @@ fn list(
 }
 
 fn show(mut client: Client, id: String) -> Result<Envelope, RemoteError> {
-    let params = ShowParams {
-        session: SessionRef { id, provider: None },
-        offset: 0,
-        limit: 0,
-    };
-    let first: ShowResult = client.call(method::SHOW, &params)?;
+    let first = first_page(&mut client, id)?;
     let resume = resume_command(&first.resume_command);
     let session = first.session.clone();
     let source = Pages {
@@ -159,6 +160,58 @@ fn show(mut client: Client, id: String) -> Result<Envelope, RemoteError> {
         first: RefCell::new(Some(first)),
     };
     Ok(Envelope::show_from(Box::new(source), session, resume))
+}
+
+fn first_page(client: &mut Client, id: String) -> Result<ShowResult, RemoteError> {
+    let params = ShowParams {
+        session: SessionRef { id, provider: None },
+        offset: 0,
+        limit: 0,
+    };
+    client.call(method::SHOW, &params)
+}
+
+/// `export --host`: the transcript is read from the host page by page, the document written
+/// here (outputs the store keeps as blobs stay previews, as for any loaded transcript).
+fn export(
+    mut client: Client,
+    args: crate::export::Args,
+    json: bool,
+) -> Result<Envelope, RemoteError> {
+    crate::export::require_output_for_json(&args, json);
+    let first = first_page(&mut client, args.id().to_owned())?;
+    let session = first.session.clone();
+    let pages = Pages {
+        client: RefCell::new(client),
+        first: RefCell::new(Some(first)),
+    };
+    let mut messages = Vec::new();
+    let diagnostics = pages
+        .each(&session, &mut |m| messages.push(m))
+        .map_err(from_core)?;
+    let transcript = Transcript {
+        session,
+        messages,
+        diagnostics,
+    };
+    let exporter = Exporter::from_transcript(&transcript, args.options());
+    // The file is written on this machine: never into one of its agents' stores.
+    crate::export::deliver(&exporter, &args, &local_roots(), &[]).map_err(from_core)
+}
+
+fn local_roots() -> agent_sessions_core::Roots {
+    let config = ConfigFile::load_default(&process_env);
+    resolve(
+        &agent_sessions_core::Roots::default(),
+        &process_env,
+        &config,
+    )
+    .map(|r| r.roots())
+    .unwrap_or_default()
+}
+
+fn from_core(e: Error) -> RemoteError {
+    RemoteError::Server(WireError::new(e.code(), e.to_string()))
 }
 
 /// A transcript's pages, fetched as `show` writes them out.

@@ -272,6 +272,8 @@ fn scan_show_search_stats_through_host_equal_local_output() {
     for id in &ids {
         commands.push(vec!["show", id, "--json"]);
         commands.push(vec!["show", id]);
+        commands.push(vec!["export", id, "--format", "md"]);
+        commands.push(vec!["export", id, "--format", "html"]);
     }
     for args in commands {
         let local = output(&mut sshd.local(&args));
@@ -279,12 +281,45 @@ fn scan_show_search_stats_through_host_equal_local_output() {
         remote_args.extend(&args);
         let remote = output(&mut sshd.cli(&remote_args));
         assert_eq!(
-            String::from_utf8_lossy(&remote.stdout),
-            String::from_utf8_lossy(&local.stdout),
+            but_for_export_time(&remote.stdout),
+            but_for_export_time(&local.stdout),
             "{args:?}"
         );
         assert!(!remote.stdout.is_empty(), "{args:?}");
     }
+}
+
+/// An export's text without its "Exported" line (the time it was written).
+fn but_for_export_time(out: &[u8]) -> String {
+    let text = String::from_utf8_lossy(out);
+    text.lines()
+        .filter(|l| {
+            !l.contains("Exported:**")
+                && !l.contains("<dt>Exported</dt>")
+                && !l.starts_with("<footer>")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The JSON export differs only in its time stamp.
+#[test]
+fn export_json_through_host_equals_local_but_for_the_time() {
+    let sshd = Sshd::start();
+    sshd.preinstall();
+    let without_time = |out: Output| {
+        let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["exported_at"].is_string());
+        v["exported_at"] = Value::Null;
+        v
+    };
+    let args = ["export", LIVE, "--format", "json"];
+    let local = without_time(output(&mut sshd.local(&args)));
+    let remote = without_time(output(
+        &mut sshd.cli(&[&["--host", "testbox"][..], &args].concat()),
+    ));
+    assert_eq!(remote, local);
+    assert!(!local["messages"].as_array().unwrap().is_empty());
 }
 
 #[test]

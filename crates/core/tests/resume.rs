@@ -518,11 +518,13 @@ fn ids_not_of_the_agents_shape_are_refused_never_quoted() {
         "ses_dd4233f85ffe\u{202e}x",
         "ses_a b",
     ];
-    for (kind, version, agent) in [
-        (ProviderKind::Claude, "2.1.9", "Claude"),
-        (ProviderKind::Codex, "0.171.0", "Codex"),
-        (ProviderKind::Opencode, "1.2.27", "OpenCode"),
+    for (kind, version) in [
+        (ProviderKind::Claude, "2.1.9"),
+        (ProviderKind::Codex, "0.171.0"),
+        (ProviderKind::Opencode, "1.2.27"),
     ] {
+        // The agent is named by its registry label ("Claude Code").
+        let agent = agent_sessions_core::provider::registry::agent(kind).label;
         let (catalog, sessions) = fixture_sessions(kind, version);
         let real = sessions.iter().find(|s| s.parent_id.is_none()).unwrap();
         for id in hostile {
@@ -555,14 +557,17 @@ fn a_claude_subagent_resumes_its_parent_or_nothing() {
     orphan.parent_id = None;
     let err = catalog.resume_command(&orphan).unwrap_err().to_string();
     assert!(
-        err.contains("subagent resumes through its parent session"),
+        err.contains("a Claude Code subagent resumes through its parent session"),
         "{err}"
     );
 
     let mut forged = sub.clone();
     forged.parent_id = Some("--dangerously-skip-permissions".into());
     let err = catalog.resume_command(&forged).unwrap_err().to_string();
-    assert!(err.contains("is not a valid Claude session id"), "{err}");
+    assert!(
+        err.contains("is not a valid Claude Code session id"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -8,10 +8,12 @@
 //! providers or the actions, and every type a front end shows is defined here.
 
 mod live;
+mod notice;
 mod os;
 pub mod resume;
 
 pub use live::{LiveSession, TurnState};
+pub use notice::NoticeKind;
 pub use os::Os;
 pub use resume::{ResumeCommand, Unresumable};
 
@@ -254,8 +256,9 @@ pub enum Part {
         summary: Option<String>,
     },
     Notice {
-        /// What produced it: `command`, `command_output`, `attachment:<type>`, `interrupt`, …
-        source: String,
+        /// What produced it: `command`, `attachment:<type>`, `interrupt`, … (a string in JSON).
+        #[ts(type = "string")]
+        source: NoticeKind,
         text: String,
     },
 }

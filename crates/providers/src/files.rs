@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::ScanProgress;
-use agent_sessions_model::{Diagnostics, ProviderKind};
+use super::{ScanProgress, SessionKey};
+use agent_sessions_model::{Diagnostics, ProviderKind, SessionMeta};
 use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
@@ -100,12 +100,56 @@ impl<F, A> Refreshed<F, super::jsonl::Cursor<A>> {
     /// Every problem that applies now: files that could not be read, and the bad lines of
     /// every file still tracked (kept in their cursors, so unchanged files report them too).
     pub fn report_problems(&self, provider: ProviderKind, out: &mut Diagnostics) {
-        for (path, e) in &self.unreadable {
-            out.push(super::unreadable(provider, path.clone(), e));
-        }
+        self.report_unreadable(provider, out);
         for (path, state) in &self.next {
             state.cursor.problems.report(provider, path, out);
         }
+    }
+}
+
+impl<F, C> Refreshed<F, C> {
+    /// The files that were listed but could not be read.
+    pub fn report_unreadable(&self, provider: ProviderKind, out: &mut Diagnostics) {
+        for (path, e) in &self.unreadable {
+            out.push(super::unreadable(provider, path.clone(), e));
+        }
+    }
+
+    /// The scan epilogue of a provider whose sessions are files: each file of `emit` (the
+    /// changed ones, or all of them when something laid over them changed) that
+    /// `is_session` turned into its metadata; each that was a session in `prev` and is no
+    /// longer one, or is gone, turned into the key it had.
+    pub fn sessions<'f>(
+        &self,
+        prev: &FileSet<C>,
+        emit: impl IntoIterator<Item = &'f F>,
+        path_of: impl Fn(&F) -> &Path,
+        is_session: impl Fn(&Tracked<C>) -> bool,
+        to_meta: impl Fn(&F, &Tracked<C>) -> SessionMeta,
+        key_of: impl Fn(&Path, &Tracked<C>) -> SessionKey,
+    ) -> (Vec<SessionMeta>, Vec<SessionKey>)
+    where
+        F: 'f,
+    {
+        let was_session = |path: &Path| prev.get(path).filter(|t| is_session(t));
+        let (mut changed, mut removed) = (Vec::new(), Vec::new());
+        for found in emit {
+            let path = path_of(found);
+            let Some(state) = self.next.get(path) else {
+                continue;
+            };
+            if is_session(state) {
+                changed.push(to_meta(found, state));
+            } else if let Some(before) = was_session(path) {
+                removed.push(key_of(path, before));
+            }
+        }
+        for path in &self.gone {
+            if let Some(before) = was_session(path) {
+                removed.push(key_of(path, before));
+            }
+        }
+        (changed, removed)
     }
 }
 
@@ -155,6 +199,12 @@ where
         .cloned()
         .collect();
     out
+}
+
+/// (size, mtime in ns) of each path, `(0, 0)` for one that is not there: what a scan keeps of
+/// files laid over the sessions (a database, an index) to tell whether any changed.
+pub fn stamps(paths: &[PathBuf]) -> Vec<(u64, i64)> {
+    paths.iter().map(|p| stat(p).unwrap_or((0, 0))).collect()
 }
 
 /// (size, mtime in ns) from one `stat`.

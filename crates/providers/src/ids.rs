@@ -4,6 +4,7 @@
 
 use crate::error::Error;
 use agent_sessions_model::resume::shown;
+use agent_sessions_model::ProviderKind;
 
 /// `8-4-4-4-12` hex digits: Claude session ids and Codex thread ids (UUID v4 and v7).
 pub fn is_uuid(id: &str) -> bool {
@@ -22,11 +23,13 @@ pub fn is_opencode_id(id: &str) -> bool {
     })
 }
 
-/// The error for an id that does not have `agent`'s shape: it is refused, never quoted.
-pub fn invalid_id(agent: &str, id: &str) -> Error {
+/// The error for an id that does not have the shape of `kind`'s ids: it is refused, never
+/// quoted. The agent is named by its registry label.
+pub fn invalid_id(kind: ProviderKind, id: &str) -> Error {
     Error::ResumeUnavailable(format!(
-        "\"{}\" is not a valid {agent} session id",
-        shown(id)
+        "\"{}\" is not a valid {} session id",
+        shown(id),
+        crate::registry::agent(kind).label
     ))
 }
 

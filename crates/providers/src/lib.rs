@@ -15,6 +15,39 @@
 //! `strip_prefix`, `char_indices` or `str::get`. (Tests may slice their own ASCII fixtures.)
 #![cfg_attr(not(test), deny(clippy::string_slice))]
 
+/// The `Provider` methods an agent's `transcript` module answers (load, load_each, load_from,
+/// blob): each calls the module's function of the same name. For Claude and Codex, whose
+/// transcripts are their JSONL files.
+macro_rules! transcript_methods {
+    ($module:ident) => {
+        fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
+            $module::load(session)
+        }
+
+        fn load_each(
+            &self,
+            session: &SessionMeta,
+            each: &mut dyn FnMut(agent_sessions_model::Message),
+        ) -> Result<agent_sessions_model::Diagnostics, Error> {
+            $module::load_each(session, each)
+        }
+
+        fn load_from(
+            &self,
+            session: &SessionMeta,
+            from: crate::tail::LineStart,
+        ) -> Result<Transcript, Error> {
+            $module::load_from(session, from)
+        }
+
+        fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
+            $module::blob(session, key)
+        }
+    };
+}
+
+pub mod blob;
+mod build;
 pub mod claude;
 pub mod codex;
 pub mod error;

@@ -87,6 +87,13 @@ pub fn open_read_only(path: &Path) -> rusqlite::Result<ReadOnlyDb> {
     })
 }
 
+/// A database and the WAL beside it (`<db>-wal`): rows written while the agent runs are in
+/// the WAL until a checkpoint, so a change of either file is a change of the rows, and a
+/// provider watches and stamps both.
+pub fn with_wal(db: &Path) -> [PathBuf; 2] {
+    [db.to_path_buf(), side_file(db, "-wal")]
+}
+
 fn side_file(path: &Path, suffix: &str) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(suffix);

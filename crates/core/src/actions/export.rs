@@ -657,7 +657,7 @@ impl Exporter<'_> {
                 Ok(())
             }
             Part::Notice { source, text } => {
-                writeln!(out, "*{}*\n", md_inline(source))?;
+                writeln!(out, "*{}*\n", md_inline(&source.to_string()))?;
                 md_fenced(out, "text", text)
             }
         }
@@ -1249,7 +1249,7 @@ impl Exporter<'_> {
             Part::Notice { source, text } => writeln!(
                 out,
                 "<details class=\"notice\"><summary>{}</summary><pre>{}</pre></details>",
-                render::escape(source),
+                render::escape(&source.to_string()),
                 render::escape(text)
             ),
         }

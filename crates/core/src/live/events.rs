@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::model::{Message, Part, Role, ToolStatus};
+use crate::model::{Message, NoticeKind, Part, Role, ToolStatus};
 
 /// The turn state is model data (a session's `turn`): defined with the model.
 pub use crate::model::TurnState;
@@ -108,7 +108,7 @@ pub fn project_window(messages: &[Message], from_start: bool, ended: bool) -> Ve
             Role::System => {
                 for p in &m.parts {
                     match p {
-                        Part::Notice { source, .. } if source == "ask" => {
+                        Part::Notice { source, .. } if *source == NoticeKind::Ask => {
                             line.push(at, EventType::Ask, json!({ "source": source }));
                         }
                         Part::Notice { source, .. } => {

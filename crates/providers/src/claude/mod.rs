@@ -177,54 +177,24 @@ impl Provider for ClaudeProvider {
             |f, c| scan::scan_file(&f.path, &f.role, c),
         );
         let mut out = ScanOutput::default();
-        let was_session = |path: &Path| {
-            prev.files
-                .get(path)
-                .is_some_and(|s| s.cursor.acc.is_session())
-        };
-        for found in &r.changed {
-            let state = &r.next[&found.path];
-            if state.cursor.acc.is_session() {
-                out.changed.push(to_meta(found, state));
-            } else if was_session(&found.path) {
-                out.removed.push(key_of(&found.path));
-            }
-        }
-        for path in r.gone.iter().filter(|p| was_session(p)) {
-            out.removed.push(key_of(path));
-        }
+        (out.changed, out.removed) = r.sessions(
+            &prev.files,
+            &r.changed,
+            |f| &f.path,
+            |t| t.cursor.acc.is_session(),
+            to_meta,
+            |path, _| key_of(path),
+        );
         walker.report(ProviderKind::Claude, &mut out.diagnostics);
         r.report_problems(ProviderKind::Claude, &mut out.diagnostics);
         out.state = encode_state(&State { files: r.next });
         Ok(out)
     }
 
-    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
-        transcript::load(session)
-    }
-
-    fn load_each(
-        &self,
-        session: &SessionMeta,
-        each: &mut dyn FnMut(agent_sessions_model::Message),
-    ) -> Result<agent_sessions_model::Diagnostics, Error> {
-        transcript::load_each(session, each)
-    }
+    transcript_methods!(transcript);
 
     fn reads_in_part(&self, _: &SessionMeta) -> bool {
         true
-    }
-
-    fn load_from(
-        &self,
-        session: &SessionMeta,
-        from: crate::tail::LineStart,
-    ) -> Result<Transcript, Error> {
-        transcript::load_from(session, from)
-    }
-
-    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
-        transcript::blob(session, key)
     }
 
     fn watch_paths(&self) -> Vec<PathBuf> {
@@ -239,16 +209,16 @@ impl Provider for ClaudeProvider {
         let id = match (&session.parent_id, session.id.starts_with("agent-")) {
             (Some(parent), _) => parent,
             (None, true) => {
-                return Err(Error::ResumeUnavailable(
-                    "a Claude subagent resumes through its parent session, which is not known"
-                        .into(),
-                ))
+                return Err(Error::ResumeUnavailable(format!(
+                    "a {} subagent resumes through its parent session, which is not known",
+                    AGENT.label
+                )))
             }
             (None, false) => &session.id,
         };
         // `claude --resume` takes only a UUID (anything else opens its picker as a search).
         if !ids::is_uuid(id) {
-            return Err(ids::invalid_id("Claude", id));
+            return Err(ids::invalid_id(ProviderKind::Claude, id));
         }
         ResumeCommand::new(AGENT.program, &["--resume", id], session.cwd.as_deref())
             .map_err(Error::from)

@@ -13,14 +13,16 @@ use serde_json::Value;
 
 use super::records::{classify_user, Record, UserKind, SYNTHETIC_MODEL};
 use super::side_dir;
+use crate::blob::{self, BlobKey};
+use crate::build::{self, LineBuilder};
 use crate::cut;
 use crate::error::Error;
 use crate::held::Held;
-use crate::jsonl::{for_each_record_from, parse_line, LineReader};
+use crate::jsonl::{parse_line, LineReader};
 use crate::tail::LineStart;
 use agent_sessions_model::{
-    Diagnostics, FileChange, Message, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus,
-    Transcript,
+    Diagnostics, FileChange, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, ToolPart,
+    ToolStatus, Transcript,
 };
 
 /// Tool output longer than this is cut to a preview; the rest is a blob.
@@ -48,42 +50,14 @@ fn load_each_holding(
 ) -> Result<Diagnostics, Error> {
     let mut builder = Builder::new(session.parent_id.is_some());
     builder.messages = held;
-    let diagnostics = for_each_record_from(
-        ProviderKind::Claude,
-        &session.source_path,
-        0,
-        0,
-        |v, offset, line| {
-            builder.add(v, offset, line);
-            let kept_from = builder.messages.release(each);
-            builder.forget_below(kept_from);
-        },
-    )?;
-    builder.messages.into_rest().for_each(each);
-    Ok(diagnostics)
+    build::stream(ProviderKind::Claude, session, builder, each)
 }
 
 /// The transcript from `from` (a line start) to the end. Records whose parent lies before
 /// `from` have no `parent_id`; everything else is as [`load`] reads it.
 pub fn load_from(session: &SessionMeta, from: LineStart) -> Result<Transcript, Error> {
-    let path = &session.source_path;
-    let is_agent = session.parent_id.is_some();
-    let mut builder = Builder::new(is_agent);
-    let diagnostics = for_each_record_from(
-        ProviderKind::Claude,
-        path,
-        from.offset,
-        from.line,
-        |v, offset, line| builder.add(v, offset, line),
-    )?;
-    let messages = builder.messages.into_vec();
-    let mut session = session.clone();
-    session.counts = agent_sessions_model::Counts::of(&messages);
-    Ok(Transcript {
-        session,
-        messages,
-        diagnostics,
-    })
+    let builder = Builder::new(session.parent_id.is_some());
+    build::read_from(ProviderKind::Claude, session, builder, from)
 }
 
 struct Builder {
@@ -99,6 +73,25 @@ struct Builder {
     touched: Option<usize>,
     /// Messages below this index were handed out and the maps above forgot them.
     forgot_below: usize,
+}
+
+impl LineBuilder for Builder {
+    fn add(&mut self, value: &Value, offset: u64, line: u64) {
+        self.add_record(value, offset, line);
+    }
+
+    fn release(&mut self, each: &mut dyn FnMut(Message)) {
+        let kept_from = self.messages.release(each);
+        self.forget_below(kept_from);
+    }
+
+    fn release_rest(self, each: &mut dyn FnMut(Message)) {
+        self.messages.into_rest().for_each(each);
+    }
+
+    fn into_messages(self) -> Vec<Message> {
+        self.messages.into_vec()
+    }
 }
 
 impl Builder {
@@ -125,7 +118,7 @@ impl Builder {
         self.forgot_below = first_held;
     }
 
-    fn add(&mut self, value: &Value, offset: u64, line: u64) {
+    fn add_record(&mut self, value: &Value, offset: u64, line: u64) {
         let Ok(rec) = Record::deserialize(value) else {
             return;
         };
@@ -174,25 +167,18 @@ impl Builder {
             .clone()
             .unwrap_or_else(|| format!("line-{}", at.line));
         self.messages.push(Message {
-            id,
-            role,
             parent_id: at.parent.clone(),
-            timestamp: at.timestamp,
-            model: None,
             counted,
             meta,
             sidechain: at.sidechain,
             parts,
-            source_lines: vec![at.line],
+            ..build::message(id, role, at.timestamp, Some(at.line))
         });
         self.touched = Some(self.messages.len() - 1);
     }
 
-    fn notice(&mut self, at: &RecordAt, meta: bool, source: &str, text: String) {
-        let part = Part::Notice {
-            source: source.to_owned(),
-            text,
-        };
+    fn notice(&mut self, at: &RecordAt, meta: bool, source: NoticeKind, text: String) {
+        let part = build::notice(source, text);
         self.push(at, Role::System, false, meta, vec![part]);
     }
 
@@ -204,13 +190,19 @@ impl Builder {
                 self.push(at, Role::User, !at.sidechain, false, parts);
             }
             UserKind::ToolResult => self.add_tool_results(at, content),
-            UserKind::Command => {
-                self.notice(at, true, "command", command_text(&first_text(content)))
+            UserKind::Command => self.notice(
+                at,
+                true,
+                NoticeKind::Command,
+                command_text(&first_text(content)),
+            ),
+            UserKind::Interrupt => {
+                self.notice(at, false, NoticeKind::Interrupt, first_text(content))
             }
-            UserKind::Interrupt => self.notice(at, false, "interrupt", first_text(content)),
             UserKind::CompactSummary => self.add_compact_summary(at, first_text(content)),
             UserKind::Injected => {
-                let source = origin.filter(|o| *o != "human").unwrap_or("injected");
+                let source = origin.filter(|o| *o != "human").map(NoticeKind::parse);
+                let source = source.unwrap_or(NoticeKind::Injected);
                 self.notice(at, true, source, cut(first_text(content), INLINE_NOTICE));
             }
         }
@@ -230,16 +222,11 @@ impl Builder {
                     .or_else(|| at.uuid.clone())
                     .unwrap_or_else(|| format!("line-{}", at.line));
                 self.messages.push(Message {
-                    id: id.clone(),
-                    role: Role::Assistant,
                     parent_id: at.parent.clone(),
-                    timestamp: at.timestamp,
                     model: model.map(str::to_owned),
                     counted: !synthetic && !at.sidechain,
-                    meta: false,
                     sidechain: at.sidechain,
-                    parts: Vec::new(),
-                    source_lines: Vec::new(),
+                    ..build::message(id.clone(), Role::Assistant, at.timestamp, None)
                 });
                 let i = self.messages.len() - 1;
                 if msg_id.is_some() {
@@ -281,14 +268,20 @@ impl Builder {
             let call = self.tools.get(call_id).copied();
             let Some((mi, pi)) = call.filter(|&(mi, _)| self.messages.get(mi).is_some()) else {
                 // A result whose call is not in this file (e.g. before a compaction copy).
-                self.notice(at, true, "tool_result", cut(text, INLINE_NOTICE));
+                self.notice(at, true, NoticeKind::ToolResult, cut(text, INLINE_NOTICE));
                 continue;
             };
             let image_parts: Vec<Part> = (0..images)
                 .map(|n| Part::File {
                     path: None,
                     mime: None,
-                    blob: Some(format!("line:{}:image:{n}", at.offset)),
+                    blob: Some(
+                        BlobKey::Image {
+                            offset: at.offset,
+                            index: n,
+                        }
+                        .key(),
+                    ),
                 })
                 .collect();
             self.touched = Some(mi);
@@ -354,11 +347,11 @@ impl Builder {
                 };
                 self.push(at, Role::System, false, false, vec![part]);
             }
-            "local_command" => self.notice(at, true, "command", command_text(&content)),
+            "local_command" => self.notice(at, true, NoticeKind::Command, command_text(&content)),
             other => self.notice(
                 at,
                 true,
-                &format!("system:{other}"),
+                NoticeKind::System(other.to_owned()),
                 cut(content, INLINE_NOTICE),
             ),
         }
@@ -377,7 +370,7 @@ impl Builder {
         self.notice(
             at,
             true,
-            &format!("attachment:{kind}"),
+            NoticeKind::Attachment(kind.to_owned()),
             cut(text, INLINE_NOTICE),
         );
     }
@@ -409,7 +402,13 @@ fn prompt_parts(content: &Value, offset: u64) -> Vec<Part> {
                         parts.push(Part::File {
                             path: None,
                             mime: b["source"]["media_type"].as_str().map(str::to_owned),
-                            blob: Some(format!("line:{offset}:image:{images}")),
+                            blob: Some(
+                                BlobKey::Image {
+                                    offset,
+                                    index: images,
+                                }
+                                .key(),
+                            ),
                         });
                         images += 1;
                     }
@@ -453,10 +452,7 @@ fn assistant_part(block: &Value) -> Option<Part> {
             changes: Vec::new(),
             subagent_id: None,
         }),
-        other => Part::Notice {
-            source: format!("block:{other}"),
-            text: String::new(),
-        },
+        other => build::notice(NoticeKind::Block(other.to_owned()), String::new()),
     })
 }
 
@@ -482,13 +478,14 @@ fn result_text(content: &Value) -> (String, usize) {
 
 fn set_output(tool: &mut ToolPart, text: String, offset: u64) {
     if let Some(name) = persisted_output_name(&text) {
-        tool.output_blob = Some(format!("tool-results/{name}"));
+        tool.output_blob = Some(BlobKey::SpilledFile(name.to_owned()).key());
         tool.output_truncated = true;
         tool.output = Some(text);
         return;
     }
     if text.len() > INLINE_OUTPUT {
-        tool.output_blob = Some(format!("line:{offset}:tool:{}", tool.call_id));
+        let call = tool.call_id.clone();
+        tool.output_blob = Some(BlobKey::ToolResult { offset, call }.key());
         tool.output_truncated = true;
         tool.output = Some(cut(text, INLINE_OUTPUT));
     } else {
@@ -599,43 +596,33 @@ fn tag<'a>(text: &'a str, name: &str) -> Option<&'a str> {
 
 /// The bytes behind a blob key of a Claude transcript.
 pub fn blob(session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
-    let missing = |reason: &str| Error::BlobNotFound {
-        session: session.id.clone(),
-        key: key.to_owned(),
-        reason: reason.to_owned(),
-    };
-    if let Some(name) = key.strip_prefix("tool-results/") {
-        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-            return Err(missing("not a file name"));
+    let missing = |reason: &str| blob::not_found(session, key, reason);
+    let (offset, which) = match blob::parse(session, key)? {
+        BlobKey::SpilledFile(name) => {
+            let path = side_dir(&session.source_path)
+                .join("tool-results")
+                .join(name);
+            let mut bytes = Vec::new();
+            return crate::files::open_regular(&path)
+                .and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut bytes))
+                .map(|_| bytes)
+                .map_err(|e| Error::io(path, e));
         }
-        let path = side_dir(&session.source_path)
-            .join("tool-results")
-            .join(name);
-        let mut bytes = Vec::new();
-        return crate::files::open_regular(&path)
-            .and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut bytes))
-            .map(|_| bytes)
-            .map_err(|e| Error::io(path, e));
-    }
-    let mut fields = key.splitn(4, ':');
-    let (Some("line"), Some(offset), Some(kind), Some(which)) =
-        (fields.next(), fields.next(), fields.next(), fields.next())
-    else {
-        return Err(missing("unknown key form"));
+        BlobKey::ToolResult { offset, call } => (offset, Ok(call)),
+        BlobKey::Image { offset, index } => (offset, Err(index)),
+        _ => return Err(missing("unknown blob kind")),
     };
-    let offset: u64 = offset.parse().map_err(|_| missing("bad offset"))?;
     let record = record_at(&session.source_path, offset)?.ok_or_else(|| missing("no record"))?;
     let content = &record["message"]["content"];
-    match kind {
-        "tool" => {
+    match which {
+        Ok(call) => {
             let block = content
                 .as_array()
-                .and_then(|b| b.iter().find(|b| b["tool_use_id"] == which))
+                .and_then(|b| b.iter().find(|b| b["tool_use_id"] == call.as_str()))
                 .ok_or_else(|| missing("no such tool result"))?;
             Ok(result_text(&block["content"]).0.into_bytes())
         }
-        "image" => {
-            let n: usize = which.parse().map_err(|_| missing("bad image index"))?;
+        Err(n) => {
             let mut images = Vec::new();
             collect_images(content, &mut images);
             let data = images.get(n).ok_or_else(|| missing("no such image"))?;
@@ -643,7 +630,6 @@ pub fn blob(session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
                 .decode(data)
                 .map_err(|_| missing("image data is not base64"))
         }
-        _ => Err(missing("unknown blob kind")),
     }
 }
 

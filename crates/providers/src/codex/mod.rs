@@ -153,14 +153,8 @@ fn session_id(acc: &Accumulator, path: &Path) -> String {
 
 fn stamps(root: &Path, db: Option<&Path>) -> Vec<(u64, i64)> {
     let mut paths = vec![root.join("session_index.jsonl")];
-    if let Some(db) = db {
-        paths.push(db.to_path_buf());
-        paths.push(PathBuf::from(format!("{}-wal", db.display())));
-    }
-    paths
-        .iter()
-        .map(|p| files::stat(p).unwrap_or((0, 0)))
-        .collect()
+    paths.extend(db.into_iter().flat_map(crate::sqlite::with_wal));
+    files::stamps(&paths)
 }
 
 /// Re-reads the overlay of `root` when its files changed since `prev`.
@@ -321,30 +315,16 @@ impl Provider for CodexProvider {
         let found = self.discover(&mut walker);
         let r = files::refresh_all(found.clone(), |f| &f.path, &prev.files, progress, read_file);
         let mut out = ScanOutput::default();
-        let is_session = |t: &Tracked<Cursor>| t.cursor.acc.records > 0;
-        let was_session = |path: &Path| prev.files.get(path).is_some_and(is_session);
         // A changed overlay (rename, archive, new DB rows) can change any session's metadata.
-        let emit: Vec<&Found> = if overlay_changed {
-            found
-                .iter()
-                .filter(|f| r.next.contains_key(&f.path))
-                .collect()
-        } else {
-            r.changed.iter().collect()
-        };
-        for found in emit {
-            let state = &r.next[&found.path];
-            if is_session(state) {
-                out.changed
-                    .push(to_meta(found, state, overlays.get(&found.root)));
-            } else if was_session(&found.path) {
-                out.removed
-                    .push(key_of(&found.path, &prev.files[&found.path].cursor.acc));
-            }
-        }
-        for path in r.gone.iter().filter(|p| was_session(p)) {
-            out.removed.push(key_of(path, &prev.files[path].cursor.acc));
-        }
+        let emit = if overlay_changed { &found } else { &r.changed };
+        (out.changed, out.removed) = r.sessions(
+            &prev.files,
+            emit,
+            |f| &f.path,
+            |t| t.cursor.acc.records > 0,
+            |f, state| to_meta(f, state, overlays.get(&f.root)),
+            |path, before| key_of(path, &before.cursor.acc),
+        );
         walker.report(ProviderKind::Codex, &mut out.diagnostics);
         r.report_problems(ProviderKind::Codex, &mut out.diagnostics);
         let ids: Vec<String> = r
@@ -362,32 +342,10 @@ impl Provider for CodexProvider {
         Ok(out)
     }
 
-    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
-        transcript::load(session)
-    }
-
-    fn load_each(
-        &self,
-        session: &SessionMeta,
-        each: &mut dyn FnMut(agent_sessions_model::Message),
-    ) -> Result<agent_sessions_model::Diagnostics, Error> {
-        transcript::load_each(session, each)
-    }
+    transcript_methods!(transcript);
 
     fn reads_in_part(&self, session: &SessionMeta) -> bool {
         !transcript::is_single_json(&session.source_path)
-    }
-
-    fn load_from(
-        &self,
-        session: &SessionMeta,
-        from: crate::tail::LineStart,
-    ) -> Result<Transcript, Error> {
-        transcript::load_from(session, from)
-    }
-
-    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
-        transcript::blob(session, key)
     }
 
     fn watch_paths(&self) -> Vec<PathBuf> {
@@ -396,10 +354,11 @@ impl Provider for CodexProvider {
             paths.push(r.join("sessions"));
             paths.push(r.join("archived_sessions"));
             paths.push(r.join("session_index.jsonl"));
-            if let Some(db) = statedb::find(r) {
-                paths.push(PathBuf::from(format!("{}-wal", db.display())));
-                paths.push(db);
-            }
+            paths.extend(
+                statedb::find(r)
+                    .iter()
+                    .flat_map(|db| crate::sqlite::with_wal(db)),
+            );
         }
         paths
     }
@@ -412,7 +371,7 @@ impl Provider for CodexProvider {
 
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         if !ids::is_uuid(&session.id) {
-            return Err(ids::invalid_id("Codex", &session.id));
+            return Err(ids::invalid_id(ProviderKind::Codex, &session.id));
         }
         ResumeCommand::new(
             AGENT.program,

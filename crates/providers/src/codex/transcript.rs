@@ -13,13 +13,16 @@ use serde_json::Value;
 
 use super::patch;
 use super::records::{compaction_summary, user_text_kind, Item, Line, UserText};
+use crate::blob::{self, BlobKey};
+use crate::build::{self, LineBuilder};
 use crate::cut;
 use crate::error::Error;
 use crate::held::Held;
-use crate::jsonl::{for_each_record, for_each_record_from, parse_line, LineReader};
+use crate::jsonl::{parse_line, LineReader};
 use crate::tail::LineStart;
 use agent_sessions_model::{
-    Diagnostics, Message, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus, Transcript,
+    Diagnostics, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus,
+    Transcript,
 };
 
 /// Tool output longer than this is cut to a preview; the rest is a blob.
@@ -29,31 +32,23 @@ const INLINE_NOTICE: usize = 4 << 10;
 
 pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
     let path = &session.source_path;
-    let mut b = Builder::default();
-    let mut diagnostics = Diagnostics::default();
-    if is_single_json(path) {
-        for (i, item) in super::legacy_json_items(path)?.iter().enumerate() {
-            b.add(item, 0, i as u64 + 1);
-        }
-    } else {
-        diagnostics = for_each_record(ProviderKind::Codex, path, |v, offset, line| {
-            b.add(v, offset, line)
-        })?;
+    if !is_single_json(path) {
+        return load_from(session, LineStart::default());
     }
-    Ok(finish(session, b, diagnostics))
+    let mut b = Builder::default();
+    for (i, item) in super::legacy_json_items(path)?.iter().enumerate() {
+        b.add_record(item, 0, i as u64 + 1);
+    }
+    Ok(build::transcript(
+        session,
+        b.finish(),
+        Diagnostics::default(),
+    ))
 }
 
 /// The transcript from `from` (a line start) to the end of a JSONL rollout.
 pub fn load_from(session: &SessionMeta, from: LineStart) -> Result<Transcript, Error> {
-    let mut b = Builder::default();
-    let diagnostics = for_each_record_from(
-        ProviderKind::Codex,
-        &session.source_path,
-        from.offset,
-        from.line,
-        |v, offset, line| b.add(v, offset, line),
-    )?;
-    Ok(finish(session, b, diagnostics))
+    build::read_from(ProviderKind::Codex, session, Builder::default(), from)
 }
 
 /// Hands each message of a JSONL rollout to `each` as soon as nothing later can change it, so
@@ -76,25 +71,11 @@ fn load_each_holding(
         t.messages.into_iter().for_each(each);
         return Ok(t.diagnostics);
     }
-    let mut b = Builder {
+    let b = Builder {
         messages: held,
         ..Builder::default()
     };
-    let diagnostics = for_each_record_from(
-        ProviderKind::Codex,
-        &session.source_path,
-        0,
-        0,
-        |v, offset, line| {
-            b.add(v, offset, line);
-            b.release(each);
-        },
-    )?;
-    let visible_events = !b.had_user_items;
-    for m in b.messages.into_rest() {
-        each(shown_event(m, visible_events));
-    }
-    Ok(diagnostics)
+    build::stream(ProviderKind::Codex, session, b, each)
 }
 
 /// A `user_message` event (a hidden user message) is the prompt itself when the rollout has no
@@ -105,17 +86,6 @@ fn shown_event(mut m: Message, visible_events: bool) -> Message {
         m.meta = false;
     }
     m
-}
-
-fn finish(session: &SessionMeta, b: Builder, diagnostics: Diagnostics) -> Transcript {
-    let messages = b.finish();
-    let mut session = session.clone();
-    session.counts = agent_sessions_model::Counts::of(&messages);
-    Transcript {
-        session,
-        messages,
-        diagnostics,
-    }
 }
 
 pub fn is_single_json(path: &Path) -> bool {
@@ -155,8 +125,29 @@ struct At {
     timestamp: Option<DateTime<Utc>>,
 }
 
-impl Builder {
+impl LineBuilder for Builder {
     fn add(&mut self, value: &Value, offset: u64, line: u64) {
+        self.add_record(value, offset, line);
+    }
+
+    fn release(&mut self, each: &mut dyn FnMut(Message)) {
+        self.release_ready(each);
+    }
+
+    fn release_rest(self, each: &mut dyn FnMut(Message)) {
+        let visible_events = !self.had_user_items;
+        for m in self.messages.into_rest() {
+            each(shown_event(m, visible_events));
+        }
+    }
+
+    fn into_messages(self) -> Vec<Message> {
+        self.finish()
+    }
+}
+
+impl Builder {
+    fn add_record(&mut self, value: &Value, offset: u64, line: u64) {
         let Ok(parsed) = Line::deserialize(value) else {
             return;
         };
@@ -205,19 +196,15 @@ impl Builder {
     }
 
     fn push(&mut self, at: &At, role: Role, counted: bool, meta: bool, parts: Vec<Part>) -> usize {
+        let id = format!("line-{}", at.line);
         self.messages.push(Message {
-            id: format!("line-{}", at.line),
-            role,
-            parent_id: None,
-            timestamp: at.timestamp,
             model: (role == Role::Assistant)
                 .then(|| self.model.clone())
                 .flatten(),
             counted,
             meta,
-            sidechain: false,
             parts,
-            source_lines: vec![at.line],
+            ..build::message(id, role, at.timestamp, Some(at.line))
         });
         self.messages.len() - 1
     }
@@ -225,7 +212,7 @@ impl Builder {
     /// Hands out what nothing can change any more: never the open step or the last reply (a
     /// compaction may take it back). Events released before any user item was seen are taken
     /// for the prompts (a rollout with user items has them in its first lines).
-    fn release(&mut self, each: &mut dyn FnMut(Message)) {
+    fn release_ready(&mut self, each: &mut dyn FnMut(Message)) {
         if self.step.is_some() || self.last_reply.is_some() {
             return;
         }
@@ -240,11 +227,8 @@ impl Builder {
         }
     }
 
-    fn notice(&mut self, at: &At, meta: bool, source: &str, text: String) {
-        let part = Part::Notice {
-            source: source.to_owned(),
-            text,
-        };
+    fn notice(&mut self, at: &At, meta: bool, source: NoticeKind, text: String) {
+        let part = build::notice(source, text);
         self.push(at, Role::System, false, meta, vec![part]);
     }
 
@@ -276,7 +260,12 @@ impl Builder {
         match (kind, role) {
             ("message", "user") => self.add_user(at, raw),
             ("message", "assistant") if compaction_output => {
-                self.notice(at, true, "compaction_output", texts(raw).join("\n"));
+                self.notice(
+                    at,
+                    true,
+                    NoticeKind::CompactionOutput,
+                    texts(raw).join("\n"),
+                );
             }
             ("message", "assistant") => {
                 let opened = self.step.is_none();
@@ -297,7 +286,7 @@ impl Builder {
                 self.step = None;
             }
             ("message", other) => {
-                let source = if other.is_empty() { "system" } else { other };
+                let source = NoticeKind::parse(if other.is_empty() { "system" } else { other });
                 self.notice(at, true, source, cut(texts(raw).join("\n"), INLINE_NOTICE));
             }
             ("reasoning", _) => {
@@ -337,7 +326,7 @@ impl Builder {
                 self.add_output(at, raw);
             }
             ("ghost_snapshot", _) => {}
-            (other, _) => self.notice(at, true, &format!("item:{other}"), String::new()),
+            (other, _) => self.notice(at, true, NoticeKind::Item(other.to_owned()), String::new()),
         }
     }
 
@@ -375,19 +364,23 @@ impl Builder {
         } else {
             message.source_lines.retain(|l| *l != reply.at.line);
         }
-        self.notice(&reply.at, true, "compaction_output", texts.join("\n"));
+        self.notice(
+            &reply.at,
+            true,
+            NoticeKind::CompactionOutput,
+            texts.join("\n"),
+        );
     }
 
     fn add_user(&mut self, at: &At, raw: &Value) {
         let all = texts(raw);
         let first = all.first().map(String::as_str).unwrap_or("");
         if let UserText::Injected(tag) = user_text_kind(first) {
-            let source = format!(
-                "injected:{}",
-                tag.trim_matches(|c| c == '<' || c == '>' || c == '#')
-                    .trim()
-            );
-            self.notice(at, true, &source, cut(all.join("\n"), INLINE_NOTICE));
+            let tag = tag
+                .trim_matches(|c| c == '<' || c == '>' || c == '#')
+                .trim();
+            let source = NoticeKind::InjectedTag(tag.to_owned());
+            self.notice(at, true, source, cut(all.join("\n"), INLINE_NOTICE));
             return;
         }
         self.step = None;
@@ -399,10 +392,18 @@ impl Builder {
             .flatten()
             .filter(|c| c["type"] == "input_image")
             .count();
-        parts.extend((0..images).map(|n| Part::File {
-            path: None,
-            mime: None,
-            blob: Some(format!("line:{}:image:{n}", at.offset)),
+        parts.extend((0..images).map(|n| {
+            Part::File {
+                path: None,
+                mime: None,
+                blob: Some(
+                    BlobKey::Image {
+                        offset: at.offset,
+                        index: n,
+                    }
+                    .key(),
+                ),
+            }
         }));
         self.push(at, Role::User, true, false, parts);
     }
@@ -412,7 +413,7 @@ impl Builder {
         let (text, exit_code) = output_text(&raw["output"]);
         let call = self.tools.get(call_id).copied();
         let Some((mi, pi)) = call.filter(|&(mi, _)| self.messages.get(mi).is_some()) else {
-            self.notice(at, true, "tool_output", cut(text, INLINE_NOTICE));
+            self.notice(at, true, NoticeKind::ToolOutput, cut(text, INLINE_NOTICE));
             return;
         };
         let Some(message) = self.messages.get_mut(mi) else {
@@ -432,7 +433,7 @@ impl Builder {
                     .and_then(|v| v["agent_id"].as_str().map(str::to_owned));
             }
             if text.len() > INLINE_OUTPUT {
-                tool.output_blob = Some(format!("line:{}:output", at.offset));
+                tool.output_blob = Some(BlobKey::Output { offset: at.offset }.key());
                 tool.output_truncated = true;
                 tool.output = Some(cut(text, INLINE_OUTPUT));
             } else {
@@ -450,12 +451,12 @@ impl Builder {
             }
             "turn_aborted" => {
                 let reason = raw["reason"].as_str().unwrap_or("interrupted").to_owned();
-                self.notice(at, false, "interrupt", reason);
+                self.notice(at, false, NoticeKind::Interrupt, reason);
                 self.step = None;
             }
-            "error" | "stream_error" => self.notice(at, false, "error", text),
+            "error" | "stream_error" => self.notice(at, false, NoticeKind::Error, text),
             "exec_approval_request" | "apply_patch_approval_request" | "request_user_input" => {
-                self.notice(at, false, "ask", kind.to_owned());
+                self.notice(at, false, NoticeKind::Ask, kind.to_owned());
             }
             _ => {}
         }
@@ -564,17 +565,12 @@ fn output_text(output: &Value) -> (String, Option<i64>) {
 
 /// The bytes behind a blob key of a Codex transcript.
 pub fn blob(session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
-    let missing = |reason: &str| Error::BlobNotFound {
-        session: session.id.clone(),
-        key: key.to_owned(),
-        reason: reason.to_owned(),
+    let missing = |reason: &str| blob::not_found(session, key, reason);
+    let (offset, image) = match blob::parse(session, key)? {
+        BlobKey::Output { offset } => (offset, None),
+        BlobKey::Image { offset, index } => (offset, Some(index)),
+        _ => return Err(missing("unknown blob kind")),
     };
-    let mut fields = key.split(':');
-    let (Some("line"), Some(offset), Some(kind)) = (fields.next(), fields.next(), fields.next())
-    else {
-        return Err(missing("unknown key form"));
-    };
-    let offset: u64 = offset.parse().map_err(|_| missing("bad offset"))?;
     let path = &session.source_path;
     let mut reader = LineReader::open_at(path, offset, 0).map_err(|e| Error::io(path, e))?;
     let line = reader
@@ -586,32 +582,25 @@ pub fn blob(session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
         .get("payload")
         .filter(|p| p.is_object())
         .unwrap_or(&value);
-    match kind {
-        "output" => Ok(output_text(&raw["output"]).0.into_bytes()),
-        "image" => {
-            let n: usize = fields
-                .next()
-                .and_then(|n| n.parse().ok())
-                .ok_or_else(|| missing("bad image index"))?;
-            let url = raw["content"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|c| c["type"] == "input_image")
-                .nth(n)
-                .and_then(|c| c["image_url"].as_str())
-                .ok_or_else(|| missing("no such image"))?;
-            let data = url
-                .split_once(";base64,")
-                .map(|(_, d)| d)
-                .ok_or_else(|| missing("not an inline image"))?;
-            use base64::Engine;
-            base64::engine::general_purpose::STANDARD
-                .decode(data)
-                .map_err(|_| missing("image data is not base64"))
-        }
-        _ => Err(missing("unknown blob kind")),
-    }
+    let Some(n) = image else {
+        return Ok(output_text(&raw["output"]).0.into_bytes());
+    };
+    let url = raw["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["type"] == "input_image")
+        .nth(n)
+        .and_then(|c| c["image_url"].as_str())
+        .ok_or_else(|| missing("no such image"))?;
+    let data = url
+        .split_once(";base64,")
+        .map(|(_, d)| d)
+        .ok_or_else(|| missing("not an inline image"))?;
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|_| missing("image data is not base64"))
 }
 
 #[cfg(test)]

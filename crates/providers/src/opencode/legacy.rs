@@ -35,7 +35,7 @@ pub fn root_of(session_file: &Path) -> Option<&Path> {
     session_file.ancestors().nth(4)
 }
 
-fn read_json(path: &Path) -> Result<Value, String> {
+pub(super) fn read_json(path: &Path) -> Result<Value, String> {
     let bytes =
         files::read_document(path, files::MAX_DOCUMENT).map_err(|e| format!("cannot read: {e}"))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON ({e})"))
@@ -43,9 +43,18 @@ fn read_json(path: &Path) -> Result<Value, String> {
 
 /// The JSON files of a directory, in name order; what could not be listed is a problem.
 fn json_files(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
+    json_files_listed(dir, problems, Walker::entries)
+}
+
+/// [`json_files`] with the folder listed by `list` (the 0.x layout checks for links first).
+pub(super) fn json_files_listed(
+    dir: &Path,
+    problems: &mut Vec<String>,
+    list: fn(&mut Walker, &Path) -> Vec<files::Entry>,
+) -> Vec<PathBuf> {
     let mut walker = Walker::default();
     let mut files = Vec::new();
-    for e in walker.entries(dir) {
+    for e in list(&mut walker, dir) {
         if e.name.ends_with(".json") && walker.is(&e, Kind::File) {
             files.push(e.path);
         }
@@ -57,11 +66,7 @@ fn json_files(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
 }
 
 /// Messages of a session with their parts, in order. Unreadable files are skipped and reported.
-pub fn messages(
-    root: &Path,
-    id: &str,
-    problems: &mut Vec<String>,
-) -> Vec<(String, Value, Vec<Value>)> {
+pub fn messages(root: &Path, id: &str, problems: &mut Vec<String>) -> Vec<StoredMessage> {
     let mut out = Vec::new();
     for file in json_files(&root.join("storage/message").join(id), problems) {
         let msg = match read_json(&file) {
@@ -87,7 +92,7 @@ pub fn messages(
     out
 }
 
-fn stem(path: &Path) -> String {
+pub(super) fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -100,25 +105,56 @@ pub struct LegacyCursor {
     pub problems: Vec<String>,
 }
 
-/// Reads a session file and its messages into a candidate (counts as SPEC §6 defines them).
-pub fn scan(session_file: &Path) -> LegacyCursor {
-    let mut cursor = LegacyCursor::default();
-    let session = match read_json(session_file) {
-        Ok(v) => v,
-        Err(e) => {
-            cursor.problems.push(e);
-            return cursor;
-        }
-    };
-    let Some(root) = root_of(session_file) else {
-        return cursor;
-    };
+/// One message file's id, content and parts.
+pub(super) type StoredMessage = (String, Value, Vec<Value>);
+
+/// What both JSON layouts read first of a session file: the file, the storage folder it lies
+/// in, its id (the file's name when it names none) and its messages tallied.
+pub(super) struct Opened<'p> {
+    pub session: Value,
+    pub storage: &'p Path,
+    pub id: String,
+    pub tally: parts::Tally,
+}
+
+/// Reads a session file, finds its storage with `storage_of` and its messages with
+/// `messages`; a file that cannot be read is a problem in `cursor` and `None`.
+pub(super) fn open<'p>(
+    session_file: &'p Path,
+    storage_of: fn(&Path) -> Option<&Path>,
+    messages: fn(&Path, &str, &mut Vec<String>) -> Vec<StoredMessage>,
+    cursor: &mut LegacyCursor,
+) -> Option<Opened<'p>> {
+    let session = read_json(session_file)
+        .map_err(|e| cursor.problems.push(e))
+        .ok()?;
+    let storage = storage_of(session_file)?;
     let id = session["id"]
         .as_str()
         .map(str::to_owned)
         .unwrap_or_else(|| stem(session_file));
-    let messages = messages(root, &id, &mut cursor.problems);
+    let messages = messages(storage, &id, &mut cursor.problems);
     let tally = parts::tally(messages.iter().map(|(_, m, p)| (m, p.as_slice())));
+    Some(Opened {
+        session,
+        storage,
+        id,
+        tally,
+    })
+}
+
+/// Reads a session file and its messages into a candidate (counts as SPEC §6 defines them).
+pub fn scan(session_file: &Path) -> LegacyCursor {
+    let mut cursor = LegacyCursor::default();
+    let Some(Opened {
+        session,
+        storage: root,
+        id,
+        tally,
+    }) = open(session_file, root_of, messages, &mut cursor)
+    else {
+        return cursor;
+    };
     let mut meta = session_meta(&session, id, session_file, &tally);
     // 1.0 copied 0.x sessions over as they were, without `directory` or `projectID`: the
     // messages say where they ran, and the folder names the project.

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::blob::BlobKey;
 use crate::files::{self, FileSet};
 use crate::ids;
 use crate::sqlite;
@@ -102,11 +103,7 @@ fn db_path(root: &Path) -> PathBuf {
 }
 
 fn db_stamps(root: &Path) -> Vec<(u64, i64)> {
-    let db = db_path(root);
-    [db.clone(), PathBuf::from(format!("{}-wal", db.display()))]
-        .iter()
-        .map(|p| files::stat(p).unwrap_or((0, 0)))
-        .collect()
+    files::stamps(&sqlite::with_wal(&db_path(root)))
 }
 
 /// Brings the DB copies up to date: the session list is re-read only when the DB or its WAL
@@ -243,14 +240,11 @@ impl Provider for OpencodeProvider {
                 progress,
                 |p, _| Ok(legacy::scan(p)),
             );
-            rs.json = r.next;
             let found = perproject::discover(root, &mut walker);
             rs.projects = perproject::refresh(found, &rs.projects, progress);
             walker.report(ProviderKind::Opencode, &mut out.diagnostics);
-            for (path, e) in &r.unreadable {
-                out.diagnostics
-                    .push(crate::unreadable(ProviderKind::Opencode, path.clone(), e));
-            }
+            r.report_unreadable(ProviderKind::Opencode, &mut out.diagnostics);
+            rs.json = r.next;
 
             let mut by_id: BTreeMap<&str, Vec<&Candidate>> = BTreeMap::new();
             let json = rs.json.values().map(|t| &t.cursor);
@@ -329,12 +323,11 @@ impl Provider for OpencodeProvider {
         let mut meta = best.meta.clone();
         tidy_title(&mut meta);
         meta.live = session.live;
-        meta.counts = agent_sessions_model::Counts::of(&messages);
-        Ok(Transcript {
-            session: meta,
+        Ok(crate::build::transcript(
+            &meta,
             messages,
-            diagnostics: Default::default(),
-        })
+            Default::default(),
+        ))
     }
 
     fn raw_records(
@@ -361,14 +354,11 @@ impl Provider for OpencodeProvider {
     }
 
     fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
-        let missing = |reason: &str| Error::BlobNotFound {
-            session: session.id.clone(),
-            key: key.to_owned(),
-            reason: reason.to_owned(),
+        let missing = |reason: &str| crate::blob::not_found(session, key, reason);
+        let BlobKey::Part(part_id) = crate::blob::parse(session, key)? else {
+            return Err(missing("unknown blob kind"));
         };
-        let part_id = key
-            .strip_prefix("part:")
-            .ok_or_else(|| missing("unknown key form"))?;
+        let part_id = part_id.as_str();
         let part = if session.source_path.extension().is_some_and(|e| e == "db") {
             let conn = sqlite::open_read_only(&session.source_path)
                 .map_err(|e| db_error(&session.source_path, e))?;
@@ -399,13 +389,8 @@ impl Provider for OpencodeProvider {
         self.roots
             .iter()
             .flat_map(|r| {
-                let db = db_path(r);
-                [
-                    PathBuf::from(format!("{}-wal", db.display())),
-                    db,
-                    r.join("storage"),
-                    r.join("project"),
-                ]
+                let db = sqlite::with_wal(&db_path(r));
+                db.into_iter().chain([r.join("storage"), r.join("project")])
             })
             .collect()
     }
@@ -418,7 +403,7 @@ impl Provider for OpencodeProvider {
 
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         if !ids::is_opencode_id(&session.id) {
-            return Err(ids::invalid_id("OpenCode", &session.id));
+            return Err(ids::invalid_id(ProviderKind::Opencode, &session.id));
         }
         ResumeCommand::new(
             AGENT.program,

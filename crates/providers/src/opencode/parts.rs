@@ -6,8 +6,11 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use crate::blob::BlobKey;
 use crate::cut;
-use agent_sessions_model::{Counts, FileChange, Message, Part, Role, Tokens, ToolPart, ToolStatus};
+use agent_sessions_model::{
+    Counts, FileChange, Message, NoticeKind, Part, Role, Tokens, ToolPart, ToolStatus,
+};
 
 /// Tool output longer than this is cut to a preview; the rest is a blob (`part:<id>`).
 pub const INLINE_OUTPUT: usize = 32 << 10;
@@ -91,17 +94,12 @@ pub fn millis(v: &Value) -> Option<DateTime<Utc>> {
 /// Converts one message and its parts (in order).
 pub fn message(id: &str, msg: &Value, parts: &[Value]) -> Message {
     let role = msg["role"].as_str().unwrap_or("");
+    let timestamp = millis(&msg["time"]["created"]);
     let mut out = Message {
-        id: id.to_owned(),
-        role: Role::System,
         parent_id: msg["parentID"].as_str().map(str::to_owned),
-        timestamp: millis(&msg["time"]["created"]),
         model: msg["modelID"].as_str().map(str::to_owned),
-        counted: false,
-        meta: false,
-        sidechain: false,
         parts: parts.iter().filter_map(part).collect(),
-        source_lines: Vec::new(),
+        ..crate::build::message(id.to_owned(), Role::System, timestamp, None)
     };
     count_patches(&mut out.parts);
     match role {
@@ -201,7 +199,9 @@ pub fn part(p: &Value) -> Option<Part> {
                 .or_else(|| p["source"]["path"].as_str())
                 .map(str::to_owned),
             mime: p["mime"].as_str().map(str::to_owned),
-            blob: p["id"].as_str().map(|id| format!("part:{id}")),
+            blob: p["id"]
+                .as_str()
+                .map(|id| BlobKey::Part(id.to_owned()).key()),
         },
         "compaction" => Part::Compaction {
             trigger: Some(
@@ -216,15 +216,15 @@ pub fn part(p: &Value) -> Option<Part> {
             summary: None,
         },
         "step-start" | "step-finish" | "snapshot" => return None,
-        other => Part::Notice {
-            source: format!("part:{other}"),
-            text: p["text"]
+        other => crate::build::notice(
+            NoticeKind::Part(other.to_owned()),
+            p["text"]
                 .as_str()
                 .or_else(|| p["name"].as_str())
                 .or_else(|| p["description"].as_str())
                 .unwrap_or("")
                 .to_owned(),
-        },
+        ),
     })
 }
 
@@ -249,7 +249,11 @@ fn tool(p: &Value) -> ToolPart {
         output: output.map(|o| cut(o, INLINE_OUTPUT)),
         output_truncated: truncated,
         output_blob: truncated
-            .then(|| p["id"].as_str().map(|id| format!("part:{id}")))
+            .then(|| {
+                p["id"]
+                    .as_str()
+                    .map(|id| BlobKey::Part(id.to_owned()).key())
+            })
             .flatten(),
         changes: changes(&state["input"], meta),
         subagent_id: meta["sessionId"].as_str().map(str::to_owned),

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::legacy::{self, LegacyCursor};
+use super::legacy::{self, read_json, stem, LegacyCursor, Opened, StoredMessage};
 use super::parts;
 use super::{Candidate, Origin};
 use crate::error::Error;
@@ -78,40 +78,14 @@ pub fn storage_of(session_file: &Path) -> Option<&Path> {
     session_file.ancestors().nth(3)
 }
 
-fn read_json(path: &Path) -> Result<Value, String> {
-    let bytes =
-        files::read_document(path, files::MAX_DOCUMENT).map_err(|e| format!("cannot read: {e}"))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON ({e})"))
-}
-
 /// The JSON files of a folder of the storage, in name order (ids sort by creation time).
 fn json_files(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
-    let mut walker = Walker::default();
-    let mut out = Vec::new();
-    for e in entries(&mut walker, dir) {
-        if e.name.ends_with(".json") && walker.is(&e, Kind::File) {
-            out.push(e.path);
-        }
-    }
-    for (path, reason) in walker.problems {
-        problems.push(format!("{}: {reason}", path.display()));
-    }
-    out
-}
-
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    legacy::json_files_listed(dir, problems, entries)
 }
 
 /// A session's messages with their parts, in the shape 1.x stores (what `parts.rs` reads), in
 /// order. Unreadable files are skipped and reported.
-pub fn messages(
-    storage: &Path,
-    id: &str,
-    problems: &mut Vec<String>,
-) -> Vec<(String, Value, Vec<Value>)> {
+pub fn messages(storage: &Path, id: &str, problems: &mut Vec<String>) -> Vec<StoredMessage> {
     let mut out = Vec::new();
     for file in json_files(&storage.join("session/message").join(id), problems) {
         let mut msg = match read_json(&file) {
@@ -234,22 +208,15 @@ fn tool_state_from_v1(call: &Value, recorded: &Value) -> Value {
 /// Reads a session file and its messages into a candidate (counts as SPEC §6 defines them).
 pub fn scan(session_file: &Path) -> LegacyCursor {
     let mut cursor = LegacyCursor::default();
-    let session = match read_json(session_file) {
-        Ok(v) => v,
-        Err(e) => {
-            cursor.problems.push(e);
-            return cursor;
-        }
-    };
-    let Some(storage) = storage_of(session_file) else {
+    let Some(Opened {
+        session,
+        storage,
+        id,
+        tally,
+    }) = legacy::open(session_file, storage_of, messages, &mut cursor)
+    else {
         return cursor;
     };
-    let id = session["id"]
-        .as_str()
-        .map(str::to_owned)
-        .unwrap_or_else(|| stem(session_file));
-    let messages = messages(storage, &id, &mut cursor.problems);
-    let tally = parts::tally(messages.iter().map(|(_, m, p)| (m, p.as_slice())));
     let mut meta = legacy::session_meta(&session, id, session_file, &tally);
     meta.cwd = tally.cwd.clone();
     // Outside a repository `path.root` is just the cwd.

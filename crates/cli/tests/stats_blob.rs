@@ -117,7 +117,11 @@ fn stats_totals_and_groups_equal_a_scan_of_the_same_stores() {
     // What each grouping puts a session under, from the scan's own fields.
     let key = |s: &Value, by: &str| -> String {
         let v = match by {
-            "dir" => s["cwd"].clone(),
+            // The normalised directory (what lists group by), not the agent's own cwd.
+            "dir" => Some(&s["dir"])
+                .filter(|d| !d.is_null())
+                .unwrap_or(&s["cwd"])
+                .clone(),
             "agent" => s["provider"].clone(),
             "model" => s["model"].clone(),
             _ => Value::Null,
@@ -150,6 +154,10 @@ fn stats_totals_and_groups_equal_a_scan_of_the_same_stores() {
     // The table for people: a row per agent and the total.
     let text = run(cache.path(), &["stats", "--by", "agent"], &roots);
     let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.ends_with('\n'),
+        "the table ends its last line: {text:?}"
+    );
     let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[0].starts_with("AGENT") && lines[0].contains("CACHE WRITE"),

@@ -19,7 +19,8 @@ use crate::model::{SessionMeta, Tokens};
 #[ts(rename = "StatsBy")]
 #[serde(rename_all = "lowercase")]
 pub enum By {
-    /// The session's working directory.
+    /// The session's working directory, normalised (`SessionMeta::dir`: one directory is one
+    /// group however the agent wrote it).
     Dir,
     /// The git repository the directory is in (the directory itself outside a repository).
     Repo,
@@ -118,8 +119,8 @@ pub struct Stats {
 /// The group a session falls in.
 pub fn key_of(s: &SessionMeta, by: By) -> String {
     let key = match by {
-        By::Dir => s.cwd.clone(),
-        By::Repo => s.repo_root.clone().or_else(|| s.cwd.clone()),
+        By::Dir => dir_of(s),
+        By::Repo => s.repo_root.clone().or_else(|| dir_of(s)),
         By::Agent => Some(s.provider.as_str().to_owned()),
         By::Model => s.model.clone().filter(|m| !m.is_empty()),
         By::Day => started(s).map(|t| t.format("%Y-%m-%d").to_string()),
@@ -129,6 +130,12 @@ pub fn key_of(s: &SessionMeta, by: By) -> String {
         }),
     };
     key.unwrap_or_else(|| NONE_KEY.to_owned())
+}
+
+/// The normalised directory (the catalog fills it); the agent's own `cwd` for a session that
+/// has not been through the catalog.
+fn dir_of(s: &SessionMeta) -> Option<String> {
+    s.dir.clone().or_else(|| s.cwd.clone())
 }
 
 fn started(s: &SessionMeta) -> Option<DateTime<Utc>> {
@@ -194,6 +201,45 @@ mod tests {
         s.repo_root = Some("/w/x".into());
         assert_eq!(key_of(&s, By::Repo), "/w/x");
         assert_eq!(key_of(&s, By::Dir), "/w/x/sub");
+    }
+
+    #[test]
+    fn a_directory_written_two_ways_is_one_group_and_totals_stay_the_sums() {
+        // The agent wrote `/w/x/` and `/w/x/./`; the catalog normalised both to `/w/x`.
+        let mut list = vec![
+            session("a", Some("/w/x/"), None),
+            session("b", Some("/w/x/./"), None),
+            session("c", Some("/w/y"), None),
+            session("d", None, None),
+        ];
+        for (i, s) in list.iter_mut().enumerate() {
+            s.dir = s.cwd.as_deref().map(crate::paths::normalize_dir);
+            s.counts.user = i as u64 + 1;
+            s.counts.assistant = 2;
+            s.tokens = Some(Tokens {
+                input: 100 * (i as u64 + 1),
+                output: 7,
+                cache_read: 3,
+                cache_write: i as u64,
+            });
+            s.cost_usd = (i != 2).then_some(0.25 * (i as f64 + 1.0));
+        }
+        list[2].repo_root = Some("/w".into());
+        let mut summed = Figures::default();
+        list.iter().for_each(|s| summed.add(s));
+        for by in [By::Dir, By::Repo] {
+            let st = stats(&list, by);
+            let keys: Vec<_> = st.groups.iter().map(|g| g.key.as_str()).collect();
+            // Most costly first: d ($1.00), a and b ($0.75), c (no cost).
+            let third = if by == By::Dir { "/w/y" } else { "/w" };
+            assert_eq!(keys, [NONE_KEY, "/w/x", third], "{by:?}");
+            assert_eq!(st.groups[1].figures.sessions, 2);
+            assert_eq!(st.groups[1].figures.messages, 1 + 2 + 2 + 2);
+            assert_eq!(st.total, summed, "{by:?}");
+        }
+        assert_eq!(summed.sessions, 4);
+        assert_eq!(summed.tokens.input, 1000);
+        assert_eq!(summed.with_cost, 3);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! The CLI and the desktop app are thin translations of these calls; neither holds logic.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -11,7 +12,8 @@ use crate::error::Error;
 use crate::live::events::{self, TurnState};
 use crate::live::tail::{self, LineStart};
 use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
-use crate::paths::RepoRoots;
+use crate::paths::{RecordedWorktrees, RepoRoots};
+use crate::provider::{files, opencode};
 use crate::provider::{Provider, ProviderSet, Roots, ScanOutput, ScanProgress};
 
 /// Turn-state evidence older than this is no evidence.
@@ -22,6 +24,14 @@ const MAX_TURN_WINDOW: u64 = 64 << 20;
 
 pub struct Catalog {
     providers: ProviderSet,
+    /// OpenCode's worktree records, read again only when their files change.
+    worktrees: Mutex<Option<Worktrees>>,
+}
+
+/// [`RecordedWorktrees`] and the stamps of the files they were read from.
+struct Worktrees {
+    stamps: Vec<(u64, i64)>,
+    recorded: Arc<RecordedWorktrees>,
 }
 
 /// Every session found, newest first, with what went wrong on the way.
@@ -35,6 +45,7 @@ impl Catalog {
     pub fn new(roots: &Roots, only: &[ProviderKind]) -> Self {
         Catalog {
             providers: ProviderSet::new(roots, only),
+            worktrees: Mutex::new(None),
         }
     }
 
@@ -65,6 +76,12 @@ impl Catalog {
     /// end of their transcripts, which only live sessions cost a read for).
     pub fn enrich(&self, sessions: &mut [SessionMeta]) {
         let mut repos = RepoRoots::default();
+        let mut cached = None;
+        let mut recorded = || {
+            cached
+                .get_or_insert_with(|| self.recorded_worktrees())
+                .clone()
+        };
         let mut live: HashMap<(ProviderKind, String), Option<String>> = HashMap::new();
         for p in self.providers.iter() {
             let own: Vec<&SessionMeta> =
@@ -76,17 +93,47 @@ impl Catalog {
         for s in sessions.iter_mut() {
             // One directory is one string however the agent wrote it (trailing `/`, `..`,
             // a symlink), and its repository is the main one its worktrees fold under. A
-            // provider that knows the repo (OpenCode's project worktree) has said so already.
+            // provider that knows the repo (OpenCode's project worktree) has said so already;
+            // OpenCode's worktree records place the directories git cannot.
             s.dir = s.cwd.as_deref().map(|d| repos.normalize(d));
             s.repo_root = match (&s.repo_root, &s.dir) {
                 (Some(root), _) => Some(repos.main_of(root)),
-                (None, Some(cwd)) => repos.find(cwd),
+                (None, Some(dir)) => repos.repo_of(dir, &mut recorded),
                 (None, None) => None,
             };
             let status = live.get(&(s.provider, s.id.clone()));
             s.live = status.is_some();
             s.turn = status.map(|status| self.turn_state(s, status.as_deref()));
         }
+    }
+
+    /// The worktrees OpenCode recorded in its stores (see `opencode::worktrees`), kept while
+    /// their files are unchanged. A store that cannot be read records none (its scan says why).
+    fn recorded_worktrees(&self) -> Arc<RecordedWorktrees> {
+        let roots = self
+            .providers
+            .get(ProviderKind::Opencode)
+            .map(|p| p.roots().to_vec())
+            .unwrap_or_default();
+        let stamps: Vec<(u64, i64)> = roots
+            .iter()
+            .flat_map(|r| opencode::worktrees::sources(r))
+            .map(|p| files::stat(&p).unwrap_or((0, 0)))
+            .collect();
+        let mut cache = self.worktrees.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = cache.as_ref().filter(|c| c.stamps == stamps) {
+            return hit.recorded.clone();
+        }
+        let pairs = roots
+            .iter()
+            .filter_map(|r| opencode::worktrees::read(r).ok())
+            .flatten();
+        let recorded = Arc::new(RecordedWorktrees::new(pairs));
+        *cache = Some(Worktrees {
+            stamps,
+            recorded: recorded.clone(),
+        });
+        recorded
     }
 
     /// A live session's turn state: the agent's own idle flag where it writes one, else what the

@@ -303,6 +303,35 @@ fn clean(path: &Path) -> PathBuf {
 pub struct RepoRoots {
     known: HashMap<String, Option<String>>,
     normal: HashMap<String, String>,
+    exists: HashMap<String, bool>,
+}
+
+/// Worktrees an agent recorded for its projects (OpenCode's worktree tables): normalised
+/// worktree directory → the project's main worktree.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RecordedWorktrees(HashMap<String, String>);
+
+impl RecordedWorktrees {
+    /// From `(worktree, main)` pairs as the agent wrote them.
+    pub fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Self {
+        RecordedWorktrees(
+            pairs
+                .into_iter()
+                .map(|(dir, main)| (normalize_dir(&dir), main))
+                .collect(),
+        )
+    }
+
+    /// The main worktree of the recorded worktree `dir` is in (itself or an ancestor).
+    pub fn main_of(&self, dir: &str) -> Option<&str> {
+        if self.0.is_empty() {
+            return None;
+        }
+        Path::new(dir)
+            .ancestors()
+            .find_map(|a| self.0.get(a.to_str()?))
+            .map(String::as_str)
+    }
 }
 
 impl RepoRoots {
@@ -333,6 +362,29 @@ impl RepoRoots {
     /// folds one, or as it was when it is not a directory here.
     pub fn main_of(&mut self, root: &str) -> String {
         self.find(root).unwrap_or_else(|| self.normalize(root))
+    }
+
+    /// The repository of the normalised directory `dir`: git's answer while the directory is
+    /// here and in a repository; else the worktree an agent recorded it as (`recorded`, asked
+    /// only then: a worktree that is gone, or one git does not know); else whatever git
+    /// finds above it.
+    pub fn repo_of(
+        &mut self,
+        dir: &str,
+        recorded: &mut dyn FnMut() -> std::sync::Arc<RecordedWorktrees>,
+    ) -> Option<String> {
+        let git = self.find(dir);
+        let here = *self
+            .exists
+            .entry(dir.to_owned())
+            .or_insert_with(|| Path::new(dir).is_dir());
+        if here && git.is_some() {
+            return git;
+        }
+        match recorded().main_of(dir) {
+            Some(main) => Some(self.main_of(main)),
+            None => git,
+        }
     }
 }
 

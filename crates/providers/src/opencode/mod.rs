@@ -7,6 +7,7 @@ mod db;
 pub mod legacy;
 pub mod parts;
 pub mod perproject;
+pub mod worktrees;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -7,13 +7,13 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use agent_sessions_remote::loopback::Sshd as Loopback;
 use serde_json::Value;
 
-const SSHD: &str = "/usr/sbin/sshd";
 const LIVE: &str = "ceefe47d-84be-4483-8ce5-5f829cfd22c9";
 
 fn testdata(rel: &str) -> PathBuf {
@@ -34,50 +34,18 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn run(program: &str, args: &[&str]) {
-    let out = Command::new(program).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// A port nothing listens on now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// An sshd of our own, its keys, config and the remote home; stopped (with its sessions) on drop.
+/// The remote: a home holding copies of the fixture stores, served by a throwaway sshd.
 struct Sshd {
     dir: tempfile::TempDir,
-    child: Child,
+    server: Loopback,
 }
 
 impl Sshd {
     fn start() -> Sshd {
-        assert!(
-            Path::new(SSHD).exists(),
-            "{SSHD} is missing: run scripts/setup.sh (it installs Debian's openssh-server) to run the remote tests"
-        );
-        // sshd insists on its privilege separation directory, even for an unprivileged run.
-        let _ = std::fs::create_dir_all("/run/sshd");
         let dir = tempfile::Builder::new()
-            .prefix("agent-sessions-sshd-")
+            .prefix("agent-sessions-remote-")
             .tempdir()
             .unwrap();
-        let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
-        for key in ["host_key", "client_key", "stranger_key"] {
-            run(
-                "ssh-keygen",
-                &["-q", "-t", "ed25519", "-N", "", "-f", &p(key)],
-            );
-        }
-        std::fs::copy(p("client_key.pub"), p("authorized_keys")).unwrap();
         let home = dir.path().join("home");
         copy_dir(
             &testdata("claude/2.1.332/dot-claude"),
@@ -88,49 +56,9 @@ impl Sshd {
             &testdata("opencode/1.18.33/local-share-opencode"),
             &home.join(".local/share/opencode"),
         );
-        let port = free_port();
-        let user =
-            String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
-        std::fs::write(
-            p("sshd_config"),
-            format!(
-                "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nPidFile {}\nAuthorizedKeysFile {}\n\
-                 PermitRootLogin yes\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n\
-                 KbdInteractiveAuthentication no\nSetEnv HOME={} XDG_CACHE_HOME={}/.cache\n",
-                p("host_key"),
-                p("sshd.pid"),
-                p("authorized_keys"),
-                home.display(),
-                home.display(),
-            ),
-        )
-        .unwrap();
-        let host = |alias: &str, key: &str| {
-            format!(
-                "Host {alias}\n  HostName 127.0.0.1\n  Port {port}\n  User {}\n  IdentityFile {}\n  IdentitiesOnly yes\n  \
-                 IdentityAgent none\n  StrictHostKeyChecking no\n  UserKnownHostsFile {}\n  LogLevel ERROR\n",
-                user.trim(),
-                p(key),
-                p("known_hosts"),
-            )
-        };
-        let config = host("testbox", "client_key") + &host("stranger", "stranger_key");
-        std::fs::write(p("ssh_config"), config).unwrap();
-        let child = Command::new(SSHD)
-            .args(["-D", "-e", "-f", &p("sshd_config")])
-            .stderr(std::fs::File::create(p("sshd.log")).unwrap())
-            .spawn()
-            .unwrap();
-        let until = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < until,
-                "sshd did not listen: {}",
-                std::fs::read_to_string(p("sshd.log")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Sshd { dir, child }
+        // Missing sshd fails the test with what to run (CI runs scripts/setup.sh).
+        let server = Loopback::start(&home).unwrap_or_else(|e| panic!("{e}"));
+        Sshd { dir, server }
     }
 
     fn home(&self) -> PathBuf {
@@ -156,10 +84,7 @@ impl Sshd {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
         let empty = Path::new("/nonexistent/agent-sessions-remote-test");
         cmd.args(args)
-            .env(
-                "AGENT_SESSIONS_SSH_CONFIG",
-                self.dir.path().join("ssh_config"),
-            )
+            .env("AGENT_SESSIONS_SSH_CONFIG", self.server.config())
             .env(
                 "AGENT_SESSIONS_CACHE_DIR",
                 self.dir.path().join("local-cache"),
@@ -185,41 +110,6 @@ impl Sshd {
             .env_remove("XDG_DATA_HOME")
             .env_remove("XDG_CONFIG_HOME");
         cmd
-    }
-
-    /// sshd's per-connection processes (its children): killing them drops the connections.
-    fn sessions(&self) -> Vec<u32> {
-        let me = self.child.id();
-        let mut out = Vec::new();
-        for e in std::fs::read_dir("/proc").unwrap().flatten() {
-            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-                continue;
-            };
-            let ppid = stat[stat.rfind(')').unwrap() + 2..]
-                .split_whitespace()
-                .nth(1)
-                .unwrap_or("");
-            if ppid == me.to_string() {
-                out.push(pid);
-            }
-        }
-        out
-    }
-}
-
-impl Drop for Sshd {
-    fn drop(&mut self) {
-        for pid in self.sessions() {
-            let _ = Command::new("kill")
-                .arg(pid.to_string())
-                .stderr(Stdio::null())
-                .status();
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -416,11 +306,10 @@ fn log_follow_over_ssh_sees_appends_and_resumes_after_a_killed_connection() {
     let first = wait_for(&rx, "prompt", &mut seen);
 
     // Drop the connection on the remote side: sshd's session processes die.
-    let sessions = sshd.sessions();
-    assert!(!sessions.is_empty(), "one ssh connection is open");
-    for pid in sessions {
-        run("kill", &["-9", &pid.to_string()]);
-    }
+    assert!(
+        sshd.server.drop_connections() > 0,
+        "one ssh connection is open"
+    );
     std::thread::sleep(Duration::from_millis(300));
     append_prompt(&claude, "second-append");
     let second = wait_for(&rx, "prompt", &mut seen);
@@ -440,7 +329,7 @@ fn log_follow_over_ssh_sees_appends_and_resumes_after_a_killed_connection() {
         "each event once, in order: {seqs:?}"
     );
     assert!(prompts.len() >= 2);
-    let log = std::fs::read_to_string(sshd.dir.path().join("sshd.log")).unwrap();
+    let log = sshd.server.log();
     let logins = log.matches("Accepted publickey").count();
     assert!(
         logins >= 2,

@@ -7,11 +7,13 @@
 //!   resumes from its cursor.
 //! - [`ssh`]: the system ssh in BatchMode, and the bootstrap that installs this build's server
 //!   on a remote of the same platform; [`wsl`]: WSL distributions as hosts (pure functions).
-//! - [`transport::Memory`]: a server on a thread, for tests.
+//! - [`transport::Memory`]: a server on a thread, for tests; [`loopback`]: a throwaway sshd
+//!   on 127.0.0.1, for the tests and the benchmark.
 
 pub mod client;
 pub mod error;
 pub mod lines;
+pub mod loopback;
 pub mod protocol;
 pub mod server;
 pub mod ssh;

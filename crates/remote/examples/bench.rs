@@ -1,0 +1,305 @@
+//! Remote figures over a real loopback ssh (a throwaway sshd on 127.0.0.1, `loopback`):
+//!
+//!     cargo build --release -p agent-sessions-cli
+//!     cargo run --release -p agent-sessions-remote --example bench -- [--size-mb 300] [--runs 3]
+//!
+//! Generates a Claude store of `--size-mb` in `target/remote-bench/` (once), serves it as the
+//! remote home with the release CLI as the server, and prints a table: connecting, the first
+//! list on a cold remote cache, warm lists, search round trips, and how long an appended line
+//! takes to arrive as a `follow` event. Times are the best of `--runs` (latency: median and
+//! worst of 20 appends).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use agent_sessions_remote::loopback::Sshd;
+use agent_sessions_remote::protocol::*;
+use agent_sessions_remote::ssh::Ssh;
+use agent_sessions_remote::Client;
+use serde_json::{json, Value};
+
+/// A session file's size: 1,500 sessions for 300 MB.
+const SESSION_BYTES: usize = 200_000;
+const NEEDLE: &str = "zebrafish";
+
+struct Args {
+    size_mb: usize,
+    runs: usize,
+}
+
+fn args() -> Args {
+    let mut out = Args {
+        size_mb: 300,
+        runs: 3,
+    };
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    for pair in words.chunks(2) {
+        let value = pair.get(1).and_then(|v| v.parse().ok());
+        match (pair[0].as_str(), value) {
+            ("--size-mb", Some(v)) => out.size_mb = v,
+            ("--runs", Some(v)) => out.runs = v,
+            _ => panic!("usage: bench [--size-mb N] [--runs N]"),
+        }
+    }
+    out
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn session_id(k: usize) -> String {
+    format!("{k:08x}-0000-4000-8000-{k:012x}")
+}
+
+/// One session of about [`SESSION_BYTES`]: prompts and answers, the needle in every 100th.
+fn write_session(path: &Path, k: usize) -> std::io::Result<()> {
+    let id = session_id(k);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let filler = "the quick brown fox jumps over the lazy dog while tests run ".repeat(30);
+    let mut written = 0;
+    let mut i = 0;
+    while written < SESSION_BYTES {
+        let needle = if k % 100 == 0 && i == 3 { NEEDLE } else { "" };
+        let user = format!(
+            r#"{{"type":"user","uuid":"u{k}-{i}","sessionId":"{id}","cwd":"/bench/p{}","timestamp":"2026-11-30T10:{:02}:00.000Z","message":{{"role":"user","content":"question {i} {needle} {filler}"}}}}"#,
+            k % 20,
+            i % 60
+        );
+        let answer = format!(
+            r#"{{"type":"assistant","uuid":"a{k}-{i}","parentUuid":"u{k}-{i}","sessionId":"{id}","timestamp":"2026-11-30T10:{:02}:01.000Z","message":{{"id":"msg_{k}_{i}","model":"claude-x","role":"assistant","content":[{{"type":"text","text":"answer {i} {filler}"}}],"usage":{{"input_tokens":100,"output_tokens":50}}}}}}"#,
+            i % 60
+        );
+        writeln!(f, "{user}\n{answer}")?;
+        written += user.len() + answer.len() + 2;
+        i += 1;
+    }
+    f.flush()
+}
+
+/// The remote home with its Claude store (generated once).
+fn ensure_home(size_mb: usize) -> PathBuf {
+    let home = workspace().join(format!("target/remote-bench/home-{size_mb}MB"));
+    let projects = home.join(".claude/projects");
+    let sessions = size_mb * 1_000_000 / SESSION_BYTES;
+    let done = home.join(".generated");
+    if !done.exists() {
+        eprintln!(
+            "generating {sessions} sessions ({size_mb} MB) in {}",
+            home.display()
+        );
+        for k in 0..sessions {
+            let dir = projects.join(format!("-bench-p{}", k % 20));
+            std::fs::create_dir_all(&dir).unwrap();
+            write_session(&dir.join(format!("{}.jsonl", session_id(k))), k).unwrap();
+        }
+        std::fs::write(&done, "").unwrap();
+    }
+    home
+}
+
+/// The release CLI, installed as the remote's server of this version.
+fn install_server(home: &Path) {
+    let cli = workspace().join("target/release/agent-sessions-cli");
+    assert!(
+        cli.exists(),
+        "build the server first: cargo build --release -p agent-sessions-cli"
+    );
+    let dir = home.join(format!(
+        ".cache/agent-sessions/server/{}",
+        agent_sessions_remote::ssh::VERSION
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("agent-sessions-cli");
+    let _ = std::fs::remove_file(&target);
+    std::os::unix::fs::symlink(cli, target).unwrap();
+}
+
+/// Empties the remote's session cache (its index files), leaving the server in place.
+fn clear_cache(home: &Path) {
+    let dir = home.join(".cache/agent-sessions");
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with("index-") {
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+}
+
+fn connect(sshd: &Sshd) -> Client {
+    let mut ssh = Ssh::new("testbox").unwrap();
+    ssh.config = Some(sshd.config());
+    Client::connect(Box::new(ssh)).unwrap()
+}
+
+fn list(client: &mut Client) -> usize {
+    let r: ListResult = client.call(method::LIST, ListParams::default()).unwrap();
+    r.sessions.len()
+}
+
+fn search(client: &mut Client, query: &str) -> usize {
+    let v: Value = client
+        .call(method::SEARCH, json!({ "query": query, "limit": 20 }))
+        .unwrap();
+    v["results"]["hits"].as_array().map_or(0, Vec::len)
+}
+
+fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut out = None;
+    let mut fastest = Duration::MAX;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        let v = f();
+        fastest = fastest.min(t.elapsed());
+        out = Some(v);
+    }
+    (fastest, out.unwrap())
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Claims session 1 for this process (as Claude Code's `sessions/<pid>.json`).
+fn claim_live(home: &Path) -> PathBuf {
+    let me = std::process::id();
+    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
+    let ticks = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .to_owned();
+    let file = home.join(".claude/sessions/99999.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let id = session_id(1);
+    std::fs::write(
+        &file,
+        format!(r#"{{"pid":{me},"sessionId":"{id}","procStart":"{ticks}","status":"busy"}}"#),
+    )
+    .unwrap();
+    file
+}
+
+/// Appends prompts to the live session; each one's time to arrive as a follow event.
+fn follow_latency(sshd: &Sshd, home: &Path, appends: usize) -> Vec<Duration> {
+    let pid_file = claim_live(home);
+    let path = home.join(format!(
+        ".claude/projects/-bench-p1/{}.jsonl",
+        session_id(1)
+    ));
+    let mut client = connect(sshd);
+    let log: LogResult = client
+        .call(
+            method::LOG,
+            SessionRef {
+                id: session_id(1),
+                provider: None,
+            },
+        )
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let params = FollowParams {
+        provider: log.session.provider,
+        id: log.session.id.clone(),
+        cursor: log.cursor,
+    };
+    let follower = std::thread::spawn(move || {
+        client
+            .follow(params, &mut |e| {
+                if !e.events.is_empty() {
+                    let _ = tx.send(Instant::now());
+                }
+                true
+            })
+            .unwrap();
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let mut out = Vec::new();
+    for n in 0..appends {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let line = format!(
+            r#"{{"type":"user","uuid":"live{n}","sessionId":"{}","timestamp":"2026-11-30T11:00:00.000Z","message":{{"role":"user","content":"live prompt {n}"}}}}"#,
+            session_id(1)
+        );
+        let sent = Instant::now();
+        writeln!(f, "{line}").unwrap();
+        drop(f);
+        let got = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("no follow event");
+        out.push(got - sent);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::fs::remove_file(pid_file).unwrap();
+    follower.join().unwrap();
+    out.sort();
+    out
+}
+
+fn main() {
+    let args = args();
+    let home = ensure_home(args.size_mb);
+    install_server(&home);
+    let sshd = Sshd::start(&home).unwrap_or_else(|e| panic!("{e}"));
+    let mut rows: Vec<(String, String)> = Vec::new();
+
+    let (t, _) = best(args.runs, || connect(&sshd));
+    rows.push(("connect: ssh login + server start + hello".into(), ms(t)));
+
+    let (t, n) = best(args.runs, || {
+        clear_cache(&home);
+        let mut c = connect(&sshd);
+        list(&mut c)
+    });
+    rows.push((
+        format!(
+            "first list, cold remote cache ({n} sessions, {} MB)",
+            args.size_mb
+        ),
+        ms(t),
+    ));
+
+    let mut client = connect(&sshd);
+    list(&mut client);
+    let (t, _) = best(args.runs, || list(&mut client));
+    rows.push(("warm list, open connection".into(), ms(t)));
+    let (t, _) = best(args.runs, || list(&mut connect(&sshd)));
+    rows.push(("warm list, new connection".into(), ms(t)));
+
+    // Text index filled on the remote, as its service loop or `agent-sessions-cli index` does.
+    let indexed = std::process::Command::new(workspace().join("target/release/agent-sessions-cli"))
+        .arg("index")
+        .env("HOME", &home)
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env_remove("AGENT_SESSIONS_CACHE_DIR")
+        .status()
+        .unwrap();
+    assert!(indexed.success());
+    let (t, hits) = best(args.runs, || search(&mut client, NEEDLE));
+    rows.push((format!("search round trip, rare word ({hits} hits)"), ms(t)));
+    let (t, hits) = best(args.runs, || search(&mut client, "quick brown"));
+    rows.push((
+        format!("search round trip, common words ({hits} hits)"),
+        ms(t),
+    ));
+
+    let latencies = follow_latency(&sshd, &home, 20);
+    rows.push((
+        "follow: append → event, median of 20".into(),
+        ms(latencies[latencies.len() / 2]),
+    ));
+    rows.push((
+        "follow: append → event, worst of 20".into(),
+        ms(*latencies.last().unwrap()),
+    ));
+
+    println!("\nremote over loopback ssh ({} runs, best)\n", args.runs);
+    println!("| what | time |\n| --- | ---: |");
+    for (what, time) in rows {
+        println!("| {what} | {time} |");
+    }
+}

@@ -310,3 +310,87 @@ fn a_request_line_is_written_as_one_line() {
     .unwrap();
     assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1);
 }
+
+/// `changes` after a `list`: the session a write changed comes back, listed as it is now.
+#[test]
+fn changes_since_a_cursor_name_the_session_a_write_changed() {
+    let store = claude_copy();
+    let cache = tempfile::tempdir().unwrap();
+    let mut client =
+        Client::connect(Box::new(memory(claude_roots(store.path()), cache.path()))).unwrap();
+    let listed: ListResult = client.call(method::LIST, ListParams::default()).unwrap();
+    // The first call starts the server's refresh loop; nothing changed yet.
+    let first: Value = client
+        .call(method::CHANGES, ChangesParams { cursor: listed.seq })
+        .unwrap();
+    assert_eq!(first["changed"], json!([]));
+    let mut cursor = first["seq"].as_u64().unwrap();
+    append_prompt(store.path(), 1);
+    let until = std::time::Instant::now() + Duration::from_secs(15);
+    let changed = loop {
+        let delta: Value = client
+            .call(method::CHANGES, ChangesParams { cursor })
+            .unwrap();
+        cursor = delta["seq"].as_u64().unwrap();
+        if let Some(s) = delta["changed"].as_array().and_then(|c| c.first()) {
+            break s.clone();
+        }
+        assert!(std::time::Instant::now() < until, "no change reported");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(changed["id"], LIVE_SESSION);
+    assert_eq!(changed["counts"]["user"], 3, "listed as it is now");
+}
+
+/// A blob key from a transcript page gives the bytes the store holds.
+#[test]
+fn a_blob_comes_back_whole() {
+    use base64::Engine;
+    let cache = tempfile::tempdir().unwrap();
+    let roots = claude_roots(&claude_fixture());
+    let mut client = Client::connect(Box::new(memory(roots.clone(), cache.path()))).unwrap();
+    let lib = Library::open(&roots, &[], None);
+    let sessions = lib
+        .catalog()
+        .scan(&ScanProgress::default())
+        .unwrap()
+        .sessions;
+    let (session, key) = sessions
+        .iter()
+        .find_map(|s| {
+            let t = lib.catalog().load(s).ok()?;
+            let text = serde_json::to_string(&t.messages).ok()?;
+            let at = text.find("\"output_blob\":\"")? + "\"output_blob\":\"".len();
+            let key = text[at..].split('"').next()?.to_owned();
+            Some((s.clone(), key))
+        })
+        .expect("a fixture session with a blob");
+    let local = agent_sessions_core::blob::read(lib.catalog(), &session, &key).unwrap();
+    let params = BlobParams {
+        session: SessionRef {
+            id: session.id.clone(),
+            provider: Some(session.provider),
+        },
+        key: key.clone(),
+    };
+    let got: BlobResult = client.call(method::BLOB, params).unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(got.base64)
+        .unwrap();
+    assert_eq!(bytes, local);
+    assert_eq!(got.bytes, local.len());
+    let missing = BlobParams {
+        session: SessionRef {
+            id: session.id.clone(),
+            provider: None,
+        },
+        key: "tool-results/../../etc/passwd".into(),
+    };
+    assert_eq!(
+        client
+            .call::<BlobResult>(method::BLOB, missing)
+            .unwrap_err()
+            .code(),
+        "blob_not_found"
+    );
+}

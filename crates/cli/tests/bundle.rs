@@ -2,41 +2,19 @@
 //! `-o`), never into an agent's store, inspected with every file checked, and a damaged one
 //! refused with exit code 2.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use serde_json::Value;
-
-fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(rel)
-}
+use common::{copy_dir as copy, json_of, testdata};
 
 /// The CLI with a cache of its own, no real home, and `args` (roots included).
 fn cli(cwd: &Path, args: &[&str]) -> Output {
-    let empty = Path::new("/nonexistent/agent-sessions-cli-test-home");
-    Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
-        .args(args)
+    common::cli(&cwd.join(".cache"), args)
         .current_dir(cwd)
-        .env("AGENT_SESSIONS_CACHE_DIR", cwd.join(".cache"))
-        .env("HOME", empty)
-        .env("CLAUDE_CONFIG_DIR", empty.join("claude"))
-        .env("CODEX_HOME", empty.join("codex"))
-        .env("XDG_DATA_HOME", empty.join("data"))
-        .env("XDG_CONFIG_HOME", empty.join("config"))
         .output()
         .unwrap()
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 #[test]
@@ -188,17 +166,6 @@ fn bundles_never_go_into_a_store_and_damage_is_refused() {
     let v = json_of(&out);
     assert_eq!(v["ok"], false);
     assert_eq!(v["error"]["code"], "bundle_invalid");
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        if e.path().is_dir() {
-            copy(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 /// A bundle of `id` from the fixture store `rel` (root flag `flag`), written to `dir/b.zip`.

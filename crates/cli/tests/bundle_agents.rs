@@ -8,6 +8,7 @@
 #![cfg(target_os = "linux")]
 
 mod agents;
+mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -16,11 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(rel)
-}
+use common::testdata;
 
 /// The scripted model, stopped (by its pid) when dropped.
 struct Mock {

@@ -1,15 +1,17 @@
 //! The CLI contract other tools depend on: flags, the JSON envelope, exit codes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
+use agent_sessions_core::provider::registry::AGENTS;
+use common::json_of;
+
 fn store(version: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/claude")
-        .join(version)
-        .join("dot-claude")
+    common::testdata("claude").join(version).join("dot-claude")
 }
 
 /// A cache directory of its own for each command, unless a test shares one on purpose;
@@ -48,22 +50,9 @@ fn cli(args: &[&str]) -> Cli {
     }
 }
 
+/// Never reads the real user's stores from a test: nothing exists under its home.
 fn cli_with_cache(cache: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
-    cmd.args(args).env("AGENT_SESSIONS_CACHE_DIR", cache);
-    // Never read the real user's stores from a test: nothing exists under this home.
-    let empty = Path::new("/nonexistent/agent-sessions-cli-test-home");
-    cmd.env("HOME", empty)
-        .env("CLAUDE_CONFIG_DIR", empty.join("claude"))
-        .env("CODEX_HOME", empty.join("codex"))
-        .env("XDG_DATA_HOME", empty.join("data"))
-        .env("XDG_CONFIG_HOME", empty.join("config"));
-    cmd
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    common::cli(cache, args)
 }
 
 #[test]
@@ -637,10 +626,16 @@ fn agents_lists_the_registry_with_the_roots_in_effect() {
     assert_eq!(agents[0]["label"], "Claude Code");
     assert_eq!(agents[0]["env_var"], "CLAUDE_CONFIG_DIR");
     assert_eq!(agents[0]["roots"], serde_json::json!([dir]));
-    // The others read their variables' folders (set by the test harness).
-    assert!(agents[1]["roots"][0].as_str().unwrap().ends_with("/codex"));
-    assert!(agents[2]["roots"][0]
-        .as_str()
-        .unwrap()
-        .ends_with("/data/opencode"));
+    // The others read their variables' folders (set by the test harness: each agent's
+    // variable is `<empty home>/<name>`), with the folder under it the agent uses.
+    for (shown, agent) in agents.iter().zip(AGENTS).skip(1) {
+        let mut want = Path::new(common::EMPTY_HOME).join(agent.name());
+        want.extend(agent.env_subdir);
+        assert_eq!(
+            shown["roots"],
+            serde_json::json!([want]),
+            "{}",
+            agent.name()
+        );
+    }
 }

@@ -1,12 +1,16 @@
 //! `config path|show|check`, and the config's roots reaching every command.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use common::json_of;
+
 fn store() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/claude/2.1.332/dot-claude")
+    common::testdata("claude/2.1.332/dot-claude")
 }
 
 /// A home of its own: the config file, the cache and the config dir all live in a temp dir;
@@ -35,34 +39,18 @@ impl Home {
     }
 
     fn cli(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
         let root = self.dir.path();
         // Never the real user's stores or settings: nothing exists under this home.
-        let empty = Path::new("/nonexistent/agent-sessions-cli-config-home");
-        cmd.args(args)
-            .env("HOME", empty)
-            .env("AGENT_SESSIONS_CONFIG", self.config())
-            .env("XDG_CONFIG_HOME", root.join("xdg-config"))
-            .env("AGENT_SESSIONS_CACHE_DIR", root.join("cache"))
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME")
-            .env_remove("XDG_DATA_HOME");
+        let mut cmd = common::cli(&root.join("cache"), args);
+        cmd.env("AGENT_SESSIONS_CONFIG", self.config())
+            .env("XDG_CONFIG_HOME", root.join("xdg-config"));
+        common::no_agent_variables(&mut cmd);
         cmd
     }
 
     fn run(&self, args: &[&str]) -> Output {
         self.cli(args).output().unwrap()
     }
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 fn setting<'a>(v: &'a Value, key: &str) -> &'a Value {

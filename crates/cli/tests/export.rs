@@ -2,6 +2,8 @@
 //! private, never over an existing file without `--force`, never into an agent's store, and
 //! clear errors.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -9,39 +11,20 @@ use serde_json::Value;
 
 const ID: &str = "669d0c53-3d15-4f40-9830-4e99247562a5";
 
+use common::{copy_dir, json_of, stderr, stdout};
+
 fn store() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/claude/2.0.50/dot-claude")
+    common::testdata("claude/2.0.50/dot-claude")
 }
 
 /// The CLI on the Claude fixture store, with a cache of its own and no real home.
 fn run(cache: &Path, args: &[&str]) -> Output {
-    let empty = Path::new("/nonexistent/agent-sessions-cli-test-home");
-    Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
-        .arg("export")
+    common::cli(cache, &["export"])
         .args(args)
         .arg("--claude-root")
         .arg(store())
-        .env("AGENT_SESSIONS_CACHE_DIR", cache)
-        .env("HOME", empty)
-        .env("CLAUDE_CONFIG_DIR", empty.join("claude"))
-        .env("CODEX_HOME", empty.join("codex"))
-        .env("XDG_DATA_HOME", empty.join("data"))
-        .env("XDG_CONFIG_HOME", empty.join("config"))
         .output()
         .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(out)))
 }
 
 fn names(dir: &Path) -> Vec<String> {
@@ -288,16 +271,4 @@ fn exports_never_go_into_an_agent_store() {
     assert_eq!(std::fs::read(&transcript).unwrap(), before);
     let dir = transcript.parent().unwrap();
     assert!(names(dir).iter().all(|n| !n.ends_with(".partial")));
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }

@@ -2,30 +2,19 @@
 //! checked against that list on fixture stores (Claude with subagents, Codex) with several
 //! models.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
 use serde_json::Value;
 
-fn store(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(path)
-}
+use common::testdata as store;
 
 fn scan(extra: &[&str]) -> (bool, Value, String) {
     let cache = tempfile::tempdir().unwrap();
-    let empty = Path::new("/nonexistent/agent-sessions-cli-test-home");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
-        .args(["scan", "--json", "--claude-root"])
+    let out = common::cli(cache.path(), &["scan", "--json", "--claude-root"])
         .arg(store("claude/2.1.332/dot-claude"))
         .arg("--codex-root")
         .arg(store("codex/0.140.0/dot-codex"))
         .args(extra)
-        .env("AGENT_SESSIONS_CACHE_DIR", cache.path())
-        .env("HOME", empty)
-        .env("XDG_DATA_HOME", empty.join("data"))
-        .env("XDG_CONFIG_HOME", empty.join("config"))
         .output()
         .unwrap();
     let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);

@@ -2,6 +2,8 @@
 //! 127.0.0.1 started here: the envelope, the text output, what the server received, and errors
 //! (not set up, a refused key, an unknown message) that never print the key.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -12,6 +14,8 @@ use std::time::Duration;
 use agent_sessions_core::actions::translate::text_of;
 use agent_sessions_core::Message;
 use serde_json::{json, Value};
+
+use common::json_of;
 
 const KEY: &str = "sk-cli-test-SECRET-4242";
 
@@ -70,16 +74,6 @@ impl Setup {
         }
         panic!("no fixture message with text");
     }
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 /// What the server got: the request head and its body.

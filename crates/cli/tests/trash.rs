@@ -6,6 +6,7 @@
 #![cfg(target_os = "linux")]
 
 mod agents;
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,12 +15,10 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+use common::copy_dir;
+
 fn testdata(kind: &str, version: &str, store: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(kind)
-        .join(version)
-        .join(store)
+    common::testdata(kind).join(version).join(store)
 }
 
 /// A machine of its own: a copy of one fixture store, a home, a trash, a cache, a config file
@@ -164,18 +163,6 @@ impl Machine {
             out.insert(name, PathBuf::from(path));
         }
         out
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
     }
 }
 

@@ -232,24 +232,9 @@ fn errors_of_the_remote_keep_their_codes() {
     assert_eq!(v["error"]["code"], "remote_unsupported");
 }
 
-/// Claims the live session for this test process, as Claude Code writes `sessions/<pid>.json`
-/// (the remote is this machine, so the server sees the process).
+/// Claims the live session for this test process (the remote is this machine).
 fn claim_live(claude: &Path) -> PathBuf {
-    let me = std::process::id();
-    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
-    let ticks = stat[stat.rfind(')').unwrap() + 1..]
-        .split_whitespace()
-        .nth(19)
-        .unwrap()
-        .to_owned();
-    let file = claude.join("sessions/99999.json");
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(
-        &file,
-        format!(r#"{{"pid":{me},"sessionId":"{LIVE}","procStart":"{ticks}","status":"busy"}}"#),
-    )
-    .unwrap();
-    file
+    agent_sessions_remote::loopback::claim_live(claude, LIVE)
 }
 
 fn append_prompt(claude: &Path, text: &str) {

@@ -161,24 +161,9 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// Claims session 1 for this process (as Claude Code's `sessions/<pid>.json`).
+/// Claims session 1 for this process.
 fn claim_live(home: &Path) -> PathBuf {
-    let me = std::process::id();
-    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
-    let ticks = stat[stat.rfind(')').unwrap() + 1..]
-        .split_whitespace()
-        .nth(19)
-        .unwrap()
-        .to_owned();
-    let file = home.join(".claude/sessions/99999.json");
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    let id = session_id(1);
-    std::fs::write(
-        &file,
-        format!(r#"{{"pid":{me},"sessionId":"{id}","procStart":"{ticks}","status":"busy"}}"#),
-    )
-    .unwrap();
-    file
+    agent_sessions_remote::loopback::claim_live(&home.join(".claude"), &session_id(1))
 }
 
 /// Appends prompts to the live session; each one's time to arrive as a follow event.

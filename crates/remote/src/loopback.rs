@@ -2,7 +2,8 @@
 //! openssh-server; scripts/setup.sh installs it) on a free port with a fresh host key, run as
 //! the current user, its sessions' HOME and XDG_CACHE_HOME set to a given folder (the remote
 //! home), and an ssh config with two aliases: `testbox` (an authorized key) and `stranger` (a
-//! key the server does not know). Stopped, with its sessions, when dropped.
+//! key the server does not know). Stopped, with its sessions, when dropped. [`claim_live`]
+//! makes a session of a Claude store live for a follow.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -116,6 +117,25 @@ impl Drop for Sshd {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Claims `session` of the Claude store at `claude_root` for this process, as Claude Code
+/// writes `sessions/<pid>.json` (pid and start time): the session reads as live until the file
+/// is removed. The remote here is this machine, so its server sees the process (Linux).
+pub fn claim_live(claude_root: &Path, session: &str) -> PathBuf {
+    let me = std::process::id();
+    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap_or_default();
+    let ticks = stat
+        .rfind(')')
+        .and_then(|at| stat[at + 1..].split_whitespace().nth(19))
+        .unwrap_or("0")
+        .to_owned();
+    let file = claude_root.join("sessions/99999.json");
+    let _ = std::fs::create_dir_all(claude_root.join("sessions"));
+    let claim =
+        format!(r#"{{"pid":{me},"sessionId":"{session}","procStart":"{ticks}","status":"busy"}}"#);
+    std::fs::write(&file, claim).expect("the session folder is writable");
+    file
 }
 
 fn sshd_config(port: u16, p: &dyn Fn(&str) -> String, home: &Path) -> String {

@@ -42,25 +42,9 @@ pub fn claude_roots(root: &Path) -> Roots {
     roots
 }
 
-/// Claims [`LIVE_SESSION`] for this test process, as Claude Code writes `sessions/<pid>.json`.
+/// Claims [`LIVE_SESSION`] for this test process.
 pub fn claim_live(root: &Path) -> PathBuf {
-    let me = std::process::id();
-    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
-    let ticks = stat[stat.rfind(')').unwrap() + 1..]
-        .split_whitespace()
-        .nth(19)
-        .unwrap()
-        .to_owned();
-    let file = root.join("sessions/99999.json");
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(
-        &file,
-        format!(
-            r#"{{"pid":{me},"sessionId":"{LIVE_SESSION}","procStart":"{ticks}","status":"busy"}}"#
-        ),
-    )
-    .unwrap();
-    file
+    agent_sessions_remote::loopback::claim_live(root, LIVE_SESSION)
 }
 
 /// Appends a user prompt to the live session's file.

@@ -108,6 +108,11 @@ class Driver:
         raise AssertionError(f"timed out waiting for {count}× {css}")
 
     def click(self, el):
+        # Scrolled into view by the page first: WebKitWebDriver's own scrolling leaves an element
+        # that lies wholly just below the fold of a scrolling pane (the session list's last row)
+        # where it was, and the click fails as "element not interactable".
+        self.call("POST", self.s("/execute/sync"), {"script": "arguments[0].scrollIntoView({block: 'nearest'})",
+                                                    "args": [{ELEMENT: el}]})
         self.call("POST", self.s(f"/element/{el}/click"), {})
 
     def text(self, el):

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { ROW_HEIGHT, SUBS_HEIGHT, flatten, offsetsOf, parentOf, windowOf } from "./window";
+import { session } from "./testing";
+
+const top = ["a", "b", "c"].map((id) => session(id));
+const kids = new Map([["b", [session("b1", { parent_id: "b" }), session("b2", { parent_id: "b" })]]]);
+
+describe("the session list's window", () => {
+  it("lists a closed parent once, and its subagents after it when opened, with their ARIA places", () => {
+    const closed = flatten(top, kids, new Set());
+    expect(closed.map((it) => it.s.id)).toEqual(["a", "b", "c"]);
+    expect(closed.map((it) => [it.index, it.pos, it.size, it.subs, it.expanded])).toEqual([
+      [0, 1, 3, 0, false], [1, 2, 3, 2, false], [2, 3, 3, 0, false],
+    ]);
+    const open = flatten(top, kids, new Set(["b"]));
+    expect(open.map((it) => it.s.id)).toEqual(["a", "b", "b1", "b2", "c"]);
+    expect(open.map((it) => [it.child, it.index, it.pos, it.size])).toEqual([
+      [false, 0, 1, 3], [false, 1, 2, 3], [true, -1, 1, 2], [true, -1, 2, 2], [false, 2, 3, 3],
+    ]);
+    expect(open[1].expanded).toBe(true);
+    // A child's parent is the nearest top-level row above it; a top-level row has none.
+    expect([0, 2, 3, 4].map((i) => parentOf(open, i))).toEqual([null, 1, 1, null]);
+  });
+
+  it("adds up fixed heights, a parent's subagent line included", () => {
+    const offsets = offsetsOf(flatten(top, kids, new Set()));
+    expect(offsets).toEqual([0, ROW_HEIGHT, 2 * ROW_HEIGHT + SUBS_HEIGHT, 3 * ROW_HEIGHT + SUBS_HEIGHT]);
+  });
+
+  it("keeps only the items overlapping the band, at both ends and for an empty list", () => {
+    const many = Array.from({ length: 5000 }, (_, i) => session(`s${i}`));
+    const offsets = offsetsOf(flatten(many, new Map(), new Set()));
+    expect(offsets[5000]).toBe(5000 * ROW_HEIGHT);
+    expect(windowOf(offsets, -640, 800 + 640)).toEqual({ start: 0, end: Math.ceil(1440 / ROW_HEIGHT) });
+    // Row 100 starts at 3200: a band from 3210 starts at it, one ending at 3232 ends after row 100.
+    expect(windowOf(offsets, 3210, 3232)).toEqual({ start: 100, end: 101 });
+    expect(windowOf(offsets, 3200, 3233)).toEqual({ start: 100, end: 102 });
+    expect(windowOf(offsets, 5000 * ROW_HEIGHT - 10, 5000 * ROW_HEIGHT + 500)).toEqual({ start: 4999, end: 5000 });
+    expect(windowOf(offsets, 10 ** 7, 10 ** 7 + 800)).toEqual({ start: 5000, end: 5000 });
+    expect(windowOf([0], 0, 800)).toEqual({ start: 0, end: 0 });
+  });
+});

@@ -49,6 +49,45 @@ describe("grouping", () => {
     expect(sessionsUnder(repo, "dir:/w/app", false).map((x) => x.id)).toEqual(["main"]);
   });
 
+  it("shows a folded repository's directories as its children, each with its agents", () => {
+    const repo = [
+      s("main", { cwd: "/w/app", repo_root: "/w/app", updated_at: "2026-11-05T00:00:00Z" }),
+      s("main2", { cwd: "/w/app/", dir: "/w/app", repo_root: "/w/app", provider: "codex", updated_at: "2026-11-01T00:00:00Z" }),
+      s("sub", { cwd: "/w/app/src", repo_root: "/w/app", updated_at: "2026-11-04T00:00:00Z" }),
+      s("wt", { cwd: "/w/app-feature", repo_root: "/w/app", updated_at: "2026-11-03T00:00:00Z" }),
+      s("alone", { cwd: "/w/lib", repo_root: "/w/lib" }),
+    ];
+    const folded = buildTree(repo, "dir-agent", new Set(["/w/app-feature"]), true);
+    expect(folded.map((n) => [n.key, n.count])).toEqual([["dir:/w/app", 4], ["dir:/w/lib", 1]]);
+    const app = folded[0];
+    expect(app.children.map((n) => [n.key, n.label, n.count, n.missing])).toEqual([
+      ["dir:/w/app/in:/w/app", "/w/app", 2, false],
+      ["dir:/w/app/in:/w/app/src", "/w/app/src", 1, false],
+      ["dir:/w/app/in:/w/app-feature", "/w/app-feature", 1, true],
+    ]);
+    expect(app.children[0].children.map((n) => [n.key, n.count])).toEqual([
+      ["dir:/w/app/in:/w/app/agent:claude", 1], ["dir:/w/app/in:/w/app/agent:codex", 1],
+    ]);
+    // A repository that is only its own root has its agents as children, as unfolded.
+    expect(folded[1].children.map((n) => n.key)).toEqual(["dir:/w/lib/agent:claude"]);
+    // Each node selects what it counts.
+    for (const n of [app, ...app.children, ...app.children[0].children]) {
+      expect(sessionsUnder(repo, n.key, true).length).toBe(n.count);
+    }
+    expect(sessionsUnder(repo, "dir:/w/app/in:/w/app-feature", true).map((x) => x.id)).toEqual(["wt"]);
+    expect(sessionsUnder(repo, "dir:/w/app/in:/w/app/agent:codex", true).map((x) => x.id)).toEqual(["main2"]);
+    // Agent → repository → its directories.
+    const byAgent = buildTree(repo, "agent-dir", new Set(), true);
+    const claude = byAgent.find((n) => n.key === "agent:claude")!;
+    expect(claude.children.map((n) => [n.key, n.count])).toEqual([["agent:claude/dir:/w/app", 3], ["agent:claude/dir:/w/lib", 1]]);
+    expect(claude.children[0].children.map((n) => [n.key, n.count])).toEqual([
+      ["agent:claude/dir:/w/app/in:/w/app", 1], ["agent:claude/dir:/w/app/in:/w/app/src", 1], ["agent:claude/dir:/w/app/in:/w/app-feature", 1],
+    ]);
+    expect(sessionsUnder(repo, "agent:claude/dir:/w/app/in:/w/app/src", true).map((x) => x.id)).toEqual(["sub"]);
+    // Unfolded, nothing has directory children.
+    expect(buildTree(repo, "dir-agent").flatMap((n) => n.children).every((c) => c.key.includes("/agent:"))).toBe(true);
+  });
+
   it("sorts by cost, ties broken by provider then id as core does", () => {
     const a = s("a", { cost_usd: 1 });
     const b = s("b", { cost_usd: 3 });

@@ -56,30 +56,43 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   return out;
 }
 
-/** The left pane: directories then agents, agents then directories, or nothing (flat). */
+/** The left pane: directories then agents, agents then directories, or nothing (flat).
+ * Folded (`fold`), a directory node is a repository; when sessions ran in more than its root
+ * (subdirectories, worktrees), its children are those directories (key part `in:`), each with
+ * its agents in directory → agent order. */
 export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set<string> = new Set(), fold = false): TreeNode[] {
   const top = topLevel(sessions);
-  const dirOf = (s: SessionMeta) => placeOf(s, fold);
   if (mode === "flat") return [];
-  const dirNode = (dir: string, list: SessionMeta[], prefix: string, inner: TreeNode[]): TreeNode => ({
-    key: `${prefix}dir:${dir}`, label: dir, count: list.length, missing: missing.has(dir), children: inner,
-  });
-  const agentNode = (p: Provider, list: SessionMeta[], prefix: string, inner: TreeNode[]): TreeNode => ({
-    key: `${prefix}agent:${p}`, label: PROVIDER_LABEL[p], count: list.length, missing: false, children: inner,
-  });
   const byRecent = (a: [string, SessionMeta[]], b: [string, SessionMeta[]]) => latest(b[1]) - latest(a[1]);
+  const node = (key: string, label: string, list: SessionMeta[], children: TreeNode[], gone = false): TreeNode => ({
+    key, label, count: list.length, missing: gone, children,
+  });
+  const agents = (list: SessionMeta[], prefix: string): TreeNode[] =>
+    [...groupBy(list, (s) => s.provider)].sort(byRecent)
+      .map(([p, l]) => node(`${prefix}agent:${p}`, PROVIDER_LABEL[p as Provider], l, []));
+  // A place's own directories, when folding gathered more than the one directory it is.
+  const inner = (place: string, list: SessionMeta[], prefix: string, withAgents: boolean): TreeNode[] | null => {
+    if (!fold) return null;
+    const dirs = [...groupBy(list, (s) => dirOf(s))].sort(byRecent);
+    if (dirs.length === 1 && dirs[0][0] === place) return null;
+    return dirs.map(([d, l]) => {
+      const key = `${prefix}in:${d}`;
+      return node(key, d, l, withAgents ? agents(l, `${key}/`) : [], missing.has(d));
+    });
+  };
   if (mode === "dir-agent") {
-    return [...groupBy(top, dirOf)].sort(byRecent).map(([dir, list]) => {
-      const prefix = `dir:${dir}/`;
-      const agents = [...groupBy(list, (s) => s.provider)].sort(byRecent)
-        .map(([p, l]) => agentNode(p as Provider, l, prefix, []));
-      return dirNode(dir, list, "", agents);
+    return [...groupBy(top, (s) => dirOf(s, fold))].sort(byRecent).map(([dir, list]) => {
+      const key = `dir:${dir}`;
+      return node(key, dir, list, inner(dir, list, `${key}/`, true) ?? agents(list, `${key}/`), missing.has(dir));
     });
   }
   return [...groupBy(top, (s) => s.provider)].sort(byRecent).map(([p, list]) => {
     const prefix = `agent:${p}/`;
-    const dirs = [...groupBy(list, dirOf)].sort(byRecent).map(([d, l]) => dirNode(d, l, prefix, []));
-    return agentNode(p as Provider, list, "", dirs);
+    const dirs = [...groupBy(list, (s) => dirOf(s, fold))].sort(byRecent).map(([d, l]) => {
+      const key = `${prefix}dir:${d}`;
+      return node(key, d, l, inner(d, l, `${key}/`, false) ?? [], missing.has(d));
+    });
+    return node(prefix.slice(0, -1), PROVIDER_LABEL[p as Provider], list, dirs);
   });
 }
 
@@ -87,19 +100,26 @@ function latest(list: SessionMeta[]): number {
   return Math.max(...list.map((s) => time(s.updated_at)));
 }
 
-const placeOf = dirOf;
+/** What a tree key selects: its place (a directory, or a repository when folded), the
+ * directory inside a folded repository (`in:`), and the agent. */
+function keyParts(key: string): { dir?: string; in?: string; agent?: string } {
+  const want: { dir?: string; in?: string; agent?: string } = {};
+  for (const part of key.split(/\/(?=dir:|agent:|in:)/)) {
+    if (part.startsWith("dir:")) want.dir = part.slice(4);
+    if (part.startsWith("in:")) want.in = part.slice(3);
+    if (part.startsWith("agent:")) want.agent = part.slice(6);
+  }
+  return want;
+}
 
 /** The sessions under a tree node (all of them for no selection), top level only. */
 export function sessionsUnder(sessions: SessionMeta[], key: string | null, fold = false): SessionMeta[] {
   const top = topLevel(sessions);
-  const dirOf = (s: SessionMeta) => placeOf(s, fold);
   if (!key) return top;
-  const want: { dir?: string; agent?: string } = {};
-  for (const part of key.split(/\/(?=dir:|agent:)/)) {
-    if (part.startsWith("dir:")) want.dir = part.slice(4);
-    if (part.startsWith("agent:")) want.agent = part.slice(6);
-  }
-  return top.filter((s) => (want.dir === undefined || dirOf(s) === want.dir) && (want.agent === undefined || s.provider === want.agent));
+  const want = keyParts(key);
+  return top.filter((s) => (want.dir === undefined || dirOf(s, fold) === want.dir)
+    && (want.in === undefined || dirOf(s) === want.in)
+    && (want.agent === undefined || s.provider === want.agent));
 }
 
 export function messageCount(s: SessionMeta): number {

@@ -23,7 +23,38 @@ pub const MAX_TEXT_BYTES: usize = 1024 * 1024;
 /// The bytes behind `key` in `session`. A key the session does not have (including a spilled
 /// output file that is gone) is [`Error::BlobNotFound`].
 pub fn read(catalog: &Catalog, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
-    match catalog.blob(session, key) {
+    found(catalog.blob(session, key), session, key)
+}
+
+/// What a window shows of the blob behind `key` ([`view`]), reading no more of it than it
+/// shows: the text cap's worth first, and the whole blob only when those bytes are an image it
+/// may show (at most [`MAX_IMAGE_BYTES`]). A spilled output of gigabytes costs a megabyte.
+pub fn load_view(catalog: &Catalog, session: &SessionMeta, key: &str) -> Result<BlobView, Error> {
+    // One byte past the cap tells whether the cut falls inside a character.
+    let (head, size) = found(
+        catalog.blob_head(session, key, MAX_TEXT_BYTES + 1),
+        session,
+        key,
+    )?;
+    let size = usize::try_from(size).unwrap_or(usize::MAX);
+    match image_mime(&head) {
+        Some(mime) if size > MAX_IMAGE_BYTES => Ok(BlobView::TooLarge { mime, bytes: size }),
+        Some(_) if size > head.len() => {
+            let (whole, _) = found(
+                catalog.blob_head(session, key, MAX_IMAGE_BYTES),
+                session,
+                key,
+            )?;
+            Ok(view(&whole))
+        }
+        Some(_) => Ok(view(&head)),
+        None => Ok(view_head(&head, size)),
+    }
+}
+
+/// A file that is not there is a key the session does not have.
+fn found<T>(result: Result<T, Error>, session: &SessionMeta, key: &str) -> Result<T, Error> {
+    match result {
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             Err(Error::BlobNotFound {
                 session: session.id.clone(),
@@ -64,6 +95,7 @@ pub enum BlobView {
     },
 }
 
+/// What a window shows of a blob, from all its bytes.
 pub fn view(bytes: &[u8]) -> BlobView {
     let size = bytes.len();
     if let Some(mime) = image_mime(bytes) {
@@ -76,13 +108,19 @@ pub fn view(bytes: &[u8]) -> BlobView {
             bytes: size,
         };
     }
-    let mut end = size.min(MAX_TEXT_BYTES);
+    view_head(bytes, size)
+}
+
+/// The text view of a blob of `size` bytes from its first bytes (`head`, at least
+/// [`MAX_TEXT_BYTES`] + 1 of them when there are more).
+fn view_head(head: &[u8], size: usize) -> BlobView {
+    let mut end = head.len().min(MAX_TEXT_BYTES);
     // Not in the middle of a character: back up over continuation bytes.
-    while end < size && end > 0 && (bytes[end] & 0xC0) == 0x80 {
+    while end < head.len() && end > 0 && (head[end] & 0xC0) == 0x80 {
         end -= 1;
     }
     BlobView::Text {
-        text: String::from_utf8_lossy(&bytes[..end]).into_owned(),
+        text: String::from_utf8_lossy(&head[..end]).into_owned(),
         truncated: end < size,
         bytes: size,
     }

@@ -241,6 +241,18 @@ impl Catalog {
         Ok(self.provider(session.provider)?.blob(session, key)?)
     }
 
+    /// At most `max` bytes of a blob and its whole size (see `Provider::blob_head`).
+    pub fn blob_head(
+        &self,
+        session: &SessionMeta,
+        key: &str,
+        max: usize,
+    ) -> Result<(Vec<u8>, u64), Error> {
+        Ok(self
+            .provider(session.provider)?
+            .blob_head(session, key, max)?)
+    }
+
     pub fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         Ok(self.provider(session.provider)?.resume_command(session)?)
     }

@@ -204,6 +204,22 @@ pub trait Provider: Send + Sync {
     /// The bytes behind a blob key found in a transcript (large tool output, image).
     fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error>;
 
+    /// At most the first `max` bytes behind a blob key, and how many there are in all: what a
+    /// window is shown of a blob. A provider whose blobs can be files of their own (Claude's
+    /// spilled tool results) reads only `max` of them, so a huge one costs `max` of memory;
+    /// a blob inside a record is read with its record.
+    fn blob_head(
+        &self,
+        session: &SessionMeta,
+        key: &str,
+        max: usize,
+    ) -> Result<(Vec<u8>, u64), Error> {
+        let mut bytes = self.blob(session, key)?;
+        let size = bytes.len() as u64;
+        bytes.truncate(max);
+        Ok((bytes, size))
+    }
+
     /// Files and directories whose changes may change the session list.
     fn watch_paths(&self) -> Vec<PathBuf>;
 

@@ -1,5 +1,5 @@
 //! A transcript's blob on demand (a spilled tool output, a large tool result, an image): what
-//! core's `blob::view` lets a window show of it, for the session the webview names.
+//! core's `blob::load_view` lets a window show of it, for the session the webview names.
 
 use agent_sessions_core::blob::{self, BlobView};
 use tauri::AppHandle;
@@ -15,8 +15,8 @@ pub async fn load_blob(app: AppHandle, session: SessionRef, key: String) -> CmdR
     off_main(app, move |state| {
         let meta = state.resolve(&session)?;
         let lib = state.service.library();
-        let bytes = blob::read(lib.catalog(), &meta, &key)?;
-        Ok(blob::view(&bytes))
+        // Only what is shown is read (a spilled output of gigabytes costs a megabyte).
+        Ok(blob::load_view(lib.catalog(), &meta, &key)?)
     })
     .await
 }

@@ -193,6 +193,15 @@ impl Provider for ClaudeProvider {
 
     transcript_methods!(transcript);
 
+    fn blob_head(
+        &self,
+        session: &SessionMeta,
+        key: &str,
+        max: usize,
+    ) -> Result<(Vec<u8>, u64), Error> {
+        transcript::blob_head(session, key, max)
+    }
+
     fn reads_in_part(&self, _: &SessionMeta) -> bool {
         true
     }

@@ -599,14 +599,7 @@ pub fn blob(session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
     let missing = |reason: &str| blob::not_found(session, key, reason);
     let (offset, which) = match blob::parse(session, key)? {
         BlobKey::SpilledFile(name) => {
-            let path = side_dir(&session.source_path)
-                .join("tool-results")
-                .join(name);
-            let mut bytes = Vec::new();
-            return crate::files::open_regular(&path)
-                .and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut bytes))
-                .map(|_| bytes)
-                .map_err(|e| Error::io(path, e));
+            return read_spilled(session, &name, u64::MAX).map(|(bytes, _)| bytes);
         }
         BlobKey::ToolResult { offset, call } => (offset, Ok(call)),
         BlobKey::Image { offset, index } => (offset, Err(index)),
@@ -631,6 +624,34 @@ pub fn blob(session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
                 .map_err(|_| missing("image data is not base64"))
         }
     }
+}
+
+/// [`blob`] cut at `max` bytes, and its whole size: a spilled file is read only up to `max`.
+pub fn blob_head(session: &SessionMeta, key: &str, max: usize) -> Result<(Vec<u8>, u64), Error> {
+    if let BlobKey::SpilledFile(name) = blob::parse(session, key)? {
+        return read_spilled(session, &name, max as u64);
+    }
+    let mut bytes = blob(session, key)?;
+    let size = bytes.len() as u64;
+    bytes.truncate(max);
+    Ok((bytes, size))
+}
+
+/// At most `max` bytes of the spilled tool result `name` (a file beside the transcript, never a
+/// link or a device), and the file's size.
+fn read_spilled(session: &SessionMeta, name: &str, max: u64) -> Result<(Vec<u8>, u64), Error> {
+    use std::io::Read;
+    let path = side_dir(&session.source_path)
+        .join("tool-results")
+        .join(name);
+    let read = |path: &Path| -> std::io::Result<(Vec<u8>, u64)> {
+        let file = crate::files::open_regular(path)?;
+        let size = file.metadata()?.len();
+        let mut bytes = Vec::with_capacity(size.min(max).min(64 << 20) as usize);
+        file.take(max).read_to_end(&mut bytes)?;
+        Ok((bytes, size))
+    };
+    read(&path).map_err(|e| Error::io(path, e))
 }
 
 fn collect_images<'a>(content: &'a Value, out: &mut Vec<&'a str>) {

@@ -60,9 +60,16 @@ const WORDS: &[&str] = &[
     "TODO:",
 ];
 
+/// Identifiers of one family (`stage0` … `stage59`): a prefix query spells them out into more
+/// phrases than BM25 ranks (see `index::RANKED_PHRASES`), so its matches come newest first.
+const FAMILY: usize = 60;
+
 fn sentence(rng: &mut Rng, n: usize) -> String {
     (0..n)
-        .map(|_| WORDS[rng.below(WORDS.len())])
+        .map(|_| match rng.below(8) {
+            0 => format!("stage{}", rng.below(FAMILY)),
+            _ => WORDS[rng.below(WORDS.len())].to_owned(),
+        })
         .collect::<Vec<_>>()
         .join(if rng.below(5) == 0 { "\n" } else { " " })
 }
@@ -164,6 +171,10 @@ fn queries() -> Vec<&'static str> {
         "main.py",
         "\"main.py prints\"",
         "compac*",
+        "stage*",
+        "stage4*",
+        "stage4* OR parser",
+        "Stage17",
         "nowhere-at-all",
         "paren",
         "todo",

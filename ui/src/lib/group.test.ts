@@ -60,10 +60,11 @@ describe("grouping", () => {
     const folded = buildTree(repo, "dir-agent", new Set(["/w/app-feature"]), true);
     expect(folded.map((n) => [n.key, n.count])).toEqual([["dir:/w/app", 4], ["dir:/w/lib", 1]]);
     const app = folded[0];
-    expect(app.children.map((n) => [n.key, n.label, n.count, n.missing])).toEqual([
-      ["dir:/w/app/in:/w/app", "/w/app", 2, false],
-      ["dir:/w/app/in:/w/app/src", "/w/app/src", 1, false],
-      ["dir:/w/app/in:/w/app-feature", "/w/app-feature", 1, true],
+    // Named under the repository (the full path is the node's title); a worktree elsewhere by its path.
+    expect(app.children.map((n) => [n.key, n.label, n.title, n.count, n.missing])).toEqual([
+      ["dir:/w/app/in:/w/app", "app", "/w/app", 2, false],
+      ["dir:/w/app/in:/w/app/src", "app/src", "/w/app/src", 1, false],
+      ["dir:/w/app/in:/w/app-feature", "/w/app-feature", "/w/app-feature", 1, true],
     ]);
     expect(app.children[0].children.map((n) => [n.key, n.count])).toEqual([
       ["dir:/w/app/in:/w/app/agent:claude", 1], ["dir:/w/app/in:/w/app/agent:codex", 1],

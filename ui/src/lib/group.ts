@@ -8,6 +8,8 @@ export type SortKey = SortBy;
 export interface TreeNode {
   key: string;
   label: string;
+  /** The full path when the label is a shorter name for it (a directory inside a repository). */
+  title?: string;
   count: number;
   missing: boolean;
   children: TreeNode[];
@@ -77,7 +79,7 @@ export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set
     if (dirs.length === 1 && dirs[0][0] === place) return null;
     return dirs.map(([d, l]) => {
       const key = `${prefix}in:${d}`;
-      return node(key, d, l, withAgents ? agents(l, `${key}/`) : [], missing.has(d));
+      return { ...node(key, inside(place, d), l, withAgents ? agents(l, `${key}/`) : [], missing.has(d)), title: d };
     });
   };
   if (mode === "dir-agent") {
@@ -94,6 +96,14 @@ export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set
     });
     return node(prefix.slice(0, -1), PROVIDER_LABEL[p as Provider], list, dirs);
   });
+}
+
+/** A directory's name under its repository: the repository's own name and the path below it
+ * (`app`, `app/src`, `app/.claude/worktrees/x`); a worktree elsewhere keeps its path. */
+function inside(repo: string, dir: string): string {
+  const name = repo.split("/").filter(Boolean).pop() ?? repo;
+  if (dir === repo) return name;
+  return dir.startsWith(`${repo}/`) ? `${name}/${dir.slice(repo.length + 1)}` : dir;
 }
 
 function latest(list: SessionMeta[]): number {

@@ -1364,13 +1364,8 @@ pub fn refuse_agent_store(roots: &crate::Roots, path: &Path) -> Result<(), Error
     let Ok(dir) = std::fs::canonicalize(dir) else {
         return Ok(()); // A missing folder fails the write itself, with its own message.
     };
-    let stores = [
-        ("Claude", &roots.claude),
-        ("Codex", &roots.codex),
-        ("OpenCode", &roots.opencode),
-    ];
-    for (agent, list) in stores {
-        for root in list {
+    for agent in crate::provider::registry::AGENTS {
+        for root in roots.get(agent.kind) {
             let Ok(root) = std::fs::canonicalize(root) else {
                 continue;
             };
@@ -1380,8 +1375,9 @@ pub fn refuse_agent_store(roots: &crate::Roots, path: &Path) -> Result<(), Error
                     source: io::Error::new(
                         io::ErrorKind::PermissionDenied,
                         format!(
-                            "it is inside the {agent} store {}, and nothing is ever written \
+                            "it is inside the {} store {}, and nothing is ever written \
                              there; choose a file elsewhere",
+                            agent.label,
                             root.display()
                         ),
                     ),

@@ -271,11 +271,12 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
         .into());
     }
     let provider = m.source.provider;
-    let root = checked_folder(&target.root, &format!("{provider} store"))?;
+    let store = format!("{} store", crate::provider::registry::agent(provider).label);
+    let root = checked_folder(&target.root, &store)?;
     let dir = checked_folder(&target.dir, "directory")?;
     if dir.starts_with(&root) {
         return Err(BundleError::Target(format!(
-            "the directory {} is inside the {provider} store; choose a project folder",
+            "the directory {} is inside the {store}; choose a project folder",
             dir.display()
         ))
         .into());

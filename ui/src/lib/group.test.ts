@@ -60,11 +60,16 @@ describe("grouping", () => {
     const folded = buildTree(repo, "dir-agent", new Set(["/w/app-feature"]), true);
     expect(folded.map((n) => [n.key, n.count])).toEqual([["dir:/w/app", 4], ["dir:/w/lib", 1]]);
     const app = folded[0];
-    // Named under the repository (the full path is the node's title); a worktree elsewhere by its path.
+    // Named under the repository (the full path is the node's title); a worktree elsewhere by its path's end.
     expect(app.children.map((n) => [n.key, n.label, n.title, n.count, n.missing])).toEqual([
       ["dir:/w/app/in:/w/app", "app", "/w/app", 2, false],
       ["dir:/w/app/in:/w/app/src", "app/src", "/w/app/src", 1, false],
       ["dir:/w/app/in:/w/app-feature", "/w/app-feature", "/w/app-feature", 1, true],
+    ]);
+    const deep = buildTree([s("d", { cwd: "/h/u/ws/app-wt", repo_root: "/h/u/app" }), s("r", { cwd: "/h/u/app", repo_root: "/h/u/app" })],
+      "dir-agent", new Set(), true);
+    expect(deep[0].children.map((n) => [n.label, n.title])).toEqual([
+      ["…/ws/app-wt", "/h/u/ws/app-wt"], ["app", "/h/u/app"],
     ]);
     expect(app.children[0].children.map((n) => [n.key, n.count])).toEqual([
       ["dir:/w/app/in:/w/app/agent:claude", 1], ["dir:/w/app/in:/w/app/agent:codex", 1],

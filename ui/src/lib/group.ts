@@ -99,11 +99,14 @@ export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set
 }
 
 /** A directory's name under its repository: the repository's own name and the path below it
- * (`app`, `app/src`, `app/.claude/worktrees/x`); a worktree elsewhere keeps its path. */
+ * (`app`, `app/src`, `app/.claude/worktrees/x`); a worktree elsewhere by the end of its path
+ * (`…/ws/app-wt`: the end is what tells it apart in a narrow pane). */
 function inside(repo: string, dir: string): string {
   const name = repo.split("/").filter(Boolean).pop() ?? repo;
   if (dir === repo) return name;
-  return dir.startsWith(`${repo}/`) ? `${name}/${dir.slice(repo.length + 1)}` : dir;
+  if (dir.startsWith(`${repo}/`)) return `${name}/${dir.slice(repo.length + 1)}`;
+  const parts = dir.split("/").filter(Boolean);
+  return parts.length > 2 ? `…/${parts.slice(-2).join("/")}` : dir;
 }
 
 function latest(list: SessionMeta[]): number {

@@ -174,8 +174,14 @@ export function relativeTime(iso: string | null, now: number = Date.now()): stri
   return `${Math.round(d / 365)}y`;
 }
 
+// toLocaleString's own format, made once: each call of toLocaleString builds a formatter, which
+// cost a scrolling list milliseconds per row it brought into view.
+const FULL_TIME = new Intl.DateTimeFormat(undefined, {
+  year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric",
+});
+
 /** The hover text of a session row: full time and the count breakdown. */
 export function rowTooltip(s: SessionMeta): string {
-  const when = s.updated_at ? new Date(s.updated_at).toLocaleString() : "unknown time";
+  const when = s.updated_at ? FULL_TIME.format(new Date(s.updated_at)) : "unknown time";
   return `${when}\nuser ${s.counts.user} · assistant ${s.counts.assistant} · tool calls ${s.counts.tool_calls}`;
 }

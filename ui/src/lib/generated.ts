@@ -288,7 +288,7 @@ export type Part = { "kind": "text", text: string, } | { "kind": "reasoning", te
  */
 encrypted: boolean, } | { "kind": "tool" } & ToolPart | { "kind": "patch", files: Array<FileChange>, } | { "kind": "file", path: string | null, mime: string | null, blob: string | null, } | { "kind": "compaction", trigger: string | null, pre_tokens: number | null, summary: string | null, } | { "kind": "notice", 
 /**
- * What produced it: `command`, `command_output`, `attachment:<type>`, `interrupt`, …
+ * What produced it: `command`, `attachment:<type>`, `interrupt`, … (a string in JSON).
  */
 source: string, text: string, };
 /**

@@ -9,6 +9,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use crate::blob::BlobKey;
 use crate::error::Error;
 use crate::jsonl::for_each_record_from;
 use crate::tail::LineStart;
@@ -41,6 +42,15 @@ pub(crate) fn message(
 /// A notice part.
 pub(crate) fn notice(source: NoticeKind, text: String) -> Part {
     Part::Notice { source, text }
+}
+
+/// The `index`-th image of the record at byte `offset`: its bytes are a blob, read on demand.
+pub(crate) fn image(offset: u64, index: usize, mime: Option<String>) -> Part {
+    Part::File {
+        path: None,
+        mime,
+        blob: Some(BlobKey::Image { offset, index }.key()),
+    }
 }
 
 /// The transcript of `session` with these messages: its counts are the messages' own.

@@ -272,17 +272,7 @@ impl Builder {
                 continue;
             };
             let image_parts: Vec<Part> = (0..images)
-                .map(|n| Part::File {
-                    path: None,
-                    mime: None,
-                    blob: Some(
-                        BlobKey::Image {
-                            offset: at.offset,
-                            index: n,
-                        }
-                        .key(),
-                    ),
-                })
+                .map(|n| build::image(at.offset, n, None))
                 .collect();
             self.touched = Some(mi);
             let Some(message) = self.messages.get_mut(mi) else {
@@ -399,17 +389,8 @@ fn prompt_parts(content: &Value, offset: u64) -> Vec<Part> {
                         text: b["text"].as_str().unwrap_or("").to_owned(),
                     }),
                     Some("image") => {
-                        parts.push(Part::File {
-                            path: None,
-                            mime: b["source"]["media_type"].as_str().map(str::to_owned),
-                            blob: Some(
-                                BlobKey::Image {
-                                    offset,
-                                    index: images,
-                                }
-                                .key(),
-                            ),
-                        });
+                        let mime = b["source"]["media_type"].as_str().map(str::to_owned);
+                        parts.push(build::image(offset, images, mime));
                         images += 1;
                     }
                     _ => {}

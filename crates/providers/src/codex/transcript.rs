@@ -392,19 +392,7 @@ impl Builder {
             .flatten()
             .filter(|c| c["type"] == "input_image")
             .count();
-        parts.extend((0..images).map(|n| {
-            Part::File {
-                path: None,
-                mime: None,
-                blob: Some(
-                    BlobKey::Image {
-                        offset: at.offset,
-                        index: n,
-                    }
-                    .key(),
-                ),
-            }
-        }));
+        parts.extend((0..images).map(|n| build::image(at.offset, n, None)));
         self.push(at, Role::User, true, false, parts);
     }
 

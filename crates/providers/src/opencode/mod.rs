@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
 use crate::blob::BlobKey;
+use crate::error::Error;
 use crate::files::{self, FileSet};
 use crate::ids;
 use crate::sqlite;

@@ -267,7 +267,10 @@ fn exports_never_go_into_an_agent_store() {
     let v = json_of(&out);
     assert_eq!(v["error"]["code"], "write", "{v}");
     let message = v["error"]["message"].as_str().unwrap();
-    assert!(message.contains("inside the Claude Code store"), "{message}");
+    assert!(
+        message.contains("inside the Claude Code store"),
+        "{message}"
+    );
     assert_eq!(std::fs::read(&transcript).unwrap(), before);
     let dir = transcript.parent().unwrap();
     assert!(names(dir).iter().all(|n| !n.ends_with(".partial")));

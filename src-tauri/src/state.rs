@@ -88,7 +88,7 @@ impl AppState {
 /// A session not found, said with its agent (the webview named both).
 fn not_found(session: &SessionRef, e: Error) -> CmdError {
     match e {
-        Error::SessionNotFound(_) => CmdError::not_found(format!(
+        e if e.is_session_not_found() => CmdError::not_found(format!(
             "no {} session with id {:?}",
             session.provider.as_str(),
             session.id

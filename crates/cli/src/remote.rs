@@ -258,18 +258,18 @@ impl MessageSource for Pages {
 
 /// A remote failure in the middle of a streamed transcript, as the core error `show` reports.
 fn as_core(e: RemoteError) -> Error {
-    Error::Io {
-        path: PathBuf::from(format!("remote ({})", e.code())),
-        source: std::io::Error::other(e.to_string()),
-    }
+    Error::io(
+        PathBuf::from(format!("remote ({})", e.code())),
+        std::io::Error::other(e.to_string()),
+    )
 }
 
 /// The resume command as the remote built it (its invariant checked again here).
 fn resume_command(v: &Value) -> Result<ResumeCommand, Error> {
     const PREFIX: &str = "resume command unavailable: ";
     if let Some(message) = v["error"]["message"].as_str() {
-        return Err(Error::ResumeUnavailable(
-            message.strip_prefix(PREFIX).unwrap_or(message).to_owned(),
+        return Err(Error::resume_unavailable(
+            message.strip_prefix(PREFIX).unwrap_or(message),
         ));
     }
     let argv: Vec<&str> = v["argv"]
@@ -277,10 +277,10 @@ fn resume_command(v: &Value) -> Result<ResumeCommand, Error> {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let Some((program, args)) = argv.split_first() else {
-        return Err(Error::ResumeUnavailable("the remote sent none".into()));
+        return Err(Error::resume_unavailable("the remote sent none"));
     };
     ResumeCommand::new(program, args, v["cwd"].as_str())
-        .map_err(|e| Error::ResumeUnavailable(e.to_string()))
+        .map_err(|e| Error::resume_unavailable(e.to_string()))
 }
 
 /// `SearchResults` as the server serializes it.

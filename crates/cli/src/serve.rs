@@ -22,9 +22,7 @@ pub fn run(explicit: &Roots, config: &ConfigFile) -> Result<Envelope, Error> {
         // Roots a client names are resolved as this machine's flags would be.
         resolve: Box::new(move |named| Ok(resolve(named, &process_env, &config)?.roots())),
     };
-    server::serve(std::io::stdin(), std::io::stdout(), options).map_err(|e| Error::Io {
-        path: PathBuf::from("standard input/output"),
-        source: e,
-    })?;
+    server::serve(std::io::stdin(), std::io::stdout(), options)
+        .map_err(|e| Error::io(PathBuf::from("standard input/output"), e))?;
     Ok(Envelope::silent())
 }

@@ -12,7 +12,7 @@ use base64::Engine;
 use serde::Serialize;
 
 use crate::catalog::Catalog;
-use crate::error::Error;
+use crate::error::{Error, ProviderError};
 use crate::model::SessionMeta;
 
 /// The largest image a window is sent (as base64, a third more).
@@ -55,12 +55,15 @@ pub fn load_view(catalog: &Catalog, session: &SessionMeta, key: &str) -> Result<
 /// A file that is not there is a key the session does not have.
 fn found<T>(result: Result<T, Error>, session: &SessionMeta, key: &str) -> Result<T, Error> {
     match result {
-        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            Err(Error::BlobNotFound {
+        Err(Error::Provider(ProviderError::Io { source, .. }))
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Err(ProviderError::BlobNotFound {
                 session: session.id.clone(),
                 key: key.to_owned(),
                 reason: "its file is not there".into(),
-            })
+            }
+            .into())
         }
         other => other,
     }

@@ -198,7 +198,7 @@ impl Catalog {
         let matches: Vec<&SessionMeta> = sessions.iter().filter(|s| s.id.starts_with(id)).collect();
         match matches.len() {
             1 => Ok(matches[0]),
-            0 => Err(Error::SessionNotFound(id.to_owned())),
+            0 => Err(Error::session_not_found(id)),
             count => Err(Error::AmbiguousId {
                 id: id.to_owned(),
                 count,
@@ -209,7 +209,7 @@ impl Catalog {
     fn provider(&self, kind: ProviderKind) -> Result<&dyn Provider, Error> {
         self.providers
             .get(kind)
-            .ok_or_else(|| Error::SessionNotFound(format!("{kind} provider is not enabled")))
+            .ok_or_else(|| Error::session_not_found(format!("{kind} provider is not enabled")))
     }
 
     pub fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {

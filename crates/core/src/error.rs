@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub use agent_sessions_providers::Error as ProviderError;
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("the {provider} root {path} does not exist; check the path, or give no root to read the configured or default one")]
@@ -10,18 +12,13 @@ pub enum Error {
         path: PathBuf,
     },
 
-    #[error("no session with id {0:?}; list the sessions to see their ids")]
-    SessionNotFound(String),
+    /// A provider's error (a session or blob that is not there, a store file that cannot be
+    /// read, a session that cannot be resumed), with its own text and code.
+    #[error(transparent)]
+    Provider(#[from] agent_sessions_providers::Error),
 
     #[error("the id {id:?} matches {count} sessions; give more of it")]
     AmbiguousId { id: String, count: usize },
-
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
 
     #[error("{}", cache_unusable(path, reason))]
     Cache { path: PathBuf, reason: String },
@@ -39,16 +36,6 @@ pub enum Error {
 
     #[error("bad search query: {0}")]
     BadQuery(String),
-
-    #[error("no blob {key:?} in session {session}: {reason}")]
-    BlobNotFound {
-        session: String,
-        key: String,
-        reason: String,
-    },
-
-    #[error("resume command unavailable: {0}")]
-    ResumeUnavailable(String),
 
     /// A file we were asked to write (an export) could not be; nothing was left behind.
     #[error("cannot write {path}: {source}")]
@@ -81,28 +68,44 @@ pub enum Error {
 }
 
 impl Error {
+    /// A store file (or one the user named) that cannot be read.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
+        ProviderError::io(path, source).into()
+    }
+
+    pub fn session_not_found(id: impl Into<String>) -> Self {
+        ProviderError::SessionNotFound(id.into()).into()
+    }
+
+    pub fn resume_unavailable(why: impl Into<String>) -> Self {
+        ProviderError::ResumeUnavailable(why.into()).into()
+    }
+
+    /// The provider's error behind this one, if it is one (to tell a missing session from
+    /// other failures).
+    pub fn provider(&self) -> Option<&ProviderError> {
+        match self {
+            Error::Provider(e) => Some(e),
+            _ => None,
         }
+    }
+
+    pub fn is_session_not_found(&self) -> bool {
+        matches!(self.provider(), Some(ProviderError::SessionNotFound(_)))
     }
 
     /// A short stable code for the CLI's JSON error envelope.
     pub fn code(&self) -> &'static str {
         match self {
             Error::RootMissing { .. } => "root_missing",
-            Error::SessionNotFound(_) => "session_not_found",
+            Error::Provider(e) => e.code(),
             Error::AmbiguousId { .. } => "ambiguous_id",
-            Error::Io { .. } => "io",
-            Error::BlobNotFound { .. } => "blob_not_found",
             // One code for every cache problem: the message tells them apart.
             Error::Cache { .. }
             | Error::CacheBusy { .. }
             | Error::CacheCorrupt { .. }
             | Error::CacheUnwritable { .. } => "cache",
             Error::BadQuery(_) => "bad_query",
-            Error::ResumeUnavailable(_) => "resume_unavailable",
             Error::Write { .. } => "write",
             Error::FileExists { .. } => "file_exists",
             Error::Terminal(e) => e.code(),
@@ -113,32 +116,10 @@ impl Error {
     }
 }
 
-/// A provider's error is the core's error of the same name and text (providers live in a crate
-/// below this one and have their own enum; front ends see one kind, with one set of codes).
-impl From<agent_sessions_providers::Error> for Error {
-    fn from(e: agent_sessions_providers::Error) -> Self {
-        use agent_sessions_providers::Error as P;
-        match e {
-            P::SessionNotFound(id) => Error::SessionNotFound(id),
-            P::Io { path, source } => Error::Io { path, source },
-            P::BlobNotFound {
-                session,
-                key,
-                reason,
-            } => Error::BlobNotFound {
-                session,
-                key,
-                reason,
-            },
-            P::ResumeUnavailable(why) => Error::ResumeUnavailable(why),
-        }
-    }
-}
-
 /// A command with a control character in it (the model refuses to make one).
 impl From<crate::model::Unresumable> for Error {
     fn from(e: crate::model::Unresumable) -> Self {
-        Error::ResumeUnavailable(e.0)
+        ProviderError::from(e).into()
     }
 }
 
@@ -157,8 +138,7 @@ fn cache_unusable(path: &Path, reason: &str) -> String {
 mod tests {
     use super::*;
 
-    /// A provider's error reaches front ends as the core's error of the same name: the same
-    /// text and the same code.
+    /// A provider's error reaches front ends wrapped as it is: the same text and the same code.
     #[test]
     fn provider_errors_keep_their_text_and_code() {
         use agent_sessions_providers::Error as P;
@@ -196,7 +176,7 @@ mod tests {
                 provider: "claude",
                 path: p(),
             },
-            Error::SessionNotFound("x".into()),
+            Error::session_not_found("x"),
             Error::Cache {
                 path: p(),
                 reason: r(),

@@ -31,7 +31,7 @@ pub use agent_sessions_model as model;
 pub use agent_sessions_providers as provider;
 
 pub use catalog::{Catalog, ScanReport};
-pub use error::Error;
+pub use error::{Error, ProviderError};
 pub use library::Library;
 pub use model::*;
 pub use provider::{ProviderSet, Roots, ScanProgress};

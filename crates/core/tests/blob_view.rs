@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use agent_sessions_core::blob::{self, BlobView, MAX_IMAGE_BYTES, MAX_TEXT_BYTES};
 use agent_sessions_core::provider::ScanProgress;
-use agent_sessions_core::{Catalog, Error, ProviderKind, SessionMeta};
+use agent_sessions_core::{Catalog, ProviderKind, SessionMeta};
 
 const SESSION: &str = "bde0a626-a69a-4954-8861-5b8029a4f65f";
 const KEY: &str = "tool-results/toolu_mock0019.txt";
@@ -126,8 +126,6 @@ fn images_are_read_whole_within_their_cap_and_not_at_all_past_it() {
     );
     // Gone: an unknown key, as `read` says.
     std::fs::remove_file(&file).unwrap();
-    assert!(matches!(
-        blob::load_view(&catalog, &session, KEY),
-        Err(Error::BlobNotFound { .. })
-    ));
+    let gone = blob::load_view(&catalog, &session, KEY).unwrap_err();
+    assert_eq!(gone.code(), "blob_not_found", "{gone}");
 }

@@ -711,10 +711,10 @@ fn files_are_written_whole_private_and_never_over_another() {
     // A body that fails part way leaves the old file as it was and no temporary file.
     let e = write_file(&path, true, |w| {
         w.write_all(b"half").unwrap();
-        Err(Error::SessionNotFound("x".into()))
+        Err(Error::session_not_found("x"))
     })
     .unwrap_err();
-    assert!(matches!(e, Error::SessionNotFound(_)));
+    assert!(e.is_session_not_found());
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "second\n");
     assert_eq!(names(dir.path()), ["out.md"]);
 

@@ -1,6 +1,6 @@
 //! The errors a provider reports: a session or blob that is not there, a store file that cannot
-//! be read, a session that cannot be resumed. The core turns each into its own error of the same
-//! name and the same text (`agent_sessions_core::Error`'s `From`), so front ends see one kind.
+//! be read, a session that cannot be resumed. The core's error wraps it as it is
+//! (`agent_sessions_core::Error::Provider`): its text and code reach front ends unchanged.
 
 use std::path::PathBuf;
 
@@ -30,6 +30,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// A short stable code for front ends (the CLI's JSON envelope, the app's error codes).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::SessionNotFound(_) => "session_not_found",
+            Error::Io { .. } => "io",
+            Error::BlobNotFound { .. } => "blob_not_found",
+            Error::ResumeUnavailable(_) => "resume_unavailable",
+        }
+    }
+
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),

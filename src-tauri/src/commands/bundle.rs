@@ -330,7 +330,7 @@ mod tests {
             assert_eq!(got.code, code);
             assert_eq!(got.message, message);
         }
-        let other = cmd_error(Error::SessionNotFound("s".into()));
+        let other = cmd_error(Error::session_not_found("s"));
         assert_eq!(other.code, "not_found");
     }
 

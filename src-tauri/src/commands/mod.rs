@@ -134,7 +134,7 @@ mod tests {
     fn core_errors_keep_stable_codes() {
         let io = Error::io("/x", std::io::Error::other("boom"));
         let cases = [
-            (Error::SessionNotFound("s".into()), ErrorCode::NotFound),
+            (Error::session_not_found("s"), ErrorCode::NotFound),
             (Error::BadQuery("q".into()), ErrorCode::InvalidInput),
             (io, ErrorCode::Io),
             (

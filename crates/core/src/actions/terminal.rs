@@ -763,7 +763,7 @@ fn in_dir(
     let (Some(found), Some(dir)) = (found.to_str(), dir.to_str()) else {
         let why = "the directory or the program path is not valid UTF-8; resume it manually";
         return Err(TerminalError::Command(Box::new(
-            crate::error::Error::ResumeUnavailable(why.into()),
+            crate::error::Error::resume_unavailable(why),
         )));
     };
     ResumeCommand::new(found, &args, Some(dir))

@@ -289,7 +289,7 @@ impl Service {
         lock(&self.shared.sessions)
             .get(&key)
             .cloned()
-            .ok_or_else(|| Error::SessionNotFound(id.to_string()))
+            .ok_or_else(|| Error::session_not_found(id))
     }
 
     /// Runs `f` on the transcript of the session named by (provider, id), read again only when

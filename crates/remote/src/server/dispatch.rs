@@ -10,7 +10,7 @@ use agent_sessions_core::live::follow::Follower;
 use agent_sessions_core::model::ProviderKind;
 use agent_sessions_core::stats::{self, By};
 use agent_sessions_core::{
-    blob, Error as CoreError, Library, ScanProgress, ScanReport, SessionMeta,
+    blob, Error as CoreError, Library, ProviderError, ScanProgress, ScanReport, SessionMeta,
 };
 use base64::Engine;
 use serde::de::DeserializeOwned;
@@ -221,14 +221,15 @@ fn blob(state: &State, p: BlobParams) -> Result<BlobResult, CoreError> {
     let (lib, session) = find(state, &p.session)?;
     let bytes = blob::read(lib.catalog(), &session, &p.key)?;
     if bytes.len() > MAX_BLOB {
-        return Err(CoreError::BlobNotFound {
+        return Err(ProviderError::BlobNotFound {
             session: session.id,
             key: p.key,
             reason: format!(
                 "it is {} bytes, over the {MAX_BLOB} a remote sends; read it on the remote",
                 bytes.len()
             ),
-        });
+        }
+        .into());
     }
     Ok(BlobResult {
         base64: base64::engine::general_purpose::STANDARD.encode(&bytes),

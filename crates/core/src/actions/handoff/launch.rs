@@ -79,7 +79,7 @@ pub fn agent_command(
 ) -> Result<ResumeCommand, Error> {
     let text = |p: &Path| {
         p.to_str().map(str::to_owned).ok_or_else(|| {
-            Error::ResumeUnavailable(format!(
+            Error::resume_unavailable(format!(
                 "{} is not valid UTF-8, so no command can name it",
                 p.display()
             ))
@@ -167,7 +167,7 @@ pub fn launch(planned: &Planned, markdown: &str) -> Result<(), Error> {
     let file = &planned.prompt_file;
     let dir = file
         .parent()
-        .ok_or_else(|| Error::ResumeUnavailable("the prompt file has no folder".into()))?;
+        .ok_or_else(|| Error::resume_unavailable("the prompt file has no folder"))?;
     private_dir(dir).map_err(|source| Error::Write {
         path: dir.to_path_buf(),
         source,

@@ -884,7 +884,13 @@ fn run(kind: ProviderKind, args: &Args) {
 fn ensure_corpus(kind: ProviderKind, root: &Path, total: u64, big: u64) -> PathBuf {
     let marker = root.join("BIG");
     if let Ok(path) = fs::read_to_string(&marker) {
-        return PathBuf::from(path.trim());
+        // A corpus copied from elsewhere can name a big file that is not its own (or gone):
+        // generated again rather than measured on the wrong files.
+        let path = PathBuf::from(path.trim());
+        if path.starts_with(root) && path.is_file() {
+            return path;
+        }
+        eprintln!("{} names no file of this corpus", marker.display());
     }
     let _ = fs::remove_dir_all(root);
     fs::create_dir_all(root).unwrap();

@@ -12,27 +12,12 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use agent_sessions_remote::loopback::Sshd as Loopback;
+use common::{copy_dir, testdata};
 use serde_json::Value;
 
+mod common;
+
 const LIVE: &str = "ceefe47d-84be-4483-8ce5-5f829cfd22c9";
-
-fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(rel)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
 
 /// The remote: a home holding copies of the fixture stores, served by a throwaway sshd.
 struct Sshd {

@@ -15,6 +15,7 @@ pub mod error;
 pub mod lines;
 pub mod loopback;
 pub mod protocol;
+pub mod hosts;
 pub mod server;
 pub mod ssh;
 pub mod transport;

@@ -109,7 +109,7 @@ fn roots_of(config: &ConfigFile) -> Roots {
 }
 
 fn same_roots(a: &Roots, b: &Roots) -> bool {
-    a.claude == b.claude && a.codex == b.codex && a.opencode == b.opencode
+    a == b
 }
 
 /// The bundled demo store: `AGENT_SESSIONS_DEMO_DIR`, the app's resources, or the repository's

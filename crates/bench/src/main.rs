@@ -121,11 +121,10 @@ fn index_suite(args: &Args) {
         bytes as f64 / 1e6,
         rayon::current_num_threads()
     );
-    let roots = Roots {
-        claude: vec![claude_root],
-        codex: vec![codex_root],
-        opencode: vec![opencode_root],
-    };
+    let roots = Roots::default()
+        .with(ProviderKind::Claude, [claude_root])
+        .with(ProviderKind::Codex, [codex_root])
+        .with(ProviderKind::Opencode, [opencode_root]);
     let cache = base.join("cache");
     let _ = fs::remove_dir_all(&cache);
     let p = ScanProgress::default();
@@ -341,10 +340,7 @@ fn live_suite(args: &Args) {
         }
         fs::write(root.join("DONE"), b"").unwrap();
     }
-    let roots = Roots {
-        claude: vec![root.clone()],
-        ..Roots::default()
-    };
+    let roots = Roots::default().with(ProviderKind::Claude, [&root]);
     let cache = root.join("cache");
     let _ = fs::remove_dir_all(&cache);
     let p = ScanProgress::default();
@@ -489,10 +485,7 @@ fn big_live_session(args: &Args) -> Vec<Row> {
         format!(r#"{{"pid":{me},"sessionId":"{id}","procStart":"{ticks}","status":"busy"}}"#),
     )
     .unwrap();
-    let roots = Roots {
-        claude: vec![root.clone()],
-        ..Roots::default()
-    };
+    let roots = Roots::default().with(ProviderKind::Claude, [&root]);
     let catalog = agent_sessions_core::Catalog::new(&roots, &[]);
     let p = ScanProgress::default();
     let mut sessions = catalog.scan(&p).unwrap().sessions;
@@ -570,10 +563,7 @@ fn export_suite(args: &Args) {
         corpus::claude_session(&file, "/home/user/big", mb * 1_000_000, &mut rng).unwrap();
         fs::write(root.join("DONE"), b"").unwrap();
     }
-    let roots = Roots {
-        claude: vec![root.clone()],
-        ..Roots::default()
-    };
+    let roots = Roots::default().with(ProviderKind::Claude, [&root]);
     let catalog = Catalog::new(&roots, &[]);
     let sessions = catalog.scan(&ScanProgress::default()).unwrap().sessions;
     let session = sessions.iter().find(|s| s.id == id).unwrap();
@@ -636,11 +626,7 @@ fn query_suite(args: &Args) {
     let base = args
         .dir
         .join(format!("g2-all-{}MB-big{}", args.size_mb, args.big_mb));
-    let roots = Roots {
-        claude: vec![base.join("claude")],
-        codex: vec![base.join("codex")],
-        opencode: vec![base.join("opencode")],
-    };
+    let roots = Roots::from_fn(|kind| vec![base.join(kind.as_str())]);
     let mut lib = Library::open(&roots, &[], Some(base.join("cache")));
     let p = ScanProgress::default();
     lib.sessions(&p).unwrap();
@@ -765,11 +751,7 @@ fn run(kind: ProviderKind, args: &Args) {
         note: "read every file, warm cache".into(),
     });
 
-    let mut roots = Roots::default();
-    match kind {
-        ProviderKind::Claude => roots.claude.push(root.clone()),
-        _ => roots.codex.push(root.clone()),
-    }
+    let roots = Roots::default().with(kind, [&root]);
     let catalog = Catalog::new(&roots, &[kind]);
     let single = rayon::ThreadPoolBuilder::new()
         .num_threads(1)

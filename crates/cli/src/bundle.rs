@@ -13,7 +13,7 @@ use agent_sessions_core::bundle::{
     self, Agents, Bundle, BundleError, Manifest, Mode, Preview, Target, Tokens,
 };
 use agent_sessions_core::config::ConfigFile;
-use agent_sessions_core::{Error, ProviderKind, Roots};
+use agent_sessions_core::{Error, Roots};
 use serde_json::{json, Value};
 
 use crate::envelope::Envelope;
@@ -159,17 +159,7 @@ fn import(roots: &Roots, args: ImportArgs, json: bool) -> Result<Envelope, Error
             "there is no {kind} store to restore into; pass --{kind}-root DIR"
         ))
     })?;
-    let only = Roots {
-        claude: Vec::new(),
-        codex: Vec::new(),
-        opencode: Vec::new(),
-    };
-    let mut target_roots = only;
-    match kind {
-        ProviderKind::Claude => target_roots.claude.push(root.clone()),
-        ProviderKind::Codex => target_roots.codex.push(root.clone()),
-        ProviderKind::Opencode => target_roots.opencode.push(root.clone()),
-    }
+    let target_roots = Roots::default().with(kind, [&root]);
     let mut lib = crate::open(&target_roots, &[kind], !args.no_cache);
     let listed = progress::run("scanning", |p| lib.sessions(p))?;
     let target = Target {

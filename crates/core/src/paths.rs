@@ -494,11 +494,11 @@ mod tests {
     fn explicit_roots_must_exist_defaults_need_not() {
         let env = |k: &str| (k == "CLAUDE_CONFIG_DIR").then(|| "/nonexistent/claude".to_owned());
         let roots = resolve_roots(&Roots::default(), &env).unwrap();
-        assert_eq!(roots.claude, vec![PathBuf::from("/nonexistent/claude")]);
-        let explicit = Roots {
-            codex: vec!["/nonexistent/codex".into()],
-            ..Roots::default()
-        };
+        assert_eq!(
+            roots.get(ProviderKind::Claude),
+            [PathBuf::from("/nonexistent/claude")]
+        );
+        let explicit = Roots::default().with(ProviderKind::Codex, ["/nonexistent/codex"]);
         let err = resolve_roots(&explicit, &env).unwrap_err();
         assert_eq!(err.code(), "root_missing");
         assert!(err.to_string().contains("/nonexistent/codex"), "{err}");

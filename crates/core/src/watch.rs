@@ -166,11 +166,12 @@ mod tests {
     fn targets_watch_directories_recursively_and_files_through_their_directory() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("projects")).unwrap();
-        let roots = crate::provider::Roots {
-            claude: vec![dir.path().to_path_buf()],
-            opencode: vec![dir.path().join("oc")],
-            ..Default::default()
-        };
+        let roots = crate::provider::Roots::default()
+            .with(crate::model::ProviderKind::Claude, [dir.path()])
+            .with(
+                crate::model::ProviderKind::Opencode,
+                [dir.path().join("oc")],
+            );
         std::fs::create_dir_all(dir.path().join("oc")).unwrap();
         let set = ProviderSet::new(&roots, &[]);
         let t = targets(&set);

@@ -141,12 +141,7 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
             let env = |k: &str| (k == var).then(|| row.env.map(str::to_owned)).flatten();
             let mut explicit = Roots::default();
             if row.flag {
-                let list = vec![PathBuf::from(&flag)];
-                match kind {
-                    ProviderKind::Claude => explicit.claude = list,
-                    ProviderKind::Codex => explicit.codex = list,
-                    ProviderKind::Opencode => explicit.opencode = list,
-                }
+                explicit.set(kind, [&flag]);
             }
             let resolved = resolve(&explicit, &env, &config).unwrap();
             let got = resolved.get(kind);
@@ -187,10 +182,7 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
 
 #[test]
 fn a_missing_root_flag_is_still_an_error() {
-    let explicit = Roots {
-        codex: vec!["/nonexistent/codex-root".into()],
-        ..Roots::default()
-    };
+    let explicit = Roots::default().with(ProviderKind::Codex, ["/nonexistent/codex-root"]);
     let err = resolve(&explicit, &no_env, &file("")).unwrap_err();
     assert_eq!(err.code(), "root_missing");
 }

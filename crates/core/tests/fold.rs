@@ -106,11 +106,11 @@ fn opencode_worktree_records_fold_every_agents_directories_under_the_project() {
     let later = claude_session(claude.path(), 6, "/home/carol/projects/demo-later");
 
     let mut roots = Roots::default();
-    roots.claude.push(claude.path().to_path_buf());
-    roots.opencode = vec![
-        db_store.path().to_path_buf(),
-        legacy_store.path().to_path_buf(),
-    ];
+    roots.set(ProviderKind::Claude, [claude.path()]);
+    roots.set(
+        ProviderKind::Opencode,
+        [db_store.path(), legacy_store.path()],
+    );
     let catalog = Catalog::new(&roots, &[]);
     let sessions = catalog.scan(&ScanProgress::default()).unwrap().sessions;
     for id in [&in_workspace, &in_sandbox_sub, &in_project_dir, &in_legacy] {
@@ -161,9 +161,9 @@ fn a_directory_git_knows_is_placed_by_git_not_by_the_records() {
     drop(db);
     let claude = tempfile::tempdir().unwrap();
     let id = claude_session(claude.path(), 1, repo_dir.to_str().unwrap());
-    let mut roots = Roots::default();
-    roots.claude.push(claude.path().to_path_buf());
-    roots.opencode.push(store.path().to_path_buf());
+    let roots = Roots::default()
+        .with(ProviderKind::Claude, [claude.path()])
+        .with(ProviderKind::Opencode, [store.path()]);
     let sessions = Catalog::new(&roots, &[])
         .scan(&ScanProgress::default())
         .unwrap()

@@ -12,11 +12,10 @@ use agent_sessions_core::{
 };
 
 fn all_roots(claude: &Path, codex: &Path, opencode: &Path) -> Roots {
-    Roots {
-        claude: vec![claude.to_path_buf()],
-        codex: vec![codex.to_path_buf()],
-        opencode: vec![opencode.to_path_buf()],
-    }
+    Roots::default()
+        .with(ProviderKind::Claude, [claude])
+        .with(ProviderKind::Codex, [codex])
+        .with(ProviderKind::Opencode, [opencode])
 }
 
 fn filter(limit: usize) -> SearchFilter {

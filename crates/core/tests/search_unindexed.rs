@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agent_sessions_core::index::{SearchFilter, SearchResults};
 use agent_sessions_core::{Library, ProviderKind, Roots, ScanProgress};
@@ -195,19 +195,29 @@ fn hits(results: &SearchResults) -> BTreeMap<(ProviderKind, String, String), Str
         .collect()
 }
 
+/// These Claude roots with a Codex and an OpenCode fixture.
+fn with_codex_and_opencode(claude: impl IntoIterator<Item = PathBuf>) -> Roots {
+    Roots::default()
+        .with(ProviderKind::Claude, claude)
+        .with(
+            ProviderKind::Codex,
+            [common::fixture(ProviderKind::Codex, "0.171.0")],
+        )
+        .with(
+            ProviderKind::Opencode,
+            [common::fixture(ProviderKind::Opencode, "1.18.33")],
+        )
+}
+
 #[test]
 fn search_finds_the_same_with_and_without_the_text_index() {
     let generated = tempfile::tempdir().unwrap();
     generated_store(generated.path(), 60, "2026-10");
-    let roots = Roots {
-        claude: vec![
-            common::fixture(ProviderKind::Claude, "2.1.332"),
-            common::fixture(ProviderKind::Claude, "2.0.50"),
-            generated.path().to_path_buf(),
-        ],
-        codex: vec![common::fixture(ProviderKind::Codex, "0.171.0")],
-        opencode: vec![common::fixture(ProviderKind::Opencode, "1.18.33")],
-    };
+    let roots = with_codex_and_opencode([
+        common::fixture(ProviderKind::Claude, "2.1.332"),
+        common::fixture(ProviderKind::Claude, "2.0.50"),
+        generated.path().to_path_buf(),
+    ]);
     let p = ScanProgress::default();
     let (full, none, half) = (
         tempfile::tempdir().unwrap(),
@@ -290,10 +300,7 @@ fn search_finds_the_same_with_and_without_the_text_index() {
 fn an_unreadable_unindexed_session_makes_the_search_partial() {
     let store = tempfile::tempdir().unwrap();
     generated_store(store.path(), 6, "2026-10");
-    let roots = Roots {
-        claude: vec![store.path().to_path_buf()],
-        ..Roots::default()
-    };
+    let roots = Roots::default().with(ProviderKind::Claude, [store.path()]);
     let cache = tempfile::tempdir().unwrap();
     let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
     lib.refresh(&ScanProgress::default()).unwrap();
@@ -324,11 +331,7 @@ fn sessions_read_only_whole_are_indexed_first() {
     // Claude sessions newer than every fixture's.
     let newer = tempfile::tempdir().unwrap();
     generated_store(newer.path(), 4, "2030-01");
-    let roots = Roots {
-        claude: vec![newer.path().to_path_buf()],
-        codex: vec![common::fixture(ProviderKind::Codex, "0.171.0")],
-        opencode: vec![common::fixture(ProviderKind::Opencode, "1.18.33")],
-    };
+    let roots = with_codex_and_opencode([newer.path().to_path_buf()]);
     let cache = tempfile::tempdir().unwrap();
     let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
     let p = ScanProgress::default();

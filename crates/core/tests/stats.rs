@@ -9,8 +9,7 @@ use common::{repo, store_dir};
 
 /// Every fixture version of every agent, as one set of roots.
 fn all_fixtures() -> Roots {
-    let mut roots = Roots::default();
-    for kind in ProviderKind::ALL {
+    Roots::from_fn(|kind| {
         let dir = repo().join("testdata").join(kind.as_str());
         let mut versions: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
@@ -19,13 +18,8 @@ fn all_fixtures() -> Roots {
             .filter(|p| p.is_dir())
             .collect();
         versions.sort();
-        match kind {
-            ProviderKind::Claude => roots.claude = versions,
-            ProviderKind::Codex => roots.codex = versions,
-            ProviderKind::Opencode => roots.opencode = versions,
-        }
-    }
-    roots
+        versions
+    })
 }
 
 /// The figures summed the plain way, one session at a time.

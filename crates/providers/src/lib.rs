@@ -62,6 +62,7 @@ pub mod registry;
 pub mod sqlite;
 pub mod tail;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -240,22 +241,15 @@ pub struct ProviderSet {
     providers: Vec<Box<dyn Provider>>,
 }
 
-/// Where each provider's stores are. Empty means "this provider is not used".
+/// Where each provider's stores are, by agent. An agent with no roots (absent or empty) is not
+/// used. Keyed by [`ProviderKind`] so adding an agent adds no field here.
 #[derive(Debug, Clone, Default)]
-pub struct Roots {
-    pub claude: Vec<PathBuf>,
-    pub codex: Vec<PathBuf>,
-    pub opencode: Vec<PathBuf>,
-}
+pub struct Roots(BTreeMap<ProviderKind, Vec<PathBuf>>);
 
 impl Roots {
-    /// One agent's roots.
+    /// One agent's roots (empty when it has none).
     pub fn get(&self, kind: ProviderKind) -> &[PathBuf] {
-        match kind {
-            ProviderKind::Claude => &self.claude,
-            ProviderKind::Codex => &self.codex,
-            ProviderKind::Opencode => &self.opencode,
-        }
+        self.0.get(&kind).map_or(&[], Vec::as_slice)
     }
 
     /// Same as [`Roots::get`] (the name callers used before the registry).
@@ -263,21 +257,47 @@ impl Roots {
         self.get(kind)
     }
 
-    /// Every agent's roots from `of`, agent by agent (the registry's order).
-    pub fn from_fn(mut of: impl FnMut(ProviderKind) -> Vec<PathBuf>) -> Self {
-        let mut roots = Roots::default();
-        for agent in registry::AGENTS {
-            *roots.get_mut(agent.kind) = of(agent.kind);
-        }
-        roots
+    /// One agent's roots, to change in place.
+    pub fn get_mut(&mut self, kind: ProviderKind) -> &mut Vec<PathBuf> {
+        self.0.entry(kind).or_default()
     }
 
-    pub fn get_mut(&mut self, kind: ProviderKind) -> &mut Vec<PathBuf> {
-        match kind {
-            ProviderKind::Claude => &mut self.claude,
-            ProviderKind::Codex => &mut self.codex,
-            ProviderKind::Opencode => &mut self.opencode,
-        }
+    /// Replaces one agent's roots.
+    pub fn set(&mut self, kind: ProviderKind, dirs: impl IntoIterator<Item = impl Into<PathBuf>>) {
+        *self.get_mut(kind) = dirs.into_iter().map(Into::into).collect();
+    }
+
+    /// These roots with one agent's replaced: `Roots::default().with(Claude, [dir])`.
+    pub fn with(
+        mut self,
+        kind: ProviderKind,
+        dirs: impl IntoIterator<Item = impl Into<PathBuf>>,
+    ) -> Self {
+        self.set(kind, dirs);
+        self
+    }
+
+    /// Every agent's roots from `of`, agent by agent (the registry's order).
+    pub fn from_fn(mut of: impl FnMut(ProviderKind) -> Vec<PathBuf>) -> Self {
+        Roots(
+            registry::AGENTS
+                .iter()
+                .map(|a| (a.kind, of(a.kind)))
+                .collect(),
+        )
+    }
+
+    /// Every agent this build knows with its roots (empty for one not used), in the registry's
+    /// order.
+    pub fn iter(&self) -> impl Iterator<Item = (ProviderKind, &[PathBuf])> {
+        registry::AGENTS.iter().map(|a| (a.kind, self.get(a.kind)))
+    }
+}
+
+/// Equal when every agent has the same roots (no roots and an empty list are the same).
+impl PartialEq for Roots {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
     }
 }
 

@@ -66,13 +66,7 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 pub fn roots(kind: ProviderKind, root: &Path) -> Roots {
-    let mut roots = Roots::default();
-    match kind {
-        ProviderKind::Claude => roots.claude.push(root.to_path_buf()),
-        ProviderKind::Codex => roots.codex.push(root.to_path_buf()),
-        ProviderKind::Opencode => roots.opencode.push(root.to_path_buf()),
-    }
-    roots
+    Roots::default().with(kind, [root])
 }
 
 pub fn provider_set(kind: ProviderKind, root: &Path) -> ProviderSet {

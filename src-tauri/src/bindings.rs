@@ -78,6 +78,7 @@ fn generated() -> String {
     d.visit::<commands::settings::Change>();
     d.visit::<commands::terminal::Terminals>();
     d.visit::<commands::terminal::Opened>();
+    d.visit::<commands::hosts::HostsView>();
     d.visit::<commands::handoff::Continued>();
     d.visit::<commands::handoff::HandoffText>();
     d.visit::<actions::export::Format>();

@@ -9,6 +9,7 @@
 mod bindings;
 mod commands;
 mod nav;
+mod remote;
 mod state;
 mod worker;
 
@@ -58,6 +59,8 @@ fn main() {
             commands::diagnostics::diagnostics,
             commands::diagnostics::clear_cache,
             commands::blob::load_blob,
+            commands::hosts::hosts,
+            commands::hosts::select_host,
         ])
         .run(tauri::generate_context!())
         .expect("the app window could not start");

@@ -20,6 +20,8 @@ pub struct AppState {
     pub demo: Mutex<bool>,
     /// `config.toml` as last read or saved. Its problems are warnings, never a failed start.
     pub config: Mutex<ConfigFile>,
+    /// The remote host shown instead of this computer, if one is (`remote`).
+    pub remote: crate::remote::Active,
 }
 
 impl AppState {
@@ -33,6 +35,7 @@ impl AppState {
             service: Service::new(roots, default_cache_dir()),
             demo: Mutex::new(false),
             config: Mutex::new(config),
+            remote: Default::default(),
         }
     }
 

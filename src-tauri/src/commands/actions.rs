@@ -9,6 +9,11 @@ use super::{off_main, CmdError, CmdResult, SessionRef};
 #[tauri::command]
 pub async fn resume_command(app: AppHandle, session: SessionRef) -> CmdResult<ResumeView> {
     off_main(app, move |state| {
+        if let Some(host) = state.remote.current() {
+            // `ssh -t ALIAS 'cd -- … && claude --resume …'`: pasted anywhere, it resumes there.
+            let there = host.resume(&session)?;
+            return Ok(ResumeView::from(&host.ssh_command(&there)?));
+        }
         let meta = state.resolve(&session)?;
         let cmd = state.service.library().catalog().resume_command(&meta)?;
         Ok(ResumeView::from(&cmd))
@@ -20,6 +25,7 @@ pub async fn resume_command(app: AppHandle, session: SessionRef) -> CmdResult<Re
 #[tauri::command]
 pub async fn reveal(app: AppHandle, session: SessionRef) -> CmdResult<()> {
     off_main(app, move |state| {
+        state.remote.local_only("Reveal source file")?;
         let meta = state.resolve(&session)?;
         Ok(reveal::reveal(&meta.source_path)?)
     })

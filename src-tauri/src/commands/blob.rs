@@ -13,6 +13,9 @@ use super::{off_main, CmdResult, SessionRef};
 #[tauri::command]
 pub async fn load_blob(app: AppHandle, session: SessionRef, key: String) -> CmdResult<BlobView> {
     off_main(app, move |state| {
+        if let Some(host) = state.remote.current() {
+            return host.blob(&session, &key);
+        }
         let meta = state.resolve(&session)?;
         let lib = state.service.library();
         // Only what is shown is read (a spilled output of gigabytes costs a megabyte).

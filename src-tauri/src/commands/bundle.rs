@@ -65,6 +65,7 @@ pub async fn export_bundle(
 ) -> CmdResult<Option<BundleSaved>> {
     let handle = app.clone();
     off_main(app, move |state| {
+        state.remote.local_only("Export as a bundle")?;
         let meta = state.resolve(&session)?;
         let mode = if share_safe {
             Mode::ShareSafe
@@ -98,6 +99,7 @@ pub async fn export_bundle(
 #[tauri::command]
 pub async fn bundle_redaction(app: AppHandle, session: SessionRef) -> CmdResult<RedactionCounts> {
     off_main(app, move |state| {
+        state.remote.local_only("Export as a bundle")?;
         let meta = state.resolve(&session)?;
         let prepared = prepare(state, &meta, Mode::ShareSafe)?;
         Ok(prepared.redaction().unwrap_or_default())

@@ -51,6 +51,19 @@ pub enum ErrorCode {
     RestoreToken,
     SessionExists,
     RestoreFailed,
+    // Remote hosts (agent-sessions-remote's Error::code, docs/remote.md).
+    SshAuth,
+    SshHostKey,
+    SshUnreachable,
+    BadHost,
+    Spawn,
+    ConnectionClosed,
+    Protocol,
+    VersionMismatch,
+    ServerMissing,
+    Bootstrap,
+    /// The action does not work on a remote host's session yet.
+    RemoteUnsupported,
 }
 
 impl ErrorCode {
@@ -95,6 +108,7 @@ mod tests {
             include_str!("../../../crates/core/src/actions/translate.rs"),
             include_str!("../../../crates/core/src/actions/trash/mod.rs"),
             include_str!("../../../crates/core/src/bundle/mod.rs"),
+            include_str!("../../../crates/remote/src/error.rs"),
         ];
         let mut seen = 0;
         for source in sources {

@@ -9,6 +9,9 @@ use super::{off_main, CmdResult};
 #[tauri::command]
 pub async fn diagnostics(app: AppHandle) -> CmdResult<Health> {
     off_main(app, |state| {
+        if let Some(host) = state.remote.current() {
+            return host.health();
+        }
         let service = &state.service;
         let listing = service.list()?;
         let roots = service.roots();
@@ -26,5 +29,9 @@ pub async fn diagnostics(app: AppHandle) -> CmdResult<Health> {
 /// Empties our cache (never an agent's store; the window asked the user first) and rescans.
 #[tauri::command]
 pub async fn clear_cache(app: AppHandle) -> CmdResult<()> {
-    off_main(app, |state| Ok(state.service.clear_cache()?)).await
+    off_main(app, |state| {
+        state.remote.local_only("Clearing the cache")?;
+        Ok(state.service.clear_cache()?)
+    })
+    .await
 }

@@ -30,6 +30,7 @@ pub async fn export_session(
 ) -> CmdResult<Option<Exported>> {
     let handle = app.clone();
     off_main(app, move |state| {
+        state.remote.local_only("Export")?;
         let meta = state.resolve(&session)?;
         // Blocking is fine here: this runs on the blocking pool, not the window's thread.
         let Some(path) = save_dialog(&handle, &meta, format)? else {

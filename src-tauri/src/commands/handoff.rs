@@ -45,6 +45,7 @@ pub async fn handoff_text(
     target: String,
 ) -> CmdResult<HandoffText> {
     off_main(app, move |state| {
+        state.remote.local_only("Continue in another agent")?;
         let target = target_of(&target)?;
         let meta = state.resolve(&session)?;
         let lib = state.service.library();
@@ -67,6 +68,7 @@ pub async fn continue_in(
     target: String,
 ) -> CmdResult<Continued> {
     off_main(app, move |state| {
+        state.remote.local_only("Continue in another agent")?;
         let target = target_of(&target)?;
         let meta = state.resolve(&session)?;
         start(state, &meta, target, || {

@@ -24,6 +24,7 @@ pub mod diagnostics;
 pub mod dialog;
 pub mod export;
 pub mod handoff;
+pub mod hosts;
 pub mod raw;
 pub mod search;
 pub mod sessions;
@@ -69,7 +70,7 @@ impl CmdError {
         Self::new(ErrorCode::Io, message)
     }
 
-    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         CmdError {
             code,
             message: message.into(),
@@ -81,17 +82,7 @@ impl CmdError {
 impl From<Error> for CmdError {
     /// Core's own codes, folded into the few the UI branches on.
     fn from(e: Error) -> Self {
-        let code = match e.code() {
-            "session_not_found" | "blob_not_found" | "root_missing" => ErrorCode::NotFound,
-            "terminal_not_installed" | "no_terminal" | "directory_missing" | "agent_not_found" => {
-                ErrorCode::NotFound
-            }
-            "ambiguous_id" | "bad_query" | "resume_unavailable" | "unknown_terminal"
-            | "file_exists" => ErrorCode::InvalidInput,
-            "io" | "write" | "terminal_failed" => ErrorCode::Io,
-            "cache" => ErrorCode::Cache,
-            _ => ErrorCode::Internal,
-        };
+        let code = fold_code(e.code());
         let copy = match &e {
             Error::Terminal(TerminalError::AgentNotFound { copy, .. }) => Some(copy.clone()),
             _ => None,
@@ -100,6 +91,21 @@ impl From<Error> for CmdError {
             copy,
             ..CmdError::new(code, e.to_string())
         }
+    }
+}
+
+/// One of core's codes (from this machine or a remote's server) as the UI branches on it.
+pub fn fold_code(code: &str) -> ErrorCode {
+    match code {
+        "session_not_found" | "blob_not_found" | "root_missing" => ErrorCode::NotFound,
+        "terminal_not_installed" | "no_terminal" | "directory_missing" | "agent_not_found" => {
+            ErrorCode::NotFound
+        }
+        "ambiguous_id" | "bad_query" | "resume_unavailable" | "unknown_terminal"
+        | "file_exists" | "bad_params" => ErrorCode::InvalidInput,
+        "io" | "write" | "terminal_failed" => ErrorCode::Io,
+        "cache" => ErrorCode::Cache,
+        _ => ErrorCode::Internal,
     }
 }
 

@@ -14,6 +14,7 @@ pub async fn message_raw(
     message_id: String,
 ) -> CmdResult<RawRecords> {
     off_main(app, move |state| {
+        state.remote.local_only("Raw JSON")?;
         let message = state
             .with_transcript(&session, |t| {
                 t.messages.iter().find(|m| m.id == message_id).cloned()

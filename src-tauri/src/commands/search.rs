@@ -17,6 +17,9 @@ pub async fn search(
     limit: usize,
 ) -> CmdResult<Vec<Hit>> {
     off_main(app, move |state| {
+        if let Some(host) = state.remote.current() {
+            return host.search(&query, providers, limit.min(MAX_LIMIT));
+        }
         let filter = SearchFilter {
             providers,
             limit: limit.min(MAX_LIMIT),

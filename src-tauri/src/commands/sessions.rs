@@ -22,6 +22,15 @@ pub struct SessionList {
 #[tauri::command]
 pub async fn list_sessions(app: AppHandle) -> CmdResult<SessionList> {
     off_main(app, |state| {
+        if let Some(host) = state.remote.current() {
+            // A remote's directories are not on this machine: none is said to be missing.
+            let (report, seq) = host.list()?;
+            return Ok(SessionList {
+                report,
+                missing_dirs: Vec::new(),
+                seq,
+            });
+        }
         // Taken first: whatever changes while listing is asked for again after it.
         let seq = state.service.seq();
         let report = state.service.list()?;
@@ -53,6 +62,16 @@ pub struct SessionChanges {
 #[tauri::command]
 pub async fn session_changes(app: AppHandle, seq: u64) -> CmdResult<SessionChanges> {
     off_main(app, move |state| {
+        if let Some(host) = state.remote.current() {
+            let d = host.changes(seq)?;
+            return Ok(SessionChanges {
+                seq: d.seq,
+                reset: d.reset,
+                changed: d.changed,
+                removed: d.removed,
+                missing_dirs: Vec::new(),
+            });
+        }
         let delta = state.service.delta(seq)?;
         let removed = delta
             .removed

@@ -22,7 +22,10 @@ pub async fn session_stats(
         ))
     })?;
     off_main(app, move |state| {
-        let listing = state.service.list()?;
+        let listing = match state.remote.current() {
+            Some(host) => host.list()?.0,
+            None => state.service.list()?,
+        };
         let Some(only) = sessions else {
             return Ok(stats::stats(&listing.sessions, by));
         };

@@ -60,8 +60,11 @@ pub struct Opened {
 #[tauri::command]
 pub async fn open_terminal(app: AppHandle, session: SessionRef, resume: bool) -> CmdResult<Opened> {
     off_main(app, move |state| {
-        let meta = state.resolve(&session)?;
         let requested = configured(&state.settings()?.terminal.app);
+        if let Some(host) = state.remote.current() {
+            return open_remote(&host, &session, resume, requested.as_deref());
+        }
+        let meta = state.resolve(&session)?;
         let launch = {
             let lib = state.service.library();
             terminal::plan_session(
@@ -79,4 +82,36 @@ pub async fn open_terminal(app: AppHandle, session: SessionRef, resume: bool) ->
         })
     })
     .await
+}
+
+/// A remote session: `ssh -t ALIAS '<command>'` in a local terminal, where the command is a
+/// login shell in the session's directory there, or (`resume`) the resume command the remote
+/// built. The terminal starts in the local home; ssh is found on `PATH` and given an argv.
+fn open_remote(
+    host: &crate::remote::Host,
+    session: &SessionRef,
+    resume: bool,
+    requested: Option<&str>,
+) -> CmdResult<Opened> {
+    let there = if resume {
+        host.resume(session)?
+    } else {
+        host.shell_in_dir(session)?
+    };
+    let ssh = host.ssh_command(&there)?;
+    let here = Host::this();
+    let home = agent_sessions_core::paths::process_env("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_dir())
+        .unwrap_or_else(std::env::temp_dir);
+    let found = terminal::installed(&here);
+    let chosen =
+        terminal::choose(requested, &here, &found).map_err(agent_sessions_core::Error::from)?;
+    let launch = terminal::plan(chosen, &found, &here, &home, Some(&ssh))
+        .map_err(agent_sessions_core::Error::from)?;
+    terminal::launch(&launch).map_err(agent_sessions_core::Error::from)?;
+    Ok(Opened {
+        terminal: launch.terminal,
+        cwd: PathBuf::from(format!("{}:{}", host.alias, there.cwd().unwrap_or("~"))),
+    })
 }

@@ -10,6 +10,9 @@ use super::{off_main, CmdResult, SessionRef};
 #[tauri::command]
 pub async fn session_events(app: AppHandle, session: SessionRef) -> CmdResult<Update> {
     off_main(app, move |state| {
+        if let Some(host) = state.remote.current() {
+            return host.events(&session);
+        }
         let meta = state.resolve(&session)?;
         let lib = state.service.library();
         Ok(Follower::new(meta, 0).poll(lib.catalog())?)

@@ -13,8 +13,9 @@ pub async fn load_transcript(
     offset: usize,
     limit: usize,
 ) -> CmdResult<TranscriptPage> {
-    off_main(app, move |state| {
-        state.with_transcript(&session, |t| view::page(t, offset, limit))
+    off_main(app, move |state| match state.remote.current() {
+        Some(host) => host.page(&session, offset, limit),
+        None => state.with_transcript(&session, |t| view::page(t, offset, limit)),
     })
     .await
 }
@@ -26,8 +27,9 @@ pub async fn find_message(
     session: SessionRef,
     message_id: String,
 ) -> CmdResult<Option<usize>> {
-    off_main(app, move |state| {
-        state.with_transcript(&session, |t| view::position(t, &message_id))
+    off_main(app, move |state| match state.remote.current() {
+        Some(host) => host.position(&session, &message_id),
+        None => state.with_transcript(&session, |t| view::position(t, &message_id)),
     })
     .await
 }

@@ -20,6 +20,7 @@ pub async fn translate_message(
     message_id: String,
 ) -> CmdResult<TranslationView> {
     off_main(app, move |state| {
+        state.remote.local_only("Translate")?;
         let settings = ConfigFile::load_default(&process_env).settings().translate;
         // Before the transcript is even looked at: an endpoint that is not set up gets nothing.
         let endpoint = Endpoint::of(&settings).map_err(coded)?;

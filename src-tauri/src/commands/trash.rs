@@ -73,6 +73,7 @@ pub async fn trash_plan(
     subagents: Option<bool>,
 ) -> CmdResult<Plan> {
     off_main(app, move |state| {
+        state.remote.local_only("Move to trash")?;
         *SHOWN.lock()? = None;
         let plan = plan_now(state, &session, request(permanent, subagents))?;
         *SHOWN.lock()? = Some(plan.clone());
@@ -91,6 +92,7 @@ pub async fn trash_execute(
     subagents: Option<bool>,
 ) -> CmdResult<Done> {
     off_main(app, move |state| {
+        state.remote.local_only("Move to trash")?;
         let request = request(permanent, subagents);
         let shown = SHOWN.lock()?.take().filter(|p| {
             p.session.provider == session.provider

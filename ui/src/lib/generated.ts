@@ -178,7 +178,7 @@ line: number | null, reason: string, };
  * Problems met during a scan or load. `items` is capped; `parse_errors` counts them all.
  */
 export type Diagnostics = { parse_errors: number, items: Array<Diagnostic>, };
-export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal" | "translate_not_configured" | "translate_bad_url" | "translate_bad_key" | "message_not_found" | "translate_no_text" | "translate_too_long" | "translate_unreachable" | "translate_timeout" | "translate_unauthorized" | "translate_http" | "translate_bad_reply" | "delete_disabled" | "permanent_delete_disabled" | "session_live" | "session_recent" | "unsupported" | "subagents_undecided" | "subagents_go_along" | "agent_missing" | "stale_plan" | "trash_failed" | "bundle_invalid" | "bundle_unsafe" | "bundle_too_large" | "bundle_checksum" | "bundle_manifest" | "bundle_version" | "bundle_not_restorable" | "bad_target" | "restore_token" | "session_exists" | "restore_failed";
+export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal" | "translate_not_configured" | "translate_bad_url" | "translate_bad_key" | "message_not_found" | "translate_no_text" | "translate_too_long" | "translate_unreachable" | "translate_timeout" | "translate_unauthorized" | "translate_http" | "translate_bad_reply" | "delete_disabled" | "permanent_delete_disabled" | "session_live" | "session_recent" | "unsupported" | "subagents_undecided" | "subagents_go_along" | "agent_missing" | "stale_plan" | "trash_failed" | "bundle_invalid" | "bundle_unsafe" | "bundle_too_large" | "bundle_checksum" | "bundle_manifest" | "bundle_version" | "bundle_not_restorable" | "bad_target" | "restore_token" | "session_exists" | "restore_failed" | "ssh_auth" | "ssh_host_key" | "ssh_unreachable" | "bad_host" | "spawn" | "connection_closed" | "protocol" | "version_mismatch" | "server_missing" | "bootstrap" | "remote_unsupported";
 export type EventType = "session_start" | "prompt" | "tool_start" | "tool_end" | "notification" | "ask" | "stop" | "session_end";
 export type ExportFormat = "markdown" | "json" | "html";
 /**
@@ -228,13 +228,31 @@ parse_errors: number,
  */
 unlisted: number, watcher: WatcherState, cache: CacheInfo, };
 /**
- * One search result: a message (or the title, with an empty `message_id`).
+ * One search result: a message (or the title, with an empty `message_id`). Read back from a
+ * remote's answer too.
  */
 export type Hit = { session_id: string, provider: ProviderKind, message_id: string, title: string | null, snippet: string, 
 /**
  * Higher is better (negated BM25).
  */
 score: number, };
+export type HostsView = { 
+/**
+ * The aliases, in the config's order.
+ */
+hosts: Array<string>, 
+/**
+ * The one shown (none: this computer).
+ */
+current: string | null, 
+/**
+ * The ssh config read.
+ */
+config: string | null, 
+/**
+ * Includes that could not be read.
+ */
+problems: Array<string>, };
 /**
  * A terminal found on this machine.
  */

@@ -141,8 +141,9 @@ pub struct SearchFilter {
     pub limit: usize,
 }
 
-/// One search result: a message (or the title, with an empty `message_id`).
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+/// One search result: a message (or the title, with an empty `message_id`). Read back from a
+/// remote's answer too.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct Hit {
     pub session_id: String,
     pub provider: ProviderKind,

@@ -1,0 +1,127 @@
+//! The host picker: this computer, or a `Host` alias of the user's ssh config
+//! (`agent_sessions_remote::hosts`; `AGENT_SESSIONS_SSH_CONFIG` names another config, passed
+//! to ssh as `-F`). Choosing one connects (the picker shows the connection's error, which says
+//! what to set up) and every session command then asks that host; a poller tells the window
+//! when its sessions change, as the local worker does.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_sessions_core::paths::process_env;
+use agent_sessions_remote::hosts;
+use serde::Serialize;
+use serde_json::json;
+use tauri::{AppHandle, Emitter, Manager};
+
+use super::{off_main, CmdError, CmdResult};
+use crate::remote::{Host, POLL_MS};
+use crate::state::AppState;
+
+#[derive(Serialize, ts_rs::TS)]
+pub struct HostsView {
+    /// The aliases, in the config's order.
+    hosts: Vec<String>,
+    /// The one shown (none: this computer).
+    current: Option<String>,
+    /// The ssh config read.
+    config: Option<String>,
+    /// Includes that could not be read.
+    problems: Vec<String>,
+}
+
+/// The config read, and whether it was named (then ssh is given it with `-F`).
+fn config() -> Option<(PathBuf, PathBuf, bool)> {
+    let (config, ssh_dir) = hosts::user_config(&process_env)?;
+    let named = process_env("AGENT_SESSIONS_SSH_CONFIG").is_some_and(|c| !c.is_empty());
+    Some((config, ssh_dir, named))
+}
+
+fn view(state: &AppState) -> HostsView {
+    let found = config().map(|(c, dir, _)| (hosts::list(&c, &dir), c));
+    let (listed, path) = found.unzip();
+    let listed = listed.unwrap_or_default();
+    HostsView {
+        hosts: listed.aliases,
+        current: state.remote.current().map(|h| h.alias.clone()),
+        config: path.map(|p| p.display().to_string()),
+        problems: listed.problems,
+    }
+}
+
+#[tauri::command]
+pub async fn hosts(app: AppHandle) -> CmdResult<HostsView> {
+    off_main(app, |state| Ok(view(state))).await
+}
+
+/// Shows `alias` (one of the listed hosts) or, with none, this computer. Connecting runs ssh
+/// in BatchMode, so a login that would prompt fails at once with what to set up.
+#[tauri::command]
+pub async fn select_host(app: AppHandle, alias: Option<String>) -> CmdResult<HostsView> {
+    let handle = app.clone();
+    off_main(app, move |state| {
+        let Some(alias) = alias else {
+            state.remote.set(None);
+            return Ok(view(state));
+        };
+        let listed = view(state);
+        if !listed.hosts.contains(&alias) {
+            return Err(CmdError::invalid_input(format!(
+                "{alias:?} is not a Host in {}",
+                listed.config.as_deref().unwrap_or("~/.ssh/config")
+            )));
+        }
+        let named = config().filter(|c| c.2).map(|c| c.0);
+        let host = Arc::new(Host::connect(&alias, named)?);
+        state.remote.set(Some(host.clone()));
+        poll(handle, host);
+        Ok(view(state))
+    })
+    .await
+}
+
+/// While `host` is shown, asks it what changed every [`POLL_MS`] and tells the window
+/// (`sessions-changed`, as the local worker does); a failure is a warning, said once.
+fn poll(app: AppHandle, host: Arc<Host>) {
+    std::thread::spawn(move || {
+        let mut cursor = None;
+        let mut said = String::new();
+        loop {
+            std::thread::sleep(Duration::from_millis(POLL_MS));
+            let state = app.state::<AppState>();
+            if !state.remote.is(&host) {
+                return;
+            }
+            let seq = match cursor {
+                Some(seq) => seq,
+                None => match host.list() {
+                    Ok((_, seq)) => seq,
+                    Err(e) => {
+                        warn(&app, &mut said, e);
+                        continue;
+                    }
+                },
+            };
+            match host.changes(seq) {
+                Ok(d) => {
+                    said.clear();
+                    // After a reset (the server started over) the next round lists again.
+                    cursor = (!d.reset).then_some(d.seq);
+                    if d.reset || !d.changed.is_empty() || !d.removed.is_empty() {
+                        let changed = json!({"changed": d.changed.len(), "removed": d.removed.len(),
+                            "first": false, "done": true, "seq": d.seq});
+                        let _ = app.emit("sessions-changed", changed);
+                    }
+                }
+                Err(e) => warn(&app, &mut said, e),
+            }
+        }
+    });
+}
+
+fn warn(app: &AppHandle, said: &mut String, e: CmdError) {
+    if *said != e.message {
+        let _ = app.emit("warning", &e.message);
+        *said = e.message;
+    }
+}

@@ -1,0 +1,570 @@
+//! The host the window shows when it is not this computer (docs/remote.md, "In the app"): one
+//! `agent_sessions_remote::Client` over the system ssh, and the few conversions from the
+//! protocol's answers into what the window already shows for local sessions (transcript pages
+//! rendered by core's `view`, blobs by core's `blob::view`, stats and health by core over the
+//! remote's listing). The commands ask [`Active::current`] and call either this or the local
+//! service; nothing here reads a local store.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
+use agent_sessions_core::blob::{self, BlobView};
+use agent_sessions_core::health::{self, CacheInfo, Health};
+use agent_sessions_core::index::Hit;
+use agent_sessions_core::live::follow::Update;
+use agent_sessions_core::service::WatcherState;
+use agent_sessions_core::view::{self, TranscriptPage};
+use agent_sessions_core::{ProviderKind, Roots, ScanReport, SessionMeta};
+use agent_sessions_remote::protocol::{self as wire, method};
+use agent_sessions_remote::ssh::Ssh;
+use agent_sessions_remote::{Client, Error as RemoteError};
+use base64::Engine;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::commands::{CmdError, CmdResult, ErrorCode, SessionRef};
+
+/// How often the window's remote is asked what changed (its live dots and a live tail).
+pub const POLL_MS: u64 = 2000;
+
+/// The remote host shown now; none: this computer.
+#[derive(Default)]
+pub struct Active(Mutex<Option<Arc<Host>>>);
+
+impl Active {
+    pub fn current(&self) -> Option<Arc<Host>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn set(&self, host: Option<Arc<Host>>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = host;
+    }
+
+    /// Refuses `what` (an action over this computer's stores) while a remote is shown.
+    pub fn local_only(&self, what: &str) -> CmdResult<()> {
+        match self.current() {
+            Some(host) => Err(CmdError::new(
+                ErrorCode::RemoteUnsupported,
+                format!("{what} works on this computer's sessions only for now, not on {}'s; run agent-sessions-cli on {} for it", host.alias, host.alias),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether `host` is still the one shown (a poller of an older one stops).
+    pub fn is(&self, host: &Arc<Host>) -> bool {
+        self.current().is_some_and(|h| Arc::ptr_eq(&h, host))
+    }
+}
+
+/// A connected host.
+pub struct Host {
+    pub alias: String,
+    /// `ssh -F FILE` (`AGENT_SESSIONS_SSH_CONFIG`), also in the commands a user copies.
+    pub config: Option<PathBuf>,
+    client: Mutex<Client>,
+}
+
+impl Host {
+    /// Connects through the system ssh (BatchMode: a login that would prompt fails at once,
+    /// saying what to set up), installing this build's server there when it is missing and
+    /// the remote's platform is ours.
+    pub fn connect(alias: &str, config: Option<PathBuf>) -> CmdResult<Host> {
+        let mut ssh = Ssh::new(alias).map_err(remote_error)?;
+        ssh.config = config.clone();
+        ssh.server_binary = server_binary();
+        let client = Client::connect(Box::new(ssh)).map_err(remote_error)?;
+        Ok(Host::over(alias, config, client))
+    }
+
+    /// A host over any connected client (the tests' in-memory server).
+    pub fn over(alias: &str, config: Option<PathBuf>, client: Client) -> Host {
+        Host {
+            alias: alias.to_owned(),
+            config,
+            client: Mutex::new(client),
+        }
+    }
+
+    fn call<R: DeserializeOwned>(&self, method: &str, params: impl Serialize) -> CmdResult<R> {
+        let mut client = self.client.lock()?;
+        client.call(method, params).map_err(remote_error)
+    }
+
+    /// Every session there, newest first, and the change sequence it is as of.
+    pub fn list(&self) -> CmdResult<(ScanReport, u64)> {
+        let listed: wire::ListResult = self.call(method::LIST, wire::ListParams::default())?;
+        let report = ScanReport {
+            sessions: listed.sessions,
+            diagnostics: listed.diagnostics,
+        };
+        Ok((report, listed.seq))
+    }
+
+    /// The sessions changed or removed there after `seq`.
+    pub fn changes(&self, seq: u64) -> CmdResult<Delta> {
+        self.call(method::CHANGES, wire::ChangesParams { cursor: seq })
+    }
+
+    /// A page of the transcript, rendered here as a local one is.
+    pub fn page(
+        &self,
+        session: &SessionRef,
+        offset: usize,
+        limit: usize,
+    ) -> CmdResult<TranscriptPage> {
+        let page = self.show(session, offset, limit)?;
+        Ok(TranscriptPage {
+            session: page.session,
+            messages: page.messages.iter().map(view::message_view).collect(),
+            offset: offset.min(page.total),
+            total: page.total,
+        })
+    }
+
+    fn show(
+        &self,
+        session: &SessionRef,
+        offset: usize,
+        limit: usize,
+    ) -> CmdResult<wire::ShowResult> {
+        let params = wire::ShowParams {
+            session: wire_ref(session),
+            offset,
+            limit,
+        };
+        self.call(method::SHOW, params)
+    }
+
+    /// Where the message with `id` is (pages are read until it is found).
+    pub fn position(&self, session: &SessionRef, id: &str) -> CmdResult<Option<usize>> {
+        let mut offset = 0;
+        loop {
+            let page = self.show(session, offset, wire::PAGE_MESSAGES)?;
+            if let Some(i) = page.messages.iter().position(|m| m.id == id) {
+                return Ok(Some(offset + i));
+            }
+            match page.next {
+                Some(next) if next > offset => offset = next,
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    pub fn search(
+        &self,
+        query: &str,
+        providers: Vec<ProviderKind>,
+        limit: usize,
+    ) -> CmdResult<Vec<Hit>> {
+        let params = wire::SearchParams {
+            query: query.to_owned(),
+            limit,
+            providers,
+            ..wire::SearchParams::default()
+        };
+        let answer: SearchAnswer = self.call(method::SEARCH, params)?;
+        Ok(answer.results.hits)
+    }
+
+    /// What the window may show of a blob (the remote sends it whole, at most 32 MiB).
+    pub fn blob(&self, session: &SessionRef, key: &str) -> CmdResult<BlobView> {
+        let params = wire::BlobParams {
+            session: wire_ref(session),
+            key: key.to_owned(),
+        };
+        let answer: wire::BlobResult = self.call(method::BLOB, params)?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(answer.base64)
+            .map_err(|e| {
+                CmdError::new(
+                    ErrorCode::Protocol,
+                    format!("a blob from {} is not base64: {e}", self.alias),
+                )
+            })?;
+        Ok(blob::view(&bytes))
+    }
+
+    /// The session's events so far, as `log` reads them there.
+    pub fn events(&self, session: &SessionRef) -> CmdResult<Update> {
+        let log: wire::LogResult = self.call(method::LOG, wire_ref(session))?;
+        Ok(Update {
+            events: log.events,
+            cursor: log.cursor,
+            truncated: false,
+            ended: log.ended,
+        })
+    }
+
+    /// The Diagnostics panel for the remote's listing: one root per agent (where its sessions
+    /// lie there), the remote's skipped records and tool versions; no local cache, polled.
+    pub fn health(&self) -> CmdResult<Health> {
+        let (listing, _) = self.list()?;
+        let roots = roots_of(&listing.sessions);
+        let watcher = WatcherState::Polling {
+            every_ms: POLL_MS,
+            reason: format!(
+                "{} is a remote host: the app asks it what changed",
+                self.alias
+            ),
+        };
+        let cache = CacheInfo {
+            dir: None,
+            path: None,
+            bytes: 0,
+        };
+        let mut health = health::report(&roots, &listing, watcher, cache);
+        // The roots are there, not here: they exist since sessions were read from them.
+        health.roots.iter_mut().for_each(|r| r.exists = true);
+        Ok(health)
+    }
+
+    /// The session's resume command as the remote builds it (POSIX on a Unix remote).
+    pub fn resume(&self, session: &SessionRef) -> CmdResult<ResumeCommand> {
+        let answer: ResumeAnswer = self.call(method::RESUME, wire_ref(session))?;
+        if let Some(e) = answer.error {
+            return Err(CmdError::new(ErrorCode::of(&e.code), e.message));
+        }
+        let argv: Vec<&str> = answer.argv.iter().map(String::as_str).collect();
+        let (program, args) = argv.split_first().ok_or_else(|| {
+            CmdError::new(
+                ErrorCode::Protocol,
+                "the remote sent an empty resume command",
+            )
+        })?;
+        ResumeCommand::new(program, args, answer.cwd.as_deref())
+            .map_err(|e| CmdError::invalid_input(e.to_string()))
+    }
+
+    /// What "Open terminal" runs there: a login shell in the session's directory.
+    pub fn shell_in_dir(&self, session: &SessionRef) -> CmdResult<ResumeCommand> {
+        let meta = self.show(session, 0, 1)?.session;
+        let dir = meta
+            .cwd
+            .filter(|d| !d.is_empty())
+            .ok_or_else(|| CmdError::not_found("the session records no directory"))?;
+        login_shell_in(&dir)
+    }
+
+    /// `ssh [-F FILE] -t -- ALIAS <remote command>`: the remote's login shell runs the command
+    /// (POSIX-quoted by core); locally it is an argv.
+    pub fn ssh_command(&self, remote: &ResumeCommand) -> CmdResult<ResumeCommand> {
+        ssh_command(&self.alias, self.config.as_deref(), &remote.posix())
+    }
+}
+
+/// A login shell started in `dir` (`cd -- 'dir' && exec "$SHELL" -l` in POSIX quoting). A
+/// directory holding a control character is refused (`ResumeCommand::new`).
+pub fn login_shell_in(dir: &str) -> CmdResult<ResumeCommand> {
+    let script = r#"exec "${SHELL:-/bin/sh}" -l"#;
+    ResumeCommand::new("sh", &["-c", script], Some(dir))
+        .map_err(|e| CmdError::invalid_input(e.to_string()))
+}
+
+/// `ssh [-F FILE] -t -- ALIAS COMMAND` as a command (its POSIX form is what a user pastes).
+pub fn ssh_command(alias: &str, config: Option<&Path>, remote: &str) -> CmdResult<ResumeCommand> {
+    let config = config.map(|c| c.to_string_lossy().into_owned());
+    let mut args: Vec<&str> = Vec::new();
+    if let Some(c) = &config {
+        args.extend(["-F", c]);
+    }
+    args.extend(["-t", "--", alias, remote]);
+    ResumeCommand::new("ssh", &args, None).map_err(|e| CmdError::invalid_input(e.to_string()))
+}
+
+/// The CLI a remote of our platform is given when it lacks the server:
+/// `AGENT_SESSIONS_SERVER_BINARY`, else `agent-sessions-cli` beside the app.
+fn server_binary() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("AGENT_SESSIONS_SERVER_BINARY").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let name: OsString = format!("agent-sessions-cli{}", std::env::consts::EXE_SUFFIX).into();
+    let beside = std::env::current_exe().ok()?.parent()?.join(name);
+    beside.is_file().then_some(beside)
+}
+
+/// Each agent's root there: the folder all its sessions' files lie under.
+fn roots_of(sessions: &[SessionMeta]) -> Roots {
+    Roots::from_fn(|kind| {
+        let mut paths = sessions
+            .iter()
+            .filter(|s| s.provider == kind)
+            .map(|s| s.source_path.parent().unwrap_or(&s.source_path));
+        let Some(first) = paths.next() else {
+            return Vec::new();
+        };
+        let common = paths.fold(first.to_path_buf(), |acc, p| common_prefix(&acc, p));
+        vec![common]
+    })
+}
+
+fn common_prefix(a: &Path, b: &Path) -> PathBuf {
+    a.components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x)
+        .collect()
+}
+
+fn wire_ref(session: &SessionRef) -> wire::SessionRef {
+    wire::SessionRef {
+        id: session.id.clone(),
+        provider: Some(session.provider),
+    }
+}
+
+/// A remote's error for the window: the connection's own codes (`ssh_auth`, `ssh_host_key`,
+/// `ssh_unreachable`, `server_missing`, …) with the crate's text saying what to set up; the
+/// server's core codes folded as local ones are.
+pub fn remote_error(e: RemoteError) -> CmdError {
+    let code = match &e {
+        RemoteError::Server(w) => crate::commands::fold_code(&w.code),
+        other => ErrorCode::of(other.code()),
+    };
+    CmdError::new(code, e.to_string())
+}
+
+/// What `changes` answers (core's `Delta` as the server serializes it).
+#[derive(Debug, Deserialize)]
+pub struct Delta {
+    pub seq: u64,
+    pub reset: bool,
+    pub changed: Vec<SessionMeta>,
+    pub removed: Vec<SessionRef>,
+}
+
+#[derive(Deserialize)]
+struct ResumeAnswer {
+    #[serde(default)]
+    argv: Vec<String>,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    error: Option<wire::WireError>,
+}
+
+#[derive(Deserialize)]
+struct SearchAnswer {
+    results: WireResults,
+}
+
+#[derive(Deserialize)]
+struct WireResults {
+    hits: Vec<Hit>,
+}
+
+#[cfg(test)]
+mod tests {
+    //! The remote dispatch against a real server (the remote crate's, on a thread over the
+    //! in-memory transport) reading the Claude fixture store: each answer equals what the
+    //! local path gives for the same store.
+    use std::path::Path;
+    use std::process::Command;
+
+    use agent_sessions_core::{Library, ScanProgress};
+    use agent_sessions_remote::server::{serve, Options};
+    use agent_sessions_remote::transport::Memory;
+
+    use super::*;
+
+    fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/claude/2.1.332/dot-claude")
+    }
+
+    fn roots() -> Roots {
+        let mut roots = Roots::default();
+        roots.get_mut(ProviderKind::Claude).push(fixture());
+        roots
+    }
+
+    /// A host whose server keeps its cache in `cache` (a search needs one), or reads directly.
+    fn host_cached(cache: Option<&Path>) -> Host {
+        let cache = cache.map(Path::to_path_buf);
+        let memory = Memory::new(move |input, output| {
+            let options = Options {
+                roots: roots(),
+                cache_dir: cache.clone(),
+                resolve: Box::new(|r| Ok(r.clone())),
+            };
+            let _ = serve(input, output, options);
+        });
+        let client = Client::connect(Box::new(memory)).unwrap();
+        Host::over("testbox", None, client)
+    }
+
+    fn host() -> Host {
+        host_cached(None)
+    }
+
+    fn local() -> (Library, Vec<SessionMeta>) {
+        let lib = Library::open(&roots(), &[], None);
+        let sessions = lib
+            .catalog()
+            .scan(&ScanProgress::default())
+            .unwrap()
+            .sessions;
+        (lib, sessions)
+    }
+
+    fn named(s: &SessionMeta) -> SessionRef {
+        SessionRef {
+            provider: s.provider,
+            id: s.id.clone(),
+        }
+    }
+
+    #[test]
+    fn the_list_pages_and_positions_are_the_local_ones() {
+        let host = host();
+        let (lib, sessions) = local();
+        let (report, _) = host.list().unwrap();
+        let ids = |s: &[SessionMeta]| {
+            let mut v: Vec<String> = s.iter().map(|s| s.id.clone()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(ids(&report.sessions), ids(&sessions));
+        let longest = sessions
+            .iter()
+            .max_by_key(|s| s.counts.user + s.counts.assistant)
+            .unwrap();
+        let transcript = lib.catalog().load(longest).unwrap();
+        let want = view::page(&transcript, 1, 3);
+        let got = host.page(&named(longest), 1, 3).unwrap();
+        assert_eq!((got.offset, got.total), (want.offset, want.total));
+        let html = |p: &TranscriptPage| {
+            p.messages
+                .iter()
+                .map(|m| m.html.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(html(&got), html(&want));
+        let last = transcript.messages.last().unwrap();
+        assert_eq!(
+            host.position(&named(longest), &last.id).unwrap(),
+            Some(transcript.messages.len() - 1)
+        );
+        assert_eq!(
+            host.position(&named(longest), "no-such-message").unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn blobs_events_stats_and_health_come_from_the_remote() {
+        let host = host();
+        let (lib, sessions) = local();
+        let spilled = sessions
+            .iter()
+            .find(|s| s.id.starts_with("5fec8eab"))
+            .unwrap();
+        let key = "tool-results/bd1gkvvug.txt";
+        let want = blob::load_view(lib.catalog(), spilled, key).unwrap();
+        assert_eq!(host.blob(&named(spilled), key).unwrap(), want);
+        let traversal = host
+            .blob(&named(spilled), "tool-results/../../../x")
+            .unwrap_err();
+        assert_eq!(traversal.code, "not_found");
+
+        let events = host.events(&named(spilled)).unwrap();
+        let local_events = agent_sessions_core::live::follow::Follower::new(spilled.clone(), 0)
+            .poll(lib.catalog())
+            .unwrap();
+        assert_eq!(events.events, local_events.events);
+
+        let health = host.health().unwrap();
+        let sessions_counted: u64 = health.roots.iter().map(|r| r.sessions).sum();
+        assert_eq!(sessions_counted, sessions.len() as u64);
+        assert!(health.roots.iter().all(|r| r.root.starts_with(fixture())));
+        assert!(matches!(health.watcher, WatcherState::Polling { .. }));
+    }
+
+    #[test]
+    fn search_hits_name_listed_sessions() {
+        let cache = tempfile::tempdir().unwrap();
+        let host = host_cached(Some(cache.path()));
+        let (_, sessions) = local();
+        let hits = host.search("the", vec![], 20).unwrap();
+        assert!(!hits.is_empty());
+        assert!(hits
+            .iter()
+            .all(|h| sessions.iter().any(|s| s.id == h.session_id)));
+        // Over 32 terms: the remote's core refuses it, as a local search is refused.
+        let many = vec!["word"; 33].join(" ");
+        assert_eq!(
+            host.search(&many, vec![], 20).unwrap_err().code,
+            "invalid_input"
+        );
+    }
+
+    #[test]
+    fn an_unknown_session_is_not_found_and_connection_codes_cross_as_they_are() {
+        let host = host();
+        let missing = SessionRef {
+            provider: ProviderKind::Claude,
+            id: "00000000-nope".into(),
+        };
+        assert_eq!(host.page(&missing, 0, 10).unwrap_err().code, "not_found");
+        let auth = remote_error(RemoteError::AuthFailed {
+            alias: "devbox".into(),
+            detail: "Permission denied (publickey)".into(),
+        });
+        assert_eq!(auth.code, "ssh_auth");
+        assert!(auth.message.contains("ssh-add"), "{}", auth.message);
+        let missing = remote_error(RemoteError::ServerMissing {
+            host: "devbox".into(),
+            remote: "linux aarch64".into(),
+            ours: "linux x86_64".into(),
+            path: "~/.cache/agent-sessions/server/0.1.0/agent-sessions-cli".into(),
+        });
+        assert_eq!(missing.code, "server_missing");
+    }
+
+    /// The resume command there, wrapped in `ssh -t`: what a user pastes, run by a real `sh`
+    /// with `ssh` standing in as a function that hands its last argument to a shell, as the
+    /// remote's login shell would.
+    #[test]
+    fn remote_commands_reach_the_remote_shell_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let hostile = dir
+            .path()
+            .join("it's a $(touch pwned) `x` \\ dir; rm -rf ~");
+        std::fs::create_dir(&hostile).unwrap();
+        let shell = dir.path().join("print-dir");
+        std::fs::write(&shell, "#!/bin/sh\npwd\n").unwrap();
+        let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(&shell, executable).unwrap();
+
+        let there = login_shell_in(hostile.to_str().unwrap()).unwrap();
+        let ssh = ssh_command("devbox", Some(Path::new("/tmp/my config")), &there.posix()).unwrap();
+        assert_eq!(
+            &ssh.args()[..5],
+            ["-F", "/tmp/my config", "-t", "--", "devbox"]
+        );
+        let pasted = ssh.posix();
+        assert!(
+            pasted.starts_with("ssh -F '/tmp/my config' -t -- devbox '"),
+            "{pasted}"
+        );
+        let script = format!("ssh() {{ for a; do last=$a; done; sh -c \"$last\"; }}\n{pasted}");
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .env("SHELL", &shell)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim_end(),
+            hostile.to_str().unwrap()
+        );
+        assert!(!dir.path().join("pwned").exists());
+
+        for bad in ["/w/a\nb", "/w/\u{1b}]0;x\u{7}"] {
+            assert_eq!(login_shell_in(bad).unwrap_err().code, "invalid_input");
+        }
+        assert!(ssh_command("devbox", None, "true\u{7}").is_err());
+    }
+}

@@ -64,6 +64,12 @@ fn exit_code(code: &str) -> u8 {
 }
 
 fn connect(target: &Target) -> Result<Client, RemoteError> {
+    // On Windows a `wsl:NAME` host is a WSL distribution, reached through wsl.exe.
+    #[cfg(windows)]
+    if let Some(distro) = agent_sessions_remote::wsl::distro_of(&target.alias) {
+        let wsl = agent_sessions_remote::wsl::Wsl::new(distro);
+        return with_roots(Client::connect(Box::new(wsl))?, target);
+    }
     let mut ssh = Ssh::new(&target.alias)?;
     ssh.config = target
         .ssh_config
@@ -72,10 +78,14 @@ fn connect(target: &Target) -> Result<Client, RemoteError> {
     // This very binary is the server a remote of the same platform gets.
     ssh.server_binary = std::env::current_exe().ok();
     let notes = ssh.notes.clone();
-    let mut client = Client::connect(Box::new(ssh))?;
+    let client = Client::connect(Box::new(ssh))?;
     for note in notes.lock().unwrap_or_else(|e| e.into_inner()).iter() {
         eprintln!("note: {}", render::terminal_safe(note));
     }
+    with_roots(client, target)
+}
+
+fn with_roots(mut client: Client, target: &Target) -> Result<Client, RemoteError> {
     if !target.roots.is_empty() {
         client.set_roots(RootsParams {
             roots: target.roots.clone(),

@@ -6,6 +6,7 @@
 //! Debian's openssh-server.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
@@ -18,6 +19,7 @@ use serde_json::Value;
 mod common;
 
 const LIVE: &str = "ceefe47d-84be-4483-8ce5-5f829cfd22c9";
+const CLI: &str = env!("CARGO_BIN_EXE_agent-sessions-cli");
 
 /// The remote: a home holding copies of the fixture stores, served by a throwaway sshd.
 struct Sshd {
@@ -50,10 +52,14 @@ impl Sshd {
         self.dir.path().join("home")
     }
 
-    /// Where the bootstrap installs the server in the remote home.
+    /// Where the bootstrap installs this build's server in the remote home: the folder is
+    /// named by the version and the binary's digest.
     fn installed(&self) -> PathBuf {
+        let sum = agent_sessions_remote::command::digest(Path::new(CLI)).unwrap();
         self.home()
-            .join(".cache/agent-sessions/server/0.1.0/agent-sessions-cli")
+            .join(".cache/agent-sessions/server")
+            .join(agent_sessions_remote::command::server_dir(&sum))
+            .join("agent-sessions-cli")
     }
 
     /// Installs this build's CLI as the remote's server without an upload (most tests are
@@ -61,7 +67,7 @@ impl Sshd {
     fn preinstall(&self) {
         let target = self.installed();
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_agent-sessions-cli"), target).unwrap();
+        std::os::unix::fs::symlink(CLI, target).unwrap();
     }
 
     /// The CLI, here, with nothing of the local user's: `--host testbox` reaches the sshd.
@@ -344,6 +350,70 @@ fn bootstrap_uploads_the_server_once_then_reuses_it() {
         stamp
     );
     assert_eq!(first.stdout, second.stdout);
+}
+
+/// A server left by another build of the same version (a dev binary rebuilt, or a hand
+/// install in the plain version folder) is not run: this build's own is uploaded beside it.
+#[test]
+fn another_build_of_the_same_version_is_not_reused() {
+    let sshd = Sshd::start();
+    let old = sshd
+        .home()
+        .join(".cache/agent-sessions/server/0.1.0/agent-sessions-cli");
+    std::fs::create_dir_all(old.parent().unwrap()).unwrap();
+    std::fs::write(&old, "#!/bin/sh\necho an older build\n").unwrap();
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let out = output(&mut sshd.cli(&["--host", "testbox", "scan", "--json"]));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("installed agent-sessions-cli"));
+    assert_eq!(
+        std::fs::read(sshd.installed()).unwrap(),
+        std::fs::read(CLI).unwrap()
+    );
+    let local = output(&mut sshd.local(&["scan", "--json"]));
+    assert_eq!(out.stdout, local.stdout);
+}
+
+/// The command transport without ssh: `wsl.exe`'s argv run by a stand-in that drops
+/// `-d DISTRO --exec` and runs the rest (`sh -c SCRIPT`) in the remote home. The server is
+/// missing, so it is uploaded through the child's stdin, then serves.
+#[test]
+fn the_wsl_transport_bootstraps_and_serves_through_a_stand_in_program() {
+    use agent_sessions_remote::protocol::{method, ListParams, ListResult};
+    let sshd = Sshd::start();
+    let stand_in = sshd.dir.path().join("wsl-stand-in");
+    std::fs::write(
+        &stand_in,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = -d ] && [ \"$2\" = Test ] && [ \"$3\" = --exec ] || exit 64\nshift 3\nHOME='{}' XDG_CACHE_HOME='{}/.cache' exec \"$@\"\n",
+            sshd.home().display(),
+            sshd.home().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let mut wsl = agent_sessions_remote::wsl::Wsl::new("Test");
+    wsl.program = stand_in;
+    wsl.server_binary = Some(PathBuf::from(CLI));
+    let notes = wsl.notes.clone();
+    let mut client = agent_sessions_remote::Client::connect(Box::new(wsl)).unwrap();
+    assert_eq!(client.host(), "wsl:Test");
+    assert!(notes.lock().unwrap()[0].contains("installed agent-sessions-cli"));
+    assert_eq!(
+        std::fs::read(sshd.installed()).unwrap(),
+        std::fs::read(CLI).unwrap()
+    );
+    let listed: ListResult = client.call(method::LIST, ListParams::default()).unwrap();
+    let local = output(&mut sshd.local(&["scan", "--json"]));
+    let local: Value = serde_json::from_slice(&local.stdout).unwrap();
+    let ids: Vec<&str> = listed.sessions.iter().map(|s| s.id.as_str()).collect();
+    let local_ids: Vec<&str> = local["data"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, local_ids);
+    assert!(ids.len() > 3);
 }
 
 #[test]

@@ -7,15 +7,18 @@
 //!   resumes from its cursor.
 //! - [`ssh`]: the system ssh in BatchMode, and the bootstrap that installs this build's server
 //!   on a remote of the same platform; [`wsl`]: WSL distributions as hosts (pure functions).
+//! - [`command`]: the transport over a child process (ssh, wsl.exe, sh), and the bootstrap
+//!   every such transport shares.
 //! - [`transport::Memory`]: a server on a thread, for tests; [`loopback`]: a throwaway sshd
 //!   on 127.0.0.1, for the tests and the benchmark.
 
 pub mod client;
+pub mod command;
 pub mod error;
+pub mod hosts;
 pub mod lines;
 pub mod loopback;
 pub mod protocol;
-pub mod hosts;
 pub mod server;
 pub mod ssh;
 pub mod transport;

@@ -2,36 +2,28 @@
 //! an argv (never a local shell). `BatchMode=yes`, so nothing ever waits on a password prompt:
 //! an ssh that would have asked fails, and its stderr becomes a message saying what to set up.
 //!
-//! The remote command is a constant script of ours (it holds only our version number): it runs
-//! `~/.cache/agent-sessions/server/<version>/agent-sessions-cli serve --stdio` when that
-//! exists, and otherwise prints one line naming the remote's `uname -s -m`. Then, when the
-//! remote's platform is this binary's, [`Ssh`] uploads this binary through ssh's stdin to a
-//! temporary file beside the target, checks its SHA-256 there, makes it executable and renames
-//! it into place (atomic), and connects again; otherwise it says how to install it.
+//! The remote command is a constant script of ours (it holds only the server's folder name): it
+//! runs `~/.cache/agent-sessions/server/<version>-<digest>/agent-sessions-cli serve --stdio`
+//! when that exists, and otherwise prints one line naming the remote's `uname -s -m`. Then,
+//! when the remote's platform is this binary's, this binary is uploaded through ssh's stdin to
+//! a temporary file beside the target, its SHA-256 checked there, made executable and renamed
+//! into place (atomic), and the connection made again; otherwise it says how to install it.
+//! That part is shared with every command transport ([`crate::command`]); this module is ssh's
+//! argv, the login shell's quoting, and reading ssh's failures.
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
-
+use crate::command::{self, last_words, Bootstrap, Classify, Launcher};
 use crate::error::Error;
-use crate::transport::{Link, Stream, Transport};
 
-/// The server's version: the folder it is installed in on a remote.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub use crate::command::VERSION;
 
 /// What the remote script prints when no server of this version is installed.
-const MISSING: &str = "agent-sessions-bootstrap missing ";
-const INSTALLED: &str = "agent-sessions-bootstrap installed";
-
-/// Kept of a child's stderr, for the message when it fails.
-const STDERR_KEEP: usize = 16 << 10;
+pub(crate) const MISSING: &str = "agent-sessions-bootstrap missing ";
+pub(crate) const INSTALLED: &str = "agent-sessions-bootstrap installed";
 
 /// How to reach one host.
 #[derive(Clone, Debug)]
@@ -39,7 +31,8 @@ pub struct Ssh {
     pub alias: String,
     /// `ssh -F FILE` (tests, or a config of the user's choosing); none: ssh's own.
     pub config: Option<PathBuf>,
-    /// This build's CLI binary, uploaded when the remote lacks it; none: never upload.
+    /// This build's CLI binary, uploaded when the remote lacks it; none: never upload (and the
+    /// server looked for is the one installed by hand, in the plain version folder).
     pub server_binary: Option<PathBuf>,
     /// The ssh program (`ssh` on PATH).
     pub program: PathBuf,
@@ -63,183 +56,29 @@ impl Ssh {
     pub fn argv(&self, remote_command: &str) -> Vec<OsString> {
         argv(&self.alias, self.config.as_deref(), remote_command)
     }
-
-    fn spawn(&self, remote_command: &str) -> Result<Child, Error> {
-        Command::new(&self.program)
-            .args(self.argv(remote_command))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| Error::Spawn {
-                program: self.program.display().to_string(),
-                reason: format!("{e}; install OpenSSH's client (ssh)"),
-            })
-    }
-
-    /// Starts the server, or learns the remote's platform when it is not installed there.
-    fn start(&self) -> Result<Started, Error> {
-        let mut child = self.spawn(&serve_command(VERSION))?;
-        let stderr = collect(child.stderr.take());
-        let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
-        let mut first = Vec::new();
-        // The hello, or the script's one line; nothing at all when ssh failed.
-        let _ = stdout.by_ref().take(64 << 10).read_until(b'\n', &mut first);
-        let mut link = SshLink {
-            alias: self.alias.clone(),
-            child,
-            stderr: Some(stderr),
-        };
-        if first.is_empty() {
-            return Err(link
-                .failure()
-                .unwrap_or_else(|| self.closed("ssh ended at once")));
-        }
-        if let Some(platform) = std::str::from_utf8(&first)
-            .ok()
-            .and_then(|l| l.strip_prefix(MISSING))
-        {
-            return Ok(Started::Missing(parse_uname(platform)));
-        }
-        let writer = link.child.stdin.take().expect("piped");
-        Ok(Started::Serving(Stream {
-            reader: Box::new(io::Cursor::new(first).chain(stdout)),
-            writer: Box::new(writer),
-            link: Box::new(link),
-        }))
-    }
-
-    fn closed(&self, detail: &str) -> Error {
-        Error::Closed {
-            host: self.alias.clone(),
-            detail: detail.to_owned(),
-        }
-    }
-
-    /// Installs our binary on the remote, when it runs there.
-    fn bootstrap(&self, remote: Platform) -> Result<(), Error> {
-        let ours = Platform::ours();
-        let binary = match &self.server_binary {
-            Some(b) if remote == ours => b,
-            _ => {
-                return Err(Error::ServerMissing {
-                    host: self.alias.clone(),
-                    remote: format!("{} {}", remote.os, remote.arch),
-                    ours: format!("{} {}", ours.os, ours.arch),
-                    path: format!("~/.cache/agent-sessions/server/{VERSION}/agent-sessions-cli"),
-                })
-            }
-        };
-        let failed = |reason: String| Error::Bootstrap {
-            host: self.alias.clone(),
-            reason,
-        };
-        let sum = sha256_file(binary)
-            .map_err(|e| failed(format!("cannot read {}: {e}", binary.display())))?;
-        let mut child = self.spawn(&upload_command(VERSION, &sum))?;
-        let stderr = collect(child.stderr.take());
-        let mut stdin = child.stdin.take().expect("piped");
-        let sent = File::open(binary).and_then(|mut f| io::copy(&mut f, &mut stdin));
-        drop(stdin);
-        let mut said = String::new();
-        let _ = child
-            .stdout
-            .take()
-            .expect("piped")
-            .read_to_string(&mut said);
-        let status = child.wait()?;
-        if said.trim() == INSTALLED && status.success() {
-            let size = sent.unwrap_or(0);
-            self.note(format!(
-                "installed agent-sessions-cli {VERSION} on {} ({size} bytes, sha256 {sum})",
-                self.alias
-            ));
-            return Ok(());
-        }
-        let err = stderr.join().unwrap_or_default();
-        Err(failed(format!("{} {}", said.trim(), err.trim())))
-    }
-
-    fn note(&self, text: String) {
-        crate::server_lock(&self.notes).push(text);
-    }
 }
 
-enum Started {
-    Serving(Stream),
-    Missing(Platform),
-}
-
-impl Transport for Ssh {
-    fn open(&self) -> Result<Stream, Error> {
-        match self.start()? {
-            Started::Serving(stream) => Ok(stream),
-            Started::Missing(platform) => {
-                self.bootstrap(platform)?;
-                match self.start()? {
-                    Started::Serving(stream) => Ok(stream),
-                    Started::Missing(_) => Err(Error::Bootstrap {
-                        host: self.alias.clone(),
-                        reason: "the server was installed but is still not found".into(),
-                    }),
-                }
-            }
-        }
+impl Launcher for Ssh {
+    fn command(&self, script: &str) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(self.argv(&remote(script)));
+        command
     }
 
     fn host(&self) -> String {
         self.alias.clone()
     }
-}
 
-/// A running ssh: killed when the connection is dropped.
-struct SshLink {
-    alias: String,
-    child: Child,
-    stderr: Option<JoinHandle<String>>,
-}
-
-impl Link for SshLink {
-    fn failure(&mut self) -> Option<Error> {
-        let status = wait_a_little(&mut self.child);
-        let stderr = self.stderr.take()?.join().unwrap_or_default();
-        Some(classify(&self.alias, &stderr, status))
-    }
-}
-
-impl Drop for SshLink {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn wait_a_little(child: &mut Child) -> Option<ExitStatus> {
-    let until = Instant::now() + Duration::from_secs(3);
-    while Instant::now() < until {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Some(status);
+    fn bootstrap(&self) -> Bootstrap<'_> {
+        Bootstrap {
+            server_binary: self.server_binary.as_deref(),
+            notes: &self.notes,
         }
-        std::thread::sleep(Duration::from_millis(20));
     }
-    None
-}
 
-/// The first [`STDERR_KEEP`] bytes of a child's stderr, read on a thread (so a chatty stderr
-/// never blocks the child).
-fn collect(stderr: Option<impl Read + Send + 'static>) -> JoinHandle<String> {
-    std::thread::spawn(move || {
-        let Some(mut stderr) = stderr else {
-            return String::new();
-        };
-        let mut kept = Vec::new();
-        let _ = stderr
-            .by_ref()
-            .take(STDERR_KEEP as u64)
-            .read_to_end(&mut kept);
-        let _ = io::copy(&mut stderr, &mut io::sink());
-        String::from_utf8_lossy(&kept).into_owned()
-    })
+    fn classify(&self) -> Classify {
+        classify
+    }
 }
 
 /// Refuses what ssh would read as an option or what is no host name.
@@ -280,44 +119,52 @@ fn remote(script: &str) -> String {
     format!("exec sh -c '{script}'")
 }
 
-/// The server's folder: `$XDG_CACHE_HOME` or `~/.cache`, then `agent-sessions/server/<version>`.
-fn dir_script(version: &str) -> String {
+/// The server's folder: `$XDG_CACHE_HOME` or `~/.cache`, then `agent-sessions/server/<dir>`
+/// (`dir`: the version, with the binary's short digest when it was uploaded).
+fn dir_script(dir: &str) -> String {
     assert!(
-        version
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c)),
-        "a version is plain ASCII"
+        !dir.is_empty()
+            && dir
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c)),
+        "a server folder is plain ASCII"
     );
-    format!("d=\"${{XDG_CACHE_HOME:-$HOME/.cache}}/agent-sessions/server/{version}\"")
+    format!("d=\"${{XDG_CACHE_HOME:-$HOME/.cache}}/agent-sessions/server/{dir}\"")
 }
 
-/// The remote command: [`serve_script`] through `sh`.
-pub fn serve_command(version: &str) -> String {
-    remote(&serve_script(version))
+/// The remote command: [`serve_script`] through the login shell.
+pub fn serve_command(dir: &str) -> String {
+    remote(&serve_script(dir))
 }
 
-/// Runs the server of `version` when installed; otherwise prints [`MISSING`] and `uname -s -m`.
-pub fn serve_script(version: &str) -> String {
+/// Runs the server in folder `dir` when installed; otherwise prints [`MISSING`] and
+/// `uname -s -m`.
+pub fn serve_script(dir: &str) -> String {
     format!(
         "{}; if [ -x \"$d/agent-sessions-cli\" ]; then exec \"$d/agent-sessions-cli\" serve --stdio; fi; echo \"{MISSING}$(uname -s) $(uname -m)\"",
-        dir_script(version)
+        dir_script(dir)
     )
+}
+
+/// [`upload_script`] through the login shell.
+pub fn upload_command(dir: &str, sha256: &str) -> String {
+    remote(&upload_script(dir, sha256))
 }
 
 /// Reads the binary from stdin into a private temporary file beside the target, checks its
 /// SHA-256, and renames it into place; prints [`INSTALLED`] on success.
-pub fn upload_command(version: &str, sha256: &str) -> String {
+pub fn upload_script(dir: &str, sha256: &str) -> String {
     assert!(
         sha256.chars().all(|c| c.is_ascii_hexdigit()),
         "a hex digest"
     );
-    remote(&format!(
+    format!(
         "umask 077; {}; mkdir -p \"$d\" || exit 1; t=\"$d/.upload.$$\"; trap \"rm -f \\\"$t\\\"\" EXIT; cat > \"$t\" || exit 1; \
          s=$( (sha256sum \"$t\" 2>/dev/null || shasum -a 256 \"$t\") | cut -d\" \" -f1); \
          if [ \"$s\" != \"{sha256}\" ]; then echo \"checksum mismatch: got $s\"; exit 1; fi; \
          chmod 700 \"$t\" && mv -f \"$t\" \"$d/agent-sessions-cli\" && echo \"{INSTALLED}\"",
-        dir_script(version)
-    ))
+        dir_script(dir)
+    )
 }
 
 /// An operating system and processor, as Rust names them (`linux`, `x86_64`).
@@ -353,16 +200,6 @@ pub fn parse_uname(text: &str) -> Platform {
     Platform { os, arch }
 }
 
-fn sha256_file(path: &Path) -> io::Result<String> {
-    let mut hasher = Sha256::new();
-    io::copy(&mut File::open(path)?, &mut hasher)?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
-
 /// What an ssh that ended said, as an error that says what to do.
 pub fn classify(alias: &str, stderr: &str, status: Option<ExitStatus>) -> Error {
     let detail = last_words(stderr);
@@ -379,33 +216,16 @@ pub fn classify(alias: &str, stderr: &str, status: Option<ExitStatus>) -> Error 
     {
         Error::Unreachable { alias, detail }
     } else {
-        let detail = match (detail.is_empty(), status) {
-            (true, Some(s)) => format!("ssh exited ({s})"),
-            (true, None) => "the link dropped".to_owned(),
-            (false, _) => detail,
-        };
-        Error::Closed {
-            host: alias,
-            detail,
-        }
+        command::closed(&alias, stderr, status)
     }
-}
-
-/// The last lines of stderr, one line, printable.
-fn last_words(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    let tail = lines[lines.len().saturating_sub(2)..].join(" ");
-    tail.chars().filter(|c| !c.is_control()).take(300).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::Digest;
     use std::io::Write;
+    use std::process::Stdio;
 
     #[test]
     fn argv_never_lets_the_alias_be_an_option() {
@@ -506,10 +326,7 @@ mod tests {
         assert_eq!(platform, Platform::ours());
 
         let body = b"#!/bin/sh\necho server \"$@\"\n";
-        let good: String = Sha256::digest(body)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let good = crate::command::hex(&sha2::Sha256::digest(body));
         let bad = "0".repeat(64);
         assert!(sh(&upload_command("9.9.9", &bad), body).contains("checksum mismatch"));
         let target = home

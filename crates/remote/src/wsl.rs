@@ -10,8 +10,64 @@
 //!   copy of the agent may come first; the launch script skips those folders, so the agent
 //!   started is the distribution's own.
 
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use crate::command::{Bootstrap, Launcher};
+
 /// The program.
 pub const WSL: &str = "wsl.exe";
+
+/// The transport to a distribution: [`crate::command`] over `wsl.exe -d DISTRO --exec sh -c
+/// SCRIPT`. Only Windows has `wsl.exe`; elsewhere `program` names a stand-in (the tests use a
+/// script that drops `-d DISTRO --exec` and runs the rest).
+#[derive(Clone, Debug)]
+pub struct Wsl {
+    pub distro: String,
+    pub program: PathBuf,
+    /// A Linux build of the CLI to upload when the distribution lacks the server (the Windows
+    /// binary itself cannot run there); none: only a server installed by hand is found.
+    pub server_binary: Option<PathBuf>,
+    pub notes: Arc<Mutex<Vec<String>>>,
+}
+
+impl Wsl {
+    pub fn new(distro: &str) -> Wsl {
+        Wsl {
+            distro: distro.to_owned(),
+            program: PathBuf::from(WSL),
+            server_binary: None,
+            notes: Arc::default(),
+        }
+    }
+}
+
+impl Launcher for Wsl {
+    fn command(&self, script: &str) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(argv(&self.distro, &["sh", "-c", script]));
+        command
+    }
+
+    fn host(&self) -> String {
+        host_name(&self.distro)
+    }
+
+    fn bootstrap(&self) -> Bootstrap<'_> {
+        Bootstrap {
+            server_binary: self.server_binary.as_deref(),
+            notes: &self.notes,
+        }
+    }
+}
+
+/// The distribution a host name of the picker names (`wsl:Ubuntu` → `Ubuntu`); none for an
+/// ssh alias. Only Windows selects the WSL transport with it.
+pub fn distro_of(host: &str) -> Option<&str> {
+    host.strip_prefix("wsl:")
+        .filter(|d| !d.is_empty() && !d.starts_with('-') && !d.chars().any(char::is_control))
+}
 
 /// `wsl.exe` arguments running `argv` in `distro` without a shell between.
 pub fn argv(distro: &str, argv: &[&str]) -> Vec<String> {
@@ -20,10 +76,10 @@ pub fn argv(distro: &str, argv: &[&str]) -> Vec<String> {
     out
 }
 
-/// The arguments that start the server in `distro` (installed there, or reporting its
-/// platform so it can be installed, as over ssh).
-pub fn serve_argv(distro: &str, version: &str) -> Vec<String> {
-    let script = crate::ssh::serve_script(version);
+/// The arguments that start the server in folder `dir` of `distro` (installed there, or
+/// reporting its platform so it can be installed, as over ssh).
+pub fn serve_argv(distro: &str, dir: &str) -> Vec<String> {
+    let script = crate::ssh::serve_script(dir);
     argv(distro, &["sh", "-c", &script])
 }
 
@@ -228,6 +284,10 @@ mod tests {
         let names: Vec<(&str, bool)> = got.iter().map(|d| (d.name.as_str(), d.default)).collect();
         assert_eq!(names, [("Alpine", false), ("Ubuntu", true)]);
         assert_eq!(host_name("Alpine"), "wsl:Alpine");
+        assert_eq!(distro_of("wsl:Alpine"), Some("Alpine"));
+        for not in ["devbox", "wsl:", "wsl:-x", "wsl:a\nb"] {
+            assert_eq!(distro_of(not), None, "{not:?}");
+        }
     }
 
     #[test]

@@ -415,9 +415,9 @@ pub enum Theme {
 /// Every setting, typed: what the app and the CLI use.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Settings {
-    pub claude: ProviderSettings,
-    pub codex: ProviderSettings,
-    pub opencode: ProviderSettings,
+    /// Each agent's `[providers.<agent>]`, for every agent of the registry (so adding an agent
+    /// adds no field here). Read it with [`Settings::provider`].
+    pub providers: BTreeMap<ProviderKind, ProviderSettings>,
     pub ui: UiSettings,
     /// The list's filters as last set.
     pub filter: Filter,
@@ -506,9 +506,10 @@ impl Settings {
         let day = |t: &str| chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d").ok();
         let api_key = text("translate.api_key");
         Settings {
-            claude: provider(ProviderKind::Claude),
-            codex: provider(ProviderKind::Codex),
-            opencode: provider(ProviderKind::Opencode),
+            providers: crate::provider::registry::AGENTS
+                .iter()
+                .map(|a| (a.kind, provider(a.kind)))
+                .collect(),
             ui: UiSettings {
                 group_by: match text("ui.group_by").as_str() {
                     "agent-dir" => GroupBy::AgentDir,
@@ -550,12 +551,14 @@ impl Settings {
         }
     }
 
+    /// One agent's settings. Settings read or defaulted list every agent; one missing (only
+    /// possible in a value built by hand) is off.
     pub fn provider(&self, kind: ProviderKind) -> &ProviderSettings {
-        match kind {
-            ProviderKind::Claude => &self.claude,
-            ProviderKind::Codex => &self.codex,
-            ProviderKind::Opencode => &self.opencode,
-        }
+        static OFF: ProviderSettings = ProviderSettings {
+            enabled: false,
+            roots: Vec::new(),
+        };
+        self.providers.get(&kind).unwrap_or(&OFF)
     }
 }
 
@@ -625,8 +628,9 @@ mod tests {
     #[test]
     fn defaults_are_the_documented_ones() {
         let s = Settings::default();
-        assert!(s.claude.enabled && s.codex.enabled && s.opencode.enabled);
-        assert!(s.claude.roots.is_empty());
+        assert_eq!(s.providers.len(), ProviderKind::ALL.len());
+        assert!(ProviderKind::ALL.iter().all(|&k| s.provider(k).enabled));
+        assert!(s.provider(ProviderKind::Claude).roots.is_empty());
         assert_eq!(s.ui.group_by, GroupBy::DirAgent);
         assert_eq!(s.ui.theme, Theme::System);
         assert_eq!(s.terminal.app, "");

@@ -220,9 +220,14 @@ allow_permanent_delete = true
         .unwrap()
         .home_dir()
         .to_path_buf();
-    assert!(!s.claude.enabled);
-    assert_eq!(s.claude.roots, vec![PathBuf::from("/a"), home.join("b")]);
-    assert!(s.codex.enabled && s.codex.roots.is_empty());
+    assert!(!s.provider(ProviderKind::Claude).enabled);
+    assert_eq!(
+        s.provider(ProviderKind::Claude).roots,
+        vec![PathBuf::from("/a"), home.join("b")]
+    );
+    assert!(
+        s.provider(ProviderKind::Codex).enabled && s.provider(ProviderKind::Codex).roots.is_empty()
+    );
     assert_eq!(s.ui.group_by, GroupBy::AgentDir);
     assert_eq!(s.ui.hidden_dirs, vec![PathBuf::from("/tmp")]);
     assert_eq!(s.ui.theme, Theme::Dark);
@@ -293,7 +298,9 @@ fn a_wrong_type_costs_that_key_only() {
     let s = config.settings();
     assert_eq!(s.ui.theme, Theme::System);
     assert_eq!(s.ui.group_by, GroupBy::Flat);
-    assert!(s.codex.enabled && s.codex.roots.is_empty());
+    assert!(
+        s.provider(ProviderKind::Codex).enabled && s.provider(ProviderKind::Codex).roots.is_empty()
+    );
     assert!(s.actions.allow_delete);
 }
 
@@ -452,7 +459,7 @@ api_key = "sk-new"
         (s.ui.theme, s.ui.group_by),
         (Theme::Dark, GroupBy::AgentDir)
     );
-    assert!(!s.codex.enabled && s.translate.api_key_set);
+    assert!(!s.provider(ProviderKind::Codex).enabled && s.translate.api_key_set);
     again.save().unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
     // Unset gives the default back and leaves the rest.

@@ -468,7 +468,12 @@ export type SettingChange = { key: string, value: JsonValue | null, };
 /**
  * Every setting, typed: what the app and the CLI use.
  */
-export type Settings = { claude: ProviderSettings, codex: ProviderSettings, opencode: ProviderSettings, ui: UiSettings, 
+export type Settings = { 
+/**
+ * Each agent's `[providers.<agent>]`, for every agent of the registry (so adding an agent
+ * adds no field here). Read it with [`Settings::provider`].
+ */
+providers: { [key in ProviderKind]?: ProviderSettings }, ui: UiSettings, 
 /**
  * The list's filters as last set.
  */

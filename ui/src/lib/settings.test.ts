@@ -3,9 +3,11 @@ import { changesOf, draftOf, isHidden, linesOf } from "./settings";
 import type { Settings } from "./types";
 
 const saved: Settings = {
-  claude: { enabled: true, roots: ["/home/u/.claude", "/home/u/.claude-work"] },
-  codex: { enabled: true, roots: [] },
-  opencode: { enabled: false, roots: [] },
+  providers: {
+    claude: { enabled: true, roots: ["/home/u/.claude", "/home/u/.claude-work"] },
+    codex: { enabled: true, roots: [] },
+    opencode: { enabled: false, roots: [] },
+  },
   ui: { group_by: "dir-agent", hidden_dirs: ["/tmp"], theme: "system", sort_by: "updated", fold_repos: false },
   filter: { agent: null, since: null, until: null, model: null, has_subagents: false, archived: false, live: false },
   terminal: { app: "" },
@@ -16,6 +18,14 @@ const saved: Settings = {
 describe("settings", () => {
   it("an untouched draft changes nothing", () => {
     expect(changesOf(saved, draftOf(saved))).toEqual([]);
+  });
+
+  it("an agent the backend did not send is off, and turning it on saves its key", () => {
+    const { opencode: _, ...sent } = saved.providers;
+    const d = draftOf({ ...saved, providers: sent });
+    expect(d.providers.opencode).toEqual({ enabled: false, roots: "" });
+    d.providers.opencode.enabled = true;
+    expect(changesOf({ ...saved, providers: sent }, d)).toEqual([{ key: "providers.opencode.enabled", value: true }]);
   });
 
   it("sends only the keys that changed, lists as lists", () => {

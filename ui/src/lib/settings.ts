@@ -3,7 +3,7 @@
 // directories rule. Pure functions, unit-tested.
 
 import { AGENTS } from "./agents";
-import type { GroupBy, JsonValue, Provider, SettingChange, Settings, Theme } from "./types";
+import type { GroupBy, JsonValue, Provider, ProviderSettings, SettingChange, Settings, Theme } from "./types";
 
 export const PROVIDERS: Provider[] = AGENTS.map((a) => a.kind);
 
@@ -33,10 +33,15 @@ export function linesOf(text: string): string[] {
   return text.split("\n").map((l) => l.trim()).filter(Boolean);
 }
 
+/** One agent's settings; one the backend did not send is off (as `Settings::provider` says). */
+export function providerOf(s: Settings, p: Provider): ProviderSettings {
+  return s.providers[p] ?? { enabled: false, roots: [] };
+}
+
 export function draftOf(s: Settings): Draft {
-  const provider = (p: Provider) => ({ enabled: s[p].enabled, roots: lines(s[p].roots) });
+  const provider = (p: Provider) => ({ enabled: providerOf(s, p).enabled, roots: lines(providerOf(s, p).roots) });
   return {
-    providers: { claude: provider("claude"), codex: provider("codex"), opencode: provider("opencode") },
+    providers: Object.fromEntries(PROVIDERS.map((p) => [p, provider(p)])) as Draft["providers"],
     group_by: s.ui.group_by,
     hidden_dirs: lines(s.ui.hidden_dirs),
     theme: s.ui.theme,
@@ -60,8 +65,8 @@ export function changesOf(saved: Settings, d: Draft): SettingChange[] {
     if (!same) out.push({ key, value: after });
   };
   for (const p of PROVIDERS) {
-    put(`providers.${p}.enabled`, saved[p].enabled, d.providers[p].enabled);
-    put(`providers.${p}.roots`, saved[p].roots, linesOf(d.providers[p].roots));
+    put(`providers.${p}.enabled`, providerOf(saved, p).enabled, d.providers[p].enabled);
+    put(`providers.${p}.roots`, providerOf(saved, p).roots, linesOf(d.providers[p].roots));
   }
   put("ui.group_by", saved.ui.group_by, d.group_by);
   put("ui.hidden_dirs", saved.ui.hidden_dirs, linesOf(d.hidden_dirs));

@@ -6,7 +6,15 @@ is not a pass/fail test here). Uses run.py's driver; needs the corpus:
 
     cargo run --release -p agent-sessions-bench -- --size-mb 300 --suite index   # once
     python3 tests/e2e/perf.py [path/to/agent-sessions]
+    python3 tests/e2e/perf.py --warm-only --runs 5 APP_BEFORE APP_AFTER   # warm starts, alternated
+
+A start is timed from the app process's start (its start time in /proc, 10 ms ticks) to the
+page's `list-painted` mark (SessionList.svelte: two animation frames after the first rows are in
+the DOM, so the frame that holds them has been drawn), and, as before, from WebDriver's "new
+session" to the moment WebDriver first finds a row.
 """
+
+import argparse
 
 import json
 import os
@@ -49,13 +57,13 @@ def stop(drv, proc):
         proc.kill()
 
 
-def first_paint(display, tmp, roots, name, timeout):
+def first_paint(display, tmp, roots, name, timeout, app=None):
     """Seconds from asking for the window to the first session row in it, and the page's own
     time (ms since it started loading) at that moment."""
     drv, proc = launch(display, tmp, roots, name)
     try:
         t0 = time.perf_counter()
-        drv.start(e2e.APP)
+        drv.start(app or e2e.APP)
         while True:
             page = drv.js(f"return document.querySelector('{ROWS}') ? performance.now() : 0")
             if page:
@@ -68,17 +76,64 @@ def first_paint(display, tmp, roots, name, timeout):
         raise
 
 
-def start_parts(drv, painted):
-    """Where the page's time to its first row went (ms), from the navigation timing and the
-    marks the app sets (ui/src/main.ts, App.svelte's reload): the HTML and bundle loaded, the
-    bundle run, the list asked for, answered (IPC and the backend's listing), and painted."""
-    t = drv.js("const n = performance.getEntriesByType('navigation')[0] || {};"
-               "const m = Object.fromEntries(performance.getEntriesByType('mark').map(e => [e.name, e.startTime]));"
-               "return {response: n.responseEnd || 0, dom: n.domContentLoadedEventStart || 0, script: m['script-start'] || 0,"
-               " asked: m['list-asked'] || 0, got: m['list-got'] || 0}")
-    return {"navigation start → page loaded": t["response"], "→ bundle run": t["script"] - t["response"],
-            "→ list asked for": t["asked"] - t["script"], "→ list answered (IPC + backend)": t["got"] - t["asked"],
-            "→ row painted (render)": painted - t["got"]}
+def process_start(cache_dir):
+    """The start of the app process whose cache is `cache_dir` (ms since the epoch), from
+    /proc: its start time after boot, in clock ticks (10 ms)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    boot = next(int(l.split()[1]) for l in Path("/proc/stat").read_text().splitlines() if l.startswith("btime"))
+    want = f"AGENT_SESSIONS_CACHE_DIR={cache_dir}".encode()
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and want in (d / "environ").read_bytes().split(b"\0") \
+                    and os.path.basename(os.readlink(d / "exe")).startswith("agent-sessions"):
+                start = int((d / "stat").read_text().rsplit(")", 1)[1].split()[19])
+                return (boot + start / tick) * 1000
+        except OSError:
+            continue
+    return None
+
+
+def wait_painted(drv, timeout=30):
+    """Waits for the page's `list-painted` mark (two frames after the first rows); a build
+    without the mark (before issue 12's start work) does not set it."""
+    if drv.js("return performance.getEntriesByName('mounted').length > 0"):
+        drv.until("return performance.getEntriesByName('list-painted').length > 0", timeout)
+
+
+def start_parts(drv, tmp, name, found):
+    """Where a start's time went (ms), from the app process's start, the navigation timing and
+    the marks the app sets (ui/src/main.ts, App.svelte's reload, SessionList.svelte), each
+    mark's first time: the process up to the page's navigation (Tauri, GTK, WebKit's web
+    process), the HTML and bundle loaded, the bundle run, the list asked for, the app mounted,
+    the list answered (IPC and the backend's listing), its rows in the DOM, and painted."""
+    wait_painted(drv)
+    t = drv.js("const n = performance.getEntriesByType('navigation')[0] || {}; const m = {};"
+               "for (const e of performance.getEntriesByType('mark')) if (!(e.name in m)) m[e.name] = e.startTime;"
+               "return {origin: performance.timeOrigin, response: n.responseEnd || 0, m}")
+    m = t["m"]
+    started = process_start(tmp / f"cache-{name}")
+    parts = {}
+    if started is not None:
+        parts["process start → navigation start"] = t["origin"] - started
+    parts["navigation start → page loaded"] = t["response"]
+    parts["→ bundle run"] = m.get("script-start", 0) - t["response"]
+    if "mounted" in m:
+        # main.ts asks for the list before mounting (so the two overlap).
+        parts["→ list asked for"] = m["list-asked"] - m["script-start"]
+        parts["→ app mounted"] = m["mounted"] - m["list-asked"]
+        parts["list asked → answered (IPC + backend, during the mount)"] = m["list-got"] - m["list-asked"]
+        parts["later of the two → rows in the DOM"] = m["list-rendered"] - max(m["list-got"], m["mounted"])
+        parts["→ painted"] = m["list-painted"] - m["list-rendered"]
+    else:
+        parts["→ list asked for (after the mount)"] = m.get("list-asked", 0) - m.get("script-start", 0)
+        parts["→ list answered (IPC + backend)"] = m.get("list-got", 0) - m.get("list-asked", 0)
+    if "list-painted" in m:
+        parts["navigation start → list painted"] = m["list-painted"]
+        if started is not None:
+            parts["PROCESS START → LIST PAINTED"] = t["origin"] + m["list-painted"] - started
+    if started is not None:
+        parts["process start → a row found by WebDriver's polling"] = t["origin"] + found - started
+    return parts
 
 
 def settle(drv, quiet=3, timeout=300):
@@ -120,23 +175,6 @@ def scroll_figures(drv):
         "requestAnimationFrame(step);")})
 
 
-def many_sessions(root, count):
-    """A Claude store of `count` small sessions over 50 directories."""
-    for i in range(count):
-        project = root / "projects" / f"-work-p{i % 50}"
-        project.mkdir(parents=True, exist_ok=True)
-        sid = f"00000000-0000-4000-8000-{i:012d}"
-        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1_760_000_000 + i * 600))
-        lines = [
-            {"type": "user", "uuid": f"u{i}", "sessionId": sid, "cwd": f"/work/p{i % 50}", "timestamp": when,
-             "message": {"role": "user", "content": f"session {i}: please look at the build"}},
-            {"type": "assistant", "uuid": f"a{i}", "parentUuid": f"u{i}", "sessionId": sid, "timestamp": when,
-             "message": {"id": f"m{i}", "model": ["claude-x", "claude-y"][i % 2], "role": "assistant",
-                         "content": [{"type": "text", "text": "Looked."}]}},
-        ]
-        (project / f"{sid}.jsonl").write_text("\n".join(json.dumps(l) for l in lines) + "\n")
-
-
 def shift_figures(drv, steps=200):
     """Milliseconds for the list to follow a 600 px scroll without painting it: the scroll, the
     window's update of its rows and the layout, `steps` times down the list."""
@@ -148,11 +186,72 @@ def shift_figures(drv, steps=200):
         " done(out); })();")})
 
 
+def tree_figures(drv):
+    """The directory tree of 2,000 directories: its rows, how many are in the DOM, and the time
+    to follow a scroll of its pane to the end; screenshots of it at the top and the end."""
+    e2e.SHOTS.mkdir(parents=True, exist_ok=True)
+    drv.until("return Number(document.querySelector('[data-testid=\"tree\"]')?.dataset.rows) > 4000", 60)
+    drv.shot("perf-tree-2000-dirs")
+    took = after_paint(drv, "const el = document.querySelector('aside.left'); el.scrollTop = el.scrollHeight")
+    rows, dom = drv.js("const t = document.querySelector('[data-testid=\"tree\"]');"
+                       "return [Number(t.dataset.rows), t.querySelectorAll('[role=\"treeitem\"]').length]")
+    drv.shot("perf-tree-2000-dirs-end")
+    print(f"directory tree of 2,000 directories ({rows} rows with their agents): {dom} rows in the DOM at the end; "
+          f"scrolled to the end and painted in {took:.0f} ms")
+    drv.js("document.querySelector('aside.left').scrollTop = 0")
+
+
 def ms(values):
     return f"median {statistics.median(values):.0f} ms (runs: {', '.join(f'{v:.0f}' for v in values)})"
 
 
+def warm_starts(display, tmp, roots, apps, runs):
+    """`runs` warm starts of each (app, cache name), alternated app by app so that the
+    machine's load falls on each alike; prints and returns (warm, page, parts) per app."""
+    out = [([], [], []) for _ in apps]
+    for _ in range(runs):
+        for (app, name), (warm, page, parts) in zip(apps, out):
+            t, p, drv, proc = first_paint(display, tmp, roots, name, 120, app)
+            try:
+                warm.append(t * 1000)
+                page.append(p)
+                parts.append(start_parts(drv, tmp, name, p))
+            finally:
+                stop(drv, proc)
+    for (app, _), (warm, page, parts) in zip(apps, out):
+        print(f"{app}: warm start to first painted list (window asked for → row found): {ms(warm)}")
+        print(f"  of which in the page (navigation start → row found): {ms(page)}")
+        for key in parts[0]:
+            print(f"    {key}: {ms([p[key] for p in parts if key in p])}")
+    return out
+
+
+def fill_cache(display, tmp, roots, name, app):
+    """A first (cold) start that fills the cache `name`, then waits for every agent listed and
+    their text indexed (or four minutes of it), so later warm starts do not share the machine
+    with the first fill. Returns the cold start's seconds and rows."""
+    cold, _, drv, proc = first_paint(display, tmp, roots, name, 900, app)
+    try:
+        rows = drv.js(f"return {TOTAL}")
+        drv.until("return [...document.querySelectorAll('[data-testid=\"agent-count\"]')].every(e => e.dataset.count > 0)"
+                  " && !document.querySelector('[data-testid=\"scan-progress\"]')", 900)
+        settle(drv)
+        deadline = time.time() + 240
+        while time.time() < deadline and drv.js("return document.body.textContent.includes('Indexing text')"):
+            time.sleep(2)
+    finally:
+        stop(drv, proc)
+    return cold, rows
+
+
 def main():
+    args = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    args.add_argument("apps", nargs="*", type=Path, default=[e2e.ROOT / "target/release/agent-sessions"])
+    args.add_argument("--warm-only", action="store_true", help="only warm starts, alternated between the apps given")
+    args.add_argument("--runs", type=int, default=3)
+    opts = args.parse_args()
+    app = opts.apps[0]
+    runs = opts.runs
     if not (CORPUS / "opencode/opencode.db").exists():
         sys.exit(f"no corpus at {CORPUS}: cargo run --release -p agent-sessions-bench -- --size-mb 300 --suite index")
     tmp = Path(tempfile.mkdtemp(prefix="agent-sessions-perf-"))
@@ -168,33 +267,15 @@ def main():
         # OpenCode's root is <XDG_DATA_HOME>/opencode; the corpus is read, never written.
         (tmp / "data/opencode").symlink_to(CORPUS / "opencode")
         size = sum(f.stat().st_size for f in CORPUS.rglob("*") if f.is_file() and "cache" not in f.parts)
-        print(f"store: {CORPUS} ({size / 1e6:.0f} MB), app: {e2e.APP}")
-        # Cold: the first start fills the cache (and text-indexes after); then warm starts.
-        cold, _, drv, proc = first_paint(display, tmp, roots, "big", 900)
-        rows = drv.js(f"return {TOTAL}")
-        print(f"cold start to first painted list: {cold * 1000:.0f} ms ({rows} rows then)")
-        # Every agent's sessions in the cache, then their text indexed (or four minutes of it),
-        # so the warm starts below do not share the machine with the first fill.
-        t0 = time.perf_counter()
-        drv.until("return [...document.querySelectorAll('[data-testid=\"agent-count\"]')].every(e => e.dataset.count > 0)"
-                  " && !document.querySelector('[data-testid=\"scan-progress\"]')", 900)
-        print(f"  every agent listed after a further {(time.perf_counter() - t0) * 1000:.0f} ms: {settle(drv)} rows")
-        deadline = time.time() + 240
-        while time.time() < deadline and drv.js("return document.body.textContent.includes('Indexing text')"):
-            time.sleep(2)
-        stop(drv, proc)
-        warm, page, parts = [], [], []
-        for _ in range(3):
-            t, p, drv, proc = first_paint(display, tmp, roots, "big", 120)
-            warm.append(t * 1000)
-            page.append(p)
-            parts.append(start_parts(drv, p))
-            if len(warm) < 3:
-                stop(drv, proc)
-        print(f"warm start to first painted list (window asked for → row on screen): {ms(warm)}")
-        print(f"  of which in the page (navigation start → row): {ms(page)}")
-        for name in parts[0]:
-            print(f"    {name}: {ms([p[name] for p in parts])}")
+        print(f"store: {CORPUS} ({size / 1e6:.0f} MB), apps: {', '.join(map(str, opts.apps))}")
+        apps = [(a, f"big{i}") for i, a in enumerate(opts.apps)]
+        for a, name in apps:
+            cold, rows = fill_cache(display, tmp, roots, name, a)
+            print(f"{a}: cold start to first painted list: {cold * 1000:.0f} ms ({rows} rows then)")
+        warm_starts(display, tmp, roots, apps, runs)
+        if opts.warm_only:
+            return
+        drv, proc = first_paint(display, tmp, roots, "big0", 120, app)[2:]
         rows = settle(drv)
         drv.js("document.querySelector('[data-testid=\"filters-toggle\"]').click()")
         drv.until("return !!document.querySelector('[data-testid=\"filter-agent\"]')")
@@ -209,10 +290,11 @@ def main():
         stop(drv, proc)
 
         many = tmp / "many"
-        many_sessions(many, 5000)
+        e2e.many_sessions(many, 5000, 2000)
         roots = {"CLAUDE_CONFIG_DIR": str(many), "CODEX_HOME": str(tmp / "none"), "XDG_DATA_HOME": str(tmp / "none")}
-        _, _, drv, proc = first_paint(display, tmp, roots, "many", 300)
+        _, _, drv, proc = first_paint(display, tmp, roots, "many", 300, app)
         drv.until(f"return {TOTAL} >= 5000", 300)
+        tree_figures(drv)
         drv.js("const s = document.querySelector('[data-testid=\"group-mode\"]'); s.value = 'flat';"
                "s.dispatchEvent(new Event('change', {bubbles: true}))")
         time.sleep(1)
@@ -220,12 +302,12 @@ def main():
         shifts = sorted(shift_figures(drv))
         print(f"the list following a 600 px scroll (window update and layout, no paint): median "
               f"{statistics.median(shifts):.1f} ms, p95 {shifts[int(len(shifts) * 0.95)]:.1f} ms")
-        runs = [scroll_figures(drv) for _ in range(3)]
-        gaps = sorted(g for r in runs for g in r["gaps"])
+        scrolls = [scroll_figures(drv) for _ in range(3)]
+        gaps = sorted(g for r in scrolls for g in r["gaps"])
         p95 = gaps[int(len(gaps) * 0.95)]
-        print(f"scrolling a {runs[0]['rows']}-session list top to bottom, 600 px a frame "
-              f"(at most {max(r['dom'] for r in runs)} rows in the DOM): "
-              f"{ms([r['total'] for r in runs])} for {len(runs[0]['gaps'])} frames; frame interval "
+        print(f"scrolling a {scrolls[0]['rows']}-session list top to bottom, 600 px a frame "
+              f"(at most {max(r['dom'] for r in scrolls)} rows in the DOM; Xvfb's software painting): "
+              f"{ms([r['total'] for r in scrolls])} for {len(scrolls[0]['gaps'])} frames; frame interval "
               f"median {statistics.median(gaps):.1f} ms, p95 {p95:.1f} ms, max {gaps[-1]:.1f} ms")
         stop(drv, proc)
     finally:

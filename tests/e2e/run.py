@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -377,6 +378,13 @@ def main():
             check("an empty machine offers the demo store, which opens", lambda: empty_state(drv))
         finally:
             drv.quit()
+        many_sessions(tmp / "many", 4000, 2000)
+        drv = driver_for(dict(empty, CLAUDE_CONFIG_DIR=str(tmp / "many")), "scale")
+        try:
+            check("with 2,000 directories the tree and the list hold only the rows near the viewport, "
+                  "and the keyboard reaches every row", lambda: at_scale(drv))
+        finally:
+            drv.quit()
     finally:
         TRAP.stop()
         for p in reversed(procs):
@@ -479,6 +487,8 @@ def run_main_suite(d):
     check("Fold by repository puts subdirectories, a git worktree and an agent worktree under the main "
           "repository; a trailing slash and a symlink are one directory; sessions come and go without a relist",
           lambda: repo_folding(d))
+    check("Fold by repository puts directories OpenCode recorded as a project's worktrees (gone from disk, so "
+          "git cannot place them) under the project, whichever agent ran there", lambda: opencode_worktree_folding(d))
     # The filters, sort and folding are back to their defaults; the file goes back to what the
     # Settings and config checks start from (the app reads it again on its next save).
     CONFIG.write_text(CONFIG_TEXT)
@@ -652,6 +662,7 @@ def press(d, *keys):
 
 
 ARROW_DOWN, ARROW_RIGHT, ENTER = "\ue015", "\ue014", "\ue007"
+ARROW_LEFT, HOME, END = "\ue012", "\ue011", "\ue010"
 
 
 def reveal_in_transcript(d, predicate, timeout=20):
@@ -944,7 +955,78 @@ REPO_SESSIONS = {  # id → directory under the e2e's workspace (as an agent wro
 }
 
 
+def many_sessions(root, count, dirs=50):
+    """A Claude store of `count` small sessions over `dirs` directories (/work/p<n>)."""
+    for i in range(count):
+        project = root / "projects" / f"-work-p{i % dirs}"
+        project.mkdir(parents=True, exist_ok=True)
+        sid = f"00000000-0000-4000-8000-{i:012d}"
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1_760_000_000 + i * 600))
+        lines = [
+            {"type": "user", "uuid": f"u{i}", "sessionId": sid, "cwd": f"/work/p{i % dirs}", "timestamp": when,
+             "message": {"role": "user", "content": f"session {i}: please look at the build"}},
+            {"type": "assistant", "uuid": f"a{i}", "parentUuid": f"u{i}", "sessionId": sid, "timestamp": when,
+             "message": {"id": f"m{i}", "model": ["claude-x", "claude-y"][i % 2], "role": "assistant",
+                         "content": [{"type": "text", "text": "Looked."}]}},
+        ]
+        (project / f"{sid}.jsonl").write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+
+
+def at_scale(d):
+    """2,000 directories (4,001 tree rows with their agents) and 4,000 sessions: the tree and the
+    list keep only the rows near the viewport in the DOM, and the keyboard still reaches every
+    row (End goes to the last directory's agent, Home back to All sessions)."""
+    d.until("return Number(document.querySelector('[data-testid=\"session-list\"]')?.dataset.total) === 4000", 120)
+    d.until("return Number(document.querySelector('[data-testid=\"tree\"]')?.dataset.rows) === 4001", 30)
+    tree_dom = len(d.find_all('[data-testid="tree"] [role="treeitem"]'))
+    list_dom = len(d.find_all('[data-testid="session-row"]'))
+    assert 20 <= tree_dom <= 120, f"{tree_dom} tree rows in the DOM"
+    assert 10 <= list_dom <= 80, f"{list_dom} session rows in the DOM"
+    d.shot("47-scale-tree-and-list")
+    d.js("document.querySelector('[data-testid=\"tree\"] [role=\"treeitem\"]').focus()")
+    press(d, END)
+    last = d.until("const a = document.activeElement; return a?.dataset.flat === '4000' && a.getAttribute('aria-level') === '2'"
+                   " && a.getAttribute('aria-posinset') === a.getAttribute('aria-setsize') && a.dataset.key", 10)
+    assert last.endswith("/agent:claude"), last
+    press(d, ARROW_LEFT)
+    parent = d.until("return document.activeElement?.dataset.flat === '3999' && document.activeElement.dataset.key", 10)
+    assert f"{parent}/agent:claude" == last, (parent, last)
+    press(d, ARROW_LEFT)
+    d.until(f"return document.querySelector('[data-key=\"{parent}\"]')?.getAttribute('aria-expanded') === 'false'", 10)
+    assert int(d.js("return document.querySelector('[data-testid=\"tree\"]').dataset.rows")) == 4000
+    assert len(d.find_all('[data-testid="tree"] [role="treeitem"]')) <= 120
+    press(d, ENTER)
+    d.until(f"return document.querySelector('[data-key=\"{parent}\"]')?.getAttribute('aria-selected') === 'true'", 10)
+    d.until("return document.querySelectorAll('[data-testid=\"session-row\"]').length === 2", 10)
+    d.shot("48-scale-tree-end")
+    press(d, HOME)
+    d.until("return document.activeElement?.dataset.flat === '0' && document.activeElement.textContent.includes('All sessions')", 10)
+    assert len(d.find_all('[data-testid="tree"] [role="treeitem"]')) <= 120
+
+
+def claude_session(project_name, n, sid, cwd):
+    """A Claude session (a prompt and an answer) in `cwd`, written into the e2e's Claude store
+    under projects/<project_name>; returns its project folder."""
+    project = CLAUDE_ROOT / "projects" / project_name
+    project.mkdir(parents=True)
+    lines = [
+        {"type": "user", "uuid": f"r{n}", "sessionId": sid, "cwd": cwd, "timestamp": f"2026-11-30T0{n}:00:00Z",
+         "message": {"role": "user", "content": f"REPO session {n} in {cwd}"}},
+        {"type": "assistant", "uuid": f"ra{n}", "parentUuid": f"r{n}", "sessionId": sid, "timestamp": f"2026-11-30T0{n}:00:01Z",
+         "message": {"id": f"rm{n}", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": "ok"}]}},
+    ]
+    (project / f"{sid}.jsonl").write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+    return project
+
+
+def tree_counts(d):
+    """The tree's nodes in the DOM: key → count."""
+    return dict(d.js("return [...document.querySelectorAll('[data-testid=\"tree-node\"]')]"
+                     ".map(n => [n.dataset.key, Number(n.querySelector('.count').textContent)])"))
+
+
 def repo_folding(d):
+    tree = lambda: tree_counts(d)  # noqa: E731
     ws = Path(os.path.realpath(TMP)) / "ws"
     app = ws / "app"
     (app / "src").mkdir(parents=True)
@@ -955,24 +1037,9 @@ def repo_folding(d):
     subprocess.run([*git, "worktree", "add", "-q", ".claude/worktrees/x", "-b", "agent-x"], cwd=app, check=True)
     (ws / "app-link").symlink_to(app)
     everything = top_rows(d)
-    files = []
-    for n, (sid, rel) in enumerate(REPO_SESSIONS.items()):
-        project = CLAUDE_ROOT / "projects" / f"-ws-repo-{n}"
-        project.mkdir(parents=True)
-        cwd = str(ws / rel) + ("/" if rel.endswith("/") else "")
-        lines = [
-            {"type": "user", "uuid": f"r{n}", "sessionId": sid, "cwd": cwd, "timestamp": f"2026-11-30T0{n}:00:00Z",
-             "message": {"role": "user", "content": f"REPO session {n} in {rel}"}},
-            {"type": "assistant", "uuid": f"ra{n}", "parentUuid": f"r{n}", "sessionId": sid, "timestamp": f"2026-11-30T0{n}:00:01Z",
-             "message": {"id": f"rm{n}", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": "ok"}]}},
-        ]
-        (project / f"{sid}.jsonl").write_text("\n".join(json.dumps(l) for l in lines) + "\n")
-        files.append(project)
+    files = [claude_session(f"-ws-repo-{n}", n, sid, str(ws / rel) + ("/" if rel.endswith("/") else ""))
+             for n, (sid, rel) in enumerate(REPO_SESSIONS.items())]
     wait_rows(d, everything + list(REPO_SESSIONS), timeout=30)
-
-    def tree():
-        return dict(d.js("return [...document.querySelectorAll('[data-testid=\"tree-node\"]')]"
-                         ".map(n => [n.dataset.key, Number(n.querySelector('.count').textContent)])"))
     # Unfolded: the repository, its subdirectory and the two worktrees apart; `app/` and the
     # symlink to it are the one directory `app`.
     want = {f"dir:{app}": 3, f"dir:{app}/src": 1, f"dir:{ws}/app-wt": 1, f"dir:{app}/.claude/worktrees/x": 1}
@@ -1008,6 +1075,63 @@ def repo_folding(d):
     for project in files:
         shutil.rmtree(project)
     wait_rows(d, everything, timeout=30)
+
+
+# OpenCode's records of the fixture project's worktrees (opencode.db), none of them on disk here:
+# git cannot place them, so only the records fold them under the project's main worktree.
+OC_MAIN = "/home/carol/projects/demo"
+OC_WORKSPACE = "/home/carol/.local/share/opencode/worktree/d4f8/brave-otter"
+OC_SANDBOX = "/home/carol/projects/demo-sandbox"
+OC_MOVED = "ses_dd4337372ffe960cW17OpQIBvm"  # an OpenCode session moved into the workspace for the check
+OC_WORKTREE_SESSIONS = {  # Claude sessions in the recorded worktrees
+    "00000000-0000-4000-8000-0000000000f7": OC_WORKSPACE,
+    "00000000-0000-4000-8000-0000000000f8": OC_SANDBOX + "/src/",
+}
+
+
+def opencode_worktree_folding(d):
+    db = TMP / "data/opencode/opencode.db"
+    everything = top_rows(d)
+    with sqlite3.connect(db) as conn:
+        project, = conn.execute("SELECT id FROM project").fetchone()
+        updated, = conn.execute("SELECT time_updated FROM session WHERE id = ?", (OC_MOVED,)).fetchone()
+        conn.execute("UPDATE project SET sandboxes = ?", (json.dumps([OC_SANDBOX]),))
+        conn.execute("INSERT INTO workspace (id, type, name, branch, directory, project_id, time_used)"
+                     " VALUES ('wrk_e2e', 'worktree', 'brave-otter', 'opencode/brave-otter', ?, ?, 1)", (OC_WORKSPACE, project))
+        conn.execute("UPDATE session SET directory = ?, time_updated = ? WHERE id = ?", (OC_WORKSPACE, updated + 1, OC_MOVED))
+    files = [claude_session(f"-oc-wt-{n}", n, sid, cwd) for n, (sid, cwd) in enumerate(OC_WORKTREE_SESSIONS.items(), 7)]
+    try:
+        wait_rows(d, everything + list(OC_WORKTREE_SESSIONS), timeout=30)
+        workspace, sandbox = f"dir:{OC_WORKSPACE}", f"dir:{OC_SANDBOX}/src"
+        # Unfolded: each recorded worktree is a directory of its own, the moved OpenCode session in the workspace's.
+        d.until(f"return document.querySelector('[data-testid=\"tree-node\"][data-key=\"{workspace}\"] .count')?.textContent === '2'")
+        nodes = tree_counts(d)
+        assert nodes.get(sandbox) == 1 and nodes.get(f"{workspace}/agent:opencode") == 1, nodes
+        fold = d.wait_all('[data-testid="fold-repos"]')[0]
+        d.click(fold)
+        # Folded: both under the project's main worktree, each with its agents; none at the top.
+        main = f"dir:{OC_MAIN}"
+        d.until(f"return !!document.querySelector('[data-testid=\"tree-node\"][data-key=\"{main}/in:{OC_WORKSPACE}\"]')")
+        nodes = tree_counts(d)
+        assert workspace not in nodes and sandbox not in nodes, nodes
+        inside = {f"{main}/in:{OC_WORKSPACE}": 2, f"{main}/in:{OC_SANDBOX}/src": 1,
+                  f"{main}/in:{OC_WORKSPACE}/agent:claude": 1, f"{main}/in:{OC_WORKSPACE}/agent:opencode": 1}
+        assert {k: nodes.get(k) for k in inside} == inside, nodes
+        d.click(d.find_all(f'[data-testid="tree-node"][data-key="{main}/in:{OC_WORKSPACE}"]')[0])
+        wait_rows(d, ["00000000-0000-4000-8000-0000000000f7", OC_MOVED])
+        d.shot("46-tree-folded-opencode-worktree")
+        d.click(d.find_all('[data-testid="tree"] .node')[0])  # All sessions
+        d.click(fold)
+        d.until(f"return !!document.querySelector('[data-testid=\"tree-node\"][data-key=\"{workspace}\"]')")
+        wait_config("fold_repos = false")
+    finally:
+        for project in files:
+            shutil.rmtree(project)
+        with sqlite3.connect(db) as conn:
+            conn.execute("UPDATE project SET sandboxes = '[]'")
+            conn.execute("DELETE FROM workspace WHERE id = 'wrk_e2e'")
+            conn.execute("UPDATE session SET directory = ?, time_updated = ? WHERE id = ?", (OC_MAIN, updated, OC_MOVED))
+        wait_rows(d, everything, timeout=30)
 
 
 def notice(d, timeout=15):

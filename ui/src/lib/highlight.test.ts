@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { changeTotals, highlightHtml, languageOfPath, MAX_HIGHLIGHT, toolLanguages, toolPath } from "./highlight";
+import { changeTotals, highlightHtml, highlighterNow, loadHighlighter, languageOfPath, MAX_HIGHLIGHT, toolLanguages, toolPath } from "./highlight";
 import type { JsonValue, Part } from "./types";
 
 function tool(name: string, input: JsonValue): Part & { kind: "tool" } {
@@ -41,9 +41,17 @@ describe("language detection", () => {
 });
 
 describe("highlighting", () => {
-  it("escapes the text it highlights: transcript content never becomes markup", () => {
+  it("loads highlight.js once, on first use", async () => {
+    const first = loadHighlighter();
+    expect(loadHighlighter()).toBe(first);
+    const hl = await first;
+    expect(highlighterNow()).toBe(hl);
+    expect(hl.getLanguage("rust")).toBeTruthy();
+  });
+
+  it("escapes the text it highlights: transcript content never becomes markup", async () => {
     const hostile = '{"a": "<img src=x onerror=alert(1)>", "b": "</code><script>x</script>"}';
-    const html = highlightHtml(hostile, "json")!;
+    const html = highlightHtml(await loadHighlighter(), hostile, "json")!;
     expect(html).toContain('<span class="hljs-attr">');
     expect(html).not.toMatch(/<(img|script|\/code)/);
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
@@ -53,11 +61,12 @@ describe("highlighting", () => {
     expect(text).toBe(hostile);
   });
 
-  it("leaves unknown languages and huge text plain", () => {
-    expect(highlightHtml("fn main() {}", null)).toBeNull();
-    expect(highlightHtml("x", "no-such-language")).toBeNull();
-    expect(highlightHtml("a".repeat(MAX_HIGHLIGHT + 1), "rust")).toBeNull();
-    expect(highlightHtml("fn main() {}", "rust")).toContain('<span class="hljs-keyword">fn</span>');
+  it("leaves unknown languages and huge text plain", async () => {
+    const hl = await loadHighlighter();
+    expect(highlightHtml(hl, "fn main() {}", null)).toBeNull();
+    expect(highlightHtml(hl, "x", "no-such-language")).toBeNull();
+    expect(highlightHtml(hl, "a".repeat(MAX_HIGHLIGHT + 1), "rust")).toBeNull();
+    expect(highlightHtml(hl, "fn main() {}", "rust")).toContain('<span class="hljs-keyword">fn</span>');
   });
 
   it("totals a patch's added and removed lines", () => {

@@ -2,9 +2,23 @@
 // file a tool read or wrote, or from the tool being a shell), and highlight.js's HTML for it.
 // highlight.js escapes every character of the text it is given and adds only <span class>
 // elements, so its output is the one HTML besides core's sanitized Markdown the window shows.
+// highlight.js itself (≈ 300 kB) is loaded on first use, not with the window: a start shows
+// the session list and needs none of it (docs/performance.md, issue 12).
 
-import hljs from "highlight.js/lib/common";
+import type { HLJSApi } from "highlight.js";
 import type { FileChange, Part } from "./types";
+
+let loading: Promise<HLJSApi> | null = null;
+let loaded: HLJSApi | null = null;
+
+/** highlight.js, loaded once (its own chunk of the bundle). */
+export function loadHighlighter(): Promise<HLJSApi> {
+  loading ??= import("highlight.js/lib/common").then((m) => (loaded = m.default));
+  return loading;
+}
+
+/** highlight.js when it has been loaded already, else null. */
+export const highlighterNow = (): HLJSApi | null => loaded;
 
 /** Beyond this, text is shown plain: highlighting a megabyte of output would stall the window. */
 export const MAX_HIGHLIGHT = 200_000;
@@ -53,12 +67,16 @@ export function toolLanguages(part: Part & { kind: "tool" }): { input: string | 
   return { input, output: path ? languageOfPath(path) : null };
 }
 
+/** Whether `text` in `language` is worth loading highlight.js for (known to be plain otherwise). */
+export const wantsHighlight = (text: string, language: string | null): boolean =>
+  !!language && text.length <= MAX_HIGHLIGHT;
+
 /**
  * highlight.js's HTML for `text` in `language`: every character of the text escaped, spans
  * added. Null when the language is unknown or the text too long: then the caller shows text.
  */
-export function highlightHtml(text: string, language: string | null): string | null {
-  if (!language || text.length > MAX_HIGHLIGHT || !hljs.getLanguage(language)) return null;
+export function highlightHtml(hljs: HLJSApi, text: string, language: string | null): string | null {
+  if (!language || !wantsHighlight(text, language) || !hljs.getLanguage(language)) return null;
   return hljs.highlight(text, { language, ignoreIllegals: true }).value;
 }
 

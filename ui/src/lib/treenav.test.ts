@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expandAction, nextIndex } from "./treenav";
+import { expandAction, nextIndex, treeKey } from "./treenav";
 
 describe("tree and list keys", () => {
   it("moves within the items and stops at the ends", () => {
@@ -22,5 +22,19 @@ describe("tree and list keys", () => {
     expect(expandAction("ArrowLeft", false)).toBe("parent");
     expect(expandAction("ArrowLeft", null)).toBe("parent");
     expect(expandAction("ArrowDown", true)).toBeNull();
+  });
+
+  it("turns a key into a move or a toggle over the whole flat tree", () => {
+    const parent = () => 1;
+    const top = () => null;
+    expect(treeKey("ArrowDown", 3, 10, null, parent)).toEqual({ focus: 4 });
+    expect(treeKey("End", 3, 10, null, parent)).toEqual({ focus: 9 });
+    expect(treeKey("ArrowRight", 3, 10, false, parent)).toEqual({ toggle: 3 });
+    expect(treeKey("ArrowRight", 3, 10, true, parent)).toEqual({ focus: 4 });
+    expect(treeKey("ArrowLeft", 3, 10, true, parent)).toEqual({ toggle: 3 });
+    expect(treeKey("ArrowLeft", 3, 10, null, parent)).toEqual({ focus: 1 });
+    expect(treeKey("ArrowLeft", 3, 10, false, top)).toBeNull();
+    expect(treeKey("ArrowRight", 3, 10, null, parent)).toBeNull();
+    expect(treeKey("x", 3, 10, null, parent)).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
-// Keyboard movement in the directory tree and the session list (both ARIA trees): arrow keys
-// move focus between the visible items, Home/End to the ends, Right/Left open and close an item
-// with children (or step into/out of them), Enter and Space act on the item (native buttons).
+// Keyboard movement in the directory tree and the session list (both ARIA trees, windowed:
+// lib/window.ts): arrow keys move focus between the visible items, rendered or not, Home/End to
+// the ends, Right/Left open and close an item with children (or step into/out of them), Enter
+// and Space act on the item (native buttons).
 
 /** Where focus goes from item `current` of `count` on `key`; null: the key is not ours. */
 export function nextIndex(key: string, current: number, count: number): number | null {
@@ -21,42 +22,20 @@ export function expandAction(key: string, expanded: boolean | null): "open" | "c
   return null;
 }
 
-/** Handles a keydown inside an ARIA tree; `ontoggle(item)` opens or closes an item. */
-export function treeKeydown(e: KeyboardEvent, ontoggle: (item: HTMLElement) => void) {
-  const tree = e.currentTarget as HTMLElement;
-  const items = [...tree.querySelectorAll<HTMLElement>('[role="treeitem"]')];
-  const at = items.indexOf(document.activeElement as HTMLElement);
-  if (at < 0) return;
-  const item = items[at];
-  // The item's own button acts on Enter and Space; the window's shortcuts must not as well.
-  if (e.key === "Enter" || e.key === " ") {
-    e.stopPropagation();
-    return;
+/** What a key does on item `at` of a flat tree of `count` items (rendered or not): focus
+ * another item, or open/close this one; null when the key is not the tree's. `expanded` is the
+ * item's state (null: no children); `parent` finds its parent's index (null at the top). */
+export function treeKey(
+  key: string, at: number, count: number, expanded: boolean | null, parent: () => number | null,
+): { focus: number } | { toggle: number } | null {
+  const moved = nextIndex(key, at, count);
+  if (moved !== null) return { focus: moved };
+  const action = expandAction(key, expanded);
+  if (action === "open" || action === "close") return { toggle: at };
+  if (action === "child") return { focus: at + 1 };
+  if (action === "parent") {
+    const p = parent();
+    return p === null ? null : { focus: p };
   }
-  const moved = nextIndex(e.key, at, items.length);
-  if (moved !== null) {
-    e.preventDefault();
-    e.stopPropagation();
-    focusItem(items, moved);
-    return;
-  }
-  const expanded = item.hasAttribute("aria-expanded") ? item.getAttribute("aria-expanded") === "true" : null;
-  const action = expandAction(e.key, expanded);
-  if (!action) return;
-  e.preventDefault();
-  e.stopPropagation();
-  if (action === "open" || action === "close") ontoggle(item);
-  else if (action === "child") focusItem(items, at + 1);
-  else {
-    const parent = item.closest('[role="group"]')?.parentElement?.querySelector<HTMLElement>('[role="treeitem"]');
-    if (parent) focusItem(items, items.indexOf(parent));
-  }
-}
-
-function focusItem(items: HTMLElement[], index: number) {
-  const next = items[index];
-  if (!next) return;
-  for (const i of items) i.tabIndex = i === next ? 0 : -1;
-  next.focus();
-  next.scrollIntoView({ block: "nearest" });
+  return null;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ROW_HEIGHT, SUBS_HEIGHT, flatten, offsetsOf, parentOf, windowOf } from "./window";
+import { ROW_HEIGHT, SUBS_HEIGHT, TREE_ROW_HEIGHT, flatten, flattenTree, itemHeight, offsetsOf, parentOf, windowOf } from "./window";
+import type { TreeNode } from "./group";
 import { session } from "./testing";
 
 const top = ["a", "b", "c"].map((id) => session(id));
@@ -23,13 +24,13 @@ describe("the session list's window", () => {
   });
 
   it("adds up fixed heights, a parent's subagent line included", () => {
-    const offsets = offsetsOf(flatten(top, kids, new Set()));
+    const offsets = offsetsOf(flatten(top, kids, new Set()), itemHeight);
     expect(offsets).toEqual([0, ROW_HEIGHT, 2 * ROW_HEIGHT + SUBS_HEIGHT, 3 * ROW_HEIGHT + SUBS_HEIGHT]);
   });
 
   it("keeps only the items overlapping the band, at both ends and for an empty list", () => {
     const many = Array.from({ length: 5000 }, (_, i) => session(`s${i}`));
-    const offsets = offsetsOf(flatten(many, new Map(), new Set()));
+    const offsets = offsetsOf(flatten(many, new Map(), new Set()), itemHeight);
     expect(offsets[5000]).toBe(5000 * ROW_HEIGHT);
     expect(windowOf(offsets, -640, 800 + 640)).toEqual({ start: 0, end: Math.ceil(1440 / ROW_HEIGHT) });
     // Row 100 starts at 3200: a band from 3210 starts at it, one ending at 3232 ends after row 100.
@@ -38,5 +39,36 @@ describe("the session list's window", () => {
     expect(windowOf(offsets, 5000 * ROW_HEIGHT - 10, 5000 * ROW_HEIGHT + 500)).toEqual({ start: 4999, end: 5000 });
     expect(windowOf(offsets, 10 ** 7, 10 ** 7 + 800)).toEqual({ start: 5000, end: 5000 });
     expect(windowOf([0], 0, 800)).toEqual({ start: 0, end: 0 });
+  });
+
+  it("flattens the directory tree: All sessions first, children after open nodes, with ARIA places and parents", () => {
+    const leaf = (key: string): TreeNode => ({ key, label: key, count: 1, missing: false, children: [] });
+    const nodes: TreeNode[] = [
+      { ...leaf("dir:/a"), children: [leaf("dir:/a/agent:claude"), leaf("dir:/a/agent:codex")] },
+      leaf("dir:/b"),
+    ];
+    const open = flattenTree(nodes, new Set());
+    expect(open.map((r) => [r.key, r.level, r.pos, r.size, r.expanded, r.parent])).toEqual([
+      [null, 1, 1, 3, null, null],
+      ["dir:/a", 1, 2, 3, true, null],
+      ["dir:/a/agent:claude", 2, 1, 2, null, 1],
+      ["dir:/a/agent:codex", 2, 2, 2, null, 1],
+      ["dir:/b", 1, 3, 3, null, null],
+    ]);
+    const closed = flattenTree(nodes, new Set(["dir:/a"]));
+    expect(closed.map((r) => [r.key, r.expanded])).toEqual([[null, null], ["dir:/a", false], ["dir:/b", null]]);
+  });
+
+  it("windows 2,000 directories to the rows near the viewport", () => {
+    const many: TreeNode[] = Array.from({ length: 2000 }, (_, i) => ({
+      key: `dir:/d${i}`, label: `/d${i}`, count: 1, missing: false,
+      children: [{ key: `dir:/d${i}/agent:claude`, label: "Claude", count: 1, missing: false, children: [] }],
+    }));
+    const rows = flattenTree(many, new Set());
+    expect(rows.length).toBe(4001);
+    const offsets = offsetsOf(rows, () => TREE_ROW_HEIGHT);
+    const { start, end } = windowOf(offsets, 50_000 - 640, 50_000 + 800 + 640);
+    expect(end - start).toBe(Math.ceil(2080 / TREE_ROW_HEIGHT) + 1);
+    expect(rows[start].level).toBeGreaterThan(0);
   });
 });

@@ -385,6 +385,21 @@ def main():
                   "and the keyboard reaches every row", lambda: at_scale(drv))
         finally:
             drv.quit()
+        # Another machine over a real ssh: a throwaway sshd on 127.0.0.1 whose home holds copies of
+        # the fixture stores; this computer shows nothing of its own.
+        remote_home = tmp / "remote-home"
+        remote_store(remote_home, tmp / TERM_DIR_NAME)
+        sshd, ssh_config = start_loopback(remote_home)
+        try:
+            drv = driver_for(dict(empty, AGENT_SESSIONS_SSH_CONFIG=str(ssh_config),
+                                  AGENT_SESSIONS_SERVER_BINARY=str(server_cli())), "remote")
+            try:
+                remote_suite(drv, ssh_config)
+            finally:
+                drv.quit()
+        finally:
+            sshd.stdin.close()  # it stops sshd and its sessions when its input closes
+            sshd.wait(timeout=30)
     finally:
         TRAP.stop()
         for p in reversed(procs):
@@ -1906,6 +1921,161 @@ def empty_state(d):
     rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
     assert len(rows) >= 10, len(rows)
     d.shot("10-demo-store")
+
+
+REMOTE_COUNTS = {"claude": 9, "codex": 6, "opencode": 7}
+
+
+def remote_store(home, workdir):
+    """The remote's home: the Claude (with the terminal session, whose directory exists here, which
+    is the remote too), Codex and OpenCode fixture stores where each agent keeps its own."""
+    shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", home / ".claude")
+    term_store(home / ".claude", workdir)
+    shutil.copytree(TESTDATA / "codex/0.171.0/dot-codex", home / ".codex")
+    shutil.copytree(TESTDATA / "opencode/1.18.33/local-share-opencode", home / ".local/share/opencode")
+
+
+def built(path, *cargo):
+    """`path` under target/, built with `cargo build *cargo` when it is not there yet."""
+    if not path.exists():
+        subprocess.run(["cargo", "build", *cargo], cwd=ROOT, check=True)
+    return path
+
+
+def server_cli():
+    """The CLI the app installs on the remote (bootstrap): the one beside the app, else a build."""
+    for c in [APP.parent / "agent-sessions-cli", ROOT / "target/debug/agent-sessions-cli"]:
+        if c.exists():
+            return c
+    return built(ROOT / "target/debug/agent-sessions-cli", "-p", "agent-sessions-cli")
+
+
+def start_loopback(home):
+    """crates/remote's throwaway sshd (example `loopback`): its process and its ssh config, which
+    names `testbox` (our key) and `stranger` (a key the server does not know)."""
+    exe = built(ROOT / "target/debug/examples/loopback", "-p", "agent-sessions-remote", "--example", "loopback")
+    proc = subprocess.Popen([str(exe), str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    if not line:
+        raise RuntimeError("the loopback sshd did not start (is openssh-server installed? scripts/setup.sh)")
+    return proc, Path(json.loads(line)["config"])
+
+
+def agent_counts(d):
+    return d.js("return Object.fromEntries([...document.querySelectorAll('[data-testid=\"agent-count\"]')]"
+                ".map(e => [e.dataset.provider, Number(e.dataset.count)]))")
+
+
+def remote_suite(d, ssh_config):
+    picker = '[data-testid="host-picker"]'
+
+    def lists_hosts():
+        d.wait_all(picker)
+        options = d.until("const o = [...document.querySelectorAll('[data-testid=\"host-picker\"] option')].map(o => o.value);"
+                          "return o.length > 1 && o")
+        assert options == ["", "testbox", "stranger"], options
+        assert agent_counts(d) == {"claude": 0, "codex": 0, "opencode": 0}, agent_counts(d)
+    check("the host picker lists this computer and the ssh config's hosts", lists_hosts)
+
+    def refused_key():
+        started = time.time()
+        set_control(d, "host-picker", "stranger")
+        error = d.wait_all('[data-testid="host-error"]', timeout=30)[0]
+        took = time.time() - started
+        assert d.attr(error, "data-code") == "ssh_auth", d.text(error)
+        assert "ssh-add" in d.text(error) and "ssh stranger true" in d.text(error), d.text(error)
+        # BatchMode: no prompt waited for; the window stays on this computer.
+        assert took < 20, took
+        assert d.js(f"return document.querySelector('{picker}').value") == ""
+        d.shot("60-remote-auth-error")
+    check("a host whose key is refused fails at once, saying what to set up", refused_key)
+
+    def browse():
+        set_control(d, "host-picker", "testbox")
+        # The first connection installs this build's CLI there (bootstrap), then lists.
+        rows = d.wait_all('[data-testid="session-row"]', count=19, timeout=120)
+        assert len(rows) == 19, f"{len(rows)} top-level rows"
+        assert not d.find_all('[data-testid="host-error"]')
+        assert agent_counts(d) == REMOTE_COUNTS, agent_counts(d)
+        labels = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
+        assert "dir:/home/bob/projects/demo" in labels, labels
+        d.shot("61-remote-list")
+        open_session(d, "9d22e384-6685-4b75-ac35-088162e4c4a9")
+        header = d.text(d.find_all('[data-testid="header-counts"]')[0])
+        assert header.startswith("8 msgs"), header
+        assert d.find_all('[data-testid="compaction"]'), "no compaction marker"
+        # What works on this computer's stores only is disabled, saying why.
+        local_only = d.find_all('[data-testid="local-only"]')[0]
+        assert d.js("return arguments[0].disabled", {ELEMENT: local_only}) is True
+        assert "not over ssh on testbox" in d.attr(local_only, "title"), d.attr(local_only, "title")
+        d.shot("62-remote-transcript")
+    check("picking a host shows its sessions in the tree and opens a transcript from there", browse)
+
+    def panels():
+        d.click(d.find_all('[data-testid="open-stats"]')[0])
+        total = d.wait_all('[data-testid="stats-total"]', timeout=30)[0]
+        assert d.attr(total, "data-sessions") == str(sum(REMOTE_COUNTS.values())), d.attr(total, "data-sessions")
+        d.click(d.find_all('[data-testid="stats-close"]')[0])
+        d.click(d.find_all('[data-testid="open-diagnostics"]')[0])
+        d.wait_all('[data-testid="diagnostics-root"]', count=3, timeout=30)
+        roots = d.js("return Object.fromEntries([...document.querySelectorAll('[data-testid=\"diagnostics-root\"]')]"
+                     ".map(e => [e.dataset.provider, e.dataset.root]))")
+        home = str(TMP / "remote-home")
+        assert sorted(roots) == ["claude", "codex", "opencode"] and all(r.startswith(home) for r in roots.values()), roots
+        watcher = d.find_all('[data-testid="diagnostics-watcher"]')[0]
+        assert d.attr(watcher, "data-state") == "polling", d.attr(watcher, "data-state")
+        d.shot("64-remote-diagnostics")
+        d.click(d.find_all('[data-testid="diagnostics-close"]')[0])
+    check("Stats and Diagnostics show the host's figures and stores", panels)
+
+    def resume():
+        d.click(d.find_all('[data-testid="copy-resume"]')[0])
+        text = d.text(d.wait_all('[data-testid="resume-text"]')[0])
+        want = (f"ssh -F {ssh_config} -t -- testbox "
+                "'cd -- /home/bob/projects/demo && claude --resume 9d22e384-6685-4b75-ac35-088162e4c4a9'")
+        assert text == want, text
+    check("copy resume of a remote session is the ssh command that resumes it there", resume)
+
+    def search():
+        box = d.find_all('[data-testid="search-input"]')[0]
+        d.type(box, "continue after big context\ue007")
+        hits = d.wait_all('[data-testid="search-hit"]', timeout=60)
+        d.shot("63-remote-search")
+        big = [h for h in hits if "BIGCTX" in d.text(h)]
+        assert big, [d.text(h) for h in hits]
+        d.click(big[0])
+        title = d.until("return document.querySelector('[data-testid=\"transcript-title\"]')?.textContent.includes('BIGCTX')"
+                        " && document.querySelector('[data-testid=\"transcript-title\"]').textContent")
+        assert "BIGCTX" in title, title
+        flashed = d.until("return document.querySelector('.flash')?.textContent", 10)
+        assert "continue after big context" in flashed, flashed
+    check("a search on the host opens the hit at its message", search)
+
+    def terminal():
+        workdir = str(TMP / TERM_DIR_NAME)
+        before = len(launches())
+        open_session(d, TERM_SESSION)
+        d.click(d.find_all('[data-testid="open-terminal"]')[0])
+        kind, text, _ = notice(d)
+        assert kind == "ok" and text == f"Opened xterm in testbox:{workdir}", (kind, text)
+        got = wait_launches(before + 1)[before]
+        argv = got["argv"]
+        assert argv[:2] == [str(BIN / "xterm"), "-e"] and Path(argv[2]).name == "ssh", argv
+        assert argv[3:8] == ["-F", str(ssh_config), "-t", "--", "testbox"], argv
+        assert len(argv) == 9, argv
+        close_notice(d)
+        # What that terminal would run, run for real: ssh reaches the host and its login shell
+        # lands in the session's directory (a name full of shell syntax), nothing else runs.
+        ran = subprocess.run(argv[2:], input="pwd\n", capture_output=True, text=True, timeout=60)
+        assert ran.stdout.strip().splitlines()[-1:] == [workdir], (ran.stdout, ran.stderr)
+        assert not (TMP / TERM_DIR_NAME / "pwned").exists()
+    check("open terminal on a remote session runs ssh -t into its directory there", terminal)
+
+    def back_home():
+        set_control(d, "host-picker", "")
+        d.until("return document.querySelectorAll('[data-testid=\"session-row\"]').length === 0", 30)
+        assert agent_counts(d) == {"claude": 0, "codex": 0, "opencode": 0}, agent_counts(d)
+    check("this computer again shows its own sessions (none here)", back_home)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
-  AppError, BlobView, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Health, Hit, Opened, Provider, RawRecords, ResumeView,
+  AppError, BlobView, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Health, Hit, HostsView, Opened, Provider, RawRecords, ResumeView,
   ScanProgress, SessionChanges, SessionList, SessionRef, SettingChange, SettingsView, Stats, StatsBy, Status, Terminals, Timeline, TranscriptPage, Translation,
   TrashDone, TrashPlan,
 } from "./types";
@@ -120,6 +120,11 @@ export const diagnostics = () => call<Health>("diagnostics");
 export const clearCache = () => call<void>("clear_cache");
 /** The bytes behind a blob key of the session's transcript, as the window may show them. */
 export const loadBlob = (session: SessionRef, key: string) => call<BlobView>("load_blob", { session: sessionRef(session), key });
+
+/** The Host aliases of the ssh config (Include followed) and the one shown (null: this computer). */
+export const hosts = () => call<HostsView>("hosts");
+/** Shows `alias`'s sessions (null: this computer's); connecting fails at once with what to set up. */
+export const selectHost = (alias: string | null) => call<HostsView>("select_host", { alias });
 
 export const onSessionsChanged = (f: (refreshDone: boolean) => void): Promise<UnlistenFn> =>
   listen<{ done: boolean }>("sessions-changed", (e) => f(e.payload.done));

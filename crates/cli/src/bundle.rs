@@ -7,13 +7,12 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use agent_sessions_core::actions::export::refuse_agent_store;
-use agent_sessions_core::actions::resume::ShellCommand;
 use agent_sessions_core::bundle::restore::Method;
 use agent_sessions_core::bundle::{
-    self, Agents, Bundle, BundleError, Manifest, Mode, Preview, Target, Tokens,
+    self, Agents, Bundle, BundleError, Manifest, Mode, Preview, Restored, Target, Tokens,
 };
 use agent_sessions_core::config::ConfigFile;
-use agent_sessions_core::{Error, Roots};
+use agent_sessions_core::{Error, Roots, SessionMeta};
 use serde_json::{json, Value};
 
 use crate::envelope::Envelope;
@@ -46,17 +45,17 @@ pub struct ContinueArgs {
 
 #[derive(clap::Args)]
 pub struct ImportArgs {
-    file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The directory the session continues in (the path it was recorded in is not reused).
     #[arg(long, value_name = "DIR")]
-    dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Give every session of the bundle a new id (when the session is in the store already;
     /// not for OpenCode).
     #[arg(long)]
-    as_copy: bool,
+    pub(crate) as_copy: bool,
     /// Restore without asking (needed with --json or without a terminal).
     #[arg(long)]
-    yes: bool,
+    pub(crate) yes: bool,
     /// Read the store directly instead of through the cache.
     #[arg(long)]
     no_cache: bool,
@@ -65,17 +64,17 @@ pub struct ImportArgs {
 #[derive(clap::Args)]
 pub struct ExportArgs {
     /// The session id (or an unambiguous prefix of it).
-    id: String,
+    pub(crate) id: String,
     /// Write to FILE (default: <title>.agent-session.zip in the current directory).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Replace FILE when it exists.
     #[arg(long)]
-    force: bool,
+    pub(crate) force: bool,
     /// Redact secrets and home paths and leave out the agent's own records (for handing the
     /// session to someone or another agent; it cannot be restored).
     #[arg(long)]
-    share_safe: bool,
+    pub(crate) share_safe: bool,
     /// Read the stores directly instead of through the cache.
     #[arg(long)]
     no_cache: bool,
@@ -118,21 +117,26 @@ fn export(roots: &Roots, args: ExportArgs) -> Result<Envelope, Error> {
         .unwrap_or_else(|| PathBuf::from(prepared.file_name()));
     refuse_agent_store(roots, &path)?;
     let saved = prepared.save(&path, args.force)?;
-    let shown = std::fs::canonicalize(&saved.path).unwrap_or(saved.path.clone());
-    let mut text = format!("wrote {} ({} bytes)\n", shown.display(), saved.bytes);
-    text.push_str(&summary(&saved.manifest));
-    if mode == Mode::Complete {
+    let mut out = exported(&saved.path, saved.bytes, &saved.manifest);
+    out.warn(lib.warnings());
+    Ok(out)
+}
+
+/// What `bundle export` prints for a bundle written to `path` (here or from a remote).
+pub(crate) fn exported(path: &Path, bytes: u64, manifest: &Manifest) -> Envelope {
+    let shown = std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
+    let mut text = format!("wrote {} ({} bytes)\n", shown.display(), bytes);
+    text.push_str(&summary(manifest));
+    if manifest.mode == Mode::Complete {
         text.push_str(
             "warning: a complete bundle holds the session verbatim and can contain secrets; \
              share it only with people you trust, or make a --share-safe one\n",
         );
     }
-    let mut out = Envelope::ok(
-        json!({ "path": shown, "bytes": saved.bytes, "manifest": saved.manifest }),
+    Envelope::ok(
+        json!({ "path": shown, "bytes": bytes, "manifest": manifest }),
         text,
-    );
-    out.warn(lib.warnings());
-    Ok(out)
+    )
 }
 
 fn inspect(file: &Path) -> Result<Envelope, Error> {
@@ -177,24 +181,8 @@ fn import(roots: &Roots, args: ImportArgs, json: bool) -> Result<Envelope, Error
         &agents,
         &tokens,
     )?;
-    let shown = preview_text(&b.manifest, &preview);
-    if !args.yes {
-        let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-        let planned =
-            |text: String| Envelope::ok(json!({ "preview": preview, "restored": null }), text);
-        if json || !terminal {
-            if !json {
-                eprint!("{}", render::terminal_safe(&shown));
-            }
-            return Ok(planned(shown.clone()).fail_with(
-                "confirmation_needed",
-                "nothing was restored: run again with --yes to restore as previewed".into(),
-            ));
-        }
-        if !confirm(&shown) {
-            return Ok(planned(String::new())
-                .fail_with("cancelled", "cancelled; nothing was changed".into()));
-        }
+    if let Some(refused) = consent(&b.manifest, &preview, args.yes, json) {
+        return Ok(refused);
     }
     let restored = bundle::restore(
         &args.file,
@@ -212,7 +200,23 @@ fn import(roots: &Roots, args: ImportArgs, json: bool) -> Result<Envelope, Error
         .iter()
         .find(|s| s.id == restored.session_id)
         .cloned();
-    let resume = session.as_ref().map(|s| lib.catalog().resume_command(s));
+    let resume = match &session {
+        Some(s) => agent_sessions_remote::resume_json(lib.catalog().resume_command(s).as_ref()),
+        None => Value::Null,
+    };
+    let mut out = restored_envelope(&preview, &restored, session.as_ref(), resume);
+    out.warn(lib.warnings());
+    Ok(out)
+}
+
+/// What `bundle import` prints after a restore (here or on a remote): the restored session
+/// as listed there, and its resume command as `show --json` gives it.
+pub(crate) fn restored_envelope(
+    preview: &Preview,
+    restored: &Restored,
+    session: Option<&SessionMeta>,
+    resume_json: Value,
+) -> Envelope {
     let mut text = format!(
         "restored the {} session {} into {} (continue it in {})\n",
         restored.provider,
@@ -220,21 +224,16 @@ fn import(roots: &Roots, args: ImportArgs, json: bool) -> Result<Envelope, Error
         preview.root.display(),
         restored.dir.display()
     );
-    if let Some(s) = &session {
+    if let Some(s) = session {
         let _ = writeln!(
             text,
             "  messages: {} user, {} assistant, {} tool calls",
             s.counts.user, s.counts.assistant, s.counts.tool_calls
         );
     }
-    let resume_json = match &resume {
-        Some(Ok(r)) => {
-            let _ = writeln!(text, "  resume: {}", r.for_this_platform());
-            json!({ "argv": std::iter::once(r.program()).chain(r.args().iter().map(String::as_str)).collect::<Vec<_>>(), "cwd": r.cwd(), "shell": r.for_this_platform() })
-        }
-        Some(Err(e)) => json!({ "error": { "code": e.code(), "message": e.to_string() } }),
-        None => Value::Null,
-    };
+    if let Some(shell) = resume_json["shell"].as_str() {
+        let _ = writeln!(text, "  resume: {shell}");
+    }
     let mut out = Envelope::ok(
         json!({ "preview": preview, "restored": restored, "session": session, "resume_command": resume_json }),
         text,
@@ -245,8 +244,39 @@ fn import(roots: &Roots, args: ImportArgs, json: bool) -> Result<Envelope, Error
             restored.session_id
         )]);
     }
-    out.warn(lib.warnings());
-    Ok(out)
+    out
+}
+
+/// Shows the preview and asks, unless `yes`; the envelope to print instead of restoring when
+/// it was not confirmed (with `--json` or without a terminal, `--yes` is required).
+pub(crate) fn consent(
+    manifest: &Manifest,
+    preview: &Preview,
+    yes: bool,
+    json: bool,
+) -> Option<Envelope> {
+    if yes {
+        return None;
+    }
+    let shown = preview_text(manifest, preview);
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let planned =
+        |text: String| Envelope::ok(json!({ "preview": preview, "restored": null }), text);
+    if json || !terminal {
+        if !json {
+            eprint!("{}", render::terminal_safe(&shown));
+        }
+        return Some(planned(shown.clone()).fail_with(
+            "confirmation_needed",
+            "nothing was restored: run again with --yes to restore as previewed".into(),
+        ));
+    }
+    if !confirm(&shown) {
+        return Some(
+            planned(String::new()).fail_with("cancelled", "cancelled; nothing was changed".into()),
+        );
+    }
+    None
 }
 
 /// Asks on the terminal; true only for an explicit yes.

@@ -5,16 +5,17 @@
 //! output, so a command prints the same thing whichever machine read the store.
 
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_sessions_core::actions::export::Exporter;
+use agent_sessions_core::actions::export::{refuse_agent_store, write_file, Exporter};
 use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::bundle::Bundle;
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::index::{Hit, SearchResults};
 use agent_sessions_core::paths::{process_env, resolve};
 use agent_sessions_core::{
-    Diagnostics, Error, Message, ProviderKind, ScanReport, SessionMeta, Transcript,
+    Diagnostics, Error, Message, ProviderKind, Roots, ScanReport, SessionMeta, Transcript,
 };
 use agent_sessions_remote::protocol::*;
 use agent_sessions_remote::ssh::Ssh;
@@ -22,6 +23,7 @@ use agent_sessions_remote::{Client, Error as RemoteError};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::bundle::{BundleAction, ExportArgs as BundleExportArgs, ImportArgs as BundleImportArgs};
 use crate::envelope::{Envelope, MessageSource};
 use crate::{follow, render, Command};
 
@@ -57,9 +59,30 @@ pub fn main(target: Target, command: Command, json: bool) -> ExitCode {
 
 /// Refusals of what was asked (as locally) exit 2; failures 1.
 fn exit_code(code: &str) -> u8 {
-    match code {
-        "root_missing" | "bad_query" | "bad_host" | "bad_params" | "remote_unsupported" => 2,
-        _ => 1,
+    const REFUSALS: &[&str] = &[
+        "root_missing",
+        "bad_query",
+        "bad_host",
+        "bad_params",
+        "remote_unsupported",
+        // A bundle's refusals (all but io and restore_failed), as locally.
+        "bundle_invalid",
+        "bundle_unsafe",
+        "bundle_too_large",
+        "bundle_checksum",
+        "bundle_manifest",
+        "bundle_version",
+        "unsupported",
+        "bundle_not_restorable",
+        "bad_target",
+        "restore_token",
+        "session_live",
+        "session_exists",
+    ];
+    if REFUSALS.contains(&code) {
+        2
+    } else {
+        1
     }
 }
 
@@ -140,11 +163,136 @@ fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, Rem
         }
         Command::Diagnostics { providers } => diagnostics(&mut client, providers),
         Command::Export(args) => export(client, args, json),
-        _ => Err(RemoteError::Server(WireError::new(
-            "remote_unsupported",
-            "--host works with scan, show, search, log, stats, diagnostics and export; run other commands on the host itself (ssh HOST agent-sessions-cli …)",
-        ))),
+        Command::Bundle { action } => bundle(client, action, json),
+        _ => Err(unsupported(
+            "--host works with scan, show, search, log, stats, diagnostics, export, bundle export and bundle import; run other commands on the host itself (ssh HOST agent-sessions-cli …)",
+        )),
     }
+}
+
+fn unsupported(message: &str) -> RemoteError {
+    RemoteError::Server(WireError::new("remote_unsupported", message))
+}
+
+fn bundle(mut client: Client, action: BundleAction, json: bool) -> Result<Envelope, RemoteError> {
+    match action {
+        BundleAction::Export(args) => bundle_export(&mut client, args),
+        BundleAction::Import(args) => bundle_import(&mut client, args, json),
+        BundleAction::Inspect { .. } | BundleAction::Continue(_) => Err(unsupported(
+            "bundle inspect and bundle continue read a bundle on this machine: run them without --host",
+        )),
+    }
+}
+
+/// `bundle export --host`: made on the host, its bytes written here (0600, all or nothing)
+/// and checked by the bundle reader before it is reported.
+fn bundle_export(client: &mut Client, args: BundleExportArgs) -> Result<Envelope, RemoteError> {
+    let params = BundleExportParams {
+        session: SessionRef {
+            id: args.id,
+            provider: None,
+        },
+        share_safe: args.share_safe,
+    };
+    // Without -o the name is the host's (<title>.agent-session.zip), known at the end.
+    let path = args.output.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            ".agent-session-download-{}.zip",
+            std::process::id()
+        ))
+    });
+    let roots = local_roots();
+    refuse_agent_store(&roots, &path).map_err(from_core)?;
+    let mut answer = None;
+    // On any failure write_file leaves nothing behind; the remote's error is kept as it is.
+    let written = write_file(&path, args.force, |out| {
+        answer = Some(client.bundle_export(&params, out));
+        match &answer {
+            Some(Err(e)) => Err(Error::io(
+                path.clone(),
+                std::io::Error::other(e.to_string()),
+            )),
+            _ => Ok(()),
+        }
+    });
+    let answer = match (answer, written) {
+        (Some(Err(e)), _) => return Err(e),
+        (_, Err(e)) => return Err(from_core(e)),
+        (Some(Ok(a)), Ok(_)) => a,
+        (None, Ok(_)) => return Err(unsupported("the bundle was not sent")),
+    };
+    let path = match args.output {
+        Some(path) => path,
+        None => name_download(&path, &answer.name, args.force, &roots).map_err(from_core)?,
+    };
+    let checked = Bundle::open(&path).map_err(|e| from_core(e.into()))?;
+    Ok(crate::bundle::exported(
+        &path,
+        checked.size,
+        &checked.manifest,
+    ))
+}
+
+/// Moves a download to the name the host gave it, in the same folder, replacing nothing
+/// unless `force`.
+fn name_download(temp: &Path, name: &str, force: bool, roots: &Roots) -> Result<PathBuf, Error> {
+    // The host's name is a file name of its making; only its last part is used here.
+    let name = Path::new(name)
+        .file_name()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("session.agent-session.zip"));
+    let target = temp.with_file_name(name);
+    let done = refuse_agent_store(roots, &target).and_then(|()| {
+        if force {
+            return std::fs::rename(temp, &target).map_err(|e| Error::io(target.clone(), e));
+        }
+        std::fs::hard_link(temp, &target).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => Error::FileExists {
+                path: target.clone(),
+            },
+            _ => Error::io(target.clone(), e),
+        })
+    });
+    let _ = std::fs::remove_file(temp);
+    done.map(|()| target)
+}
+
+/// `bundle import --host`: the bundle is checked here, uploaded, previewed on the host (the
+/// same checks and refusals as there), confirmed here as a local import is, and restored
+/// there with the preview's token.
+fn bundle_import(
+    client: &mut Client,
+    args: BundleImportArgs,
+    json: bool,
+) -> Result<Envelope, RemoteError> {
+    Bundle::open(&args.file).map_err(|e| from_core(e.into()))?;
+    let upload = client.upload(&args.file)?;
+    let mut params = BundleImportParams {
+        upload,
+        dir: args.dir.clone(),
+        as_copy: args.as_copy,
+        token: None,
+    };
+    let preview: BundleImportResult = client.call(method::BUNDLE_IMPORT, &params)?;
+    if let Some(refused) =
+        crate::bundle::consent(&preview.manifest, &preview.preview, args.yes, json)
+    {
+        return Ok(refused);
+    }
+    params.token = Some(preview.preview.token.clone());
+    let done: BundleImportResult = client.call(method::BUNDLE_IMPORT, &params)?;
+    let Some(restored) = &done.restored else {
+        return Err(RemoteError::Server(WireError::new(
+            "protocol",
+            "the host answered the restore without what it restored",
+        )));
+    };
+    Ok(crate::bundle::restored_envelope(
+        &done.preview,
+        restored,
+        done.session.as_ref(),
+        done.resume_command.clone(),
+    ))
 }
 
 fn list(
@@ -209,15 +357,11 @@ fn export(
     crate::export::deliver(&exporter, &args, &local_roots(), &[]).map_err(from_core)
 }
 
-fn local_roots() -> agent_sessions_core::Roots {
+fn local_roots() -> Roots {
     let config = ConfigFile::load_default(&process_env);
-    resolve(
-        &agent_sessions_core::Roots::default(),
-        &process_env,
-        &config,
-    )
-    .map(|r| r.roots())
-    .unwrap_or_default()
+    resolve(&Roots::default(), &process_env, &config)
+        .map(|r| r.roots())
+        .unwrap_or_default()
 }
 
 fn from_core(e: Error) -> RemoteError {

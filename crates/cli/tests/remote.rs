@@ -440,3 +440,190 @@ fn a_key_the_remote_does_not_know_fails_at_once_with_what_to_set_up() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a host alias"));
 }
+
+/// Every file under `dir` with its bytes, to see that nothing changed.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                todo.push(e.path());
+            } else {
+                out.push((e.path(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn json_out(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The native records of a bundle's manifest: (path, sha256).
+fn native_files(manifest: &Value) -> Vec<(String, String)> {
+    manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "native")
+        .map(|f| (f["path"].to_string(), f["sha256"].to_string()))
+        .collect()
+}
+
+/// A bundle goes from the host to here (export over ssh, import here into an empty store),
+/// and back (exported here, restored on the host): as itself it is refused there (the host
+/// has it) and the host is left as it was; as a copy it is restored, listed by `--host scan`,
+/// shown, and has its resume command in the directory chosen on the host.
+#[test]
+fn bundles_go_from_the_host_to_here_and_back() {
+    const S: &str = "9d22e384-6685-4b75-ac35-088162e4c4a9";
+    let sshd = Sshd::start();
+    sshd.preinstall();
+    let here = sshd.dir.path().join("here");
+    let (store, work) = (here.join("claude"), here.join("work"));
+    let cwd = here.join("cwd");
+    for d in [&store, &work, &cwd] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let host_work = sshd.home().join("work");
+    std::fs::create_dir_all(&host_work).unwrap();
+
+    // From the host: the same records the host's own export holds.
+    let a = here.join("from-host.agent-session.zip");
+    let a_arg = a.to_str().unwrap();
+    let out = output(&mut sshd.cli(&[
+        "--host", "testbox", "bundle", "export", S, "-o", a_arg, "--json",
+    ]));
+    let exported = json_out(&out);
+    assert_eq!(exported["data"]["manifest"]["session"]["id"], S);
+    assert_eq!(
+        exported["data"]["bytes"],
+        std::fs::metadata(&a).unwrap().len()
+    );
+    assert_eq!(
+        std::fs::metadata(&a).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let theirs = here.join("theirs.zip");
+    let local = json_out(&output(&mut sshd.local(&[
+        "bundle",
+        "export",
+        S,
+        "-o",
+        theirs.to_str().unwrap(),
+        "--json",
+    ])));
+    let native = native_files(&exported["data"]["manifest"]);
+    assert!(!native.is_empty());
+    assert_eq!(native, native_files(&local["data"]["manifest"]));
+    // Without -o the file gets the host's name, in the current directory, and nothing else.
+    let named = output(
+        sshd.cli(&["--host", "testbox", "bundle", "export", S, "--json"])
+            .current_dir(&cwd),
+    );
+    let path = PathBuf::from(json_out(&named)["data"]["path"].as_str().unwrap());
+    assert!(path.to_str().unwrap().ends_with(".agent-session.zip"));
+    assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 1);
+    // Again without --force: refused, the file kept.
+    let again = sshd
+        .cli(&[
+            "--host", "testbox", "bundle", "export", S, "-o", a_arg, "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(json_out(&again)["error"]["code"], "file_exists");
+
+    // Here: restored into an empty store, listed.
+    let store_arg = store.to_str().unwrap();
+    output(&mut sshd.cli(&[
+        "--claude-root",
+        store_arg,
+        "bundle",
+        "import",
+        a_arg,
+        "--dir",
+        work.to_str().unwrap(),
+        "--yes",
+        "--json",
+    ]));
+    let listed = json_out(&output(&mut sshd.cli(&[
+        "--claude-root",
+        store_arg,
+        "scan",
+        "--json",
+    ])));
+    assert_eq!(listed["data"]["sessions"][0]["id"], S);
+
+    // Back to the host: refused as itself, nothing changed there.
+    let b = here.join("back.zip");
+    let b_arg = b.to_str().unwrap();
+    output(&mut sshd.cli(&[
+        "--claude-root",
+        store_arg,
+        "bundle",
+        "export",
+        S,
+        "-o",
+        b_arg,
+    ]));
+    let before = tree(&sshd.home().join(".claude"));
+    let host_dir = host_work.to_str().unwrap();
+    let import = [
+        "--host", "testbox", "bundle", "import", b_arg, "--dir", host_dir,
+    ];
+    let refused = sshd
+        .cli(&[&import[..], &["--yes", "--json"]].concat())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(json_out(&refused)["error"]["code"], "session_exists");
+    // As a copy without --yes: the host's preview, and nothing done.
+    let asked = sshd
+        .cli(&[&import[..], &["--as-copy", "--json"]].concat())
+        .output()
+        .unwrap();
+    assert_eq!(asked.status.code(), Some(2));
+    let asked = json_out(&asked);
+    assert_eq!(asked["error"]["code"], "confirmation_needed");
+    let new_id = asked["data"]["preview"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(new_id, S);
+    assert_eq!(tree(&sshd.home().join(".claude")), before);
+
+    // As a copy with --yes: restored on the host, listed, shown, resumable there.
+    let done = json_out(&output(
+        &mut sshd.cli(&[&import[..], &["--as-copy", "--yes", "--json"]].concat()),
+    ));
+    let restored = done["data"]["restored"]["session_id"].as_str().unwrap();
+    assert_ne!(restored, S);
+    assert_eq!(done["data"]["resume_command"]["cwd"], host_dir);
+    assert!(done["data"]["resume_command"]["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a == restored));
+    let scan = json_out(&output(
+        &mut sshd.cli(&["--host", "testbox", "scan", "--json"]),
+    ));
+    let host_ids: Vec<&str> = scan["data"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(host_ids.contains(&restored) && host_ids.contains(&S));
+    let shown = json_out(&output(
+        &mut sshd.cli(&["--host", "testbox", "show", restored, "--json"]),
+    ));
+    let original = json_out(&output(&mut sshd.local(&["show", S, "--json"])));
+    assert_eq!(
+        shown["data"]["messages"].as_array().unwrap().len(),
+        original["data"]["messages"].as_array().unwrap().len()
+    );
+}

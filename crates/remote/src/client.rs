@@ -4,13 +4,17 @@
 //! resumes where it was and hears `truncated` when the server's window no longer reaches back
 //! that far.
 
+use std::fs::File;
 use std::io::{BufReader, Read, Write};
+use std::path::Path;
 use std::thread::sleep;
 use std::time::Duration;
 
+use base64::Engine;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
 use crate::error::Error;
 use crate::lines::{write_line, Line, LineReader};
@@ -188,26 +192,174 @@ impl Client {
         params: &mut FollowParams,
         on_event: &mut dyn FnMut(&FollowEvent) -> bool,
     ) -> Result<u64, Error> {
-        let id = self.send(method::FOLLOW, json!(params))?;
+        // The server answers after the event that says the session ended.
+        let end = self.stream(method::FOLLOW, json!(params), &mut |client, event| {
+            let event: FollowEvent = serde_json::from_value(event)
+                .map_err(|e| client.protocol(format!("follow event: {e}")))?;
+            params.cursor = event.cursor;
+            Ok(on_event(&event) || event.ended)
+        })?;
+        Ok(end["cursor"].as_u64().unwrap_or(params.cursor))
+    }
+
+    /// Watches the server's change feed from `cursor` (a `list`'s `seq`): `on_change` gets
+    /// every change as it happens (return false to stop; a `reset` means list again).
+    /// Reconnects after a drop and goes on from the last cursor (the new connection's feed
+    /// answers that with a `reset`). Returns the last cursor. The connection is the watch's
+    /// while it runs: make other calls on a `Client` of their own.
+    pub fn watch(
+        &mut self,
+        mut cursor: u64,
+        on_change: &mut dyn FnMut(&WatchEvent) -> bool,
+    ) -> Result<u64, Error> {
+        loop {
+            let mut stopped = false;
+            let run = self.stream(
+                method::WATCH,
+                json!(WatchParams { cursor }),
+                &mut |client, event| {
+                    let event: WatchEvent = serde_json::from_value(event)
+                        .map_err(|e| client.protocol(format!("watch event: {e}")))?;
+                    cursor = event.seq;
+                    stopped = !on_change(&event);
+                    Ok(!stopped)
+                },
+            );
+            match run {
+                Ok(_) => return Ok(cursor),
+                Err(e) if e.is_dropped() && !stopped => self.reconnect()?,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Sends a streaming request and hands each of its events to `on_event` until its answer;
+    /// when `on_event` says stop (false), the stream is cancelled and its answer awaited.
+    fn stream(
+        &mut self,
+        method: &str,
+        params: Value,
+        on_event: &mut dyn FnMut(&Client, Value) -> Result<bool, Error>,
+    ) -> Result<Value, Error> {
+        let id = self.send(method, params)?;
+        let mut cancelled = false;
         loop {
             let line = self.read()?;
             if line.id != Some(id) {
                 continue;
             }
             let Some(event) = line.event else {
-                let end = answer(line)?;
-                return Ok(end["cursor"].as_u64().unwrap_or(params.cursor));
+                return answer(line);
             };
-            let event: FollowEvent = serde_json::from_value(event)
-                .map_err(|e| self.protocol(format!("follow event: {e}")))?;
-            params.cursor = event.cursor;
-            if !on_event(&event) {
+            if cancelled {
+                continue;
+            }
+            if !on_event(self, event)? {
+                cancelled = true;
                 self.send(method::CANCEL, json!(CancelParams { id }))?;
             }
-            if event.ended {
-                return Ok(event.cursor);
+        }
+    }
+
+    /// Makes a bundle of a session on the server and writes its bytes to `out`, checked
+    /// against the size and SHA-256 the server sent. Not sent again after a drop (the bytes
+    /// written so far are the caller's to throw away): the call fails with the link's error.
+    pub fn bundle_export(
+        &mut self,
+        params: &BundleExportParams,
+        out: &mut dyn Write,
+    ) -> Result<BundleExported, Error> {
+        let mut hasher = Sha256::new();
+        let mut written = 0u64;
+        let end = self.stream(
+            method::BUNDLE_EXPORT,
+            json!(params),
+            &mut |client, event| {
+                let chunk: Chunk = serde_json::from_value(event)
+                    .map_err(|e| client.protocol(format!("bundle chunk: {e}")))?;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(chunk.base64.as_bytes())
+                    .map_err(|e| client.protocol(format!("bundle chunk: {e}")))?;
+                if chunk.offset != written || bytes.len() > DOWNLOAD_CHUNK {
+                    return Err(client.protocol(format!(
+                        "a bundle chunk of {} bytes at {} after {written} bytes",
+                        bytes.len(),
+                        chunk.offset
+                    )));
+                }
+                out.write_all(&bytes)?;
+                hasher.update(&bytes);
+                written += bytes.len() as u64;
+                Ok(true)
+            },
+        )?;
+        let exported: BundleExported = serde_json::from_value(end)
+            .map_err(|e| self.protocol(format!("bundle_export: {e}")))?;
+        let sum = crate::command::hex(&hasher.finalize());
+        if exported.bytes != written || exported.sha256 != sum {
+            return Err(self.protocol(format!(
+                "the bundle arrived as {written} bytes with SHA-256 {sum}, the server sent {} bytes with {}",
+                exported.bytes, exported.sha256
+            )));
+        }
+        out.flush()?;
+        Ok(exported)
+    }
+
+    /// Sends a file to the server in chunks of at most [`UPLOAD_CHUNK`] bytes; its upload
+    /// number (for `bundle_import` on this connection). Starts over once on a new connection
+    /// after a drop.
+    pub fn upload(&mut self, path: &Path) -> Result<u64, Error> {
+        let sha256 = crate::command::sha256_file(path)?;
+        match self.upload_once(path, &sha256) {
+            Err(e) if e.is_dropped() => {
+                self.reconnect()?;
+                self.upload_once(path, &sha256)
+            }
+            other => other,
+        }
+    }
+
+    fn upload_once(&mut self, path: &Path, sha256: &str) -> Result<u64, Error> {
+        let mut file = File::open(path)?;
+        let bytes = file.metadata()?.len();
+        let start = UploadStartParams {
+            bytes,
+            sha256: sha256.to_owned(),
+        };
+        let started: UploadStarted = self.answer_of(method::UPLOAD_START, json!(start))?;
+        let mut buf = vec![0u8; UPLOAD_CHUNK];
+        let mut offset = 0u64;
+        loop {
+            let n = file.read(&mut buf)?;
+            let last = offset + n as u64 == bytes;
+            if n == 0 && offset < bytes {
+                return Err(Error::Io(std::io::Error::other(format!(
+                    "{} got shorter while it was sent",
+                    path.display()
+                ))));
+            }
+            if n > 0 {
+                let chunk = UploadChunkParams {
+                    upload: started.upload,
+                    chunk: Chunk {
+                        offset,
+                        base64: base64::engine::general_purpose::STANDARD.encode(&buf[..n]),
+                    },
+                };
+                let _: UploadReceived = self.answer_of(method::UPLOAD_CHUNK, json!(chunk))?;
+                offset += n as u64;
+            }
+            if last {
+                return Ok(started.upload);
             }
         }
+    }
+
+    /// One request's answer, read as `R` (no resending: for requests that are not reads).
+    fn answer_of<R: DeserializeOwned>(&mut self, method: &str, params: Value) -> Result<R, Error> {
+        let value = self.request(method, params)?;
+        serde_json::from_value(value).map_err(|e| self.protocol(format!("{method}: {e}")))
     }
 
     fn protocol(&self, detail: String) -> Error {

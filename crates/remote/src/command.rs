@@ -141,7 +141,8 @@ pub fn digest(path: &Path) -> io::Result<String> {
     Ok(sum)
 }
 
-pub(crate) fn sha256_file(path: &Path) -> io::Result<String> {
+/// The SHA-256 of a file as it is now, in hex.
+pub fn sha256_file(path: &Path) -> io::Result<String> {
     let mut hasher = Sha256::new();
     io::copy(&mut File::open(path)?, &mut hasher)?;
     Ok(hex(&hasher.finalize()))

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use agent_sessions_core::live::events::Event;
 use agent_sessions_core::model::{Diagnostics, Message, ProviderKind, SessionMeta};
+use agent_sessions_core::provider::SessionKey;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -108,7 +109,47 @@ pub mod method {
     pub const STATS: &str = "stats";
     pub const DIAGNOSTICS: &str = "diagnostics";
     pub const RESUME: &str = "resume";
+    pub const WATCH: &str = "watch";
+    pub const BUNDLE_EXPORT: &str = "bundle_export";
+    pub const UPLOAD_START: &str = "upload_start";
+    pub const UPLOAD_CHUNK: &str = "upload_chunk";
+    pub const BUNDLE_IMPORT: &str = "bundle_import";
 }
+
+/// Every method a server of this build answers, for the `unknown_method` message.
+pub const METHODS: &[&str] = &[
+    method::ROOTS,
+    method::LIST,
+    method::CHANGES,
+    method::SHOW,
+    method::SEARCH,
+    method::LOG,
+    method::FOLLOW,
+    method::CANCEL,
+    method::BLOB,
+    method::STATS,
+    method::DIAGNOSTICS,
+    method::RESUME,
+    method::WATCH,
+    method::BUNDLE_EXPORT,
+    method::UPLOAD_START,
+    method::UPLOAD_CHUNK,
+    method::BUNDLE_IMPORT,
+];
+
+/// A `bundle_export` event carries at most this many bundle bytes (base64 in its line).
+pub const DOWNLOAD_CHUNK: usize = 4 << 20;
+
+/// An `upload_chunk` carries at most this many bytes: its base64 (4/3 as many) and the rest
+/// of the request fit a request line.
+pub const UPLOAD_CHUNK: usize = 512 << 10;
+
+/// The largest upload a server takes (the bundle reader's own limit for an archive).
+pub const MAX_UPLOAD: u64 = 4 << 30;
+
+/// Uploads a connection may hold at once (each a file in the server's temporary folder until
+/// the connection ends).
+pub const MAX_UPLOADS: usize = 4;
 
 /// `roots`: read these roots from now on instead of the server's own (the CLI's `--root`
 /// flags given with `--host`). Each must exist on the server.
@@ -219,6 +260,24 @@ pub struct FollowEvent {
     pub ended: bool,
 }
 
+/// `watch`: push the change feed from `cursor` (a `list`'s `seq`, or the last event's) as
+/// event lines until cancelled.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct WatchParams {
+    pub cursor: u64,
+}
+
+/// One `watch` event: what `changes` answers for the last cursor. `reset`: the cursor is not
+/// this connection's feed (another connection's, or from before the roots changed): list
+/// again; `changed`: the sessions as listed now; `removed`: the sessions gone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WatchEvent {
+    pub seq: u64,
+    pub reset: bool,
+    pub changed: Vec<SessionMeta>,
+    pub removed: Vec<SessionKey>,
+}
+
 /// `cancel`: stop the stream of request `id`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CancelParams {
@@ -254,4 +313,86 @@ pub struct StatsParams {
 pub struct DiagnosticsParams {
     #[serde(default)]
     pub providers: Vec<ProviderKind>,
+}
+
+/// `bundle_export`: a session as a bundle, made on the server and sent as event lines
+/// ([`Chunk`]s, in order), then answered with [`BundleExported`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct BundleExportParams {
+    #[serde(flatten)]
+    pub session: SessionRef,
+    /// Redacted and without the agent's own records (cannot be restored).
+    #[serde(default)]
+    pub share_safe: bool,
+}
+
+/// Bytes of a transfer from `offset` (standard base64).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    pub offset: u64,
+    pub base64: String,
+}
+
+/// The end of a `bundle_export`: what the chunks add up to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BundleExported {
+    /// `<title>.agent-session.zip`, the name the bundle would have been saved as there.
+    pub name: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// `upload_start`: a file of `bytes` bytes (at most [`MAX_UPLOAD`]) whose SHA-256 is
+/// `sha256` is about to be sent; answered with its `upload` number.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UploadStartParams {
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UploadStarted {
+    pub upload: u64,
+}
+
+/// `upload_chunk`: the next bytes of an upload (`offset` must be what was received so far;
+/// at most [`UPLOAD_CHUNK`] bytes). Answered with the bytes received; the last chunk checks
+/// the whole file's size and SHA-256.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UploadChunkParams {
+    pub upload: u64,
+    #[serde(flatten)]
+    pub chunk: Chunk,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UploadReceived {
+    pub received: u64,
+    pub complete: bool,
+}
+
+/// `bundle_import`: restore an uploaded bundle into the server's store of its agent, so that
+/// the agent resumes it in `dir` (a folder on the server). Without `token`: the preview only
+/// (nothing written), whose `token` allows exactly that restore on this connection for five
+/// minutes; with it: the restore, every check made again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BundleImportParams {
+    pub upload: u64,
+    pub dir: PathBuf,
+    #[serde(default)]
+    pub as_copy: bool,
+    #[serde(default)]
+    pub token: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BundleImportResult {
+    pub manifest: agent_sessions_core::bundle::Manifest,
+    pub preview: agent_sessions_core::bundle::Preview,
+    /// What the restore did (none for a preview).
+    pub restored: Option<agent_sessions_core::bundle::Restored>,
+    /// The restored session as the server lists it now.
+    pub session: Option<SessionMeta>,
+    /// As `show --json` prints it (none for a preview).
+    pub resume_command: Value,
 }

@@ -51,34 +51,87 @@ fn line() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Transfer requests with hostile fields: unknown and reused upload numbers, offsets out of
+/// order or past the end, chunks that are not base64 or over the limit, sizes over the limit,
+/// digests that are not hex, imports of uploads that are missing, partial or not bundles.
+fn transfer_line() -> impl Strategy<Value = String> {
+    let upload = prop::sample::select(vec![0u64, 1, 2, u64::MAX]);
+    let offset = prop::sample::select(vec![0u64, 1, 3, 4, 524_288, u64::MAX]);
+    let data = prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..8).prop_map(|b| {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD.encode(b)
+        }),
+        Just("not base64!".to_owned()),
+        // One byte over the chunk limit.
+        Just("A".repeat((512 * 1024 + 3) / 3 * 4)),
+    ];
+    let bytes = prop::sample::select(vec![0u64, 4, 8, 1 << 40]);
+    let sha = prop_oneof![
+        Just("0".repeat(64)),
+        // The SHA-256 of four zero bytes.
+        Just("df3f619804a92fdb4057192dc43dd748ea778adc52bc498ce80524c014b81119".to_owned()),
+        Just("xyz".to_owned()),
+    ];
+    let dir = prop::sample::select(vec!["/nonexistent", "../..", "/tmp", ""]);
+    prop_oneof![
+        (bytes, sha).prop_map(|(b, s)| {
+            format!(r#"{{"id":1,"method":"upload_start","params":{{"bytes":{b},"sha256":"{s}"}}}}"#)
+        }),
+        (upload.clone(), offset, data).prop_map(|(u, o, d)| {
+            format!(r#"{{"id":2,"method":"upload_chunk","params":{{"upload":{u},"offset":{o},"base64":"{d}"}}}}"#)
+        }),
+        (upload, dir, any::<bool>()).prop_map(|(u, d, c)| {
+            format!(r#"{{"id":3,"method":"bundle_import","params":{{"upload":{u},"dir":"{d}","as_copy":{c},"token":"x"}}}}"#)
+        }),
+        Just(r#"{"id":4,"method":"bundle_export","params":{"id":"nope"}}"#.to_owned()),
+    ]
+}
+
+/// The replies to `lines` from a server over no stores, each checked to be one well-formed
+/// answer (never a panic's `internal`).
+fn serve_lines(lines: &[Vec<u8>]) -> Result<(), TestCaseError> {
+    let mut input = Vec::new();
+    for l in lines {
+        input.extend_from_slice(l);
+        input.push(b'\n');
+    }
+    let output = Arc::new(Mutex::new(Vec::new()));
+    let options = Options {
+        roots: Roots::default(),
+        cache_dir: None,
+        resolve: Box::new(|r| Ok(r.clone())),
+    };
+    serve(&input[..], SharedVec(output.clone()), options).unwrap();
+    let text = String::from_utf8(output.lock().unwrap().clone()).unwrap();
+    let replies: Vec<ServerLine> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    prop_assert!(replies[0].hello.is_some());
+    prop_assert_eq!(replies.len(), lines.len() + 1);
+    for r in &replies[1..] {
+        prop_assert!(r.result.is_some() != r.error.is_some(), "{:?}", r);
+        if let Some(e) = &r.error {
+            prop_assert!(!e.code.is_empty() && !e.message.is_empty());
+            prop_assert!(e.code != "internal", "a panic: {:?}", e);
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
+    fn transfer_requests_get_one_well_formed_answer_each(lines in prop::collection::vec(transfer_line(), 0..16)) {
+        let lines: Vec<Vec<u8>> = lines.into_iter().map(String::into_bytes).collect();
+        serve_lines(&lines)?;
+    }
+
+    #[test]
     fn every_line_gets_one_well_formed_answer(lines in prop::collection::vec(line(), 0..12)) {
-        let mut input = Vec::new();
-        for l in &lines {
-            input.extend_from_slice(l);
-            input.push(b'\n');
-        }
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let options = Options {
-            roots: Roots::default(),
-            cache_dir: None,
-            resolve: Box::new(|r| Ok(r.clone())),
-        };
-        serve(&input[..], SharedVec(output.clone()), options).unwrap();
-        let text = String::from_utf8(output.lock().unwrap().clone()).unwrap();
-        let replies: Vec<ServerLine> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        prop_assert!(replies[0].hello.is_some());
-        prop_assert_eq!(replies.len(), lines.len() + 1);
-        for r in &replies[1..] {
-            prop_assert!(r.result.is_some() != r.error.is_some(), "{:?}", r);
-            if let Some(e) = &r.error {
-                prop_assert!(!e.code.is_empty() && !e.message.is_empty());
-                prop_assert!(e.code != "internal", "a panic: {:?}", e);
-            }
-        }
+        serve_lines(&lines)?;
     }
 
     #[test]

@@ -394,3 +394,180 @@ fn a_blob_comes_back_whole() {
         "blob_not_found"
     );
 }
+
+/// `watch` pushes the change a write makes (the session as listed now) without being asked
+/// again; after a cut connection the client watches on from its cursor, which the new
+/// connection's feed answers with `reset` (list again).
+#[test]
+fn a_watch_pushes_a_write_and_resets_after_a_cut_connection() {
+    let store = claude_copy();
+    let cache = tempfile::tempdir().unwrap();
+    let transport = memory(claude_roots(store.path()), cache.path());
+    let mut client = Client::connect(Box::new(transport.clone())).unwrap();
+    let listed: ListResult = client.call(method::LIST, ListParams::default()).unwrap();
+    let root = store.path().to_path_buf();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        // The write comes once the watch runs.
+        std::thread::sleep(Duration::from_secs(1));
+        append_prompt(&root, 1);
+    });
+    std::thread::spawn(move || {
+        let mut cut = false;
+        let end = client.watch(listed.seq, &mut |event| {
+            let _ = tx.send(Some(event.clone()));
+            let written = event
+                .changed
+                .iter()
+                .any(|s| s.id == LIVE_SESSION && s.counts.user == 3);
+            if written && !cut {
+                cut = true;
+                transport.cut();
+            }
+            !(cut && event.reset)
+        });
+        let _ = tx.send(None);
+        end.unwrap()
+    });
+    let mut seen = Vec::new();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(Some(event)) => seen.push(event),
+            Ok(None) => break,
+            Err(_) => panic!("the watch stalled; saw {seen:?}"),
+        }
+    }
+    let written = seen
+        .iter()
+        .position(|e| {
+            e.changed
+                .iter()
+                .any(|s| s.id == LIVE_SESSION && s.counts.user == 3)
+        })
+        .expect("the write was pushed");
+    assert!(seen[written + 1..].iter().any(|e| e.reset), "{seen:?}");
+}
+
+/// A bundle made on the server arrives whole (checked by the bundle reader), goes back up in
+/// chunks, and restores there: refused as itself (the store has it) with the store unchanged,
+/// restored as a copy with the preview's token, and then listed. Uploads refuse chunks out of
+/// order, over the limit, and a file whose digest is not the one announced.
+#[test]
+fn a_bundle_goes_down_and_back_up_and_restores_as_a_copy() {
+    use agent_sessions_core::bundle::Bundle;
+    const S: &str = "9d22e384-6685-4b75-ac35-088162e4c4a9";
+    let store = claude_copy();
+    let work = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut client =
+        Client::connect(Box::new(memory(claude_roots(store.path()), cache.path()))).unwrap();
+    let file = work.path().join("b.zip");
+    let mut out = std::fs::File::create(&file).unwrap();
+    let params = BundleExportParams {
+        session: SessionRef {
+            id: S[..8].to_owned(),
+            provider: None,
+        },
+        share_safe: false,
+    };
+    let exported = client.bundle_export(&params, &mut out).unwrap();
+    drop(out);
+    assert!(exported.name.ends_with(".agent-session.zip"));
+    let bundle = Bundle::open(&file).unwrap();
+    assert_eq!(bundle.manifest.session.id, S);
+    assert_eq!(
+        (bundle.size, bundle.sha256.clone()),
+        (exported.bytes, exported.sha256)
+    );
+
+    // Hostile chunks.
+    let bad: Value = json!({"upload": 99, "offset": 0, "base64": ""});
+    let err = client.call::<Value>(method::UPLOAD_CHUNK, bad).unwrap_err();
+    assert_eq!(err.code(), "upload_not_found");
+    let started: UploadStarted = client
+        .call(
+            method::UPLOAD_START,
+            UploadStartParams {
+                bytes: 8,
+                sha256: "0".repeat(64),
+            },
+        )
+        .unwrap();
+    let chunk = |offset: u64, data: &[u8]| {
+        use base64::Engine;
+        json!({"upload": started.upload, "offset": offset,
+               "base64": base64::engine::general_purpose::STANDARD.encode(data)})
+    };
+    let err = client
+        .call::<Value>(method::UPLOAD_CHUNK, chunk(4, b"abcd"))
+        .unwrap_err();
+    assert_eq!(err.code(), "bad_params", "{err}");
+    let err = client
+        .call::<Value>(method::UPLOAD_CHUNK, chunk(0, b"abcdefghij"))
+        .unwrap_err();
+    assert_eq!(err.code(), "bad_params", "past the announced size: {err}");
+    let err = client
+        .call::<Value>(method::UPLOAD_CHUNK, chunk(0, &vec![0; UPLOAD_CHUNK + 1]))
+        .unwrap_err();
+    assert_eq!(err.code(), "bad_params", "over the chunk limit: {err}");
+    let half: UploadReceived = client
+        .call(method::UPLOAD_CHUNK, chunk(0, b"abcd"))
+        .unwrap();
+    assert_eq!((half.received, half.complete), (4, false));
+    let import = |upload: u64, as_copy: bool, token: Option<String>| BundleImportParams {
+        upload,
+        dir: work.path().to_path_buf(),
+        as_copy,
+        token,
+    };
+    let err = client
+        .call::<Value>(method::BUNDLE_IMPORT, import(started.upload, false, None))
+        .unwrap_err();
+    assert_eq!(err.code(), "bad_params", "a partial upload: {err}");
+    let err = client
+        .call::<Value>(method::UPLOAD_CHUNK, chunk(4, b"efgh"))
+        .unwrap_err();
+    assert_eq!(err.code(), "upload_checksum", "{err}");
+
+    // The bundle itself, up in chunks.
+    let upload = client.upload(&file).unwrap();
+    let before = std::fs::read_dir(store.path().join("projects"))
+        .unwrap()
+        .count();
+    let err = client
+        .call::<BundleImportResult>(method::BUNDLE_IMPORT, import(upload, false, None))
+        .unwrap_err();
+    assert_eq!(err.code(), "session_exists", "{err}");
+    let preview: BundleImportResult = client
+        .call(method::BUNDLE_IMPORT, import(upload, true, None))
+        .unwrap();
+    assert!(preview.restored.is_none());
+    assert_eq!(
+        std::fs::read_dir(store.path().join("projects"))
+            .unwrap()
+            .count(),
+        before
+    );
+    let err = client
+        .call::<BundleImportResult>(
+            method::BUNDLE_IMPORT,
+            import(upload, true, Some("forged".into())),
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), "restore_token", "{err}");
+    let token = Some(preview.preview.token.clone());
+    let done: BundleImportResult = client
+        .call(method::BUNDLE_IMPORT, import(upload, true, token))
+        .unwrap();
+    let restored = done.restored.unwrap();
+    assert_eq!(restored.session_id, preview.preview.session_id);
+    assert_ne!(restored.session_id, S);
+    assert_eq!(done.session.unwrap().id, restored.session_id);
+    let listed: ListResult = client.call(method::LIST, ListParams::default()).unwrap();
+    assert!(listed.sessions.iter().any(|s| s.id == restored.session_id));
+    // The upload is done with.
+    let err = client
+        .call::<Value>(method::BUNDLE_IMPORT, import(upload, true, None))
+        .unwrap_err();
+    assert_eq!(err.code(), "upload_not_found");
+}

@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::State;
+use super::{bundle, State};
 use crate::protocol::*;
 
 type Answer = Result<Value, WireError>;
@@ -26,21 +26,31 @@ type Answer = Result<Value, WireError>;
 pub(super) fn call(state: &Arc<State>, request: Request) -> Option<Answer> {
     let Request { id, method, params } = request;
     let answer = match method.as_str() {
-        method::FOLLOW => return start_follow(state, id, params),
+        method::FOLLOW => return start_stream(state, id, params, super::follow::start),
+        method::WATCH => return start_stream(state, id, params, super::watch::start),
         method::ROOTS => run(params, |p| roots(state, p)),
         method::LIST => run(params, |p| list(state, p)),
         method::CHANGES => run(params, |p| changes(state, p)),
         method::SHOW => run(params, |p| show(state, p)),
         method::SEARCH => run(params, |p| search(state, p)),
         method::LOG => run(params, |p| log(state, p)),
-        method::CANCEL => run(params, |p: CancelParams| Ok(json!({ "cancelled": state.cancel(p.id) }))),
+        method::CANCEL => run(params, |p: CancelParams| {
+            Ok(json!({ "cancelled": state.cancel(p.id) }))
+        }),
         method::BLOB => run(params, |p| blob(state, p)),
         method::STATS => run(params, |p| stats(state, p)),
         method::DIAGNOSTICS => run(params, |p| diagnostics(state, p)),
         method::RESUME => run(params, |p| resume(state, p)),
+        method::BUNDLE_EXPORT => read_params(params).and_then(|p| bundle::export(state, id, p)),
+        method::UPLOAD_START => read_params(params).and_then(|p| bundle::upload_start(state, p)),
+        method::UPLOAD_CHUNK => read_params(params).and_then(|p| bundle::upload_chunk(state, p)),
+        method::BUNDLE_IMPORT => read_params(params).and_then(|p| bundle::import(state, p)),
         other => Err(WireError::new(
             "unknown_method",
-            format!("no method {other:?}; this server (protocol {PROTOCOL_VERSION}) knows roots, list, changes, show, search, log, follow, cancel, blob, stats, diagnostics, resume"),
+            format!(
+                "no method {other:?}; this server (protocol {PROTOCOL_VERSION}) knows {}",
+                METHODS.join(", ")
+            ),
         )),
     };
     Some(answer)
@@ -115,12 +125,21 @@ pub(super) fn find(
     state: &State,
     session: &SessionRef,
 ) -> Result<(Library, SessionMeta), CoreError> {
+    let (lib, _, found) = find_listed(state, session)?;
+    Ok((lib, found))
+}
+
+/// [`find`], with the listing it was found in (of the reference's agent, when it names one).
+pub(super) fn find_listed(
+    state: &State,
+    session: &SessionRef,
+) -> Result<(Library, Vec<SessionMeta>, SessionMeta), CoreError> {
     let (lib, mut report) = listing(state, &[], true)?;
     if let Some(kind) = session.provider {
         report.sessions.retain(|s| s.provider == kind);
     }
     let found = lib.catalog().find(&report.sessions, &session.id)?.clone();
-    Ok((lib, found))
+    Ok((lib, report.sessions, found))
 }
 
 fn show(state: &State, p: ShowParams) -> Result<ShowResult, CoreError> {
@@ -208,13 +227,20 @@ fn log(state: &State, p: SessionRef) -> Result<LogResult, CoreError> {
     })
 }
 
-fn start_follow(state: &Arc<State>, id: u64, params: Value) -> Option<Answer> {
-    let params: FollowParams = match read_params(params) {
-        Ok(p) => p,
-        Err(e) => return Some(Err(e)),
-    };
-    super::follow::start(state.clone(), id, params);
-    None
+/// Starts a stream that answers on its own when it ends (`follow`, `watch`).
+fn start_stream<P: DeserializeOwned>(
+    state: &Arc<State>,
+    id: u64,
+    params: Value,
+    start: fn(Arc<State>, u64, P),
+) -> Option<Answer> {
+    match read_params(params) {
+        Ok(p) => {
+            start(state.clone(), id, p);
+            None
+        }
+        Err(e) => Some(Err(e)),
+    }
 }
 
 fn blob(state: &State, p: BlobParams) -> Result<BlobResult, CoreError> {

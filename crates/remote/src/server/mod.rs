@@ -7,8 +7,10 @@
 //! bad parameters are each answered with a coded error, and a panic in a method is caught and
 //! answered as `internal`.
 
+mod bundle;
 mod dispatch;
 mod follow;
+mod watch;
 
 pub use dispatch::resume_json as dispatch_resume_json;
 
@@ -61,6 +63,8 @@ pub(crate) struct State {
     service: Mutex<Option<Arc<Service>>>,
     /// Running streams by request id: set the flag to stop one.
     streams: Mutex<HashMap<u64, Arc<AtomicBool>>>,
+    /// Uploads and the restore tokens' key; the uploads' folder goes with the connection.
+    transfers: Mutex<bundle::Transfers>,
     out: Out,
 }
 
@@ -81,6 +85,7 @@ pub fn serve(
         resolve: options.resolve,
         service: Mutex::new(None),
         streams: Mutex::new(HashMap::new()),
+        transfers: Mutex::default(),
         out: out.clone(),
     });
     let mut reader = LineReader::new(BufReader::new(input), MAX_REQUEST_LINE);
@@ -100,6 +105,8 @@ pub fn serve(
     if let Some(service) = lock(&state.service).take() {
         service.stop();
     }
+    // Uploads end with their connection.
+    *lock(&state.transfers) = bundle::Transfers::default();
     result
 }
 

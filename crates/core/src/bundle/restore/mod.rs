@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use super::manifest::{is_claude_agent, is_unsafe_char, Mode};
@@ -72,7 +72,7 @@ impl Agents {
 }
 
 /// How the records get into the store.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "RestoreMethod")]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Method {
@@ -84,8 +84,9 @@ pub enum Method {
     OpencodeRows { db: PathBuf },
 }
 
-/// What a restore would do, for the user to confirm; `token` allows exactly this.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+/// What a restore would do, for the user to confirm; `token` allows exactly this. (Read back
+/// by a remote client: the preview comes from the server that restores.)
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "BundlePreview")]
 pub struct Preview {
     pub provider: ProviderKind,
@@ -110,7 +111,7 @@ pub struct Preview {
 }
 
 /// What a restore did.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct Restored {
     pub provider: ProviderKind,
     pub session_id: String,

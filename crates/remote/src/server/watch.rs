@@ -1,0 +1,52 @@
+//! `watch`: the connection's change feed pushed as event lines, so a client holding a list
+//! merges what changed as it changes instead of polling `changes`. Each event is what
+//! `changes` would answer for the last cursor sent (a `reset` means list again); the stream
+//! runs until the client cancels it or the connection closes. The feed lives in this process:
+//! a cursor from another connection is answered with a `reset` event at once.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_sessions_core::Error as CoreError;
+use serde_json::{json, Value};
+
+use super::dispatch::core_error;
+use super::{reply, State};
+use crate::protocol::{ServerLine, WatchParams};
+
+/// How often the feed's sequence is compared with the last one sent (an in-process read; the
+/// refresh loop itself wakes on file events).
+const TICK: Duration = Duration::from_millis(200);
+
+pub(super) fn start(state: Arc<State>, id: u64, params: WatchParams) {
+    let stop = state.start_stream(id);
+    std::thread::spawn(move || {
+        let answer = run(&state, id, params.cursor, &stop).map_err(|e| core_error(&e));
+        state.end_stream(id);
+        let _ = state.out.send(&reply(Some(id), answer));
+    });
+}
+
+fn run(state: &State, id: u64, mut cursor: u64, stop: &AtomicBool) -> Result<Value, CoreError> {
+    let service = state.service();
+    service.start(|_| {});
+    while !stop.load(Ordering::SeqCst) {
+        if service.seq() != cursor {
+            let delta = service.delta(cursor)?;
+            cursor = delta.seq;
+            let news = delta.reset || !delta.changed.is_empty() || !delta.removed.is_empty();
+            let line = ServerLine {
+                id: Some(id),
+                event: Some(json!(delta)),
+                ..ServerLine::default()
+            };
+            // A failed send: the connection is gone.
+            if news && state.out.send(&line).is_err() {
+                break;
+            }
+        }
+        std::thread::sleep(TICK);
+    }
+    Ok(json!({ "cursor": cursor, "cancelled": stop.load(Ordering::SeqCst) }))
+}

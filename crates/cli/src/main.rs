@@ -17,6 +17,7 @@ mod open;
 mod progress;
 mod remote;
 mod render;
+mod root_flags;
 mod serve;
 mod stats;
 mod translate;
@@ -41,15 +42,9 @@ use crate::envelope::Envelope;
     about = "Find, read and search the sessions coding agents leave on this machine"
 )]
 struct Cli {
-    /// A Claude Code root (like ~/.claude); repeatable. Default: $CLAUDE_CONFIG_DIR or ~/.claude.
-    #[arg(long = "claude-root", value_name = "DIR", global = true)]
-    claude_root: Vec<PathBuf>,
-    /// A Codex root (like ~/.codex); repeatable. Default: $CODEX_HOME or ~/.codex.
-    #[arg(long = "codex-root", value_name = "DIR", global = true)]
-    codex_root: Vec<PathBuf>,
-    /// An OpenCode data dir; repeatable. Default: $XDG_DATA_HOME/opencode or ~/.local/share/opencode.
-    #[arg(long = "opencode-root", value_name = "DIR", global = true)]
-    opencode_root: Vec<PathBuf>,
+    /// `--<agent>-root DIR` for every agent of the registry.
+    #[command(flatten)]
+    agent_roots: root_flags::RootFlags,
     /// A root of any agent, as KIND=DIR (claude=~/.claude); repeatable, added to the per-agent
     /// flags above.
     #[arg(long = "root", value_name = "KIND=DIR", global = true, value_parser = parse_root)]
@@ -272,14 +267,7 @@ fn exit_code(e: &Error) -> u8 {
 
 /// Every root flag, as (agent, directory).
 fn explicit_roots(cli: &Cli) -> Vec<(ProviderKind, PathBuf)> {
-    let flags = [
-        (ProviderKind::Claude, &cli.claude_root),
-        (ProviderKind::Codex, &cli.codex_root),
-        (ProviderKind::Opencode, &cli.opencode_root),
-    ];
-    let named = flags
-        .into_iter()
-        .flat_map(|(kind, dirs)| dirs.iter().map(move |d| (kind, d.clone())));
+    let named = cli.agent_roots.0.iter().cloned();
     named.chain(cli.root.iter().cloned()).collect()
 }
 

@@ -639,3 +639,28 @@ fn agents_lists_the_registry_with_the_roots_in_effect() {
         );
     }
 }
+
+/// Every agent of the registry has its `--<name>-root DIR` flag (made from the registry), with
+/// its name and store in `--help`; each flag gives that agent, and only it, the directory.
+#[test]
+fn every_agent_has_its_root_flag() {
+    let help = cli(&["--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    for (i, agent) in AGENTS.iter().enumerate() {
+        let flag = format!("--{}-root", agent.name());
+        let line = help.lines().find(|l| l.contains(&flag));
+        let line = line.unwrap_or_else(|| panic!("--help has no {flag}:\n{help}"));
+        assert!(line.contains(agent.label) && line.contains(agent.env_var), "{line}");
+        let dir = tempfile::tempdir().unwrap();
+        let out = cli(&["agents", "--json", &flag, dir.path().to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let v = json_of(&out);
+        let agents = v["data"]["agents"].as_array().unwrap();
+        assert_eq!(agents[i]["roots"], serde_json::json!([dir.path()]), "{flag}");
+        for (j, other) in agents.iter().enumerate().filter(|&(j, _)| j != i) {
+            assert_ne!(other["roots"], agents[i]["roots"], "{flag} moved {j}'s roots");
+        }
+    }
+}

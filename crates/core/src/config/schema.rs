@@ -3,11 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::LazyLock;
 
 use serde::Serialize;
 use toml_edit::{Item, TableLike};
 
 use super::ConfigError;
+use crate::provider::registry::{Agent, AGENTS};
 
 /// What a key holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +19,8 @@ pub enum Type {
     Dirs,
     /// One of these words.
     Choice(&'static [&'static str]),
+    /// Empty (every agent) or an agent's name: a choice of [`AGENT_FILTER`].
+    Agent,
     /// Empty (Automatic) or the id of a terminal of this OS in [`TERMINALS`].
     Terminal,
     /// Empty (not set up) or an http(s) URL.
@@ -37,7 +41,7 @@ enum Default {
 }
 
 /// One setting.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct KeySpec {
     /// Dotted: `section.key` (`providers.claude.roots`).
     pub key: &'static str,
@@ -52,8 +56,12 @@ pub const GROUP_MODES: &[&str] = &["dir-agent", "agent-dir", "flat"];
 pub const THEMES: &[&str] = &["system", "light", "dark"];
 /// The list's sort orders (core `filter::SortKey`).
 pub const SORT_KEYS: &[&str] = &["updated", "created", "messages", "tokens", "cost"];
-/// The agent filter: empty (every agent) or one agent.
-pub const AGENT_FILTER: &[&str] = &["", "claude", "codex", "opencode"];
+/// The agent filter: empty (every agent) or one agent of the registry.
+pub static AGENT_FILTER: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    std::iter::once("")
+        .chain(AGENTS.iter().map(|a| a.name()))
+        .collect()
+});
 
 const fn key(key: &'static str, ty: Type, default: Default) -> KeySpec {
     KeySpec {
@@ -64,18 +72,24 @@ const fn key(key: &'static str, ty: Type, default: Default) -> KeySpec {
     }
 }
 
-/// Every setting, in the order `config show` lists them.
-pub const KEYS: &[KeySpec] = &[
-    key("providers.claude.enabled", Type::Bool, Default::Bool(true)),
-    key("providers.claude.roots", Type::Dirs, Default::Empty),
-    key("providers.codex.enabled", Type::Bool, Default::Bool(true)),
-    key("providers.codex.roots", Type::Dirs, Default::Empty),
-    key(
-        "providers.opencode.enabled",
-        Type::Bool,
-        Default::Bool(true),
-    ),
-    key("providers.opencode.roots", Type::Dirs, Default::Empty),
+/// Every setting, in the order `config show` lists them: each agent's `providers.<name>.enabled`
+/// and `.roots` (from the registry, so adding an agent adds its keys), then [`OTHER_KEYS`].
+pub static KEYS: LazyLock<Vec<KeySpec>> = LazyLock::new(|| {
+    // Made once per process: two short names per agent, kept for its life.
+    let name = |agent: &Agent, key: &str| -> &'static str {
+        Box::leak(format!("providers.{}.{key}", agent.name()).into_boxed_str())
+    };
+    let providers = AGENTS.iter().flat_map(|agent| {
+        [
+            key(name(agent, "enabled"), Type::Bool, Default::Bool(true)),
+            key(name(agent, "roots"), Type::Dirs, Default::Empty),
+        ]
+    });
+    providers.chain(OTHER_KEYS.iter().copied()).collect()
+});
+
+/// The settings that are not an agent's, in order.
+const OTHER_KEYS: &[KeySpec] = &[
     key(
         "ui.group_by",
         Type::Choice(GROUP_MODES),
@@ -90,11 +104,7 @@ pub const KEYS: &[KeySpec] = &[
     ),
     key("ui.fold_repos", Type::Bool, Default::Bool(false)),
     // The list's filters as last set in the app (core `filter::Filter`).
-    key(
-        "filter.agent",
-        Type::Choice(AGENT_FILTER),
-        Default::Text(""),
-    ),
+    key("filter.agent", Type::Agent, Default::Text("")),
     key("filter.since", Type::Date, Default::Text("")),
     key("filter.until", Type::Date, Default::Text("")),
     key("filter.model", Type::Text, Default::Text("")),
@@ -301,6 +311,23 @@ fn kind_of(item: &Item) -> &'static str {
     }
 }
 
+/// `item` if it is one of `words`, or why not.
+fn choice(words: &[&str], item: &Item) -> Result<Value, String> {
+    let list: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
+    let one_of = format!("one of {}", list.join(", "));
+    let text = item
+        .as_str()
+        .ok_or_else(|| format!("expected {one_of}, found {}", kind_of(item)))?;
+    if words.contains(&text) {
+        Ok(Value::Text(text.to_owned()))
+    } else {
+        Err(format!(
+            "expected {one_of}, found {:?}",
+            printable_prefix(text)
+        ))
+    }
+}
+
 /// The value of `item` for `spec`, normalised, or why it is not one.
 pub fn validate(spec: &KeySpec, item: &Item, home: Option<&Path>) -> Result<Value, String> {
     let wrong = |expected: &str| format!("expected {expected}, found {}", kind_of(item));
@@ -331,19 +358,8 @@ pub fn validate(spec: &KeySpec, item: &Item, home: Option<&Path>) -> Result<Valu
                 .collect::<Result<Vec<_>, _>>()
                 .map(Value::List)
         }
-        Type::Choice(words) => {
-            let list: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
-            let one_of = format!("one of {}", list.join(", "));
-            let text = item.as_str().ok_or_else(|| wrong(&one_of))?;
-            if words.contains(&text) {
-                Ok(Value::Text(text.to_owned()))
-            } else {
-                Err(format!(
-                    "expected {one_of}, found {:?}",
-                    printable_prefix(text)
-                ))
-            }
-        }
+        Type::Choice(words) => choice(words, item),
+        Type::Agent => choice(&AGENT_FILTER, item),
         Type::Terminal => {
             let id = item
                 .as_str()
@@ -497,7 +513,13 @@ pub fn to_toml(
             toml_edit::value(array)
         }
         (
-            Type::Choice(_) | Type::Terminal | Type::Url | Type::Text | Type::Word | Type::Date,
+            Type::Choice(_)
+            | Type::Agent
+            | Type::Terminal
+            | Type::Url
+            | Type::Text
+            | Type::Word
+            | Type::Date,
             serde_json::Value::String(s),
         ) => toml_edit::value(s.as_str()),
         (Type::Bool, _) => return Err(bad("expected true or false".to_owned())),
@@ -528,7 +550,7 @@ mod tests {
 
     #[test]
     fn every_key_has_a_valid_default() {
-        for spec in KEYS {
+        for spec in KEYS.iter() {
             let item = match spec.default_value() {
                 Value::Bool(b) => toml_edit::value(b),
                 Value::Text(t) => toml_edit::value(t),

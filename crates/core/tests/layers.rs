@@ -22,6 +22,10 @@ const LAYERS: &[(&str, u8)] = &[
     ("agent-sessions-bench", 4),
 ];
 
+/// Test-only crates: above the providers (they read fixtures through the registry), below the
+/// core, and only ever a dev-dependency, so no build of a front end contains them.
+const TEST_ONLY: &[&str] = &["agent-sessions-test-support"];
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -45,14 +49,21 @@ fn names(table: &dyn TableLike, out: &mut BTreeSet<String>) {
 
 /// Every package a manifest depends on, in any section.
 fn dependencies(doc: &DocumentMut) -> BTreeSet<String> {
-    const SECTIONS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+    dependencies_in(
+        doc,
+        &["dependencies", "dev-dependencies", "build-dependencies"],
+    )
+}
+
+/// The packages a manifest depends on in these sections (also per target).
+fn dependencies_in(doc: &DocumentMut, sections: &[&str]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut tables: Vec<&dyn TableLike> = vec![doc.as_table()];
     if let Some(targets) = doc.get("target").and_then(Item::as_table_like) {
         tables.extend(targets.iter().filter_map(|(_, t)| t.as_table_like()));
     }
     for table in tables {
-        for section in SECTIONS {
+        for &section in sections {
             if let Some(deps) = table.get(section).and_then(Item::as_table_like) {
                 names(deps, &mut out);
             }
@@ -63,6 +74,17 @@ fn dependencies(doc: &DocumentMut) -> BTreeSet<String> {
 
 /// Each workspace member's package name and the workspace packages it depends on.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    graph_of(dependencies)
+}
+
+/// The same, counting only what a build of the crate itself contains (no dev-dependencies).
+fn built_graph() -> BTreeMap<String, BTreeSet<String>> {
+    graph_of(|doc| dependencies_in(doc, &["dependencies", "build-dependencies"]))
+}
+
+fn graph_of(
+    dependencies: impl Fn(&DocumentMut) -> BTreeSet<String>,
+) -> BTreeMap<String, BTreeSet<String>> {
     let root = read(&workspace().join("Cargo.toml"));
     let members = root["workspace"]["members"]
         .as_array()
@@ -82,6 +104,9 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 fn layer(name: &str) -> u8 {
+    if TEST_ONLY.contains(&name) {
+        return 2; // with the core: above the providers, and the core's tests may use it
+    }
     LAYERS
         .iter()
         .find(|(n, _)| *n == name)
@@ -95,12 +120,20 @@ fn layer(name: &str) -> u8 {
 fn every_crate_depends_only_on_lower_layers() {
     let graph = graph();
     // The table names exactly the workspace's crates (a renamed or dropped crate shows here).
-    let listed: BTreeSet<String> = LAYERS.iter().map(|(n, _)| (*n).to_owned()).collect();
+    let listed: BTreeSet<String> = LAYERS
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(TEST_ONLY.iter().copied())
+        .map(str::to_owned)
+        .collect();
     assert_eq!(graph.keys().cloned().collect::<BTreeSet<_>>(), listed);
     for (name, deps) in &graph {
         for dep in deps {
+            // A test-only crate sits with the core, whose tests use it: the one equal layer.
+            let allowed = layer(dep) < layer(name)
+                || (TEST_ONLY.contains(&dep.as_str()) && layer(name) >= layer(dep));
             assert!(
-                layer(dep) < layer(name),
+                allowed,
                 "{name} (layer {}) depends on {dep} (layer {}): a crate may use only lower layers",
                 layer(name),
                 layer(dep)
@@ -129,6 +162,36 @@ fn the_model_and_the_providers_stand_alone() {
             "agent-sessions-cli",
             "agent-sessions",
             "agent-sessions-bench"
+        ])
+    );
+}
+
+/// A test-only crate is no crate's normal or build dependency (what it may use is checked with
+/// the layers: nothing above the providers, so the core's tests use it without a second core).
+#[test]
+fn test_only_crates_are_dev_dependencies_only() {
+    let built = built_graph();
+    for name in TEST_ONLY {
+        for (user, deps) in &built {
+            assert!(
+                !deps.contains(*name),
+                "{user} depends on {name} outside [dev-dependencies]: it is for tests only"
+            );
+        }
+    }
+    // It is used: by the core's, the CLI's and the remote's tests.
+    let graph = graph();
+    let users: BTreeSet<&str> = graph
+        .iter()
+        .filter(|(_, deps)| deps.contains(TEST_ONLY[0]))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert_eq!(
+        users,
+        BTreeSet::from([
+            "agent-sessions-core",
+            "agent-sessions-cli",
+            "agent-sessions-remote"
         ])
     );
 }

@@ -4,7 +4,7 @@
 //! to write into. A test file says `mod common;` and uses what it needs.
 #![allow(dead_code)] // each test file uses some of these, none all of them
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use agent_sessions_core::provider::registry::AGENTS;
@@ -16,12 +16,8 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_agent-sessions-cli");
 /// A home under which nothing exists.
 pub const EMPTY_HOME: &str = "/nonexistent/agent-sessions-cli-test-home";
 
-/// `testdata/<rel>` of the repository.
-pub fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(rel)
-}
+#[allow(unused_imports)] // each test file uses some
+pub use agent_sessions_test_support::{copy_dir, testdata};
 
 /// Points `cmd`'s home, every agent's variable and our config folder under [`EMPTY_HOME`].
 pub fn no_real_home(cmd: &mut Command) -> &mut Command {
@@ -72,17 +68,4 @@ pub fn stdout(out: &Output) -> String {
 
 pub fn stderr(out: &Output) -> String {
     String::from_utf8(out.stderr.clone()).unwrap()
-}
-
-/// A copy of the folder `from` (a fixture store) at `to`, to write into.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }

@@ -1,69 +1,13 @@
 //! Helpers shared by the integration tests: fixture stores, copies of them, provider sets.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agent_sessions_core::provider::ProviderSet;
 use agent_sessions_core::{Catalog, ProviderKind, Roots};
 
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The folder inside a fixture version that is the agent's root.
-pub fn store_dir(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Claude => "dot-claude",
-        ProviderKind::Codex => "dot-codex",
-        ProviderKind::Opencode => "local-share-opencode",
-    }
-}
-
-/// `testdata/<provider>/<version>/<store>`.
-pub fn fixture(kind: ProviderKind, version: &str) -> PathBuf {
-    repo()
-        .join("testdata")
-        .join(kind.as_str())
-        .join(version)
-        .join(store_dir(kind))
-}
-
-/// A writable copy of a fixture store.
-pub fn fixture_copy(kind: ProviderKind, version: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixture(kind, version), dir.path());
-    dir
-}
-
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
-
-/// Every file below `dir` with its bytes (links not followed), in path order: what "nothing
-/// was written" is checked against.
-pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            if std::fs::symlink_metadata(e.path()).unwrap().is_dir() {
-                stack.push(e.path());
-            } else {
-                out.push((e.path(), std::fs::read(e.path()).unwrap_or_default()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
+#[allow(unused_imports)] // each test file uses some
+pub use agent_sessions_test_support::{copy_dir, fixture, fixture_copy, repo, snapshot, store_dir};
 
 pub fn roots(kind: ProviderKind, root: &Path) -> Roots {
     Roots::default().with(kind, [root])

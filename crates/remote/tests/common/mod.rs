@@ -12,34 +12,21 @@ use agent_sessions_remote::transport::Memory;
 
 pub const LIVE_SESSION: &str = "ceefe47d-84be-4483-8ce5-5f829cfd22c9";
 
+#[allow(unused_imports)] // each test file uses some
+pub use agent_sessions_test_support::copy_dir;
+
 /// `testdata/claude/2.1.332/dot-claude`.
 pub fn claude_fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/claude/2.1.332/dot-claude")
-}
-
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
+    agent_sessions_test_support::fixture(ProviderKind::Claude, "2.1.332")
 }
 
 /// A writable copy of the Claude fixture store.
 pub fn claude_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&claude_fixture(), dir.path());
-    dir
+    agent_sessions_test_support::fixture_copy(ProviderKind::Claude, "2.1.332")
 }
 
 pub fn claude_roots(root: &Path) -> Roots {
-    let mut roots = Roots::default();
-    roots.get_mut(ProviderKind::Claude).push(root.to_path_buf());
-    roots
+    Roots::default().with(ProviderKind::Claude, [root])
 }
 
 /// Claims [`LIVE_SESSION`] for this test process.

@@ -1944,9 +1944,9 @@ def built(path, *cargo):
 
 def server_cli():
     """The CLI the app installs on the remote (bootstrap): the one beside the app, else a build."""
-    for c in [APP.parent / "agent-sessions-cli", ROOT / "target/debug/agent-sessions-cli"]:
-        if c.exists():
-            return c
+    found = [c for c in [APP.parent / "agent-sessions-cli", ROOT / "target/debug/agent-sessions-cli"] if c.exists()]
+    if found:  # the newest: one left from an older build would be what the remote runs
+        return max(found, key=lambda c: c.stat().st_mtime)
     return built(ROOT / "target/debug/agent-sessions-cli", "-p", "agent-sessions-cli")
 
 
@@ -1993,9 +1993,12 @@ def remote_suite(d, ssh_config):
     def browse():
         set_control(d, "host-picker", "testbox")
         # The first connection installs this build's CLI there (bootstrap), then lists.
-        rows = d.wait_all('[data-testid="session-row"]', count=19, timeout=120)
+        d.until("return document.querySelectorAll('[data-testid=\"session-row\"]').length >= 19"
+                " || !!document.querySelector('[data-testid=\"host-error\"]')", 120)
+        errors = [d.text(e) for e in d.find_all('[data-testid="host-error"]')]
+        assert not errors, errors
+        rows = d.find_all('[data-testid="session-row"]')
         assert len(rows) == 19, f"{len(rows)} top-level rows"
-        assert not d.find_all('[data-testid="host-error"]')
         assert agent_counts(d) == REMOTE_COUNTS, agent_counts(d)
         labels = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
         assert "dir:/home/bob/projects/demo" in labels, labels
@@ -2070,6 +2073,31 @@ def remote_suite(d, ssh_config):
         assert ran.stdout.strip().splitlines()[-1:] == [workdir], (ran.stdout, ran.stderr)
         assert not (TMP / TERM_DIR_NAME / "pwned").exists()
     check("open terminal on a remote session runs ssh -t into its directory there", terminal)
+
+    def live():
+        claude = TMP / "remote-home/.claude"
+        open_session(d, TERM_SESSION)
+        # Claimed by this process, as Claude Code claims a session it runs (sessions/<pid>.json
+        # with the process's start time): the remote (this machine) sees it live.
+        ticks = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19]
+        claim = claude / "sessions/99999.json"
+        claim.parent.mkdir(exist_ok=True)
+        claim.write_text(json.dumps({"pid": os.getpid(), "sessionId": TERM_SESSION, "procStart": ticks, "status": "busy"}))
+        try:
+            d.wait_all(f'[data-testid="session-row"][data-id="{TERM_SESSION}"] [data-testid="live-dot"]', timeout=30)
+            line = {"type": "user", "uuid": "t3", "parentUuid": "t2", "sessionId": TERM_SESSION,
+                    "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                    "message": {"role": "user", "content": "LIVE appended over ssh"}}
+            with open(claude / "projects/-tmp-term" / f"{TERM_SESSION}.jsonl", "a") as f:
+                f.write(json.dumps(line) + "\n")
+            # The app asks the host what changed; the open transcript reads the new message.
+            d.until("return document.querySelector('[data-testid=\"header-counts\"]')?.textContent.startsWith('3 msgs')", 30)
+            d.until("return [...document.querySelectorAll('[data-testid=\"message\"]')]"
+                    ".some(m => m.textContent.includes('LIVE appended over ssh'))", 15)
+            d.shot("65-remote-live")
+        finally:
+            claim.unlink()
+    check("a live session there gets its dot, and what it appends shows in its open transcript", live)
 
     def back_home():
         set_control(d, "host-picker", "")

@@ -650,7 +650,10 @@ fn every_agent_has_its_root_flag() {
         let flag = format!("--{}-root", agent.name());
         let line = help.lines().find(|l| l.contains(&flag));
         let line = line.unwrap_or_else(|| panic!("--help has no {flag}:\n{help}"));
-        assert!(line.contains(agent.label) && line.contains(agent.env_var), "{line}");
+        assert!(
+            line.contains(agent.label) && line.contains(agent.env_var),
+            "{line}"
+        );
         let dir = tempfile::tempdir().unwrap();
         let out = cli(&["agents", "--json", &flag, dir.path().to_str().unwrap()])
             .output()
@@ -658,9 +661,16 @@ fn every_agent_has_its_root_flag() {
         assert!(out.status.success(), "{}", common::stderr(&out));
         let v = json_of(&out);
         let agents = v["data"]["agents"].as_array().unwrap();
-        assert_eq!(agents[i]["roots"], serde_json::json!([dir.path()]), "{flag}");
+        assert_eq!(
+            agents[i]["roots"],
+            serde_json::json!([dir.path()]),
+            "{flag}"
+        );
         for (j, other) in agents.iter().enumerate().filter(|&(j, _)| j != i) {
-            assert_ne!(other["roots"], agents[i]["roots"], "{flag} moved {j}'s roots");
+            assert_ne!(
+                other["roots"], agents[i]["roots"],
+                "{flag} moved {j}'s roots"
+            );
         }
     }
 }

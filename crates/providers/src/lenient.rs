@@ -135,22 +135,7 @@ where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    struct V<T>(PhantomData<T>);
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
-        type Value = Option<T>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
-        }
-        scalars_are_none!();
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(None)
-        }
-    }
-    d.deserialize_any(V(PhantomData))
+    container(d, Container::Object)
 }
 
 /// An array deserialized as `T`; a value of any other JSON type is `None`.
@@ -159,22 +144,48 @@ where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    struct V<T>(PhantomData<T>);
+    container(d, Container::Array)
+}
+
+/// The JSON container a field must be.
+#[derive(Clone, Copy, PartialEq)]
+enum Container {
+    Object,
+    Array,
+}
+
+/// `T` from a value that is the `wanted` container; any other value is skipped and `None`.
+fn container<'de, D, T>(d: D, wanted: Container) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct V<T>(Container, PhantomData<T>);
     impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
         type Value = Option<T>;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("an array")
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-            T::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Some)
+            f.write_str(match self.0 {
+                Container::Object => "an object",
+                Container::Array => "an array",
+            })
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            if self.0 == Container::Object {
+                return T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some);
+            }
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            if self.0 == Container::Array {
+                return T::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Some);
+            }
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
             Ok(None)
         }
         scalars_are_none!();
     }
-    d.deserialize_any(V(PhantomData))
+    d.deserialize_any(V(wanted, PhantomData))
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@
 #![cfg_attr(not(test), deny(clippy::string_slice))]
 
 /// The `Provider` methods an agent's `transcript` module answers (load, load_each, load_from,
-/// blob): each calls the module's function of the same name. For Claude and Codex, whose
+/// blob): each calls the module's function of the same name (`load_each` with the default
+/// window of held messages). For Claude and Codex, whose
 /// transcripts are their JSONL files.
 macro_rules! transcript_methods {
     ($module:ident) => {
@@ -29,7 +30,7 @@ macro_rules! transcript_methods {
             session: &SessionMeta,
             each: &mut dyn FnMut(agent_sessions_model::Message),
         ) -> Result<agent_sessions_model::Diagnostics, Error> {
-            $module::load_each(session, each)
+            $module::load_each(session, crate::held::Held::default(), each)
         }
 
         fn load_from(

@@ -35,15 +35,8 @@ pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
 }
 
 /// Hands each message of the transcript to `each` as soon as nothing later can change it, so a
-/// transcript of any size streams with bounded memory (see [`Held`]).
+/// transcript of any size streams with bounded memory (see [`Held`], which tests make small).
 pub fn load_each(
-    session: &SessionMeta,
-    each: &mut dyn FnMut(Message),
-) -> Result<Diagnostics, Error> {
-    load_each_holding(session, Held::default(), each)
-}
-
-fn load_each_holding(
     session: &SessionMeta,
     held: Held,
     each: &mut dyn FnMut(Message),
@@ -700,7 +693,7 @@ mod tests {
                 for (keep, at_most) in [(2, 4), (2, 1000), (8, 8)] {
                     let mut streamed = Vec::new();
                     let held = Held::with_limits(keep, at_most);
-                    let d = load_each_holding(s, held, &mut |m| streamed.push(m)).unwrap();
+                    let d = load_each(s, held, &mut |m| streamed.push(m)).unwrap();
                     assert_eq!(d, whole.diagnostics);
                     // Only a call released before its result arrives reads differently (its
                     // result becomes a notice): with room for pending calls, all is equal.

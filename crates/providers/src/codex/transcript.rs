@@ -52,16 +52,9 @@ pub fn load_from(session: &SessionMeta, from: LineStart) -> Result<Transcript, E
 }
 
 /// Hands each message of a JSONL rollout to `each` as soon as nothing later can change it, so
-/// a rollout of any size streams with bounded memory (see [`Held`]); a single-document JSON
-/// rollout is read whole (its size is bounded when it is read).
+/// a rollout of any size streams with bounded memory (see [`Held`], which tests make small); a
+/// single-document JSON rollout is read whole (its size is bounded when it is read).
 pub fn load_each(
-    session: &SessionMeta,
-    each: &mut dyn FnMut(Message),
-) -> Result<Diagnostics, Error> {
-    load_each_holding(session, Held::default(), each)
-}
-
-fn load_each_holding(
     session: &SessionMeta,
     held: Held,
     each: &mut dyn FnMut(Message),
@@ -624,7 +617,7 @@ mod tests {
                 for keep in [2, 8] {
                     let mut streamed = Vec::new();
                     let held = Held::with_limits(keep, 1000);
-                    let d = load_each_holding(s, held, &mut |m| streamed.push(m)).unwrap();
+                    let d = load_each(s, held, &mut |m| streamed.push(m)).unwrap();
                     assert_eq!(d, whole.diagnostics);
                     assert_eq!(streamed, whole.messages, "{} keep {keep}", s.id);
                 }

@@ -210,9 +210,15 @@ pub(super) fn session_meta(
     meta
 }
 
-/// The transcript of a legacy session.
-pub fn load(session_file: &Path, id: &str) -> Result<Vec<Message>, Error> {
-    let root = root_of(session_file).ok_or_else(|| Error::SessionNotFound(id.to_owned()))?;
+/// The transcript of a session in either JSON layout: `storage_of` finds the folder its
+/// messages are in ([`root_of`] here, `perproject::storage_of` for 0.x), `messages` reads them.
+pub fn load(
+    session_file: &Path,
+    id: &str,
+    storage_of: fn(&Path) -> Option<&Path>,
+    messages: fn(&Path, &str, &mut Vec<String>) -> Vec<StoredMessage>,
+) -> Result<Vec<Message>, Error> {
+    let root = storage_of(session_file).ok_or_else(|| Error::SessionNotFound(id.to_owned()))?;
     let mut problems = Vec::new();
     Ok(messages(root, id, &mut problems)
         .iter()

@@ -308,9 +308,12 @@ impl Provider for OpencodeProvider {
             .ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
         let copies = self.copies(root, &session.id);
         let best = winner(&copies).ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        let (file, id) = (&best.meta.source_path, &session.id);
         let messages = match best.origin {
-            Origin::Json => legacy::load(&best.meta.source_path, &session.id)?,
-            Origin::Project => perproject::load(&best.meta.source_path, &session.id)?,
+            Origin::Json => legacy::load(file, id, legacy::root_of, legacy::messages)?,
+            Origin::Project => {
+                legacy::load(file, id, perproject::storage_of, perproject::messages)?
+            }
             origin => {
                 let path = db_path(root);
                 let conn = sqlite::open_read_only(&path).map_err(|e| db_error(&path, e))?;

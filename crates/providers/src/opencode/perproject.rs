@@ -21,12 +21,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::legacy::{self, read_json, stem, LegacyCursor, Opened, StoredMessage};
-use super::parts;
 use super::{Candidate, Origin};
-use crate::error::Error;
 use crate::files::{self, Entry, Kind, Walker};
 use crate::ScanProgress;
-use agent_sessions_model::Message;
 
 /// The folder OpenCode 0.x files sessions outside a git repository under.
 const GLOBAL: &str = "global";
@@ -232,16 +229,6 @@ pub fn scan(session_file: &Path) -> LegacyCursor {
         meta,
     });
     cursor
-}
-
-/// The transcript of a 0.x session.
-pub fn load(session_file: &Path, id: &str) -> Result<Vec<Message>, Error> {
-    let storage = storage_of(session_file).ok_or_else(|| Error::SessionNotFound(id.to_owned()))?;
-    let mut problems = Vec::new();
-    Ok(messages(storage, id, &mut problems)
-        .iter()
-        .map(|(mid, msg, parts)| parts::message(mid, msg, parts))
-        .collect())
 }
 
 /// One part of a session, for blobs.

@@ -21,9 +21,9 @@ use crate::progress;
 #[derive(clap::Args)]
 pub struct Args {
     /// The session id (or an unambiguous prefix of it).
-    id: String,
+    pub(crate) id: String,
     #[command(flatten)]
-    start: Start,
+    pub(crate) start: Start,
     /// Read the stores directly instead of through the cache.
     #[arg(long)]
     no_cache: bool,
@@ -52,6 +52,11 @@ pub struct Start {
 impl Start {
     pub fn budget(&self) -> Budget {
         Budget::new(self.budget).unwrap_or_default()
+    }
+
+    /// `--print`: the document only, nothing started.
+    pub(crate) fn prints(&self) -> bool {
+        self.print
     }
 }
 

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use agent_sessions_core::actions::export::{refuse_agent_store, write_file, Exporter};
 use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::actions::trash::{Done, Plan};
 use agent_sessions_core::bundle::Bundle;
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::index::{Hit, SearchResults};
@@ -25,6 +26,8 @@ use serde_json::{json, Value};
 
 use crate::bundle::{BundleAction, ExportArgs as BundleExportArgs, ImportArgs as BundleImportArgs};
 use crate::envelope::{Envelope, MessageSource};
+use crate::handoff::Args as HandoffArgs;
+use crate::trash::Common as TrashCommon;
 use crate::{follow, render, Command};
 
 /// Where and how to connect.
@@ -78,6 +81,14 @@ fn exit_code(code: &str) -> u8 {
         "restore_token",
         "session_live",
         "session_exists",
+        // Trash's refusals (all but trash_failed), as locally.
+        "delete_disabled",
+        "permanent_delete_disabled",
+        "session_recent",
+        "subagents_undecided",
+        "subagents_go_along",
+        "agent_missing",
+        "stale_plan",
     ];
     if REFUSALS.contains(&code) {
         2
@@ -164,10 +175,79 @@ fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, Rem
         Command::Diagnostics { providers } => diagnostics(&mut client, providers),
         Command::Export(args) => export(client, args, json),
         Command::Bundle { action } => bundle(client, action, json),
+        Command::Trash(args) => trash(&mut client, args.common, false, json),
+        Command::Delete(args) => trash(&mut client, args.common, true, json),
+        Command::Handoff(args) => handoff(&mut client, args),
         _ => Err(unsupported(
-            "--host works with scan, show, search, log, stats, diagnostics, export, bundle export and bundle import; run other commands on the host itself (ssh HOST agent-sessions-cli …)",
+            "--host works with scan, show, search, log, stats, diagnostics, export, bundle export, bundle import, trash, delete and handoff --print; run other commands on the host itself (ssh HOST agent-sessions-cli …)",
         )),
     }
+}
+
+/// The answer to `trash` on the host.
+#[derive(Deserialize)]
+struct TrashAnswer {
+    plan: Plan,
+    done: Option<Done>,
+    #[serde(default)]
+    warnings: Vec<String>,
+}
+
+/// `trash`/`delete --host`: planned on the host with its opt-ins, shown and confirmed here as
+/// locally, then run there only if planning again gives the plan shown.
+fn trash(
+    client: &mut Client,
+    args: TrashCommon,
+    permanent: bool,
+    json: bool,
+) -> Result<Envelope, RemoteError> {
+    let mut params = TrashParams {
+        session: SessionRef {
+            id: args.id.clone(),
+            provider: None,
+        },
+        permanent,
+        subagents: args.subagents(),
+        plan: None,
+    };
+    let planned: TrashAnswer = client.call(method::TRASH, &params)?;
+    if let Some(refused) = crate::trash::consent(&planned.plan, args.yes, json) {
+        return Ok(refused);
+    }
+    // The session by its full id from now on: the confirmed plan names it.
+    params.session = SessionRef {
+        id: planned.plan.session.id.clone(),
+        provider: Some(planned.plan.session.provider),
+    };
+    params.plan = Some(planned.plan);
+    let ran: TrashAnswer = client.call(method::TRASH, &params)?;
+    let Some(done) = ran.done else {
+        return Err(unsupported("the host answered without doing the plan"));
+    };
+    let mut out = crate::trash::done_envelope(&ran.plan, &done);
+    out.warn(&ran.warnings);
+    Ok(out)
+}
+
+/// `handoff --host --print`: the document built on the host, printed here. Starting an agent
+/// in a terminal there is not done from here.
+fn handoff(client: &mut Client, args: HandoffArgs) -> Result<Envelope, RemoteError> {
+    if !args.start.prints() {
+        return Err(unsupported(
+            "handoff with --host only prints the document (--print); to start an agent on the host, run handoff there (ssh -t HOST agent-sessions-cli handoff …), or paste the printed document into an agent started over ssh",
+        ));
+    }
+    let params = HandoffParams {
+        session: SessionRef {
+            id: args.id,
+            provider: None,
+        },
+        to: args.start.to,
+        budget: Some(args.start.budget().chars()),
+    };
+    let doc: Value = client.call(method::HANDOFF, &params)?;
+    let markdown = doc["markdown"].as_str().unwrap_or_default().to_owned();
+    Ok(Envelope::ok(doc, markdown))
 }
 
 fn unsupported(message: &str) -> RemoteError {

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
 
-use agent_sessions_core::actions::trash::{self, Mode, Plan, Request, Step, Tools};
+use agent_sessions_core::actions::trash::{self, Done, Mode, Plan, Request, Step, Tools};
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::{Error, Roots};
 use serde_json::json;
@@ -17,7 +17,7 @@ use crate::{progress, render};
 #[derive(clap::Args)]
 pub struct TrashArgs {
     #[command(flatten)]
-    common: Common,
+    pub(crate) common: Common,
 }
 
 #[derive(clap::Args)]
@@ -26,16 +26,16 @@ pub struct DeleteArgs {
     #[arg(long, required = true)]
     permanent: bool,
     #[command(flatten)]
-    common: Common,
+    pub(crate) common: Common,
 }
 
 #[derive(clap::Args)]
-struct Common {
+pub(crate) struct Common {
     /// The session id (or an unambiguous prefix of it).
-    id: String,
+    pub(crate) id: String,
     /// Do it without asking (needed with --json or without a terminal).
     #[arg(long)]
-    yes: bool,
+    pub(crate) yes: bool,
     /// The session's subagent sessions go too.
     #[arg(long, conflicts_with = "without_subagents")]
     with_subagents: bool,
@@ -45,6 +45,17 @@ struct Common {
     /// Read the stores directly instead of through the cache.
     #[arg(long)]
     no_cache: bool,
+}
+
+impl Common {
+    /// Whether the subagent sessions go too; none when not said.
+    pub(crate) fn subagents(&self) -> Option<bool> {
+        match (self.with_subagents, self.without_subagents) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 pub fn run_trash(
@@ -79,11 +90,7 @@ fn run(
     let session = lib.catalog().find(&report.sessions, &args.id)?.clone();
     let request = Request {
         mode,
-        subagents: match (args.with_subagents, args.without_subagents) {
-            (true, _) => Some(true),
-            (_, true) => Some(false),
-            _ => None,
-        },
+        subagents: args.subagents(),
     };
     let plan = trash::plan(
         lib.catalog(),
@@ -93,7 +100,35 @@ fn run(
         &settings,
         &Tools::from_path(),
     )?;
-    let shown = plan_text(&plan);
+    if let Some(refused) = consent(&plan, args.yes, json) {
+        return Ok(refused);
+    }
+    // A fresh listing: the checks run again on the sessions as they are now.
+    let now = progress::run("scanning", |p| lib.sessions(p))?;
+    let done = trash::execute(lib.catalog(), &now.sessions, &plan, &settings)?;
+    let mut out = done_envelope(&plan, &done);
+    if let Err(e) = lib.forget(&plan.keys()) {
+        out.warn(&[format!(
+            "the cache still lists the session until the next scan: {e}"
+        )]);
+    }
+    out.warn(lib.warnings());
+    Ok(out)
+}
+
+/// What `trash`/`delete` print once the plan ran (here or on a remote).
+pub(crate) fn done_envelope(plan: &Plan, done: &Done) -> Envelope {
+    Envelope::ok(
+        json!({ "plan": plan, "done": done }),
+        done_text(plan, &done.output),
+    )
+}
+
+/// Shows the plan and asks, unless `yes`; the envelope to print instead of acting when the
+/// plan cannot run yet (subagents undecided) or was not confirmed (with `--json` or without a
+/// terminal, `--yes` is required).
+pub(crate) fn consent(plan: &Plan, yes: bool, json: bool) -> Option<Envelope> {
+    let shown = plan_text(plan);
     let planned = |text: String| Envelope::ok(json!({ "plan": plan, "done": null }), text);
     // Without --json the plan goes to standard error whenever it is not acted on.
     let show = |text: &str| {
@@ -103,7 +138,7 @@ fn run(
     };
     if plan.needs_decision() {
         show(&shown);
-        return Ok(planned(shown).fail_with(
+        return Some(planned(shown.clone()).fail_with(
             "subagents_undecided",
             format!(
                 "{} has {} subagent session(s): add --with-subagents or --without-subagents",
@@ -112,34 +147,23 @@ fn run(
             ),
         ));
     }
-    if !args.yes {
-        let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-        if json || !terminal {
-            show(&shown);
-            return Ok(planned(shown).fail_with(
-                "confirmation_needed",
-                "nothing was done: run again with --yes to do what the plan says".into(),
-            ));
-        }
-        if !confirm(&shown, mode) {
-            return Ok(planned(String::new())
-                .fail_with("cancelled", "cancelled; nothing was changed".into()));
-        }
+    if yes {
+        return None;
     }
-    // A fresh listing: the checks run again on the sessions as they are now.
-    let now = progress::run("scanning", |p| lib.sessions(p))?;
-    let done = trash::execute(lib.catalog(), &now.sessions, &plan, &settings)?;
-    let mut out = Envelope::ok(
-        json!({ "plan": plan, "done": done }),
-        done_text(&plan, &done.output),
-    );
-    if let Err(e) = lib.forget(&plan.keys()) {
-        out.warn(&[format!(
-            "the cache still lists the session until the next scan: {e}"
-        )]);
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if json || !terminal {
+        show(&shown);
+        return Some(planned(shown).fail_with(
+            "confirmation_needed",
+            "nothing was done: run again with --yes to do what the plan says".into(),
+        ));
     }
-    out.warn(lib.warnings());
-    Ok(out)
+    if !confirm(&shown, plan.mode) {
+        return Some(
+            planned(String::new()).fail_with("cancelled", "cancelled; nothing was changed".into()),
+        );
+    }
+    None
 }
 
 /// Shows the plan and asks on the terminal; true only for an explicit yes.

@@ -215,7 +215,7 @@ fn errors_of_the_remote_keep_their_codes() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "session_not_found");
     let out = sshd
-        .cli(&["--host", "testbox", "trash", LIVE, "--json"])
+        .cli(&["--host", "testbox", "open", LIVE, "--json"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -626,4 +626,92 @@ fn bundles_go_from_the_host_to_here_and_back() {
         shown["data"]["messages"].as_array().unwrap().len(),
         original["data"]["messages"].as_array().unwrap().len()
     );
+}
+
+/// `handoff --print` through the host prints the host's own document, byte for byte; starting
+/// an agent there from here is refused with what to do instead.
+#[test]
+fn handoff_through_host_prints_the_hosts_document() {
+    let sshd = Sshd::start();
+    sshd.preinstall();
+    for args in [
+        vec!["handoff", LIVE, "--to", "codex", "--print"],
+        vec![
+            "handoff", LIVE, "--to", "opencode", "--print", "--budget", "6000", "--json",
+        ],
+    ] {
+        let local = output(&mut sshd.local(&args));
+        let remote = output(&mut sshd.cli(&[&["--host", "testbox"][..], &args].concat()));
+        assert_eq!(
+            String::from_utf8_lossy(&remote.stdout),
+            String::from_utf8_lossy(&local.stdout),
+            "{args:?}"
+        );
+    }
+    let out = sshd
+        .cli(&[
+            "--host", "testbox", "handoff", LIVE, "--to", "codex", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_out(&out)["error"]["code"], "remote_unsupported");
+}
+
+/// `trash --host`: the host's opt-in applies (off: `delete_disabled`, nothing moved); on, the
+/// plan is the host's, shown here and not run without --yes; with --yes the host's files go to
+/// the host's trash and `--host scan` no longer lists the session.
+#[test]
+fn trash_through_host_uses_the_hosts_opt_in_and_trash() {
+    const S: &str = "9d22e384-6685-4b75-ac35-088162e4c4a9";
+    let sshd = Sshd::start();
+    sshd.preinstall();
+    let file = sshd.home().join(format!(
+        ".claude/projects/-home-bob-projects-demo/{S}.jsonl"
+    ));
+    assert!(file.exists());
+    // Written an hour ago, so not refused as recent.
+    let touched = Command::new("touch")
+        .args(["-d", "1 hour ago"])
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(touched.success());
+    let trash = ["--host", "testbox", "trash", S, "--json"];
+    let off = sshd.cli(&trash).output().unwrap();
+    assert_eq!(off.status.code(), Some(2));
+    assert_eq!(json_out(&off)["error"]["code"], "delete_disabled");
+    assert!(file.exists());
+
+    let config = sshd.home().join(".config/agent-sessions/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[actions]\nallow_delete = true\n").unwrap();
+    let asked = sshd.cli(&trash).output().unwrap();
+    assert_eq!(asked.status.code(), Some(2));
+    let asked = json_out(&asked);
+    assert_eq!(asked["error"]["code"], "confirmation_needed", "{asked}");
+    let items = asked["data"]["plan"]["steps"][0]["items"]
+        .as_array()
+        .unwrap();
+    assert!(
+        items.iter().any(|i| i["path"] == file.to_str().unwrap()),
+        "{asked}"
+    );
+    assert!(file.exists());
+
+    let done = json_out(&output(&mut sshd.cli(&[&trash[..], &["--yes"]].concat())));
+    assert_eq!(done["data"]["done"]["removed"][0]["id"], S);
+    assert!(!file.exists());
+    let trashed = sshd
+        .home()
+        .join(format!(".local/share/Trash/files/{S}.jsonl"));
+    assert!(trashed.exists(), "in the host's own trash");
+    let scan = json_out(&output(
+        &mut sshd.cli(&["--host", "testbox", "scan", "--json"]),
+    ));
+    assert!(scan["data"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["id"] != S));
 }

@@ -114,6 +114,8 @@ pub mod method {
     pub const UPLOAD_START: &str = "upload_start";
     pub const UPLOAD_CHUNK: &str = "upload_chunk";
     pub const BUNDLE_IMPORT: &str = "bundle_import";
+    pub const TRASH: &str = "trash";
+    pub const HANDOFF: &str = "handoff";
 }
 
 /// Every method a server of this build answers, for the `unknown_method` message.
@@ -135,6 +137,8 @@ pub const METHODS: &[&str] = &[
     method::UPLOAD_START,
     method::UPLOAD_CHUNK,
     method::BUNDLE_IMPORT,
+    method::TRASH,
+    method::HANDOFF,
 ];
 
 /// A `bundle_export` event carries at most this many bundle bytes (base64 in its line).
@@ -395,4 +399,33 @@ pub struct BundleImportResult {
     pub session: Option<SessionMeta>,
     /// As `show --json` prints it (none for a preview).
     pub resume_command: Value,
+}
+
+/// `trash`: a session to the trash (or, `permanent`, deleted), as the CLI's `trash` and
+/// `delete --permanent`. Without `plan`: `{"plan", "done": null}`, nothing done. With the plan
+/// the user confirmed: run when planning again gives exactly it (else `stale_plan`);
+/// `{"plan", "done", "warnings"}`. The server's own `[actions]` opt-ins apply.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrashParams {
+    #[serde(flatten)]
+    pub session: SessionRef,
+    #[serde(default)]
+    pub permanent: bool,
+    /// Whether the subagent sessions go too (none: undecided; a plan with any cannot run).
+    #[serde(default)]
+    pub subagents: Option<bool>,
+    #[serde(default)]
+    pub plan: Option<agent_sessions_core::actions::trash::Plan>,
+}
+
+/// `handoff`: the handoff document of a session for agent `to`, built on the server (as
+/// `handoff --print --json` gives it: `{source, target, session_id, budget, chars, shown,
+/// markdown}`); `budget` in characters, 5,000 to 32,000 (default 24,000).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HandoffParams {
+    #[serde(flatten)]
+    pub session: SessionRef,
+    pub to: ProviderKind,
+    #[serde(default)]
+    pub budget: Option<usize>,
 }

@@ -29,6 +29,8 @@ fn line() -> impl Strategy<Value = Vec<u8>> {
         "diagnostics",
         "resume",
         "roots",
+        "trash",
+        "handoff",
         "nope",
         "",
     ]);

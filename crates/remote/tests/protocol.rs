@@ -571,3 +571,48 @@ fn a_bundle_goes_down_and_back_up_and_restores_as_a_copy() {
         .unwrap_err();
     assert_eq!(err.code(), "upload_not_found");
 }
+
+/// `trash` without a plan only plans; with a plan other than the one planning gives now it is
+/// refused as `stale_plan` and nothing is touched (what runs is exactly what was shown).
+#[test]
+fn trash_runs_only_the_plan_planning_gives_now() {
+    use agent_sessions_core::actions::trash::Plan;
+    const S: &str = "9d22e384-6685-4b75-ac35-088162e4c4a9";
+    let store = claude_copy();
+    let file = store
+        .path()
+        .join(format!("projects/-home-bob-projects-demo/{S}.jsonl"));
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let config_file = config.path().join("config.toml");
+    std::fs::write(&config_file, "[actions]\nallow_delete = true\n").unwrap();
+    // Only `trash` reads the server's config.toml.
+    std::env::set_var("AGENT_SESSIONS_CONFIG", &config_file);
+    let cache = tempfile::tempdir().unwrap();
+    let mut client =
+        Client::connect(Box::new(memory(claude_roots(store.path()), cache.path()))).unwrap();
+    let mut params = TrashParams {
+        session: SessionRef {
+            id: S.to_owned(),
+            provider: None,
+        },
+        permanent: false,
+        subagents: None,
+        plan: None,
+    };
+    let planned: Value = client.call(method::TRASH, &params).unwrap();
+    assert!(planned["done"].is_null());
+    let mut plan: Plan = serde_json::from_value(planned["plan"].clone()).unwrap();
+    assert_eq!(plan.session.id, S);
+    plan.notes.push("not what was planned".into());
+    params.plan = Some(plan);
+    let err = client.call::<Value>(method::TRASH, &params).unwrap_err();
+    assert_eq!(err.code(), "stale_plan", "{err}");
+    assert!(file.exists(), "nothing was touched");
+}

@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{bundle, State};
+use super::{actions, bundle, State};
 use crate::protocol::*;
 
 type Answer = Result<Value, WireError>;
@@ -45,6 +45,8 @@ pub(super) fn call(state: &Arc<State>, request: Request) -> Option<Answer> {
         method::UPLOAD_START => read_params(params).and_then(|p| bundle::upload_start(state, p)),
         method::UPLOAD_CHUNK => read_params(params).and_then(|p| bundle::upload_chunk(state, p)),
         method::BUNDLE_IMPORT => read_params(params).and_then(|p| bundle::import(state, p)),
+        method::TRASH => run(params, |p| actions::trash(state, p)),
+        method::HANDOFF => run(params, |p| actions::handoff(state, p)),
         other => Err(WireError::new(
             "unknown_method",
             format!(

@@ -7,6 +7,7 @@
 //! bad parameters are each answered with a coded error, and a panic in a method is caught and
 //! answered as `internal`.
 
+mod actions;
 mod bundle;
 mod dispatch;
 mod follow;

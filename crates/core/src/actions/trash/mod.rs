@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OpenFlags};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
 use crate::config::ActionSettings;
@@ -42,7 +42,7 @@ pub use agent::Tools;
 pub const RECENT_MINUTES: i64 = 10;
 
 /// How a session goes away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "TrashMode")]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -62,7 +62,7 @@ pub struct Request {
 }
 
 /// A session the plan acts on.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "TrashTarget")]
 pub struct Target {
     pub provider: ProviderKind,
@@ -93,7 +93,7 @@ impl Target {
 }
 
 /// One thing the plan does, in order.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "TrashStep")]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Step {
@@ -132,7 +132,7 @@ impl Step {
 }
 
 /// A session's file renamed inside its store.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "TrashMove")]
 pub struct Move {
     pub id: String,
@@ -141,7 +141,7 @@ pub struct Move {
 }
 
 /// A file or folder the plan moves.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "TrashItem")]
 pub struct Item {
     pub path: PathBuf,
@@ -187,8 +187,9 @@ impl Item {
     }
 }
 
-/// Exactly what will happen to a session, for the user to confirm.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+/// Exactly what will happen to a session, for the user to confirm (read back by a remote
+/// client, which sends the plan it showed to have it run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "TrashPlan")]
 pub struct Plan {
     pub mode: Mode,
@@ -224,7 +225,7 @@ impl Plan {
 }
 
 /// What [`execute`] did.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "TrashDone")]
 pub struct Done {
     pub mode: Mode,

@@ -1,0 +1,82 @@
+//! The actions that change or read a store on the server's side: `trash` (and permanent
+//! deletion) with the core's own plan and execution, and `handoff`, the handoff document
+//! built there. The opt-ins are the server's: `[actions]` of its `config.toml`, read on each
+//! call, as the CLI and the app read them. Consent is the client's: a `trash` without `plan`
+//! only plans; with the plan the user confirmed it runs only when planning again gives that
+//! very plan (else `stale_plan`), so exactly what was shown is what runs.
+
+use agent_sessions_core::actions::handoff::{self, Budget};
+use agent_sessions_core::actions::trash::{self, Mode, Request, Tools, TrashError};
+use agent_sessions_core::config::ConfigFile;
+use agent_sessions_core::paths::process_env;
+use agent_sessions_core::{Error as CoreError, ProviderKind, ScanProgress};
+use serde_json::{json, Value};
+
+use super::dispatch::find_listed;
+use super::{lock, State};
+use crate::protocol::{HandoffParams, TrashParams};
+
+pub(super) fn trash(state: &State, p: TrashParams) -> Result<Value, CoreError> {
+    let settings = ConfigFile::load_default(&process_env).settings().actions;
+    let (mut lib, sessions, session) = find_listed(state, &p.session)?;
+    let request = Request {
+        mode: if p.permanent {
+            Mode::Permanent
+        } else {
+            Mode::Trash
+        },
+        subagents: p.subagents,
+    };
+    let tools = Tools::from_path();
+    let plan = trash::plan(
+        lib.catalog(),
+        &sessions,
+        &session,
+        request,
+        &settings,
+        &tools,
+    )?;
+    let Some(shown) = p.plan else {
+        return Ok(json!({ "plan": plan, "done": null }));
+    };
+    if shown != plan {
+        let why =
+            "the session changed since its plan was shown; nothing was done: show the plan again";
+        return Err(TrashError::Stale(why.into()).into());
+    }
+    // A fresh listing: the checks run again on the sessions as they are now.
+    let now = lib.sessions(&ScanProgress::default())?;
+    let done = trash::execute(lib.catalog(), &now.sessions, &plan, &settings)?;
+    let mut warnings = Vec::new();
+    if let Err(e) = lib.forget(&plan.keys()) {
+        warnings.push(format!(
+            "the cache still lists the session until the next scan: {e}"
+        ));
+    }
+    if let Some(service) = lock(&state.service).as_ref() {
+        let gone: Vec<(ProviderKind, String)> = plan
+            .targets()
+            .iter()
+            .map(|t| (t.provider, t.id.clone()))
+            .collect();
+        service.forget_listed(&gone);
+        service.wake();
+    }
+    Ok(json!({ "plan": plan, "done": done, "warnings": warnings }))
+}
+
+pub(super) fn handoff(state: &State, p: HandoffParams) -> Result<Value, CoreError> {
+    let budget = match p.budget {
+        None => Budget::default(),
+        Some(n) => Budget::new(n).ok_or_else(|| {
+            CoreError::BadQuery(format!(
+                "a budget of {n} characters is outside {} to {}",
+                handoff::MIN_BUDGET,
+                handoff::MAX_BUDGET
+            ))
+        })?,
+    };
+    let (lib, _, session) = find_listed(state, &p.session)?;
+    let doc = handoff::from_store(lib.catalog(), &session, p.to, budget)?;
+    Ok(json!(doc))
+}

@@ -187,6 +187,22 @@ impl Host {
         Ok(blob::view(&bytes))
     }
 
+    /// The session as a bundle made there (complete or `share_safe`), written to `out` as it
+    /// arrives (each chunk checked in order, the whole against the server's SHA-256).
+    pub fn bundle(
+        &self,
+        session: &SessionRef,
+        share_safe: bool,
+        out: &mut dyn std::io::Write,
+    ) -> CmdResult<wire::BundleExported> {
+        let params = wire::BundleExportParams {
+            session: wire_ref(session),
+            share_safe,
+        };
+        let mut client = self.client.lock()?;
+        client.bundle_export(&params, out).map_err(remote_error)
+    }
+
     /// The session's events so far, as `log` reads them there.
     pub fn events(&self, session: &SessionRef) -> CmdResult<Update> {
         let log: wire::LogResult = self.call(method::LOG, wire_ref(session))?;

@@ -2039,6 +2039,27 @@ def remote_suite(d, ssh_config):
         assert text == want, text
     check("copy resume of a remote session is the ssh command that resumes it there", resume)
 
+    def bundle():
+        sid = "9d22e384-6685-4b75-ac35-088162e4c4a9"
+        open_session(d, sid)
+        d.click(d.find_all('[data-testid="export-toggle"]')[0])
+        d.wait_all('[data-testid="export-menu"]')
+        # Documents are written from this computer's stores: only a bundle, made there.
+        assert d.js("return document.querySelector('[data-testid=\"export-format-markdown\"]').disabled") is True
+        d.until("return document.querySelector('[data-testid=\"export-format-bundle\"]').checked")
+        d.click(d.find_all('[data-testid="export-save"]')[0])
+        target = TMP / "from testbox.agent-session.zip"
+        save_dialog("Export testbox's session as a bundle", target)
+        kind, text, _ = notice(d, 60)
+        assert kind == "ok" and text.endswith(f"bytes to {target}"), (kind, text)
+        assert target.stat().st_mode & 0o777 == 0o600, oct(target.stat().st_mode)
+        close_notice(d)
+        # A whole, checked bundle of that session (the CLI's reader here).
+        out = subprocess.run([str(server_cli()), "bundle", "inspect", str(target), "--json"],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0 and json.loads(out.stdout)["ok"] and sid in out.stdout, (out.stdout, out.stderr)
+    check("export of a remote session saves the bundle the host made, checked, here", bundle)
+
     def search():
         box = d.find_all('[data-testid="search-input"]')[0]
         d.type(box, "continue after big context\ue007")

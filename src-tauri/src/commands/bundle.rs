@@ -65,7 +65,9 @@ pub async fn export_bundle(
 ) -> CmdResult<Option<BundleSaved>> {
     let handle = app.clone();
     off_main(app, move |state| {
-        state.remote.local_only("Export as a bundle")?;
+        if let Some(host) = state.remote.current() {
+            return export_remote(state, &handle, &host, &session, share_safe);
+        }
         let meta = state.resolve(&session)?;
         let mode = if share_safe {
             Mode::ShareSafe
@@ -93,6 +95,44 @@ pub async fn export_bundle(
         }))
     })
     .await
+}
+
+/// A remote session's bundle: made there and downloaded into a private temporary file, checked
+/// here as any bundle from elsewhere (core's reader), then saved where the user chooses (all or
+/// nothing: a temporary file beside the target, renamed into place, 0600).
+fn export_remote(
+    state: &AppState,
+    handle: &AppHandle,
+    host: &crate::remote::Host,
+    session: &SessionRef,
+    share_safe: bool,
+) -> CmdResult<Option<BundleSaved>> {
+    let io = |e: std::io::Error| CmdError::new_io(format!("cannot write the bundle: {e}"));
+    let mut download = tempfile::NamedTempFile::new().map_err(io)?;
+    let got = host.bundle(session, share_safe, download.as_file_mut())?;
+    let checked = Bundle::open(download.path()).map_err(|e| cmd_error(e.into()))?;
+    // The name is the host's: only its last component is offered, as a suggestion.
+    let name = Path::new(&got.name)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session.agent-session.zip".into());
+    let title = format!("Export {}'s session as a bundle", host.alias);
+    let dialog = dialog(handle, &title)
+        .set_file_name(name)
+        .add_filter("Session bundle", &["zip"]);
+    let Some(path) = chosen(dialog.blocking_save_file())? else {
+        return Ok(None);
+    };
+    refuse_stores(state, &path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut out = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    std::io::copy(&mut download.reopen().map_err(io)?, out.as_file_mut()).map_err(io)?;
+    out.persist(&path).map_err(|e| io(e.error))?;
+    Ok(Some(BundleSaved {
+        path,
+        bytes: got.bytes,
+        redaction: checked.manifest.redaction,
+    }))
 }
 
 /// What a share-safe bundle of `session` would redact, per rule: shown before it is saved.

@@ -73,7 +73,8 @@ handle: string, file_name: string, bytes: number, manifest: BundleManifest,
  */
 dirs: Array<string>, };
 /**
- * What a restore would do, for the user to confirm; `token` allows exactly this.
+ * What a restore would do, for the user to confirm; `token` allows exactly this. (Read back
+ * by a remote client: the preview comes from the server that restores.)
  */
 export type BundlePreview = { provider: ProviderKind, bundle_sha256: string, root: string, dir: string, as_copy: boolean, 
 /**
@@ -652,7 +653,8 @@ export type TrashMode = "trash" | "permanent";
  */
 export type TrashMove = { id: string, from: string, to: string, };
 /**
- * Exactly what will happen to a session, for the user to confirm.
+ * Exactly what will happen to a session, for the user to confirm (read back by a remote
+ * client, which sends the plan it showed to have it run).
  */
 export type TrashPlan = { mode: TrashMode, session: TrashTarget, 
 /**

@@ -78,19 +78,21 @@ def first_paint(display, tmp, roots, name, timeout, app=None):
 
 def process_start(cache_dir):
     """The start of the app process whose cache is `cache_dir` (ms since the epoch), from
-    /proc: its start time after boot, in clock ticks (10 ms)."""
+    /proc: its start time after boot, in clock ticks (10 ms), against the boot clock now (the
+    boot time /proc/stat gives is whole seconds: up to 1 s off)."""
     tick = os.sysconf("SC_CLK_TCK")
-    boot = next(int(l.split()[1]) for l in Path("/proc/stat").read_text().splitlines() if l.startswith("btime"))
+    boot = time.time() - time.clock_gettime(time.CLOCK_BOOTTIME)
     want = f"AGENT_SESSIONS_CACHE_DIR={cache_dir}".encode()
+    starts = []
     for d in Path("/proc").iterdir():
         try:
             if d.name.isdigit() and want in (d / "environ").read_bytes().split(b"\0") \
                     and os.path.basename(os.readlink(d / "exe")).startswith("agent-sessions"):
-                start = int((d / "stat").read_text().rsplit(")", 1)[1].split()[19])
-                return (boot + start / tick) * 1000
+                starts.append(int((d / "stat").read_text().rsplit(")", 1)[1].split()[19]))
         except OSError:
             continue
-    return None
+    # The newest: an earlier start on the same cache may not have exited yet.
+    return (boot + max(starts) / tick) * 1000 if starts else None
 
 
 def wait_painted(drv, timeout=30):

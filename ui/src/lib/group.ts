@@ -65,17 +65,16 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
 export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set<string> = new Set(), fold = false): TreeNode[] {
   const top = topLevel(sessions);
   if (mode === "flat") return [];
-  const byRecent = (a: [string, SessionMeta[]], b: [string, SessionMeta[]]) => latest(b[1]) - latest(a[1]);
   const node = (key: string, label: string, list: SessionMeta[], children: TreeNode[], gone = false): TreeNode => ({
     key, label, count: list.length, missing: gone, children,
   });
   const agents = (list: SessionMeta[], prefix: string): TreeNode[] =>
-    [...groupBy(list, (s) => s.provider)].sort(byRecent)
+    recentFirst(groupBy(list, (s) => s.provider))
       .map(([p, l]) => node(`${prefix}agent:${p}`, PROVIDER_LABEL[p as Provider], l, []));
   // A place's own directories, when folding gathered more than the one directory it is.
   const inner = (place: string, list: SessionMeta[], prefix: string, withAgents: boolean): TreeNode[] | null => {
     if (!fold) return null;
-    const dirs = [...groupBy(list, (s) => dirOf(s))].sort(byRecent);
+    const dirs = recentFirst(groupBy(list, (s) => dirOf(s)));
     if (dirs.length === 1 && dirs[0][0] === place) return null;
     return dirs.map(([d, l]) => {
       const key = `${prefix}in:${d}`;
@@ -83,14 +82,14 @@ export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set
     });
   };
   if (mode === "dir-agent") {
-    return [...groupBy(top, (s) => dirOf(s, fold))].sort(byRecent).map(([dir, list]) => {
+    return recentFirst(groupBy(top, (s) => dirOf(s, fold))).map(([dir, list]) => {
       const key = `dir:${dir}`;
       return node(key, dir, list, inner(dir, list, `${key}/`, true) ?? agents(list, `${key}/`), missing.has(dir));
     });
   }
-  return [...groupBy(top, (s) => s.provider)].sort(byRecent).map(([p, list]) => {
+  return recentFirst(groupBy(top, (s) => s.provider)).map(([p, list]) => {
     const prefix = `agent:${p}/`;
-    const dirs = [...groupBy(list, (s) => dirOf(s, fold))].sort(byRecent).map(([d, l]) => {
+    const dirs = recentFirst(groupBy(list, (s) => dirOf(s, fold))).map(([d, l]) => {
       const key = `${prefix}dir:${d}`;
       return node(key, d, l, inner(d, l, `${key}/`, false) ?? [], missing.has(d));
     });
@@ -107,6 +106,12 @@ function inside(repo: string, dir: string): string {
   if (dir.startsWith(`${repo}/`)) return `${name}/${dir.slice(repo.length + 1)}`;
   const parts = dir.split("/").filter(Boolean);
   return parts.length > 2 ? `…/${parts.slice(-2).join("/")}` : dir;
+}
+
+/** Groups, the one with the latest update first (each group's latest computed once: a start
+ * sorts every directory of the list, and parsing times per comparison showed). */
+function recentFirst(groups: Map<string, SessionMeta[]>): [string, SessionMeta[]][] {
+  return [...groups].map((g) => ({ g, t: latest(g[1]) })).sort((a, b) => b.t - a.t).map(({ g }) => g);
 }
 
 function latest(list: SessionMeta[]): number {
@@ -155,7 +160,8 @@ export function sortSessions(list: SessionMeta[], by: SortKey): SessionMeta[] {
   // Ties as core breaks them (filter::SortKey): provider, then id.
   const tie = (a: SessionMeta, b: SessionMeta) =>
     a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  return [...list].sort((a, b) => key[by](b) - key[by](a) || tie(a, b));
+  // Each session's key computed once, not per comparison (times are parsed).
+  return list.map((s) => ({ s, k: key[by](s) })).sort((a, b) => b.k - a.k || tie(a.s, b.s)).map(({ s }) => s);
 }
 
 /** "now", "5m", "3h", "2d", "3w", "4mo", "2y" — how long ago `iso` was. */

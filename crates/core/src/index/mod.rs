@@ -575,8 +575,8 @@ impl Index {
                     let meta: SessionMeta = serde_json::from_str(&meta)?;
                     let messages = extract(providers, &meta);
                     let mut terms = Vec::new();
-                    for (_, text) in &messages {
-                        new_terms.add(text, &mut terms);
+                    for row in &messages {
+                        new_terms.add(&row.text, &mut terms);
                     }
                     if send
                         .send(Extracted {
@@ -812,7 +812,7 @@ const EXTRACT_AHEAD: usize = 4;
 struct Extracted {
     rowid: i64,
     updated: i64,
-    messages: Vec<(String, String)>,
+    messages: Vec<text::Row>,
     /// The terms of `messages` not sent with an earlier session of this run.
     terms: Vec<String>,
 }
@@ -820,10 +820,12 @@ struct Extracted {
 /// The searchable text of a session's messages, read as the transcript streams. A session that
 /// cannot be read (deleted meanwhile) keeps what was read; the next refresh removes or
 /// re-queues it.
-fn extract(providers: &ProviderSet, meta: &SessionMeta) -> Vec<(String, String)> {
+fn extract(providers: &ProviderSet, meta: &SessionMeta) -> Vec<text::Row> {
     let mut messages = Vec::new();
     if let Some(provider) = providers.get(meta.provider) {
-        let _ = provider.load_each(meta, &mut |m| messages.extend(text::searchable(&m)));
+        let _ = provider.load_each(meta, &mut |m| {
+            messages.extend(text::searchable(&m).map(text::Row::new))
+        });
     }
     messages
 }

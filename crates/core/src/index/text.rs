@@ -136,34 +136,45 @@ fn hash(text: &str) -> i64 {
     fnv1a(text.as_bytes()) as i64
 }
 
+/// One message's searchable text with its hash (what tells whether its index row is current),
+/// hashed where the text is extracted: on the writing thread, hashing 195 MB of text cost
+/// 0.3 s of the 300 MB corpus's critical path (`docs/performance.md`).
+pub struct Row {
+    pub id: String,
+    pub text: String,
+    pub hash: i64,
+}
+
+impl Row {
+    pub fn new((id, text): (String, String)) -> Row {
+        let hash = hash(&text);
+        Row { id, text, hash }
+    }
+}
+
 /// Separates a message id from the occurrence number in the row key of a repeated id.
 const DUPLICATE: char = '\u{1f}';
 
 /// Makes the message rows of `session` equal `messages`, touching only what changed. Returns
 /// the bytes of text written.
-pub fn write(
-    tx: &Transaction<'_>,
-    session: i64,
-    messages: &[(String, String)],
-) -> rusqlite::Result<usize> {
+pub fn write(tx: &Transaction<'_>, session: i64, messages: &[Row]) -> rusqlite::Result<usize> {
     let mut old = existing(tx, session)?;
     old.remove(TITLE_ROW);
     let mut seen: HashMap<&str, usize> = HashMap::new();
     let mut written = 0;
-    for (id, text) in messages {
+    for Row { id, text, hash: h } in messages {
         let n = seen.entry(id.as_str()).or_default();
         *n += 1;
         let key = match *n {
             1 => std::borrow::Cow::Borrowed(id.as_str()),
             n => std::borrow::Cow::Owned(format!("{id}{DUPLICATE}{n}")),
         };
-        let h = hash(text);
         match old.remove(key.as_ref()) {
-            Some((old_hash, _)) if old_hash == h => continue,
+            Some((old_hash, _)) if old_hash == *h => continue,
             Some((_, fts_rowid)) => delete_row(tx, session, &key, fts_rowid)?,
             None => {}
         }
-        insert_row(tx, session, &key, "", text, h)?;
+        insert_row(tx, session, &key, "", text, *h)?;
         written += text.len();
     }
     for (key, (_, fts_rowid)) in old {

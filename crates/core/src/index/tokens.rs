@@ -153,9 +153,12 @@ impl Drop for Tokenizer {
 
 /// Gathers the distinct terms of texts, leaving out those already handed out in this run (the
 /// writer keeps them anyway: `INSERT OR IGNORE`); the memory of what was handed out is bounded.
+/// Every token of the indexed text is looked up here (tens of millions at 300 MB), so the set
+/// hashes with foldhash (seeded per process, so a transcript cannot be written to collide):
+/// SipHash was a sixth of this pass (`docs/performance.md`).
 pub struct NewTerms {
     tokenizer: Tokenizer,
-    handed_out: HashSet<String>,
+    handed_out: HashSet<String, foldhash::fast::RandomState>,
 }
 
 /// Past this many remembered terms the memory is emptied (repeats are then written again,
@@ -166,7 +169,7 @@ impl NewTerms {
     pub fn new() -> rusqlite::Result<NewTerms> {
         Ok(NewTerms {
             tokenizer: Tokenizer::new()?,
-            handed_out: HashSet::new(),
+            handed_out: HashSet::default(),
         })
     }
 

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 const ID: &str = "669d0c53-3d15-4f40-9830-4e99247562a5";
 
+use agent_sessions_test_support::file_names as names;
 use common::{copy_dir, json_of, stderr, stdout};
 
 fn store() -> PathBuf {
@@ -25,16 +26,6 @@ fn run(cache: &Path, args: &[&str]) -> Output {
         .arg(store())
         .output()
         .unwrap()
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut n: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    n.sort();
-    n
 }
 
 #[test]

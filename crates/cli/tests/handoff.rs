@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use agent_sessions_test_support::probe;
 use serde_json::Value;
 
 const ID: &str = "22222222-3333-4444-8555-666666666666";
@@ -51,11 +52,7 @@ impl Machine {
     }
 
     fn executable(&self, name: &str, text: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let path = self.bin().join(name);
-        std::fs::write(&path, text).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        path
+        probe::executable(&self.bin().join(name), text)
     }
 
     fn cli(&self, args: &[&str]) -> Command {
@@ -174,13 +171,7 @@ fn launch_recorded(m: &Machine, args: &[&str]) -> (String, String) {
     );
     let record = m.tmp.path().join("record");
     let _ = std::fs::remove_file(&record);
-    m.executable(
-        "claude",
-        &format!(
-            "#!/bin/sh\nprintf '%s\\0' \"$(pwd -P)\" \"$@\" > '{0}.tmp' && mv '{0}.tmp' '{0}'\n",
-            record.display()
-        ),
-    );
+    probe::recorder(&m.bin().join("claude"), &record);
     // The script's `cat` and `rm` come from the PATH the terminal inherits; the terminal is
     // named, as /usr/bin may hold real ones.
     let path = format!("{}:/usr/bin:/bin", m.bin().display());

@@ -6,8 +6,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use agent_sessions_test_support::probe::{executable, recorder, wait_for_record};
 use serde_json::Value;
 
 const ID: &str = "11111111-2222-4333-8444-555555555555";
@@ -51,20 +52,11 @@ impl Machine {
     /// A fake terminal `name` that writes its directory and argv, NUL-separated, to
     /// `record-<name>` (whole, by a rename) and exits.
     fn terminal(&self, name: &str) {
-        let record = self.record(name);
-        let script = format!(
-            "#!/bin/sh\nprintf '%s\\0' \"$(pwd -P)\" \"$@\" > '{0}.tmp' && /bin/mv '{0}.tmp' '{0}'\n",
-            record.display()
-        );
-        self.executable(name, &script);
+        recorder(&self.bin().join(name), &self.record(name));
     }
 
     fn executable(&self, name: &str, text: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let path = self.bin().join(name);
-        std::fs::write(&path, text).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        path
+        executable(&self.bin().join(name), text)
     }
 
     fn record(&self, name: &str) -> PathBuf {
@@ -112,25 +104,8 @@ impl Machine {
     }
 }
 
-/// The record a fake terminal wrote: its directory, then its arguments.
-fn wait_for_record(path: &Path) -> Vec<String> {
-    let start = Instant::now();
-    loop {
-        if let Ok(bytes) = std::fs::read(path) {
-            let mut parts: Vec<String> = bytes
-                .split(|b| *b == 0)
-                .map(|p| String::from_utf8(p.to_vec()).unwrap())
-                .collect();
-            parts.pop();
-            return parts;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the terminal never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+/// How long a fake terminal may take to start.
+const STARTED_WITHIN: Duration = Duration::from_secs(60);
 
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()
@@ -283,7 +258,7 @@ fn open_starts_the_terminal_in_the_session_directory() {
     assert_eq!(v["data"]["terminal"], "xterm");
     assert_eq!(v["data"]["launched"], true);
     assert_eq!(
-        wait_for_record(&m.record("xterm")),
+        wait_for_record(&m.record("xterm"), STARTED_WITHIN),
         [
             &m.real_dir(),
             "-e",
@@ -303,7 +278,7 @@ fn open_starts_the_terminal_in_the_session_directory() {
         format!("opened kitty in {}\n", m.dir.display())
     );
     assert_eq!(
-        wait_for_record(&m.record("kitty")),
+        wait_for_record(&m.record("kitty"), STARTED_WITHIN),
         [
             m.real_dir(),
             "--directory".into(),
@@ -393,7 +368,10 @@ fn an_agent_not_on_path_gets_the_command_to_copy() {
     // Without --resume the agent is not needed.
     let (out, _) = m.run(&["open", ID, "--json"]);
     assert!(out.status.success());
-    assert_eq!(wait_for_record(&m.record("xterm")), [m.real_dir()]);
+    assert_eq!(
+        wait_for_record(&m.record("xterm"), STARTED_WITHIN),
+        [m.real_dir()]
+    );
 }
 
 /// An app started from a desktop launcher has a short PATH: the agent's own installer's place

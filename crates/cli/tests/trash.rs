@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+use agent_sessions_test_support::age;
 use common::copy_dir;
 
 fn testdata(kind: &str, version: &str, store: &str) -> PathBuf {
@@ -163,19 +164,6 @@ impl Machine {
             out.insert(name, PathBuf::from(path));
         }
         out
-    }
-}
-
-/// Copies are new files: they are dated back a month, as a store nobody wrote lately is.
-fn age(dir: &Path) {
-    let then = SystemTime::now() - Duration::from_secs(30 * 24 * 3600);
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        if e.path().is_dir() {
-            age(&e.path());
-        } else {
-            let f = std::fs::File::options().write(true).open(e.path()).unwrap();
-            f.set_modified(then).unwrap();
-        }
     }
 }
 

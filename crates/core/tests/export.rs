@@ -15,6 +15,7 @@ use agent_sessions_core::{
     Catalog, ChangeSummary, Counts, Diagnostic, Diagnostics, Error, FileChange, Message, Part,
     ProviderKind, Role, ScanProgress, SessionMeta, ToolPart, ToolStatus, Transcript,
 };
+use agent_sessions_test_support::file_names as names;
 use common::{catalog, golden_text, repo, store_dir};
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 use scraper::{Html, Selector};
@@ -668,16 +669,6 @@ fn put(w: &mut dyn std::io::Write, bytes: &[u8]) -> Result<(), Error> {
         path: "test".into(),
         source: e,
     })
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut n: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    n.sort();
-    n
 }
 
 #[test]

@@ -70,22 +70,7 @@ fn check_expected(sessions: &[SessionMeta], expected: &Path) {
 fn golden(value: &impl serde::Serialize, root: &Path, file: &Path) {
     let text = serde_json::to_string_pretty(value).unwrap();
     let text = text.replace(&root.to_string_lossy().into_owned(), "$ROOT") + "\n";
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, &text).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(file).unwrap_or_else(|_| {
-        panic!(
-            "missing golden {}; run with UPDATE_GOLDEN=1",
-            file.display()
-        )
-    });
-    assert!(
-        want == text,
-        "{} differs from the output; rerun with UPDATE_GOLDEN=1 and review the diff",
-        file.display()
-    );
+    common::golden_text(&text, file);
 }
 
 /// The store of a fixture version: the copied store, or one built from `build.sql` (OpenCode's

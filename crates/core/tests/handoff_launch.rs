@@ -17,6 +17,7 @@ use agent_sessions_core::actions::handoff::launch::{agent_command, program, UNIX
 use agent_sessions_core::actions::handoff::{self, Budget};
 use agent_sessions_core::actions::terminal::{Host, Os};
 use agent_sessions_core::{Error, ProviderKind, ScanProgress, SessionMeta};
+use agent_sessions_test_support::probe::{executable, recorder, wait_for_record};
 use handoff_support::ClaudeLog;
 
 /// Directories and file names every launch must keep whole.
@@ -81,40 +82,13 @@ fn argv_per_target_keeps_hostile_words_whole() {
     assert_eq!(e.code(), "resume_unavailable");
 }
 
-/// A probe standing in for an agent: writes its directory and its arguments, NUL-separated,
-/// to `out` (whole, by a rename).
+/// A probe standing in for an agent: records its directory and its arguments to `out`.
 fn probe(bin: &Path, name: &str, out: &Path) -> PathBuf {
-    let script = format!(
-        "#!/bin/sh\nprintf '%s\\0' \"$(pwd -P)\" \"$@\" > '{0}.tmp' && /bin/mv '{0}.tmp' '{0}'\n",
-        out.display()
-    );
-    executable(&bin.join(name), &script)
-}
-
-fn executable(path: &Path, text: &str) -> PathBuf {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path.to_path_buf()
+    recorder(&bin.join(name), out)
 }
 
 fn wait_for(path: &Path) -> Vec<String> {
-    let start = Instant::now();
-    loop {
-        if let Ok(bytes) = std::fs::read(path) {
-            let mut parts: Vec<String> = bytes
-                .split(|b| *b == 0)
-                .map(|p| String::from_utf8(p.to_vec()).unwrap())
-                .collect();
-            parts.pop();
-            return parts;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the agent never ran"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_record(path, Duration::from_secs(30))
 }
 
 /// What `$(cat file)` makes of a prompt: trailing line breaks go.

@@ -8,11 +8,11 @@ mod common;
 
 use std::path::Path;
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
 
 use agent_sessions_core::actions::trash::{self, Mode, Request, Step, Tools};
 use agent_sessions_core::config::ActionSettings;
 use agent_sessions_core::{Error, Library, ProviderKind, ScanProgress, SessionMeta};
+use agent_sessions_test_support::age;
 
 /// `$XDG_DATA_HOME` (where the trash is) belongs to the whole process: one test at a time.
 static TRASH_HOME: Mutex<()> = Mutex::new(());
@@ -21,18 +21,6 @@ const ALLOWED: ActionSettings = ActionSettings {
     allow_delete: true,
     allow_permanent_delete: true,
 };
-
-fn age(dir: &Path) {
-    let then = SystemTime::now() - Duration::from_secs(30 * 24 * 3600);
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        if e.path().is_dir() {
-            age(&e.path());
-        } else {
-            let f = std::fs::File::options().write(true).open(e.path()).unwrap();
-            f.set_modified(then).unwrap();
-        }
-    }
-}
 
 fn store(kind: ProviderKind, version: &str) -> tempfile::TempDir {
     let dir = common::fixture_copy(kind, version);

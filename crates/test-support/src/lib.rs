@@ -1,9 +1,11 @@
 //! agent-sessions-test-support: what the workspace's integration tests share — the repository's
-//! fixture stores (`testdata/<agent>/<version>/<store>`), writable copies of them, and a
-//! snapshot of a folder to check that nothing was written. Test-only: a dev-dependency, never a
+//! fixture stores (`testdata/<agent>/<version>/<store>`), writable copies of them, a snapshot of
+//! a folder to check that nothing was written, golden files, and programs that stand in for an
+//! agent or a terminal and record how they were started ([`probe`]). Test-only: a dev-dependency, never a
 //! normal one (`crates/core/tests/layers.rs`). Helpers panic on failure, as test code does.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use agent_sessions_model::ProviderKind;
 use agent_sessions_providers::registry::agent;
@@ -66,6 +68,98 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// The names in `dir`, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Dates every file below `dir` back a month: a copy is new, a store nobody wrote lately is not
+/// (what trashing and deleting look at).
+pub fn age(dir: &Path) {
+    let then = SystemTime::now() - Duration::from_secs(30 * 24 * 3600);
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            age(&e.path());
+        } else {
+            let f = std::fs::File::options().write(true).open(e.path()).unwrap();
+            f.set_modified(then).unwrap();
+        }
+    }
+}
+
+/// Compares `text` to the golden file `file`, or writes it there with `UPDATE_GOLDEN=1`.
+pub fn golden_text(text: &str, file: &Path) {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(file).unwrap_or_else(|_| {
+        panic!(
+            "missing golden {}; run with UPDATE_GOLDEN=1",
+            file.display()
+        )
+    });
+    assert!(
+        want == text,
+        "{} differs; rerun with UPDATE_GOLDEN=1 and review the diff",
+        file.display()
+    );
+}
+
+/// Programs standing in for an agent or a terminal, which record how they were started.
+#[cfg(unix)]
+pub mod probe {
+    use std::path::{Path, PathBuf};
+    use std::time::{Duration, Instant};
+
+    /// `text` written at `path` (its folder made) as an executable file.
+    pub fn executable(path: &Path, text: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path.to_path_buf()
+    }
+
+    /// A program at `path` that writes its directory and its arguments, NUL-separated, to
+    /// `record` (whole, by a rename, so a reader never sees half of it).
+    pub fn recorder(path: &Path, record: &Path) -> PathBuf {
+        let script = format!(
+            "#!/bin/sh\nprintf '%s\\0' \"$(pwd -P)\" \"$@\" > '{0}.tmp' && /bin/mv '{0}.tmp' '{0}'\n",
+            record.display()
+        );
+        executable(path, &script)
+    }
+
+    /// What a [`recorder`] wrote: its directory, then its arguments. Fails after `limit`.
+    pub fn wait_for_record(record: &Path, limit: Duration) -> Vec<String> {
+        let start = Instant::now();
+        loop {
+            if let Ok(bytes) = std::fs::read(record) {
+                let mut parts: Vec<String> = bytes
+                    .split(|b| *b == 0)
+                    .map(|p| String::from_utf8(p.to_vec()).unwrap())
+                    .collect();
+                parts.pop();
+                return parts;
+            }
+            assert!(
+                start.elapsed() < limit,
+                "nothing wrote {} within {limit:?}: the program was never started",
+                record.display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +178,25 @@ mod tests {
         let original = relative(&from);
         assert!(original.len() > 3, "{} files", original.len());
         assert_eq!(relative(copy.path()), original);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_recorder_records_its_directory_and_its_arguments_as_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = dir.path().join("record");
+        let program = probe::recorder(&dir.path().join("bin/agent"), &record);
+        let status = std::process::Command::new(&program)
+            .args(["two words", "'quoted' $HOME", ""])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let got = probe::wait_for_record(&record, Duration::from_secs(10));
+        let here = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(
+            got,
+            [here.to_str().unwrap(), "two words", "'quoted' $HOME", ""]
+        );
     }
 }

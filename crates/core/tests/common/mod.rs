@@ -7,7 +7,9 @@ use agent_sessions_core::provider::ProviderSet;
 use agent_sessions_core::{Catalog, ProviderKind, Roots};
 
 #[allow(unused_imports)] // each test file uses some
-pub use agent_sessions_test_support::{copy_dir, fixture, fixture_copy, repo, snapshot, store_dir};
+pub use agent_sessions_test_support::{
+    copy_dir, fixture, fixture_copy, golden_text, repo, snapshot, store_dir,
+};
 
 pub fn roots(kind: ProviderKind, root: &Path) -> Roots {
     Roots::default().with(kind, [root])
@@ -19,26 +21,6 @@ pub fn provider_set(kind: ProviderKind, root: &Path) -> ProviderSet {
 
 pub fn catalog(kind: ProviderKind, root: &Path) -> Catalog {
     Catalog::new(&roots(kind, root), &[kind])
-}
-
-/// Compares `text` to the golden file `file`, or rewrites it with UPDATE_GOLDEN=1.
-pub fn golden_text(text: &str, file: &Path) {
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(file).unwrap_or_else(|_| {
-        panic!(
-            "missing golden {}; run with UPDATE_GOLDEN=1",
-            file.display()
-        )
-    });
-    assert!(
-        want == text,
-        "{} differs; rerun with UPDATE_GOLDEN=1 and review the diff",
-        file.display()
-    );
 }
 
 /// Runs `test` (a test of the calling test binary) again as user `nobody` when this process may

@@ -67,29 +67,47 @@ pub(super) fn json_files_listed(
 
 /// Messages of a session with their parts, in order. Unreadable files are skipped and reported.
 pub fn messages(root: &Path, id: &str, problems: &mut Vec<String>) -> Vec<StoredMessage> {
+    let files = json_files(&root.join("storage/message").join(id), problems);
     let mut out = Vec::new();
-    for file in json_files(&root.join("storage/message").join(id), problems) {
-        let msg = match read_json(&file) {
-            Ok(v) => v,
-            Err(e) => {
-                problems.push(format!("{}: {e}", file.display()));
-                continue;
-            }
-        };
-        let msg_id = msg["id"]
-            .as_str()
-            .map(str::to_owned)
-            .unwrap_or_else(|| stem(&file));
-        let mut parts = Vec::new();
-        for pf in json_files(&root.join("storage/part").join(&msg_id), problems) {
-            match read_json(&pf) {
-                Ok(p) => parts.push(p),
-                Err(e) => problems.push(format!("{}: {e}", pf.display())),
-            }
-        }
+    for (msg_id, msg) in read_messages(files, problems) {
+        let part_files = json_files(&root.join("storage/part").join(&msg_id), problems);
+        let parts = read_documents(part_files, problems);
         out.push((msg_id, msg, parts));
     }
     out
+}
+
+/// The readable message files of `files`, each with its id (its `id` field, else the file's
+/// name); unreadable ones are reported to `problems`. Both JSON layouts.
+pub(super) fn read_messages(
+    files: Vec<PathBuf>,
+    problems: &mut Vec<String>,
+) -> Vec<(String, Value)> {
+    files
+        .into_iter()
+        .filter_map(|file| match read_json(&file) {
+            Ok(msg) => {
+                let id = msg["id"].as_str().map(str::to_owned);
+                Some((id.unwrap_or_else(|| stem(&file)), msg))
+            }
+            Err(e) => {
+                problems.push(format!("{}: {e}", file.display()));
+                None
+            }
+        })
+        .collect()
+}
+
+/// The readable JSON documents of `files`, in order; unreadable ones are reported.
+pub(super) fn read_documents(files: Vec<PathBuf>, problems: &mut Vec<String>) -> Vec<Value> {
+    files
+        .into_iter()
+        .filter_map(|file| {
+            read_json(&file)
+                .map_err(|e| problems.push(format!("{}: {e}", file.display())))
+                .ok()
+        })
+        .collect()
 }
 
 pub(super) fn stem(path: &Path) -> String {

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::legacy::{self, read_json, stem, LegacyCursor, Opened, StoredMessage};
+use super::legacy::{self, stem, LegacyCursor, Opened, StoredMessage};
 use super::{Candidate, Origin};
 use crate::files::{self, Entry, Kind, Walker};
 use crate::ScanProgress;
@@ -83,19 +83,9 @@ fn json_files(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
 /// A session's messages with their parts, in the shape 1.x stores (what `parts.rs` reads), in
 /// order. Unreadable files are skipped and reported.
 pub fn messages(storage: &Path, id: &str, problems: &mut Vec<String>) -> Vec<StoredMessage> {
+    let files = json_files(&storage.join("session/message").join(id), problems);
     let mut out = Vec::new();
-    for file in json_files(&storage.join("session/message").join(id), problems) {
-        let mut msg = match read_json(&file) {
-            Ok(v) => v,
-            Err(e) => {
-                problems.push(format!("{}: {e}", file.display()));
-                continue;
-            }
-        };
-        let msg_id = msg["id"]
-            .as_str()
-            .map(str::to_owned)
-            .unwrap_or_else(|| stem(&file));
+    for (msg_id, mut msg) in legacy::read_messages(files, problems) {
         let (msg, parts) = if msg["metadata"].is_object() {
             from_v1(&msg, &msg_id)
         } else if let Some(Value::Array(inline)) =
@@ -104,14 +94,8 @@ pub fn messages(storage: &Path, id: &str, problems: &mut Vec<String>) -> Vec<Sto
             (msg, with_ids(inline, &msg_id))
         } else {
             let dir = storage.join("session/part").join(id).join(&msg_id);
-            let mut parts = Vec::new();
-            for pf in json_files(&dir, problems) {
-                match read_json(&pf) {
-                    Ok(p) => parts.push(p),
-                    Err(e) => problems.push(format!("{}: {e}", pf.display())),
-                }
-            }
-            (msg, parts)
+            let part_files = json_files(&dir, problems);
+            (msg, legacy::read_documents(part_files, problems))
         };
         out.push((msg_id, msg, parts));
     }

@@ -203,6 +203,31 @@ impl Host {
         client.bundle_export(&params, out).map_err(remote_error)
     }
 
+    /// Sends a local bundle file there (checked whole against its SHA-256 on arrival); the
+    /// upload's number names it on this connection.
+    pub fn upload(&self, path: &Path) -> CmdResult<u64> {
+        let mut client = self.client.lock()?;
+        client.upload(path).map_err(remote_error)
+    }
+
+    /// The uploaded bundle restored there under `dir` (`token`: the preview's, which allows
+    /// exactly that restore), or only previewed (no token).
+    pub fn bundle_import(
+        &self,
+        upload: u64,
+        dir: &Path,
+        as_copy: bool,
+        token: Option<String>,
+    ) -> CmdResult<wire::BundleImportResult> {
+        let params = wire::BundleImportParams {
+            upload,
+            dir: dir.to_path_buf(),
+            as_copy,
+            token,
+        };
+        self.call(method::BUNDLE_IMPORT, params)
+    }
+
     /// The session's events so far, as `log` reads them there.
     pub fn events(&self, session: &SessionRef) -> CmdResult<Update> {
         let log: wire::LogResult = self.call(method::LOG, wire_ref(session))?;

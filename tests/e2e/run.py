@@ -2060,6 +2060,31 @@ def remote_suite(d, ssh_config):
         assert out.returncode == 0 and json.loads(out.stdout)["ok"] and sid in out.stdout, (out.stdout, out.stderr)
     check("export of a remote session saves the bundle the host made, checked, here", bundle)
 
+    def bundle_back():
+        # That bundle restored on the host again, as a copy (the session itself is there).
+        target = TMP / "from testbox.agent-session.zip"
+        newdir = TMP / "restored on testbox"
+        newdir.mkdir()
+        d.click(d.find_all('[data-testid="import-open"]')[0])
+        location_dialog("Import a session bundle", target)
+        d.wait_all('[data-testid="import-host"]', timeout=20)
+        assert d.js("return document.querySelector('[data-testid=\"import-browse\"]').disabled") is True
+        d.type(d.find_all('[data-testid="import-dir"]')[0], str(newdir))
+        d.click(d.find_all('[data-testid="import-as-copy"]')[0])
+        d.click(d.find_all('[data-testid="import-preview-button"]')[0])
+        steps = d.text(d.wait_all('[data-testid="import-preview"]', timeout=60)[0])
+        assert str(TMP / "remote-home/.claude") in steps and "as a copy" in steps, steps
+        d.shot("66-remote-import-preview")
+        d.click(d.find_all('[data-testid="import-restore"]')[0])
+        kind, text, _ = notice(d, 60)
+        assert kind == "ok" and text.startswith("Restored the claude session") and text.endswith(f"into {newdir}"), (kind, text)
+        close_notice(d)
+        # Written there (the host's store), and listed by the host: one more Claude session.
+        d.until("return document.querySelector('[data-testid=\"agent-count\"][data-provider=\"claude\"]')?.dataset.count === '10'", 30)
+        found = list((TMP / "remote-home/.claude/projects").rglob("*.jsonl"))
+        assert any(str(newdir) in p.read_text() for p in found), "no restored session file on the host"
+    check("a bundle imported while a host is shown is restored there, previewed first", bundle_back)
+
     def search():
         box = d.find_all('[data-testid="search-input"]')[0]
         d.type(box, "continue after big context\ue007")

@@ -36,6 +36,18 @@ static NEXT: AtomicU64 = AtomicU64::new(1);
 /// The preview last shown (its handle and what it allows): the only restore that can run.
 static SHOWN: Mutex<Option<(String, Target, Preview)>> = Mutex::new(None);
 
+/// The same for a remote host: the preview made there for the bundle uploaded as `upload`.
+struct RemoteShown {
+    handle: String,
+    alias: String,
+    upload: u64,
+    dir: PathBuf,
+    as_copy: bool,
+    token: String,
+}
+
+static REMOTE_SHOWN: Mutex<Option<RemoteShown>> = Mutex::new(None);
+
 /// Core's bundle codes (`bundle_unsafe`, `session_exists`, `restore_token`, …) cross as they
 /// are, so the dialog can say what was refused; other errors as every command reports them.
 fn cmd_error(e: Error) -> CmdError {
@@ -178,7 +190,11 @@ pub async fn import_bundle_open(app: AppHandle) -> CmdResult<Option<BundleOpened
         };
         let b = Bundle::open(&path).map_err(|e| cmd_error(e.into()))?;
         let kind = b.manifest.source.provider;
-        let listed = state.service.library().listed(&ScanProgress::default())?;
+        // The directories offered are where the shown machine has sessions of that agent.
+        let listed = match state.remote.current() {
+            Some(host) => host.list()?.0,
+            None => state.service.library().listed(&ScanProgress::default())?,
+        };
         let dirs: BTreeSet<String> = listed
             .sessions
             .iter()
@@ -202,7 +218,8 @@ pub async fn import_bundle_open(app: AppHandle) -> CmdResult<Option<BundleOpened
 #[tauri::command]
 pub async fn import_bundle_pick_dir(app: AppHandle) -> CmdResult<Option<PathBuf>> {
     let handle = app.clone();
-    off_main(app, move |_| {
+    off_main(app, move |state| {
+        state.remote.local_only("Browsing for a folder")?;
         chosen(dialog(&handle, "Restore the session into").blocking_pick_folder())
     })
     .await
@@ -219,7 +236,11 @@ pub async fn import_bundle_preview(
 ) -> CmdResult<Preview> {
     off_main(app, move |state| {
         *SHOWN.lock()? = None;
+        *REMOTE_SHOWN.lock()? = None;
         let b = opened_in(&handle, &dir)?;
+        if let Some(host) = state.remote.current() {
+            return preview_remote(&host, handle, dir, as_copy);
+        }
         let kind = b.manifest.source.provider;
         let root = state
             .roots()
@@ -259,6 +280,9 @@ pub struct BundleRestored {
 #[tauri::command]
 pub async fn import_bundle_restore(app: AppHandle, handle: String) -> CmdResult<BundleRestored> {
     off_main(app, move |state| {
+        if let Some(host) = state.remote.current() {
+            return restore_remote(&host, &handle);
+        }
         let shown = SHOWN.lock()?.take().filter(|(h, _, _)| *h == handle);
         let Some((_, target, preview)) = shown else {
             return Err(CmdError::invalid_input(
@@ -304,6 +328,7 @@ pub async fn import_bundle_continue(
     target: String,
 ) -> CmdResult<Continued> {
     off_main(app, move |state| {
+        state.remote.local_only("Continuing a bundle in an agent")?;
         let target = target_of(&target)?;
         let b = opened_in(&handle, &dir)?;
         let continued =
@@ -313,6 +338,52 @@ pub async fn import_bundle_continue(
     .await
 }
 
+/// A remote host's preview: the bundle is uploaded (checked there against its SHA-256) and
+/// previewed by the host's core, which checks everything and writes nothing.
+fn preview_remote(
+    host: &crate::remote::Host,
+    handle: String,
+    dir: PathBuf,
+    as_copy: bool,
+) -> CmdResult<Preview> {
+    let upload = host.upload(&bundle_path(&handle)?)?;
+    let answer = host.bundle_import(upload, &dir, as_copy, None)?;
+    *REMOTE_SHOWN.lock()? = Some(RemoteShown {
+        handle,
+        alias: host.alias.clone(),
+        upload,
+        dir,
+        as_copy,
+        token: answer.preview.token.clone(),
+    });
+    Ok(answer.preview)
+}
+
+/// Restores there exactly the preview last shown (the host's token allows only that).
+fn restore_remote(host: &crate::remote::Host, handle: &str) -> CmdResult<BundleRestored> {
+    let shown = REMOTE_SHOWN
+        .lock()?
+        .take()
+        .filter(|s| s.handle == handle && s.alias == host.alias);
+    let Some(shown) = shown else {
+        return Err(CmdError::invalid_input(
+            "nothing was restored: show what would be restored first",
+        ));
+    };
+    let answer = host.bundle_import(shown.upload, &shown.dir, shown.as_copy, Some(shown.token))?;
+    let restored = answer.restored.ok_or_else(|| {
+        CmdError::new(
+            ErrorCode::Protocol,
+            format!("{} previewed instead of restoring", host.alias),
+        )
+    })?;
+    CHOSEN.lock()?.remove(handle);
+    Ok(BundleRestored {
+        restored,
+        session: answer.session,
+    })
+}
+
 #[tauri::command]
 pub async fn import_bundle_close(app: AppHandle, handle: String) -> CmdResult<()> {
     off_main(app, move |_| {
@@ -320,6 +391,10 @@ pub async fn import_bundle_close(app: AppHandle, handle: String) -> CmdResult<()
         let mut shown = SHOWN.lock()?;
         if shown.as_ref().is_some_and(|(h, _, _)| *h == handle) {
             *shown = None;
+        }
+        let mut remote = REMOTE_SHOWN.lock()?;
+        if remote.as_ref().is_some_and(|r| r.handle == handle) {
+            *remote = None;
         }
         Ok(())
     })

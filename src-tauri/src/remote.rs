@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
+use agent_sessions_core::actions::trash::{Done, Plan};
 use agent_sessions_core::blob::{self, BlobView};
 use agent_sessions_core::health::{self, CacheInfo, Health};
 use agent_sessions_core::index::Hit;
@@ -228,6 +229,24 @@ impl Host {
         self.call(method::BUNDLE_IMPORT, params)
     }
 
+    /// Trash (or `permanent`ly delete) the session there: without `plan`, the host's plan (its
+    /// own opt-ins); with the plan the user confirmed, run only if planning again gives it.
+    pub fn trash(
+        &self,
+        session: &SessionRef,
+        permanent: bool,
+        subagents: Option<bool>,
+        plan: Option<Plan>,
+    ) -> CmdResult<TrashAnswer> {
+        let params = wire::TrashParams {
+            session: wire_ref(session),
+            permanent,
+            subagents,
+            plan,
+        };
+        self.call(method::TRASH, params)
+    }
+
     /// The session's events so far, as `log` reads them there.
     pub fn events(&self, session: &SessionRef) -> CmdResult<Update> {
         let log: wire::LogResult = self.call(method::LOG, wire_ref(session))?;
@@ -361,7 +380,11 @@ fn wire_ref(session: &SessionRef) -> wire::SessionRef {
 /// server's core codes folded as local ones are.
 pub fn remote_error(e: RemoteError) -> CmdError {
     let code = match &e {
-        RemoteError::Server(w) => crate::commands::fold_code(&w.code),
+        // Codes the UI knows cross as they are (`delete_disabled`, `bundle_unsafe`, …).
+        RemoteError::Server(w) => match ErrorCode::of(&w.code) {
+            ErrorCode::Internal => crate::commands::fold_code(&w.code),
+            known => known,
+        },
         other => ErrorCode::of(other.code()),
     };
     CmdError::new(code, e.to_string())
@@ -374,6 +397,13 @@ pub struct Delta {
     pub reset: bool,
     pub changed: Vec<SessionMeta>,
     pub removed: Vec<SessionRef>,
+}
+
+/// What `trash` answers: the plan, and what was done when it ran.
+#[derive(Debug, Deserialize)]
+pub struct TrashAnswer {
+    pub plan: Plan,
+    pub done: Option<Done>,
 }
 
 #[derive(Deserialize)]

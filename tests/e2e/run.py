@@ -389,6 +389,8 @@ def main():
         # the fixture stores; this computer shows nothing of its own.
         remote_home = tmp / "remote-home"
         remote_store(remote_home, tmp / TERM_DIR_NAME)
+        # Trash offered here (the app's setting) and allowed there (the host's own config.toml).
+        (tmp / "config-remote.toml").write_text(TRASH_ON)
         sshd, ssh_config = start_loopback(remote_home)
         try:
             drv = driver_for(dict(empty, AGENT_SESSIONS_SSH_CONFIG=str(ssh_config),
@@ -1924,6 +1926,7 @@ def empty_state(d):
 
 
 REMOTE_COUNTS = {"claude": 9, "codex": 6, "opencode": 7}
+TRASH_ON = "[actions]\nallow_delete = true\n"
 
 
 def remote_store(home, workdir):
@@ -1933,6 +1936,8 @@ def remote_store(home, workdir):
     term_store(home / ".claude", workdir)
     shutil.copytree(TESTDATA / "codex/0.171.0/dot-codex", home / ".codex")
     shutil.copytree(TESTDATA / "opencode/1.18.33/local-share-opencode", home / ".local/share/opencode")
+    (home / ".config/agent-sessions").mkdir(parents=True)
+    (home / ".config/agent-sessions/config.toml").write_text(TRASH_ON)
 
 
 def built(path, *cargo):
@@ -2084,6 +2089,27 @@ def remote_suite(d, ssh_config):
         found = list((TMP / "remote-home/.claude/projects").rglob("*.jsonl"))
         assert any(str(newdir) in p.read_text() for p in found), "no restored session file on the host"
     check("a bundle imported while a host is shown is restored there, previewed first", bundle_back)
+
+    def trash_there():
+        sid = "7938f0db-aeb3-409b-ab80-42085a5431da"
+        transcript = TMP / "remote-home/.claude/projects/-home-bob-projects-demo" / f"{sid}.jsonl"
+        open_session(d, sid)
+        d.click(d.wait_all('[data-testid="trash-open"]')[0])
+        # The host's plan: its own file, by its own means.
+        steps = [d.text(e) for e in d.wait_all('[data-testid="trash-step"]', timeout=30)]
+        assert steps == [f"To the trash {transcript} ({transcript.stat().st_size / 1024:.1f} KiB)"], steps
+        d.shot("67-remote-trash-dialog")
+        d.click(d.find_all('[data-testid="trash-confirm"]')[0])
+        d.until("return !document.querySelector('[data-testid=\"trash-dialog\"]')", 30)
+        kind, text, _ = notice(d)
+        assert kind == "ok" and "Moved to the trash: 1 session" in text, text
+        close_notice(d)
+        assert not transcript.exists()
+        assert (TMP / "remote-home/.local/share/Trash/files" / f"{sid}.jsonl").is_file()
+        # The host's next answers do not bring it back.
+        time.sleep(5)
+        assert not d.find_all(f'[data-testid="session-row"][data-id="{sid}"]')
+    check("trash on a remote session shows the host's plan and runs it there", trash_there)
 
     def search():
         box = d.find_all('[data-testid="search-input"]')[0]

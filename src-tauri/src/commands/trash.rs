@@ -73,9 +73,12 @@ pub async fn trash_plan(
     subagents: Option<bool>,
 ) -> CmdResult<Plan> {
     off_main(app, move |state| {
-        state.remote.local_only("Move to trash")?;
         *SHOWN.lock()? = None;
-        let plan = plan_now(state, &session, request(permanent, subagents))?;
+        let plan = match state.remote.current() {
+            // Planned there, with the host's own opt-ins.
+            Some(host) => host.trash(&session, permanent, subagents, None)?.plan,
+            None => plan_now(state, &session, request(permanent, subagents))?,
+        };
         *SHOWN.lock()? = Some(plan.clone());
         Ok(plan)
     })
@@ -92,7 +95,6 @@ pub async fn trash_execute(
     subagents: Option<bool>,
 ) -> CmdResult<Done> {
     off_main(app, move |state| {
-        state.remote.local_only("Move to trash")?;
         let request = request(permanent, subagents);
         let shown = SHOWN.lock()?.take().filter(|p| {
             p.session.provider == session.provider
@@ -102,6 +104,16 @@ pub async fn trash_execute(
         let shown = shown.ok_or_else(|| {
             CmdError::invalid_input("nothing was done: show what will be removed first")
         })?;
+        if let Some(host) = state.remote.current() {
+            // The host runs it only when planning again there gives the plan shown.
+            let answer = host.trash(&session, permanent, subagents, Some(shown))?;
+            return answer.done.ok_or_else(|| {
+                CmdError::new(
+                    ErrorCode::Protocol,
+                    format!("{} planned instead of running", host.alias),
+                )
+            });
+        }
         let now = plan_now(state, &session, request)?;
         if now != shown {
             return Err(cmd_error(

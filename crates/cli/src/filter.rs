@@ -49,6 +49,20 @@ impl FilterArgs {
     pub fn sort(&self) -> SortKey {
         self.sort.unwrap_or_default()
     }
+
+    /// `scan`'s envelope of a listing (read here or on a host): filtered, sorted, with the
+    /// listing's warnings.
+    pub fn scanned(
+        &self,
+        mut report: agent_sessions_core::ScanReport,
+        warnings: &[String],
+    ) -> crate::envelope::Envelope {
+        self.filter().retain(&mut report.sessions);
+        self.sort().sort(&mut report.sessions);
+        let mut out = crate::envelope::Envelope::scan(report);
+        out.warn(warnings);
+        out
+    }
 }
 
 fn parse_sort(text: &str) -> Result<SortKey, String> {

@@ -286,11 +286,8 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
             filter,
         } => {
             let mut lib = open(&roots, &providers, !no_cache);
-            let mut report = progress::run("scanning", |p| lib.sessions(p))?;
-            filter.filter().retain(&mut report.sessions);
-            filter.sort().sort(&mut report.sessions);
-            let mut out = Envelope::scan(report);
-            out.warn(lib.warnings());
+            let report = progress::run("scanning", |p| lib.sessions(p))?;
+            let mut out = filter.scanned(report, lib.warnings());
             out.warn_unavailable(lib.catalog(), &providers);
             Ok(out)
         }

@@ -136,15 +136,11 @@ fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, Rem
             filter,
         } => {
             let listed = list(&mut client, providers, no_cache)?;
-            let mut report = ScanReport {
+            let report = ScanReport {
                 sessions: listed.sessions,
                 diagnostics: listed.diagnostics,
             };
-            filter.filter().retain(&mut report.sessions);
-            filter.sort().sort(&mut report.sessions);
-            let mut out = Envelope::scan(report);
-            out.warn(&listed.warnings);
-            Ok(out)
+            Ok(filter.scanned(report, &listed.warnings))
         }
         Command::Show { id, no_cache: _ } => show(client, id),
         Command::Search {
@@ -316,11 +312,16 @@ fn bundle_export(client: &mut Client, args: BundleExportArgs) -> Result<Envelope
 /// Moves a download to the name the host gave it, in the same folder, replacing nothing
 /// unless `force`.
 fn name_download(temp: &Path, name: &str, force: bool, roots: &Roots) -> Result<PathBuf, Error> {
-    // The host's name is a file name of its making; only its last part is used here.
-    let name = Path::new(name)
+    // The host's name is of its making: only a plain `….agent-session.zip` name is used.
+    let plain = Path::new(name)
         .file_name()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("session.agent-session.zip"));
+        .and_then(|n| n.to_str())
+        .filter(|n| {
+            n.ends_with(".agent-session.zip")
+                && !n.starts_with('.')
+                && !n.chars().any(char::is_control)
+        });
+    let name = PathBuf::from(plain.unwrap_or("session.agent-session.zip"));
     let target = temp.with_file_name(name);
     let done = refuse_agent_store(roots, &target).and_then(|()| {
         if force {

@@ -247,6 +247,16 @@ impl Host {
         self.call(method::TRASH, params)
     }
 
+    /// The session's handoff to `target`, written there from its store.
+    pub fn handoff(&self, session: &SessionRef, target: ProviderKind) -> CmdResult<HandoffDoc> {
+        let params = wire::HandoffParams {
+            session: wire_ref(session),
+            to: target,
+            budget: None,
+        };
+        self.call(method::HANDOFF, params)
+    }
+
     /// The session's events so far, as `log` reads them there.
     pub fn events(&self, session: &SessionRef) -> CmdResult<Update> {
         let log: wire::LogResult = self.call(method::LOG, wire_ref(session))?;
@@ -397,6 +407,13 @@ pub struct Delta {
     pub reset: bool,
     pub changed: Vec<SessionMeta>,
     pub removed: Vec<SessionRef>,
+}
+
+/// What `handoff` answers (the parts the app shows).
+#[derive(Debug, Deserialize)]
+pub struct HandoffDoc {
+    pub markdown: String,
+    pub chars: usize,
 }
 
 /// What `trash` answers: the plan, and what was done when it ran.

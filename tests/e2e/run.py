@@ -2111,6 +2111,19 @@ def remote_suite(d, ssh_config):
         assert not d.find_all(f'[data-testid="session-row"][data-id="{sid}"]')
     check("trash on a remote session shows the host's plan and runs it there", trash_there)
 
+    def handoff_there():
+        open_session(d, "9d22e384-6685-4b75-ac35-088162e4c4a9")
+        d.click(d.find_all('[data-testid="handoff-toggle"]')[0])
+        d.wait_all('[data-testid="handoff-menu"]')
+        # Starting an agent here on a session there: not yet; its handoff, written there: yes.
+        assert d.js("return document.querySelector('[data-testid=\"handoff-codex\"]').disabled") is True
+        d.click(d.find_all('[data-testid="handoff-copy-codex"]')[0])
+        ok, text, _ = handoff_status(d)
+        assert ok and text.startswith("Copied the handoff for Codex CLI"), text
+        pasted = paste_clipboard(d)
+        assert "List the files here and show main.py" in pasted, pasted[:400]
+    check("the handoff of a remote session is written there and copied here", handoff_there)
+
     def search():
         box = d.find_all('[data-testid="search-input"]')[0]
         d.type(box, "continue after big context\ue007")

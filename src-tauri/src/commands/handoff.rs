@@ -45,8 +45,14 @@ pub async fn handoff_text(
     target: String,
 ) -> CmdResult<HandoffText> {
     off_main(app, move |state| {
-        state.remote.local_only("Continue in another agent")?;
         let target = target_of(&target)?;
+        if let Some(host) = state.remote.current() {
+            let doc = host.handoff(&session, target)?;
+            return Ok(HandoffText {
+                chars: doc.chars,
+                markdown: doc.markdown,
+            });
+        }
         let meta = state.resolve(&session)?;
         let lib = state.service.library();
         let doc = handoff::from_store(lib.catalog(), &meta, target, Budget::default())?;

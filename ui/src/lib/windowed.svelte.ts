@@ -11,12 +11,15 @@ export class Windowed {
   band = $state<Band>({ top: 0, height: 800 });
   /** The item that last had focus: the list's one tab stop while it is rendered. */
   focused = $state(-1);
+  /** The px rendered beyond the viewport: none until the first rows are painted, so a start
+   * builds only the rows in view (about half), then `overscan`. */
+  private extra = $state(0);
   /** The items [start, end) in the DOM. */
-  range = $derived(windowOf(this.offsets(), this.band.top - this.overscan, this.band.top + this.band.height + this.overscan));
+  range = $derived(windowOf(this.offsets(), this.band.top - this.extra, this.band.top + this.band.height + this.extra));
   private pane: ReturnType<typeof followViewport> | null = null;
 
   /** `list`: the list's element once mounted; `offsets`: its items' offsets (offsetsOf);
-   * `overscan`: px rendered beyond the viewport on each side. */
+   * `overscan`: px rendered beyond the viewport on each side once the first rows are painted. */
   constructor(
     private readonly list: () => HTMLElement | undefined,
     private readonly offsets: () => number[],
@@ -27,6 +30,10 @@ export class Windowed {
       if (!el) return;
       this.pane = followViewport(el, (b) => this.setBand(b));
       return () => this.pane?.stop();
+    });
+    $effect(() => {
+      if (this.extra || this.range.end === this.range.start) return;
+      requestAnimationFrame(() => requestAnimationFrame(() => (this.extra = this.overscan)));
     });
     // Another list may have moved the scroll position, or what is above the list its top.
     $effect(() => {

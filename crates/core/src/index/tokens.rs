@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 use std::ffi::{c_char, c_int, c_void};
+use std::hash::BuildHasher;
 use std::ptr;
 
 use rusqlite::ffi;
@@ -159,6 +160,46 @@ impl Drop for Tokenizer {
 pub struct NewTerms {
     tokenizer: Tokenizer,
     handed_out: HashSet<String, foldhash::fast::RandomState>,
+    recent: Recent,
+}
+
+/// A direct-mapped memory of short terms handed out, in front of `handed_out`: most tokens are
+/// a few common words, and a look-up in the set reads its key through a pointer (a cache miss
+/// per token, most of this pass's time); here the term's bytes sit in the slot (256 KiB).
+/// Exact: a slot answers only for the very term it holds.
+struct Recent {
+    slots: Vec<[u8; RECENT_SLOT]>,
+}
+
+/// A slot: the term's length, then its bytes (terms longer than this go to the set only).
+const RECENT_SLOT: usize = 32;
+const RECENT_SLOTS: usize = 8192;
+
+impl Recent {
+    fn new() -> Recent {
+        Recent {
+            slots: vec![[0; RECENT_SLOT]; RECENT_SLOTS],
+        }
+    }
+
+    fn slot(&mut self, term: &str, hash: u64) -> Option<&mut [u8; RECENT_SLOT]> {
+        let fits = !term.is_empty() && term.len() < RECENT_SLOT;
+        fits.then(|| &mut self.slots[hash as usize % RECENT_SLOTS])
+    }
+
+    /// Whether `term` is in its slot; if not, puts it there.
+    fn check_in(&mut self, term: &str, hash: u64) -> bool {
+        let Some(slot) = self.slot(term, hash) else {
+            return false;
+        };
+        let bytes = term.as_bytes();
+        if usize::from(slot[0]) == bytes.len() && &slot[1..=bytes.len()] == bytes {
+            return true;
+        }
+        slot[0] = bytes.len() as u8;
+        slot[1..=bytes.len()].copy_from_slice(bytes);
+        false
+    }
 }
 
 /// Past this many remembered terms the memory is emptied (repeats are then written again,
@@ -170,6 +211,7 @@ impl NewTerms {
         Ok(NewTerms {
             tokenizer: Tokenizer::new()?,
             handed_out: HashSet::default(),
+            recent: Recent::new(),
         })
     }
 
@@ -177,9 +219,14 @@ impl NewTerms {
     pub fn add(&mut self, text: &str, out: &mut Vec<String>) {
         if self.handed_out.len() > REMEMBERED_TERMS {
             self.handed_out.clear();
+            self.recent = Recent::new();
         }
-        let seen = &mut self.handed_out;
+        let (seen, recent) = (&mut self.handed_out, &mut self.recent);
         self.tokenizer.tokens(text, &mut |t| {
+            // Only terms in the set are in a slot, so a hit there is a term handed out.
+            if recent.check_in(t, seen.hasher().hash_one(t)) {
+                return;
+            }
             if !seen.contains(t) {
                 seen.insert(t.to_owned());
                 out.push(t.to_owned());
@@ -191,6 +238,25 @@ impl NewTerms {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each term is handed out once, whether its slot in `Recent` holds it, another term (20,000
+    /// terms share 8,192 slots) or nothing (too long).
+    #[test]
+    fn each_term_is_handed_out_once() {
+        let mut terms = NewTerms::new().unwrap();
+        let long = "x".repeat(40);
+        let words: Vec<String> = (0..20_000).map(|i| format!("w{i}")).collect();
+        let text = format!("{} {long} the", words.join(" "));
+        let mut first = Vec::new();
+        terms.add(&text, &mut first);
+        terms.add(&format!("the {long} w7 {text}"), &mut first);
+        let mut want = words.clone();
+        want.extend([long.clone(), "the".to_owned()]);
+        assert_eq!(first, want);
+        let mut again = Vec::new();
+        terms.add(&format!("{text} new"), &mut again);
+        assert_eq!(again, ["new"]);
+    }
 
     /// The tokens we see are the terms FTS5 stores (fts5vocab over a table of the same text).
     #[test]

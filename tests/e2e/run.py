@@ -2016,6 +2016,7 @@ def remote_suite(d, ssh_config):
         local_only = d.find_all('[data-testid="local-only"]')[0]
         assert d.js("return arguments[0].disabled", {ELEMENT: local_only}) is True
         assert "not over ssh on testbox" in d.attr(local_only, "title"), d.attr(local_only, "title")
+        assert d.js("return document.querySelector('[data-testid=\"raw-toggle\"]').disabled") is True
         d.shot("62-remote-transcript")
     check("picking a host shows its sessions in the tree and opens a transcript from there", browse)
 
@@ -2032,6 +2033,8 @@ def remote_suite(d, ssh_config):
         assert sorted(roots) == ["claude", "codex", "opencode"] and all(r.startswith(home) for r in roots.values()), roots
         watcher = d.find_all('[data-testid="diagnostics-watcher"]')[0]
         assert d.attr(watcher, "data-state") == "polling", d.attr(watcher, "data-state")
+        # No cache of ours is read for a host: nothing to clear here.
+        assert not d.find_all('[data-testid="clear-cache"]')
         d.shot("64-remote-diagnostics")
         d.click(d.find_all('[data-testid="diagnostics-close"]')[0])
     check("Stats and Diagnostics show the host's figures and stores", panels)

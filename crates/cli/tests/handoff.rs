@@ -6,6 +6,8 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -56,20 +58,7 @@ impl Machine {
     }
 
     fn cli(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
-        let nowhere = Path::new("/nonexistent/agent-sessions-cli-test-home");
-        cmd.args(args)
-            .arg("--claude-root")
-            .arg(self.tmp.path().join("claude"))
-            .env("AGENT_SESSIONS_CACHE_DIR", self.tmp.path().join("cache"))
-            .env("AGENT_SESSIONS_CONFIG", self.tmp.path().join("config.toml"))
-            .env("PATH", self.bin())
-            .env("HOME", nowhere)
-            .env("CODEX_HOME", nowhere.join("codex"))
-            .env("XDG_DATA_HOME", nowhere.join("data"))
-            .env_remove("TERMINAL")
-            .env_remove("XDG_CURRENT_DESKTOP");
-        cmd
+        common::machine_cli(self.tmp.path(), &self.bin(), args)
     }
 
     /// Runs `cmd`, which must succeed; its standard output.

@@ -4,7 +4,9 @@
 
 #![cfg(target_os = "linux")]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -68,31 +70,12 @@ impl Machine {
     }
 
     fn cli(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"));
-        let empty = Path::new("/nonexistent/agent-sessions-cli-test-home");
-        cmd.args(args)
-            .arg("--claude-root")
-            .arg(self.tmp.path().join("claude"))
-            .env("AGENT_SESSIONS_CACHE_DIR", self.tmp.path().join("cache"))
-            .env("AGENT_SESSIONS_CONFIG", self.tmp.path().join("config.toml"))
-            .env("PATH", self.bin())
-            .env("HOME", empty)
-            .env("CODEX_HOME", empty.join("codex"))
-            .env("XDG_DATA_HOME", empty.join("data"))
-            .env_remove("TERMINAL")
-            .env_remove("XDG_CURRENT_DESKTOP");
-        cmd
+        common::machine_cli(self.tmp.path(), &self.bin(), args)
     }
 
     fn run(&self, args: &[&str]) -> (Output, Value) {
         let out = self.cli(args).output().unwrap();
-        let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "not JSON ({e}): {}\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+        let v = common::json_of(&out);
         (out, v)
     }
 

@@ -108,13 +108,7 @@ impl Machine {
 
     fn run(&self, args: &[&str]) -> (Output, Value) {
         let out = self.cli(args).output().unwrap();
-        let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "not JSON ({e}): {}\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+        let v = common::json_of(&out);
         (out, v)
     }
 

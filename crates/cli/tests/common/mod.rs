@@ -38,6 +38,23 @@ pub fn no_agent_variables(cmd: &mut Command) -> &mut Command {
     cmd
 }
 
+/// The binary with `args` on a machine of its own in `tmp`: the Claude store `tmp/claude`, the
+/// cache and `config.toml` in `tmp`, only `bin` on PATH and no terminal named by the
+/// environment (what a terminal or an agent is started as is then the test's own fake's).
+pub fn machine_cli(tmp: &Path, bin: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    no_real_home(&mut cmd)
+        .args(args)
+        .arg("--claude-root")
+        .arg(tmp.join("claude"))
+        .env("AGENT_SESSIONS_CACHE_DIR", tmp.join("cache"))
+        .env("AGENT_SESSIONS_CONFIG", tmp.join("config.toml"))
+        .env("PATH", bin)
+        .env_remove("TERMINAL")
+        .env_remove("XDG_CURRENT_DESKTOP");
+    cmd
+}
+
 /// The binary with `args`, no real home and the cache in `cache`.
 pub fn cli(cache: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(BIN);

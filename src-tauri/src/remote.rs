@@ -17,7 +17,7 @@ use agent_sessions_core::index::Hit;
 use agent_sessions_core::live::follow::Update;
 use agent_sessions_core::service::WatcherState;
 use agent_sessions_core::view::{self, TranscriptPage};
-use agent_sessions_core::{ProviderKind, Roots, ScanReport, SessionMeta};
+use agent_sessions_core::{Message, ProviderKind, Roots, ScanReport, SessionMeta, Transcript};
 use agent_sessions_remote::protocol::{self as wire, method};
 use agent_sessions_remote::ssh::Ssh;
 use agent_sessions_remote::{Client, Error as RemoteError};
@@ -141,15 +141,41 @@ impl Host {
 
     /// Where the message with `id` is (pages are read until it is found).
     pub fn position(&self, session: &SessionRef, id: &str) -> CmdResult<Option<usize>> {
+        Ok(self.find(session, id)?.map(|(i, _)| i))
+    }
+
+    /// The message with `id` and where it is (pages are read until it is found).
+    pub fn find(&self, session: &SessionRef, id: &str) -> CmdResult<Option<(usize, Message)>> {
         let mut offset = 0;
         loop {
-            let page = self.show(session, offset, wire::PAGE_MESSAGES)?;
+            let mut page = self.show(session, offset, wire::PAGE_MESSAGES)?;
             if let Some(i) = page.messages.iter().position(|m| m.id == id) {
-                return Ok(Some(offset + i));
+                return Ok(Some((offset + i, page.messages.swap_remove(i))));
             }
             match page.next {
                 Some(next) if next > offset => offset = next,
                 _ => return Ok(None),
+            }
+        }
+    }
+
+    /// The whole transcript, read there page by page (what an export here is written from,
+    /// as `export --host` does; outputs kept as blobs stay previews).
+    pub fn transcript(&self, session: &SessionRef) -> CmdResult<Transcript> {
+        let mut offset = 0;
+        let mut messages = Vec::new();
+        loop {
+            let mut page = self.show(session, offset, wire::PAGE_MESSAGES)?;
+            messages.append(&mut page.messages);
+            match page.next {
+                Some(next) if next > offset => offset = next,
+                _ => {
+                    return Ok(Transcript {
+                        session: page.session,
+                        messages,
+                        diagnostics: page.diagnostics,
+                    })
+                }
             }
         }
     }
@@ -567,6 +593,36 @@ mod tests {
         assert_eq!(sessions_counted, sessions.len() as u64);
         assert!(health.roots.iter().all(|r| r.root.starts_with(fixture())));
         assert!(matches!(health.watcher, WatcherState::Polling { .. }));
+    }
+
+    /// Markdown, JSON and HTML of a remote session, written here from its pages, are byte for
+    /// byte the local export of the same store; a message is found with its index.
+    #[test]
+    fn exports_and_messages_from_the_remote_are_the_local_ones() {
+        use agent_sessions_core::actions::export::{Exporter, Format, Options};
+        let host = host();
+        let (lib, sessions) = local();
+        for session in &sessions {
+            let transcript = host.transcript(&named(session)).unwrap();
+            for format in [Format::Markdown, Format::Json, Format::Html] {
+                let document = |e: Exporter| {
+                    let mut out = Vec::new();
+                    e.exported_at(None).write(format, &mut out).unwrap();
+                    out
+                };
+                let got = document(Exporter::from_transcript(&transcript, Options::default()));
+                let want = document(Exporter::from_store(
+                    lib.catalog(),
+                    session,
+                    Options::default(),
+                ));
+                assert_eq!(got, want, "{} as {format:?}", session.id);
+            }
+            if let Some(last) = transcript.messages.last() {
+                let (i, found) = host.find(&named(session), &last.id).unwrap().unwrap();
+                assert_eq!((i, &found.id), (transcript.messages.len() - 1, &last.id));
+            }
+        }
     }
 
     #[test]

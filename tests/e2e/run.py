@@ -8,10 +8,12 @@ export is opened in WebKitGTK's MiniBrowser (the app's own web engine) through W
 """
 
 import base64
+import difflib
 import http.client
 import http.server
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -2052,9 +2054,7 @@ def remote_suite(d, ssh_config):
         open_session(d, sid)
         d.click(d.find_all('[data-testid="export-toggle"]')[0])
         d.wait_all('[data-testid="export-menu"]')
-        # Documents are written from this computer's stores: only a bundle, made there.
-        assert d.js("return document.querySelector('[data-testid=\"export-format-markdown\"]').disabled") is True
-        d.until("return document.querySelector('[data-testid=\"export-format-bundle\"]').checked")
+        d.click(d.find_all('[data-testid="export-format-bundle"]')[0])
         d.click(d.find_all('[data-testid="export-save"]')[0])
         target = TMP / "from testbox.agent-session.zip"
         save_dialog("Export testbox's session as a bundle", target)
@@ -2067,6 +2067,47 @@ def remote_suite(d, ssh_config):
                              capture_output=True, text=True, timeout=60)
         assert out.returncode == 0 and json.loads(out.stdout)["ok"] and sid in out.stdout, (out.stdout, out.stderr)
     check("export of a remote session saves the bundle the host made, checked, here", bundle)
+
+    def markdown_there():
+        # Written here from the host's pages: the same document the CLI's `--host export` writes.
+        sid = "9d22e384-6685-4b75-ac35-088162e4c4a9"
+        open_session(d, sid)
+        target = TMP / "from testbox.md"
+        run_export(d, "markdown", target, reasoning=True)
+        kind, text, _ = notice(d, 60)
+        assert kind == "ok" and text.endswith(f"bytes to {target}"), (kind, text)
+        assert target.stat().st_mode & 0o777 == 0o600, oct(target.stat().st_mode)
+        close_notice(d)
+        env = dict(os.environ, AGENT_SESSIONS_SSH_CONFIG=str(ssh_config))
+        cli = subprocess.run([str(server_cli()), "--host", "testbox", "export", sid, "--format", "md", "--reasoning"],
+                             capture_output=True, text=True, timeout=120, env=env)
+        assert cli.returncode == 0, cli.stderr
+
+        def unstamped(md):  # the export's time is the only part that differs
+            return re.sub(r"^.*? · (agent-sessions \S+ · reasoning)", r"\1", md, count=1, flags=re.M)
+        got, want = unstamped(target.read_text()), unstamped(cli.stdout)
+        assert got == want, "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "cli", "app"))[:2000]
+        assert "# " in got and "List the files here and show main.py" in got, got[:400]
+    check("Markdown export of a remote session is written here from its pages, as the CLI's --host export", markdown_there)
+
+    def translate_there():
+        # The message is read from the host; this computer's endpoint (its config.toml) is asked.
+        server = FakeTranslator()
+        config = TMP / "config-remote.toml"
+        before = config.read_text()
+        try:
+            config.write_text(before + f'\n[translate]\nbase_url = "{server.base}"\napi_key = "sk-e2e"\nmodel = "e2e-model"\n')
+            open_session(d, TERM_SESSION)
+            user = '[data-testid="message"][data-id="t1"]'
+            d.click(d.wait_all(f'{user} [data-testid="translate"]')[0])
+            shown = d.wait_all(f'{user} [data-testid="translation-text"]', timeout=30)[0]
+            assert d.text(shown) == server.reply, d.text(shown)
+            assert len(server.requests) == 1, server.requests
+            assert server.requests[0]["body"]["messages"][1]["content"] == "TERM probe: open me in a terminal", server.requests
+        finally:
+            config.write_text(before)
+            server.stop()
+    check("Translate on a remote session sends that message's text, read from the host, to this computer's endpoint", translate_there)
 
     def bundle_back():
         # That bundle restored on the host again, as a copy (the session itself is there).

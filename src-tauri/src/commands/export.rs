@@ -30,7 +30,17 @@ pub async fn export_session(
 ) -> CmdResult<Option<Exported>> {
     let handle = app.clone();
     off_main(app, move |state| {
-        state.remote.local_only("Export")?;
+        if let Some(host) = state.remote.current() {
+            // Read there page by page, written here by the same code as a local export.
+            let transcript = host.transcript(&session)?;
+            let Some(path) = save_dialog(&handle, &transcript.session, format)? else {
+                return Ok(None);
+            };
+            refuse_stores(state, &path)?;
+            let bytes =
+                Exporter::from_transcript(&transcript, options).save(format, &path, true)?;
+            return Ok(Some(Exported { path, bytes }));
+        }
         let meta = state.resolve(&session)?;
         // Blocking is fine here: this runs on the blocking pool, not the window's thread.
         let Some(path) = save_dialog(&handle, &meta, format)? else {

@@ -1,6 +1,7 @@
 //! Translate one message (SPEC §9, `docs/translation.md`). The webview names the session and the
 //! message; the text and the HTTP request stay here, in Rust. The settings are read from
-//! config.toml on each call, so what Settings saved applies to the next translation.
+//! config.toml on each call, so what Settings saved applies to the next translation. A remote
+//! host's message is read from there; the endpoint is asked from this computer.
 
 use agent_sessions_core::actions::translate::{self, Endpoint, Limits, TranslateError};
 use agent_sessions_core::config::ConfigFile;
@@ -20,14 +21,21 @@ pub async fn translate_message(
     message_id: String,
 ) -> CmdResult<TranslationView> {
     off_main(app, move |state| {
-        state.remote.local_only("Translate")?;
         let settings = ConfigFile::load_default(&process_env).settings().translate;
         // Before the transcript is even looked at: an endpoint that is not set up gets nothing.
         let endpoint = Endpoint::of(&settings).map_err(coded)?;
-        // The transcript lock is held for the look-up only, not while the endpoint answers.
-        let text = state
-            .with_transcript(&session, |t| translate::text_in(&t.messages, &message_id))?
-            .map_err(coded)?;
+        let text = match state.remote.current() {
+            // A remote host's message is read from its pages; the request is sent from here.
+            Some(host) => {
+                let found = host.find(&session, &message_id)?;
+                translate::text_in(found.as_ref().map(|(_, m)| m), &message_id)
+            }
+            // The transcript lock is held for the look-up only, not while the endpoint answers.
+            None => {
+                state.with_transcript(&session, |t| translate::text_in(&t.messages, &message_id))?
+            }
+        }
+        .map_err(coded)?;
         let done = endpoint
             .translate(&message_id, &text, &Limits::default())
             .map_err(coded)?;

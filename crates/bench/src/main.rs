@@ -459,21 +459,29 @@ fn live_suite(args: &Args) {
     print_table(&rows);
 }
 
-/// One big live Claude session (`--big-mb`): what a list (its
-/// turn state), a follower's first poll and its poll after an append cost, reading the end of
-/// the file instead of all of it; and a whole load, for comparison.
-fn big_live_session(args: &Args) -> Vec<Row> {
+/// A Claude store `<dir>/<suite>-big-<N>MB` holding one session `id` of `--big-mb` MB, made
+/// once (a `DONE` marker); the store and the session's file.
+fn big_claude_store(args: &Args, suite: &str, id: &str, seed: u64) -> (PathBuf, PathBuf) {
     let mb = args.big_mb;
-    let root = args.dir.join(format!("live-big-{mb}MB"));
-    let id = "00000000-0000-4000-8000-0000000b1900";
+    let root = args.dir.join(format!("{suite}-big-{mb}MB"));
     let file = root.join(format!("projects/-home-user-big/{id}.jsonl"));
     if !root.join("DONE").exists() {
         let _ = fs::remove_dir_all(&root);
         fs::create_dir_all(file.parent().unwrap()).unwrap();
-        let mut rng = corpus::Rng::new(0xb16);
+        let mut rng = corpus::Rng::new(seed);
         corpus::claude_session(&file, "/home/user/big", mb * 1_000_000, &mut rng).unwrap();
         fs::write(root.join("DONE"), b"").unwrap();
     }
+    (root, file)
+}
+
+/// One big live Claude session (`--big-mb`): what a list (its
+/// turn state), a follower's first poll and its poll after an append cost, reading the end of
+/// the file instead of all of it; and a whole load, for comparison.
+fn big_live_session(args: &Args) -> Vec<Row> {
+    let id = "00000000-0000-4000-8000-0000000b1900";
+    let mb = args.big_mb;
+    let (root, file) = big_claude_store(args, "live", id, 0xb16);
     // Claimed live by this process, the way Claude Code writes `sessions/<pid>.json`.
     let me = std::process::id();
     let stat = fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
@@ -552,17 +560,9 @@ fn big_live_session(args: &Args) -> Vec<Row> {
 /// default options and with everything included; a whole load for comparison.
 fn export_suite(args: &Args) {
     use agent_sessions_core::actions::export::{Exporter, Format, Options, ToolOutput};
-    let mb = args.big_mb;
-    let root = args.dir.join(format!("export-big-{mb}MB"));
     let id = "00000000-0000-4000-8000-0000000e0900";
-    let file = root.join(format!("projects/-home-user-big/{id}.jsonl"));
-    if !root.join("DONE").exists() {
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(file.parent().unwrap()).unwrap();
-        let mut rng = corpus::Rng::new(0xe0b);
-        corpus::claude_session(&file, "/home/user/big", mb * 1_000_000, &mut rng).unwrap();
-        fs::write(root.join("DONE"), b"").unwrap();
-    }
+    let mb = args.big_mb;
+    let (root, file) = big_claude_store(args, "export", id, 0xe0b);
     let roots = Roots::default().with(ProviderKind::Claude, [&root]);
     let catalog = Catalog::new(&roots, &[]);
     let sessions = catalog.scan(&ScanProgress::default()).unwrap().sessions;

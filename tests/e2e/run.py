@@ -2009,6 +2009,8 @@ def remote_suite(d, ssh_config):
         assert agent_counts(d) == REMOTE_COUNTS, agent_counts(d)
         labels = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
         assert "dir:/home/bob/projects/demo" in labels, labels
+        # Remembered for the next start.
+        assert 'host = "testbox"' in (TMP / "config-remote.toml").read_text()
         d.shot("61-remote-list")
         open_session(d, "9d22e384-6685-4b75-ac35-088162e4c4a9")
         header = d.text(d.find_all('[data-testid="header-counts"]')[0])
@@ -2232,7 +2234,8 @@ def remote_suite(d, ssh_config):
         set_control(d, "host-picker", "")
         d.until("return document.querySelectorAll('[data-testid=\"session-row\"]').length === 0", 30)
         assert agent_counts(d) == {"claude": 0, "codex": 0, "opencode": 0}, agent_counts(d)
-    check("this computer again shows its own sessions (none here)", back_home)
+        assert "host =" not in (TMP / "config-remote.toml").read_text()
+    check("this computer again shows its own sessions (none here), and is what the next start shows", back_home)
 
 
 if __name__ == "__main__":

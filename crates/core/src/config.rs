@@ -441,6 +441,8 @@ pub struct UiSettings {
     pub sort_by: SortKey,
     /// Fold directories under their repository (worktrees under the main one) in the tree.
     pub fold_repos: bool,
+    /// The machine shown at start: a Host alias of the ssh config; empty is this computer.
+    pub host: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -524,6 +526,7 @@ impl Settings {
                 },
                 sort_by: SortKey::parse(&text("ui.sort_by")).unwrap_or_default(),
                 fold_repos: flag("ui.fold_repos"),
+                host: text("ui.host"),
             },
             filter: Filter {
                 agent: ProviderKind::parse(&text("filter.agent")),
@@ -633,6 +636,7 @@ mod tests {
         assert!(s.provider(ProviderKind::Claude).roots.is_empty());
         assert_eq!(s.ui.group_by, GroupBy::DirAgent);
         assert_eq!(s.ui.theme, Theme::System);
+        assert_eq!(s.ui.host, "", "this computer");
         assert_eq!(s.terminal.app, "");
         assert_eq!(s.translate.language, "Vietnamese");
         assert!(!s.translate.is_configured());

@@ -679,3 +679,28 @@ fn a_new_table_goes_after_the_comments_that_end_the_file() {
         "[ui]\ntheme = \"dark\"\n\n# [terminal]\n# app = \"kitty\"\n\n[translate]\nmodel = \"m\"\n"
     );
 }
+
+/// The app's machine (`ui.host`): saved and read back; cleared, it is this computer again; a
+/// value ssh would not read as one word on a line is refused and the file left as it was.
+#[test]
+fn the_chosen_host_is_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, "[ui]\ntheme = \"dark\"\n").unwrap();
+    let mut config = ConfigFile::load(&path);
+    assert_eq!(config.settings().ui.host, "");
+    config.set("ui.host", &json!("devbox")).unwrap();
+    config.save().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "[ui]\ntheme = \"dark\"\nhost = \"devbox\"\n"
+    );
+    let mut again = ConfigFile::load(&path);
+    assert_eq!(again.settings().ui.host, "devbox");
+    let err = again.set("ui.host", &json!("dev\nbox")).unwrap_err();
+    assert_eq!(err.code(), "config_bad_value");
+    assert_eq!(again.settings().ui.host, "devbox");
+    again.set("ui.host", &json!("")).unwrap();
+    again.save().unwrap();
+    assert_eq!(ConfigFile::load(&path).settings().ui.host, "");
+}

@@ -2,7 +2,8 @@
 //! (`agent_sessions_remote::hosts`; `AGENT_SESSIONS_SSH_CONFIG` names another config, passed
 //! to ssh as `-F`). Choosing one connects (the picker shows the connection's error, which says
 //! what to set up) and every session command then asks that host; a poller tells the window
-//! when its sessions change, as the local worker does.
+//! when its sessions change, as the local worker does. The machine chosen is saved as `ui.host`
+//! and shown again at the next start (an alias no longer listed: this computer, with a notice).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use serde::Serialize;
 use serde_json::json;
 use tauri::{AppHandle, Emitter, Manager};
 
+use super::settings::{save, Change};
 use super::{off_main, CmdError, CmdResult};
 use crate::remote::{Host, POLL_MS};
 use crate::state::AppState;
@@ -28,6 +30,10 @@ pub struct HostsView {
     config: Option<String>,
     /// Includes that could not be read.
     problems: Vec<String>,
+    /// The host shown last time (`ui.host`), when it is still listed: the window starts on it.
+    remembered: Option<String>,
+    /// Why the window starts on this computer although another machine was remembered.
+    forgotten: Option<String>,
 }
 
 /// The config read, and whether it was named (then ssh is given it with `-F`).
@@ -41,11 +47,55 @@ fn view(state: &AppState) -> HostsView {
     let found = config().map(|(c, dir, _)| (hosts::list(&c, &dir), c));
     let (listed, path) = found.unzip();
     let listed = listed.unwrap_or_default();
+    let config = path.map(|p| p.display().to_string());
+    let (remembered, forgotten) = start_on(remembered(state), &listed.aliases, config.as_deref());
     HostsView {
         hosts: listed.aliases,
         current: state.remote.current().map(|h| h.alias.clone()),
-        config: path.map(|p| p.display().to_string()),
+        config,
         problems: listed.problems,
+        remembered,
+        forgotten,
+    }
+}
+
+/// The saved machine to start on when it is still listed; else why this computer is shown.
+fn start_on(
+    saved: Option<String>,
+    listed: &[String],
+    config: Option<&str>,
+) -> (Option<String>, Option<String>) {
+    match saved {
+        Some(alias) if listed.contains(&alias) => (Some(alias), None),
+        Some(alias) => {
+            let notice = format!(
+                "{alias}, the machine shown last time, is no longer a Host in {}: showing this computer",
+                config.unwrap_or("the ssh config")
+            );
+            (None, Some(notice))
+        }
+        None => (None, None),
+    }
+}
+
+/// The machine saved as shown (`ui.host`); none: this computer.
+fn remembered(state: &AppState) -> Option<String> {
+    let host = state.config.lock().ok()?.settings().ui.host;
+    (!host.is_empty()).then_some(host)
+}
+
+/// Saves the machine shown for the next start (`ui.host`; this computer: the key removed).
+/// A config that cannot be written costs only that memory, said as a warning.
+fn remember(app: &AppHandle, state: &AppState, alias: Option<&str>) {
+    if remembered(state).as_deref() == alias {
+        return;
+    }
+    let change = Change::new("ui.host", alias.map(|a| json!(a)));
+    if let Err(e) = save(state, &[change]) {
+        let _ = app.emit(
+            "warning",
+            format!("The machine shown will not be remembered: {}", e.message),
+        );
     }
 }
 
@@ -62,6 +112,7 @@ pub async fn select_host(app: AppHandle, alias: Option<String>) -> CmdResult<Hos
     off_main(app, move |state| {
         let Some(alias) = alias else {
             state.remote.set(None);
+            remember(&handle, state, None);
             return Ok(view(state));
         };
         let listed = view(state);
@@ -74,6 +125,7 @@ pub async fn select_host(app: AppHandle, alias: Option<String>) -> CmdResult<Hos
         let named = config().filter(|c| c.2).map(|c| c.0);
         let host = Arc::new(Host::connect(&alias, named)?);
         state.remote.set(Some(host.clone()));
+        remember(&handle, state, Some(&alias));
         poll(handle, host);
         Ok(view(state))
     })
@@ -123,5 +175,27 @@ fn warn(app: &AppHandle, said: &mut String, e: CmdError) {
     if *said != e.message {
         let _ = app.emit("warning", &e.message);
         *said = e.message;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remembered_host_is_started_on_only_while_listed() {
+        let listed = vec!["devbox".to_owned(), "gpu".to_owned()];
+        let config = Some("/home/u/.ssh/config");
+        assert_eq!(
+            start_on(Some("gpu".into()), &listed, config),
+            (Some("gpu".into()), None)
+        );
+        assert_eq!(start_on(None, &listed, config), (None, None));
+        let (on, notice) = start_on(Some("old".into()), &listed, config);
+        assert_eq!(on, None);
+        assert_eq!(
+            notice.as_deref(),
+            Some("old, the machine shown last time, is no longer a Host in /home/u/.ssh/config: showing this computer")
+        );
     }
 }

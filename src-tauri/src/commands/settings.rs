@@ -50,6 +50,16 @@ pub struct Change {
     value: Option<serde_json::Value>,
 }
 
+impl Change {
+    /// `key` set to `value`, or put back to its default with none.
+    pub(super) fn new(key: &str, value: Option<serde_json::Value>) -> Change {
+        Change {
+            key: key.to_owned(),
+            value,
+        }
+    }
+}
+
 impl From<ConfigError> for CmdError {
     fn from(e: ConfigError) -> Self {
         match e {
@@ -74,7 +84,7 @@ pub async fn save_settings(app: AppHandle, changes: Vec<Change>) -> CmdResult<Se
     off_main(app, move |state| save(state, &changes)).await
 }
 
-fn save(state: &AppState, changes: &[Change]) -> CmdResult<SettingsView> {
+pub(super) fn save(state: &AppState, changes: &[Change]) -> CmdResult<SettingsView> {
     let path = state
         .config
         .lock()?

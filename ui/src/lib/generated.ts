@@ -253,7 +253,15 @@ config: string | null,
 /**
  * Includes that could not be read.
  */
-problems: Array<string>, };
+problems: Array<string>, 
+/**
+ * The host shown last time (`ui.host`), when it is still listed: the window starts on it.
+ */
+remembered: string | null, 
+/**
+ * Why the window starts on this computer although another machine was remembered.
+ */
+forgotten: string | null, };
 /**
  * A terminal found on this machine.
  */
@@ -697,7 +705,11 @@ export type UiSettings = { group_by: GroupBy, hidden_dirs: Array<string>, theme:
 /**
  * Fold directories under their repository (worktrees under the main one) in the tree.
  */
-fold_repos: boolean, };
+fold_repos: boolean, 
+/**
+ * The machine shown at start: a Host alias of the ssh config; empty is this computer.
+ */
+host: string, };
 /**
  * How the loop learns of changes, for a diagnostics panel.
  */

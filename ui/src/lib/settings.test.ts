@@ -8,7 +8,7 @@ const saved: Settings = {
     codex: { enabled: true, roots: [] },
     opencode: { enabled: false, roots: [] },
   },
-  ui: { group_by: "dir-agent", hidden_dirs: ["/tmp"], theme: "system", sort_by: "updated", fold_repos: false },
+  ui: { group_by: "dir-agent", hidden_dirs: ["/tmp"], theme: "system", sort_by: "updated", fold_repos: false, host: "" },
   filter: { agent: null, since: null, until: null, model: null, has_subagents: false, archived: false, live: false },
   terminal: { app: "" },
   translate: { base_url: "", api_key_set: true, model: "", language: "Vietnamese" },

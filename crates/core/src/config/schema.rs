@@ -103,6 +103,8 @@ const OTHER_KEYS: &[KeySpec] = &[
         Default::Text("updated"),
     ),
     key("ui.fold_repos", Type::Bool, Default::Bool(false)),
+    // The machine the app shows: a Host alias of the ssh config; empty is this computer.
+    key("ui.host", Type::Text, Default::Text("")),
     // The list's filters as last set in the app (core `filter::Filter`).
     key("filter.agent", Type::Agent, Default::Text("")),
     key("filter.since", Type::Date, Default::Text("")),

@@ -6,8 +6,10 @@
 //! Generates a Claude store of `--size-mb` in `target/remote-bench/` (once), serves it as the
 //! remote home with the release CLI as the server, and prints a table: connecting, the first
 //! list on a cold remote cache, warm lists, search round trips, and how long an appended line
-//! takes to arrive as a `follow` event. Times are the best of `--runs` (latency: median and
-//! worst of 20 appends).
+//! takes to arrive as a `follow` event, and a bundle of one large session (`--big-mb`, made
+//! once beside the store) exported to here, uploaded back and restored there as a copy (the
+//! copy is removed again). Times are the best of `--runs` (latency: median and worst of 20
+//! appends).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,12 +29,14 @@ const NEEDLE: &str = "zebrafish";
 struct Args {
     size_mb: usize,
     runs: usize,
+    big_mb: usize,
 }
 
 fn args() -> Args {
     let mut out = Args {
         size_mb: 300,
         runs: 3,
+        big_mb: 40,
     };
     let words: Vec<String> = std::env::args().skip(1).collect();
     for pair in words.chunks(2) {
@@ -40,7 +44,8 @@ fn args() -> Args {
         match (pair[0].as_str(), value) {
             ("--size-mb", Some(v)) => out.size_mb = v,
             ("--runs", Some(v)) => out.runs = v,
-            _ => panic!("usage: bench [--size-mb N] [--runs N]"),
+            ("--big-mb", Some(v)) => out.big_mb = v,
+            _ => panic!("usage: bench [--size-mb N] [--runs N] [--big-mb N]"),
         }
     }
     out
@@ -56,12 +61,30 @@ fn session_id(k: usize) -> String {
 
 /// One session of about [`SESSION_BYTES`]: prompts and answers, the needle in every 100th.
 fn write_session(path: &Path, k: usize) -> std::io::Result<()> {
+    write_sized(path, k, SESSION_BYTES, false)
+}
+
+/// One session of about `bytes`; `noisy`: its text is hex digits that change from message to
+/// message (compressed to about half, like real transcripts, where the repeated filler
+/// compresses 30-fold).
+fn write_sized(path: &Path, k: usize, bytes: usize, noisy: bool) -> std::io::Result<()> {
     let id = session_id(k);
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let filler = "the quick brown fox jumps over the lazy dog while tests run ".repeat(30);
+    let mut seed = k as u64 | 1;
+    let mut filler = "the quick brown fox jumps over the lazy dog while tests run ".repeat(30);
     let mut written = 0;
     let mut i = 0;
-    while written < SESSION_BYTES {
+    while written < bytes {
+        if noisy {
+            filler = (0..110)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    format!("{:016x}", seed)
+                })
+                .collect();
+        }
         let needle = if k % 100 == 0 && i == 3 { NEEDLE } else { "" };
         let user = format!(
             r#"{{"type":"user","uuid":"u{k}-{i}","sessionId":"{id}","cwd":"/bench/p{}","timestamp":"2026-11-30T10:{:02}:00.000Z","message":{{"role":"user","content":"question {i} {needle} {filler}"}}}}"#,
@@ -225,6 +248,109 @@ fn follow_latency(sshd: &Sshd, home: &Path, appends: usize) -> Vec<Duration> {
     out
 }
 
+/// The id of the large session (beyond the generated ones).
+const BIG: usize = 0xb17;
+
+/// The large session, written once into a Claude root of its own beside the store (so the
+/// other rows read the same store whatever this does).
+fn ensure_big(home: &Path, mb: usize) -> PathBuf {
+    let dir = home.join(".claude-big/projects/-bench-big");
+    // A big session of an older bench (other id) would be listed too.
+    if let Ok(old) = std::fs::read_dir(&dir) {
+        for e in old.flatten() {
+            if !e
+                .file_name()
+                .to_string_lossy()
+                .starts_with(&session_id(BIG))
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    let path = dir.join(format!("{}.jsonl", session_id(BIG)));
+    let wanted = mb * 1_000_000;
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
+    if size < wanted {
+        std::fs::create_dir_all(&dir).unwrap();
+        write_sized(&path, BIG, wanted, true).unwrap();
+    }
+    path
+}
+
+/// Bundle rows: the large session exported over ssh, uploaded again, restored as a copy there
+/// (the copy's files removed after each run).
+fn bundle_rows(sshd: &Sshd, home: &Path, args: &Args, rows: &mut Vec<(String, String)>) {
+    let big = ensure_big(home, args.big_mb);
+    let size_mb = std::fs::metadata(&big).unwrap().len() as f64 / 1e6;
+    let mut client = connect(sshd);
+    client
+        .set_roots(RootsParams {
+            roots: vec![(
+                agent_sessions_core::ProviderKind::Claude,
+                home.join(".claude-big"),
+            )],
+        })
+        .unwrap();
+    let local = tempfile::tempdir().unwrap();
+    let file = local.path().join("big.agent-session.zip");
+    let params = BundleExportParams {
+        session: SessionRef {
+            id: session_id(BIG),
+            provider: None,
+        },
+        share_safe: false,
+    };
+    let (t, exported) = best(args.runs, || {
+        let mut out = std::fs::File::create(&file).unwrap();
+        client.bundle_export(&params, &mut out).unwrap()
+    });
+    let bundle_mb = exported.bytes as f64 / 1e6;
+    rows.push((
+        format!("bundle export to here ({size_mb:.0} MB session, {bundle_mb:.1} MB bundle)"),
+        ms(t),
+    ));
+    let (t, _) = best(args.runs, || client.upload(&file).unwrap());
+    rows.push((
+        format!("bundle upload ({bundle_mb:.1} MB, 512 KiB chunks)"),
+        ms(t),
+    ));
+    let work = home.join("restored-here");
+    std::fs::create_dir_all(&work).unwrap();
+    let restore = |client: &mut Client| {
+        let upload = client.upload(&file).unwrap();
+        let t = Instant::now();
+        let mut p = BundleImportParams {
+            upload,
+            dir: work.clone(),
+            as_copy: true,
+            token: None,
+        };
+        let preview: BundleImportResult = client.call(method::BUNDLE_IMPORT, &p).unwrap();
+        p.token = Some(preview.preview.token.clone());
+        let done: BundleImportResult = client.call(method::BUNDLE_IMPORT, &p).unwrap();
+        let took = t.elapsed();
+        assert!(done.restored.is_some());
+        // The copy goes again, so every run restores into the same store.
+        if let agent_sessions_core::bundle::restore::Method::Files { files } =
+            &preview.preview.method
+        {
+            for f in files {
+                let _ = std::fs::remove_file(f);
+                let _ = std::fs::remove_dir_all(f);
+            }
+        }
+        took
+    };
+    let t = (0..args.runs.max(1))
+        .map(|_| restore(&mut client))
+        .min()
+        .unwrap();
+    rows.push((
+        "bundle import there as a copy (preview + restore, after the upload)".into(),
+        ms(t),
+    ));
+}
+
 fn main() {
     let args = args();
     let home = ensure_home(args.size_mb);
@@ -281,6 +407,8 @@ fn main() {
         "follow: append → event, worst of 20".into(),
         ms(*latencies.last().unwrap()),
     ));
+
+    bundle_rows(&sshd, &home, &args, &mut rows);
 
     println!("\nremote over loopback ssh ({} runs, best)\n", args.runs);
     println!("| what | time |\n| --- | ---: |");

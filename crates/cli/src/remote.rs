@@ -1,5 +1,6 @@
-//! `--host ALIAS`: `scan`, `show`, `search`, `log` (with `--follow`), `stats`, `diagnostics`
-//! and `export` answered by `agent-sessions-cli serve --stdio` on another machine, reached
+//! `--host ALIAS`: `scan`, `show`, `search`, `log` (with `--follow`), `stats`, `diagnostics`,
+//! `export`, `bundle export|import`, `trash`, `delete` and `handoff --print` answered by
+//! `agent-sessions-cli serve --stdio` on another machine, reached
 //! through the system ssh (`--ssh-config FILE` or `AGENT_SESSIONS_SSH_CONFIG` for `ssh -F`).
 //! The answers are data; the envelopes are built from them by the same functions as local
 //! output, so a command prints the same thing whichever machine read the store.

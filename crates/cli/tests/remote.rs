@@ -626,6 +626,34 @@ fn bundles_go_from_the_host_to_here_and_back() {
         shown["data"]["messages"].as_array().unwrap().len(),
         original["data"]["messages"].as_array().unwrap().len()
     );
+
+    // And the copy back here again, into another empty store: listed under its new id.
+    let c = here.join("copy.agent-session.zip");
+    let c_arg = c.to_str().unwrap();
+    output(&mut sshd.cli(&[
+        "--host", "testbox", "bundle", "export", restored, "-o", c_arg,
+    ]));
+    let store2 = here.join("claude2");
+    std::fs::create_dir_all(&store2).unwrap();
+    let store2_arg = store2.to_str().unwrap();
+    output(&mut sshd.cli(&[
+        "--claude-root",
+        store2_arg,
+        "bundle",
+        "import",
+        c_arg,
+        "--dir",
+        work.to_str().unwrap(),
+        "--yes",
+        "--json",
+    ]));
+    let listed = json_out(&output(&mut sshd.cli(&[
+        "--claude-root",
+        store2_arg,
+        "scan",
+        "--json",
+    ])));
+    assert_eq!(listed["data"]["sessions"][0]["id"], restored);
 }
 
 /// `handoff --print` through the host prints the host's own document, byte for byte; starting

@@ -474,6 +474,17 @@ fn native_files(manifest: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Imports `bundle` here into the Claude store `store` (to continue in `dir`); the sessions it
+/// lists then.
+fn import_here(sshd: &Sshd, store: &Path, bundle: &Path, dir: &Path) -> Value {
+    let root = ["--claude-root", store.to_str().unwrap()];
+    let (bundle, dir) = (bundle.to_str().unwrap(), dir.to_str().unwrap());
+    let import = ["bundle", "import", bundle, "--dir", dir, "--yes", "--json"];
+    output(&mut sshd.cli(&[&root[..], &import].concat()));
+    let scan = output(&mut sshd.cli(&[&root[..], &["scan", "--json"]].concat()));
+    json_out(&scan)["data"]["sessions"].clone()
+}
+
 /// A bundle goes from the host to here (export over ssh, import here into an empty store),
 /// and back (exported here, restored on the host): as itself it is refused there (the host
 /// has it) and the host is left as it was; as a copy it is restored, listed by `--host scan`,
@@ -539,24 +550,7 @@ fn bundles_go_from_the_host_to_here_and_back() {
 
     // Here: restored into an empty store, listed.
     let store_arg = store.to_str().unwrap();
-    output(&mut sshd.cli(&[
-        "--claude-root",
-        store_arg,
-        "bundle",
-        "import",
-        a_arg,
-        "--dir",
-        work.to_str().unwrap(),
-        "--yes",
-        "--json",
-    ]));
-    let listed = json_out(&output(&mut sshd.cli(&[
-        "--claude-root",
-        store_arg,
-        "scan",
-        "--json",
-    ])));
-    assert_eq!(listed["data"]["sessions"][0]["id"], S);
+    assert_eq!(import_here(&sshd, &store, &a, &work)[0]["id"], S);
 
     // Back to the host: refused as itself, nothing changed there.
     let b = here.join("back.zip");
@@ -635,25 +629,7 @@ fn bundles_go_from_the_host_to_here_and_back() {
     ]));
     let store2 = here.join("claude2");
     std::fs::create_dir_all(&store2).unwrap();
-    let store2_arg = store2.to_str().unwrap();
-    output(&mut sshd.cli(&[
-        "--claude-root",
-        store2_arg,
-        "bundle",
-        "import",
-        c_arg,
-        "--dir",
-        work.to_str().unwrap(),
-        "--yes",
-        "--json",
-    ]));
-    let listed = json_out(&output(&mut sshd.cli(&[
-        "--claude-root",
-        store2_arg,
-        "scan",
-        "--json",
-    ])));
-    assert_eq!(listed["data"]["sessions"][0]["id"], restored);
+    assert_eq!(import_here(&sshd, &store2, &c, &work)[0]["id"], restored);
 }
 
 /// `handoff --print` through the host prints the host's own document, byte for byte; starting

@@ -395,12 +395,14 @@ def main():
         (tmp / "config-remote.toml").write_text(TRASH_ON)
         sshd, ssh_config = start_loopback(remote_home)
         try:
-            drv = driver_for(dict(empty, AGENT_SESSIONS_SSH_CONFIG=str(ssh_config),
-                                  AGENT_SESSIONS_SERVER_BINARY=str(server_cli())), "remote")
+            remote_env = dict(empty, AGENT_SESSIONS_SSH_CONFIG=str(ssh_config),
+                              AGENT_SESSIONS_SERVER_BINARY=str(server_cli()))
+            drv = driver_for(remote_env, "remote")
             try:
                 remote_suite(drv, ssh_config)
             finally:
                 drv.quit()
+            remote_restart(lambda: driver_for(remote_env, "remote"))
         finally:
             sshd.stdin.close()  # it stops sshd and its sessions when its input closes
             sshd.wait(timeout=30)
@@ -2236,6 +2238,41 @@ def remote_suite(d, ssh_config):
         assert agent_counts(d) == {"claude": 0, "codex": 0, "opencode": 0}, agent_counts(d)
         assert "host =" not in (TMP / "config-remote.toml").read_text()
     check("this computer again shows its own sessions (none here), and is what the next start shows", back_home)
+
+
+def remote_restart(start):
+    """The machine remembered in config.toml (`ui.host`, as the picker writes it) is shown again
+    at start; one no longer in the ssh config is not tried: this computer, and the picker says why."""
+    config = TMP / "config-remote.toml"
+    before = config.read_text()
+
+    def remembered():
+        config.write_text(TRASH_ON + '[ui]\nhost = "testbox"\n')
+        d = start()
+        try:
+            d.until("return document.querySelectorAll('[data-testid=\"session-row\"]').length > 0"
+                    " || !!document.querySelector('[data-testid=\"host-error\"]')", 120)
+            assert not d.find_all('[data-testid="host-error"]'), [d.text(e) for e in d.find_all('[data-testid="host-error"]')]
+            assert d.js("return document.querySelector('[data-testid=\"host-picker\"]').value") == "testbox"
+            d.until("return document.querySelector('[data-testid=\"agent-count\"][data-provider=\"codex\"]')?.dataset.count === '6'", 30)
+            d.shot("68-remote-remembered")
+        finally:
+            d.quit()
+            config.write_text(before)
+    check("the machine chosen last time is connected to again at start", remembered)
+
+    def forgotten():
+        config.write_text(TRASH_ON + '[ui]\nhost = "gone"\n')
+        d = start()
+        try:
+            notice = d.text(d.wait_all('[data-testid="host-forgotten"]', timeout=30)[0])
+            assert notice.startswith("gone, the machine shown last time, is no longer a Host in"), notice
+            assert d.js("return document.querySelector('[data-testid=\"host-picker\"]').value") == ""
+            assert not d.find_all('[data-testid="host-connecting"]') and not d.find_all('[data-testid="session-row"]')
+        finally:
+            d.quit()
+            config.write_text(before)
+    check("a remembered machine no longer in the ssh config falls back to this computer, saying so", forgotten)
 
 
 if __name__ == "__main__":

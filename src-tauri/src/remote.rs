@@ -294,11 +294,26 @@ impl Host {
         })
     }
 
-    /// The Diagnostics panel for the remote's listing: one root per agent (where its sessions
-    /// lie there), the remote's skipped records and tool versions; no local cache, polled.
+    /// The Diagnostics panel for the remote's listing: the roots the remote reads (whether
+    /// they exist there) and its cache (shown, not cleared from here), its skipped records and
+    /// tool versions; polled. An older server names neither: then one root per agent (where
+    /// its sessions lie) and no cache.
     pub fn health(&self) -> CmdResult<Health> {
         let (listing, _) = self.list()?;
-        let roots = roots_of(&listing.sessions);
+        let places: wire::DiagnosticsPlaces =
+            self.call(method::DIAGNOSTICS, wire::DiagnosticsParams::default())?;
+        let roots = if places.roots.is_empty() {
+            roots_of(&listing.sessions)
+        } else {
+            Roots::from_fn(|kind| {
+                places
+                    .roots
+                    .iter()
+                    .filter(|r| r.provider == kind)
+                    .map(|r| r.root.clone())
+                    .collect()
+            })
+        };
         let watcher = WatcherState::Polling {
             every_ms: POLL_MS,
             reason: format!(
@@ -306,14 +321,28 @@ impl Host {
                 self.alias
             ),
         };
-        let cache = CacheInfo {
-            dir: None,
-            path: None,
-            bytes: 0,
-        };
+        let cache = places.cache.map_or(
+            CacheInfo {
+                dir: None,
+                path: None,
+                bytes: 0,
+            },
+            |c| CacheInfo {
+                dir: c.dir,
+                path: c.path,
+                bytes: c.bytes,
+            },
+        );
         let mut health = health::report(&roots, &listing, watcher, cache);
-        // The roots are there, not here: they exist since sessions were read from them.
-        health.roots.iter_mut().for_each(|r| r.exists = true);
+        // The roots are there, not here: whether they exist is the remote's answer (an older
+        // server's roots exist since sessions were read from them).
+        for r in &mut health.roots {
+            r.exists = places
+                .roots
+                .iter()
+                .find(|p| p.provider == r.provider && p.root == r.root)
+                .is_none_or(|p| p.exists);
+        }
         Ok(health)
     }
 
@@ -589,10 +618,33 @@ mod tests {
         assert_eq!(events.events, local_events.events);
 
         let health = host.health().unwrap();
-        let sessions_counted: u64 = health.roots.iter().map(|r| r.sessions).sum();
-        assert_eq!(sessions_counted, sessions.len() as u64);
-        assert!(health.roots.iter().all(|r| r.root.starts_with(fixture())));
+        let [root] = &health.roots[..] else {
+            panic!("one root: {:?}", health.roots)
+        };
+        // The server's root itself, not the folder its sessions lie under.
+        assert_eq!(
+            (root.provider, &root.root),
+            (ProviderKind::Claude, &fixture())
+        );
+        assert!(root.exists);
+        assert_eq!(root.sessions, sessions.len() as u64);
         assert!(matches!(health.watcher, WatcherState::Polling { .. }));
+        // A server reading the stores directly has no cache.
+        assert_eq!((health.cache.dir, health.cache.path), (None, None));
+    }
+
+    /// The Diagnostics of a host name the cache there: its file of the server's roots and its
+    /// size, as core's `CacheInfo` finds them on that machine.
+    #[test]
+    fn health_shows_the_remotes_cache() {
+        let cache = tempfile::tempdir().unwrap();
+        let host = host_cached(Some(cache.path()));
+        let health = host.health().unwrap();
+        let there = CacheInfo::of(Some(cache.path()), &roots());
+        assert!(there.bytes > 0, "the remote's listing filled its cache");
+        assert_eq!(health.cache, there);
+        assert_eq!(health.roots.len(), 1);
+        assert_eq!(health.roots[0].root, fixture());
     }
 
     /// Markdown, JSON and HTML of a remote session, written here from its pages, are byte for

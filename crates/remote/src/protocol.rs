@@ -319,6 +319,36 @@ pub struct DiagnosticsParams {
     pub providers: Vec<ProviderKind>,
 }
 
+/// What `diagnostics` answers besides `diagnostics --json`'s fields, for a Diagnostics panel:
+/// the roots the server reads and its cache. Added after version 1 shipped, so a client reads
+/// both as optional (an older server leaves them out) and an older client ignores them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagnosticsPlaces {
+    /// Each root of the providers asked (all when none), in the server's order.
+    #[serde(default)]
+    pub roots: Vec<RootPlace>,
+    /// None from an older server.
+    #[serde(default)]
+    pub cache: Option<CachePlace>,
+}
+
+/// A root the server reads, and whether it exists there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RootPlace {
+    pub provider: ProviderKind,
+    pub root: PathBuf,
+    pub exists: bool,
+}
+
+/// The server's cache, as core's `health::CacheInfo`: the directory (none: the server reads
+/// the stores directly), the cache file of its roots and its size with `-wal` and `-shm`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachePlace {
+    pub dir: Option<PathBuf>,
+    pub path: Option<PathBuf>,
+    pub bytes: u64,
+}
+
 /// `bundle_export`: a session as a bundle, made on the server and sent as event lines
 /// ([`Chunk`]s, in order), then answered with [`BundleExported`].
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

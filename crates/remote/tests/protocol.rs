@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_sessions_core::live::events::EventType;
-use agent_sessions_core::{Library, ScanProgress};
+use agent_sessions_core::{Library, ProviderKind, ScanProgress};
 use agent_sessions_remote::lines::write_line;
 use agent_sessions_remote::protocol::*;
 use agent_sessions_remote::transport::Transport;
@@ -35,6 +35,44 @@ fn hello_then_list_equals_the_local_listing() {
     let remote: Vec<Value> = listed.sessions.iter().map(|s| json!(s)).collect();
     assert!(remote.len() >= 5, "{} sessions", remote.len());
     assert_eq!(remote, local_listing(&roots));
+}
+
+#[test]
+fn diagnostics_name_the_servers_roots_and_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let missing = cache.path().join("no-such-codex-root");
+    let roots = claude_roots(&claude_fixture()).with(ProviderKind::Codex, [&missing]);
+    let mut client = Client::connect(Box::new(memory(roots.clone(), cache.path()))).unwrap();
+    let all: DiagnosticsPlaces = client
+        .call(method::DIAGNOSTICS, DiagnosticsParams::default())
+        .unwrap();
+    let expected = vec![
+        RootPlace {
+            provider: ProviderKind::Claude,
+            root: claude_fixture(),
+            exists: true,
+        },
+        RootPlace {
+            provider: ProviderKind::Codex,
+            root: missing,
+            exists: false,
+        },
+    ];
+    assert_eq!(all.roots, expected);
+    // The cache the server's own listing just filled: its file under the server's directory.
+    let local = agent_sessions_core::health::CacheInfo::of(Some(cache.path()), &roots);
+    let remote = all.cache.unwrap();
+    assert_eq!(remote.dir.as_deref(), Some(cache.path()));
+    assert_eq!(remote.path, local.path);
+    assert!(remote.path.unwrap().starts_with(cache.path()));
+    assert!(remote.bytes > 0);
+    assert_eq!(remote.bytes, local.bytes);
+
+    let claude_only = DiagnosticsParams {
+        providers: vec![ProviderKind::Claude],
+    };
+    let some: DiagnosticsPlaces = client.call(method::DIAGNOSTICS, claude_only).unwrap();
+    assert_eq!(some.roots, expected[..1]);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::health::CacheInfo;
 use agent_sessions_core::index::{self, SearchFilter};
 use agent_sessions_core::live::follow::Follower;
 use agent_sessions_core::model::ProviderKind;
@@ -285,7 +286,37 @@ fn diagnostics(state: &State, p: DiagnosticsParams) -> Result<Value, CoreError> 
         .map(|(p, v, n)| json!({ "provider": p, "format_version": v, "sessions": n }))
         .collect();
     let d = report.diagnostics;
-    Ok(json!({ "parse_errors": d.parse_errors, "items": d.items, "format_versions": versions }))
+    let places = places(state, &p.providers);
+    Ok(json!({
+        "parse_errors": d.parse_errors, "items": d.items, "format_versions": versions,
+        "roots": places.roots, "cache": places.cache,
+    }))
+}
+
+/// The connection's roots (of `providers`, all when none) and its cache, as the local
+/// Diagnostics panel shows them (core's `CacheInfo::of`).
+fn places(state: &State, providers: &[ProviderKind]) -> DiagnosticsPlaces {
+    let roots = state.roots();
+    let kinds = ProviderKind::ALL
+        .into_iter()
+        .filter(|k| providers.is_empty() || providers.contains(k));
+    let places = kinds
+        .flat_map(|kind| roots.for_kind(kind).iter().map(move |r| (kind, r.clone())))
+        .map(|(provider, root)| RootPlace {
+            provider,
+            exists: root.exists(),
+            root,
+        })
+        .collect();
+    let cache = CacheInfo::of(state.cache_dir(true).as_deref(), &roots);
+    DiagnosticsPlaces {
+        roots: places,
+        cache: Some(CachePlace {
+            dir: cache.dir,
+            path: cache.path,
+            bytes: cache.bytes,
+        }),
+    }
 }
 
 fn resume(state: &State, p: SessionRef) -> Result<Value, CoreError> {

@@ -2037,9 +2037,13 @@ def remote_suite(d, ssh_config):
                      ".map(e => [e.dataset.provider, e.dataset.root]))")
         home = str(TMP / "remote-home")
         assert sorted(roots) == ["claude", "codex", "opencode"] and all(r.startswith(home) for r in roots.values()), roots
+        # The host's own roots (not the folder its sessions lie under) and its cache there.
+        assert roots["claude"] == str(TMP / "remote-home" / ".claude"), roots
+        cache = d.find_all('[data-testid="diagnostics-cache"]')[0]
+        assert int(d.attr(cache, "data-bytes")) > 0 and home in d.text(cache), d.text(cache)
         watcher = d.find_all('[data-testid="diagnostics-watcher"]')[0]
         assert d.attr(watcher, "data-state") == "polling", d.attr(watcher, "data-state")
-        # No cache of ours is read for a host: nothing to clear here.
+        # The host's cache is shown, not cleared from here.
         assert not d.find_all('[data-testid="clear-cache"]')
         d.shot("64-remote-diagnostics")
         d.click(d.find_all('[data-testid="diagnostics-close"]')[0])

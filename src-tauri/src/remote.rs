@@ -15,6 +15,7 @@ use agent_sessions_core::blob::{self, BlobView};
 use agent_sessions_core::health::{self, CacheInfo, Health};
 use agent_sessions_core::index::Hit;
 use agent_sessions_core::live::follow::Update;
+use agent_sessions_core::raw::RawRecords;
 use agent_sessions_core::service::WatcherState;
 use agent_sessions_core::view::{self, TranscriptPage};
 use agent_sessions_core::{Message, ProviderKind, Roots, ScanReport, SessionMeta, Transcript};
@@ -281,6 +282,17 @@ impl Host {
             budget: None,
         };
         self.call(method::HANDOFF, params)
+    }
+
+    /// The agent's own records behind message `id` of the session, read there by core's
+    /// `raw` (the raw-JSON view).
+    pub fn raw(&self, session: &SessionRef, id: &str) -> CmdResult<RawRecords> {
+        let params = wire::RawParams {
+            session: wire_ref(session),
+            message: id.to_owned(),
+        };
+        let mut client = self.client.lock()?;
+        client.raw(&params).map_err(remote_error)
     }
 
     /// The session's events so far, as `log` reads them there.
@@ -675,6 +687,31 @@ mod tests {
                 assert_eq!((i, &found.id), (transcript.messages.len() - 1, &last.id));
             }
         }
+    }
+
+    /// The raw-JSON view of a remote message is the local core call's on the same store, for
+    /// every message of the fixture; an unknown or malformed id gets its code.
+    #[test]
+    fn raw_records_come_from_the_remote() {
+        let host = host();
+        let (lib, sessions) = local();
+        let mut records = 0;
+        for session in &sessions {
+            for message in &lib.catalog().load(session).unwrap().messages {
+                let want =
+                    agent_sessions_core::raw::records(lib.catalog(), session, message).unwrap();
+                let got = host.raw(&named(session), &message.id).unwrap();
+                assert_eq!(got, want, "{} {}", session.id, message.id);
+                records += got.records.len();
+            }
+        }
+        assert!(records > 0);
+        let first = named(&sessions[0]);
+        assert_eq!(
+            host.raw(&first, "no-such").unwrap_err().code,
+            "message_not_found"
+        );
+        assert_eq!(host.raw(&first, "a\nb").unwrap_err().code, "invalid_input");
     }
 
     #[test]

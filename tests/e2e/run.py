@@ -752,16 +752,21 @@ def raw_records(d):
     toggle = "[...document.querySelectorAll('label')].find(l => l.textContent.trim() === 'raw JSON').querySelector('input')"
     d.js(f"{toggle}.click()")
     try:
-        records = d.until("const r = [...document.querySelectorAll('[data-testid=\"raw-record\"]')];"
-                          " return r.length >= 3 && r.map(e => [Number(e.dataset.line), e.textContent])", 15)
-        for line, text in records:
-            assert json.loads(text) == json.loads(lines[line - 1]), f"line {line} differs"
+        records_equal_lines(d, lines, 15)
         first = d.js("const m = document.querySelector('[data-testid=\"message\"]');"
                      " return [m.dataset.id, m.querySelector('[data-testid=\"raw-record\"]').textContent]")
         assert first[0] in first[1], "the first message's record is not its own"
         d.shot("32-raw-records")
     finally:
         d.js(f"{toggle}.checked && {toggle}.click()")
+
+
+def records_equal_lines(d, lines, timeout):
+    """The raw records shown (at least 3) each equal their line of the session file."""
+    records = d.until("const r = [...document.querySelectorAll('[data-testid=\"raw-record\"]')];"
+                      " return r.length >= 3 && r.map(e => [Number(e.dataset.line), e.textContent])", timeout)
+    for line, text in records:
+        assert json.loads(text) == json.loads(lines[line - 1]), f"line {line} differs"
 
 
 def timeline_tab(d):
@@ -2022,8 +2027,18 @@ def remote_suite(d, ssh_config):
         local_only = d.find_all('[data-testid="local-only"]')[0]
         assert d.js("return arguments[0].disabled", {ELEMENT: local_only}) is True
         assert "not over ssh on testbox" in d.attr(local_only, "title"), d.attr(local_only, "title")
-        assert d.js("return document.querySelector('[data-testid=\"raw-toggle\"]').disabled") is True
         d.shot("62-remote-transcript")
+        # Raw JSON is read there (`raw`): each record equals its line of the host's file.
+        remote_file = next((TMP / "remote-home" / ".claude" / "projects").glob("*/9d22e384-6685-4b75-ac35-088162e4c4a9.jsonl"))
+        lines = remote_file.read_text().splitlines()
+        toggle = "document.querySelector('[data-testid=\"raw-toggle\"]')"
+        assert d.js(f"return {toggle}.disabled") is False
+        d.js(f"{toggle}.click()")
+        try:
+            records_equal_lines(d, lines, 30)
+            d.shot("62-remote-raw")
+        finally:
+            d.js(f"{toggle}.checked && {toggle}.click()")
     check("picking a host shows its sessions in the tree and opens a transcript from there", browse)
 
     def panels():

@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
 use crate::error::Error;
@@ -23,7 +23,7 @@ pub const MAX_RECORDS: usize = 64;
 pub const MAX_RECORD_BYTES: usize = 256 * 1024;
 
 /// One record as the agent wrote it, pretty-printed when it is whole JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RawRecord {
     /// Where it is: `line 12`, or the row or file it came from (`part prt_…`).
     pub place: String,
@@ -36,7 +36,7 @@ pub struct RawRecord {
 }
 
 /// The records behind a message, and how many more there were than were sent.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RawRecords {
     pub records: Vec<RawRecord>,
     pub omitted: usize,

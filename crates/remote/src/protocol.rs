@@ -117,6 +117,7 @@ pub mod method {
     pub const TRASH: &str = "trash";
     pub const HANDOFF: &str = "handoff";
 }
+    pub const RAW: &str = "raw";
 
 /// Every method a server of this build answers, for the `unknown_method` message.
 pub const METHODS: &[&str] = &[
@@ -141,6 +142,7 @@ pub const METHODS: &[&str] = &[
     method::HANDOFF,
 ];
 
+    method::RAW,
 /// A `bundle_export` event carries at most this many bundle bytes (base64 in its line).
 pub const DOWNLOAD_CHUNK: usize = 4 << 20;
 
@@ -200,6 +202,20 @@ pub struct SessionRef {
 
 /// `show`: one page of a transcript, from message `offset`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// `raw`: the agent's own records behind one message of a session (the app's raw-JSON view);
+/// the answer is core's `raw::RawRecords`, at most [`PAGE_BYTES`] of records (at least one),
+/// the rest counted in `omitted`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RawParams {
+    #[serde(flatten)]
+    pub session: SessionRef,
+    /// The message's id, as a transcript page names it.
+    pub message: String,
+}
+
+/// The longest message id a `raw` request may name (ids are uuids or short keys).
+pub const MAX_MESSAGE_ID: usize = 256;
+
 pub struct ShowParams {
     #[serde(flatten)]
     pub session: SessionRef,

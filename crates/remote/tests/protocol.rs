@@ -654,3 +654,92 @@ fn trash_runs_only_the_plan_planning_gives_now() {
     assert_eq!(err.code(), "stale_plan", "{err}");
     assert!(file.exists(), "nothing was touched");
 }
+
+/// A library reading `roots` directly, and its sessions.
+fn scanned(roots: &agent_sessions_core::Roots) -> (Library, Vec<agent_sessions_core::SessionMeta>) {
+    let lib = Library::open(roots, &[], None);
+    let sessions = lib
+        .catalog()
+        .scan(&ScanProgress::default())
+        .unwrap()
+        .sessions;
+    (lib, sessions)
+}
+
+/// `raw`: the records behind a message of each agent's fixture store, as the remote reads them,
+/// equal the local core call's (lines of a Claude or Codex file, OpenCode's rows); a bad
+/// message id, an unknown message or session get their codes.
+#[test]
+fn raw_records_are_the_local_ones_for_each_agent() {
+    use agent_sessions_core::raw;
+    use agent_sessions_test_support::fixture;
+    let cache = tempfile::tempdir().unwrap();
+    let roots = claude_roots(&claude_fixture())
+        .with(
+            ProviderKind::Codex,
+            [fixture(ProviderKind::Codex, "0.171.0")],
+        )
+        .with(
+            ProviderKind::Opencode,
+            [fixture(ProviderKind::Opencode, "1.18.33")],
+        );
+    let mut client = Client::connect(Box::new(memory(roots.clone(), cache.path()))).unwrap();
+    let (lib, sessions) = scanned(&roots);
+    let mut seen = Vec::new();
+    for kind in [
+        ProviderKind::Claude,
+        ProviderKind::Codex,
+        ProviderKind::Opencode,
+    ] {
+        let mut records = 0;
+        for session in sessions.iter().filter(|s| s.provider == kind).take(3) {
+            let transcript = lib.catalog().load(session).unwrap();
+            for message in &transcript.messages {
+                let params = RawParams {
+                    session: SessionRef {
+                        id: session.id.clone(),
+                        provider: Some(kind),
+                    },
+                    message: message.id.clone(),
+                };
+                let remote = client.raw(&params).unwrap();
+                let local = raw::records(lib.catalog(), session, message).unwrap();
+                assert_eq!(remote, local, "{kind:?} {} {}", session.id, message.id);
+                records += remote.records.len();
+            }
+        }
+        assert!(records > 0, "no records of {kind:?}");
+        seen.push(kind);
+    }
+    assert_eq!(seen.len(), 3);
+
+    let first = sessions.first().unwrap();
+    let at = |id: &str, message: &str| RawParams {
+        session: SessionRef {
+            id: id.to_owned(),
+            provider: None,
+        },
+        message: message.to_owned(),
+    };
+    let code = |client: &mut Client, p: RawParams| match client.raw(&p).unwrap_err() {
+        agent_sessions_remote::Error::Server(w) => w.code,
+        other => panic!("not a server error: {other}"),
+    };
+    assert_eq!(code(&mut client, at(&first.id, "")), "bad_params");
+    assert_eq!(code(&mut client, at(&first.id, "a\u{1b}[2J")), "bad_params");
+    assert_eq!(
+        code(&mut client, at(&first.id, &"x".repeat(300))),
+        "bad_params"
+    );
+    assert_eq!(
+        code(&mut client, at(&first.id, "no-such")),
+        "message_not_found"
+    );
+    assert_eq!(
+        code(&mut client, at("00000000-nope", "no-such")),
+        "session_not_found"
+    );
+    // The connection goes on after refusals.
+    let message = lib.catalog().load(first).unwrap().messages[0].id.clone();
+    assert!(client.raw(&at(&first.id, &message)).is_ok());
+}

@@ -1,6 +1,6 @@
 //! The agent's own records behind one message (the raw-JSON view), read by core's `raw` from
-//! the session's files as the listing knows them; the webview names only the session and the
-//! message.
+//! the session's files as the listing knows them (a remote host's: read there by the same call,
+//! the `raw` method); the webview names only the session and the message.
 
 use agent_sessions_core::raw::{self, RawRecords};
 use tauri::AppHandle;
@@ -14,7 +14,9 @@ pub async fn message_raw(
     message_id: String,
 ) -> CmdResult<RawRecords> {
     off_main(app, move |state| {
-        state.remote.local_only("Raw JSON")?;
+        if let Some(host) = state.remote.current() {
+            return host.raw(&session, &message_id);
+        }
         let message = state
             .with_transcript(&session, |t| {
                 t.messages.iter().find(|m| m.id == message_id).cloned()

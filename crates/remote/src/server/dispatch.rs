@@ -49,6 +49,7 @@ pub(super) fn call(state: &Arc<State>, request: Request) -> Option<Answer> {
         method::TRASH => run(params, |p| actions::trash(state, p)),
         method::HANDOFF => run(params, |p| actions::handoff(state, p)),
         other => Err(WireError::new(
+        method::RAW => read_params(params).and_then(|p| super::raw::records(state, p)),
             "unknown_method",
             format!(
                 "no method {other:?}; this server (protocol {PROTOCOL_VERSION}) knows {}",

@@ -11,6 +11,7 @@ mod actions;
 mod bundle;
 mod dispatch;
 mod follow;
+mod raw;
 mod watch;
 
 pub use dispatch::resume_json as dispatch_resume_json;

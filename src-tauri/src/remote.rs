@@ -295,6 +295,50 @@ impl Host {
         client.raw(&params).map_err(remote_error)
     }
 
+    /// Continue in… `target` there: the host writes the handoff's prompt file in its cache and
+    /// answers the agent's command; this is `ssh -t` running it in the session's directory
+    /// there, with the document's length. An agent missing there is `not_found` carrying the
+    /// `ssh -t` command that starts it by hand (`copy`).
+    pub fn handoff_launch(
+        &self,
+        session: &SessionRef,
+        target: ProviderKind,
+    ) -> CmdResult<(ResumeCommand, wire::HandoffPrepared)> {
+        let params = wire::HandoffParams {
+            session: wire_ref(session),
+            to: target,
+            budget: None,
+        };
+        let prepared: wire::HandoffPrepared = {
+            let mut client = self.client.lock()?;
+            match client.call(method::HANDOFF_PREPARE, params) {
+                Err(RemoteError::Server(w)) if w.code == "agent_not_found" => {
+                    let mut e = remote_error(RemoteError::Server(w));
+                    drop(client);
+                    e.copy = Some(self.agent_by_hand(session, target)?.posix());
+                    return Err(e);
+                }
+                other => other.map_err(remote_error)?,
+            }
+        };
+        let ssh = self.ssh_command(&handoff_command(&prepared)?)?;
+        Ok((ssh, prepared))
+    }
+
+    /// `ssh -t ALIAS 'cd -- DIR && AGENT'`: the agent started by hand there, in the session's
+    /// directory (its prompt pasted from Copy).
+    fn agent_by_hand(
+        &self,
+        session: &SessionRef,
+        target: ProviderKind,
+    ) -> CmdResult<ResumeCommand> {
+        let dir = self.show(session, 0, 1)?.session.cwd;
+        let program = agent_sessions_core::actions::handoff::launch::program(target);
+        let there = ResumeCommand::new(program, &[], dir.as_deref())
+            .map_err(|e| CmdError::invalid_input(e.to_string()))?;
+        self.ssh_command(&there)
+    }
+
     /// The session's events so far, as `log` reads them there.
     pub fn events(&self, session: &SessionRef) -> CmdResult<Update> {
         let log: wire::LogResult = self.call(method::LOG, wire_ref(session))?;
@@ -398,6 +442,22 @@ pub fn login_shell_in(dir: &str) -> CmdResult<ResumeCommand> {
     let script = r#"exec "${SHELL:-/bin/sh}" -l"#;
     ResumeCommand::new("sh", &["-c", script], Some(dir))
         .map_err(|e| CmdError::invalid_input(e.to_string()))
+}
+
+/// What Continue in… runs there: `cd -- DIR && exec ARGV…` (POSIX-quoted when wrapped in ssh;
+/// a directory or word holding a control character is refused by `ResumeCommand::new`).
+pub fn handoff_command(prepared: &wire::HandoffPrepared) -> CmdResult<ResumeCommand> {
+    let dir = prepared.cwd.to_str().ok_or_else(|| {
+        CmdError::invalid_input("the session's directory there is not valid UTF-8")
+    })?;
+    let argv: Vec<&str> = prepared.argv.iter().map(String::as_str).collect();
+    if argv.is_empty() {
+        return Err(CmdError::new(
+            ErrorCode::Protocol,
+            "the remote sent an empty handoff command",
+        ));
+    }
+    ResumeCommand::new("exec", &argv, Some(dir)).map_err(|e| CmdError::invalid_input(e.to_string()))
 }
 
 /// `ssh [-F FILE] -t -- ALIAS COMMAND` as a command (its POSIX form is what a user pastes).
@@ -755,6 +815,19 @@ mod tests {
         assert_eq!(missing.code, "server_missing");
     }
 
+    /// Runs a pasted `ssh … 'COMMAND'` in a real `sh` in `dir`, with `ssh` standing in as a
+    /// function that hands its last argument to a shell, as the remote's login shell would.
+    fn run_pasted(pasted: &str, dir: &Path, login_shell: &Path) -> std::process::Output {
+        let script = format!("ssh() {{ for a; do last=$a; done; sh -c \"$last\"; }}\n{pasted}");
+        Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .env("SHELL", login_shell)
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    }
+
     /// The resume command there, wrapped in `ssh -t`: what a user pastes, run by a real `sh`
     /// with `ssh` standing in as a function that hands its last argument to a shell, as the
     /// remote's login shell would.
@@ -781,14 +854,7 @@ mod tests {
             pasted.starts_with("ssh -F '/tmp/my config' -t -- devbox '"),
             "{pasted}"
         );
-        let script = format!("ssh() {{ for a; do last=$a; done; sh -c \"$last\"; }}\n{pasted}");
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(&script)
-            .env("SHELL", &shell)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
+        let out = run_pasted(&pasted, dir.path(), &shell);
         assert_eq!(
             String::from_utf8_lossy(&out.stdout).trim_end(),
             hostile.to_str().unwrap()
@@ -799,5 +865,77 @@ mod tests {
             assert_eq!(login_shell_in(bad).unwrap_err().code, "invalid_input");
         }
         assert!(ssh_command("devbox", None, "true\u{7}").is_err());
+    }
+
+    /// Continue in… on a host: the host's prepared command (`/bin/sh -c SCRIPT … FILE AGENT`)
+    /// wrapped as `ssh -t ALIAS 'cd -- DIR && exec …'`, run by a real `sh` with `ssh` standing in
+    /// as the remote's login shell: the stand-in agent runs in the hostile directory with the
+    /// prompt file's exact text as its one argument, and the file is gone.
+    #[test]
+    fn a_prepared_handoff_runs_the_agent_there_over_ssh() {
+        use agent_sessions_core::actions::handoff::launch::UNIX_SCRIPT;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let hostile = dir.path().join("it's a $(touch pwned) `x` \\ dir; -rf *");
+        std::fs::create_dir(&hostile).unwrap();
+        let record = dir.path().join("record");
+        let agent = dir.path().join("codex");
+        let script = format!(
+            "#!/bin/sh\npwd > '{0}.pwd'\nprintf '%s' \"$#\" > '{0}.argc'\nprintf '%s' \"$1\" > '{0}.prompt'\n",
+            record.display()
+        );
+        std::fs::write(&agent, script).unwrap();
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let prompt_file = dir.path().join("handoff-1-2.md");
+        let doc = "This is a handoff\n```\n$(touch pwned) `x` 'q' \\\n```\n";
+        std::fs::write(&prompt_file, doc).unwrap();
+        let words = |v: &[&Path]| -> Vec<String> {
+            v.iter().map(|p| p.to_str().unwrap().to_owned()).collect()
+        };
+        let mut argv: Vec<String> = ["/bin/sh", "-c", UNIX_SCRIPT, "agent-sessions-handoff"]
+            .map(String::from)
+            .to_vec();
+        argv.extend(words(&[&prompt_file, &agent]));
+        let prepared = wire::HandoffPrepared {
+            cwd: hostile.clone(),
+            prompt_file: prompt_file.clone(),
+            argv,
+            chars: doc.chars().count(),
+        };
+
+        let there = handoff_command(&prepared).unwrap();
+        let ssh = ssh_command("devbox", Some(Path::new("/tmp/my config")), &there.posix()).unwrap();
+        assert_eq!(ssh.program(), "ssh");
+        assert_eq!(
+            &ssh.args()[..5],
+            ["-F", "/tmp/my config", "-t", "--", "devbox"]
+        );
+        assert_eq!(ssh.args().len(), 6);
+        let remote = &ssh.args()[5];
+        assert!(remote.starts_with("cd -- '"), "{remote}");
+        assert!(remote.contains(" && exec /bin/sh -c '"), "{remote}");
+
+        let out = run_pasted(&ssh.posix(), dir.path(), Path::new("/bin/sh"));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let read = |ext: &str| std::fs::read_to_string(record.with_extension(ext)).unwrap();
+        assert_eq!(read("argc"), "1");
+        assert_eq!(read("prompt"), doc.trim_end_matches('\n'));
+        assert_eq!(read("pwd").trim_end(), hostile.to_str().unwrap());
+        assert!(!prompt_file.exists());
+        assert!(!dir.path().join("pwned").exists());
+
+        // Control characters in the directory or a word there are refused, not quoted.
+        let mut bad = prepared.clone();
+        bad.cwd = PathBuf::from("/w/a\nb");
+        assert_eq!(handoff_command(&bad).unwrap_err().code, "invalid_input");
+        let mut bad = prepared.clone();
+        bad.argv.push("\u{1b}]0;x\u{7}".into());
+        assert_eq!(handoff_command(&bad).unwrap_err().code, "invalid_input");
+        bad.argv.clear();
+        assert_eq!(handoff_command(&bad).unwrap_err().code, "protocol");
     }
 }

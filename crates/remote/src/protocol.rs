@@ -98,6 +98,7 @@ pub struct ServerLine {
 /// The methods, by name. Their parameters are the structs below.
 pub mod method {
     pub const ROOTS: &str = "roots";
+    pub const HANDOFF_PREPARE: &str = "handoff_prepare";
     pub const LIST: &str = "list";
     pub const CHANGES: &str = "changes";
     pub const SHOW: &str = "show";
@@ -116,12 +117,13 @@ pub mod method {
     pub const BUNDLE_IMPORT: &str = "bundle_import";
     pub const TRASH: &str = "trash";
     pub const HANDOFF: &str = "handoff";
-}
     pub const RAW: &str = "raw";
+}
 
 /// Every method a server of this build answers, for the `unknown_method` message.
 pub const METHODS: &[&str] = &[
     method::ROOTS,
+    method::HANDOFF_PREPARE,
     method::LIST,
     method::CHANGES,
     method::SHOW,
@@ -140,9 +142,9 @@ pub const METHODS: &[&str] = &[
     method::BUNDLE_IMPORT,
     method::TRASH,
     method::HANDOFF,
+    method::RAW,
 ];
 
-    method::RAW,
 /// A `bundle_export` event carries at most this many bundle bytes (base64 in its line).
 pub const DOWNLOAD_CHUNK: usize = 4 << 20;
 
@@ -200,8 +202,6 @@ pub struct SessionRef {
     pub provider: Option<ProviderKind>,
 }
 
-/// `show`: one page of a transcript, from message `offset`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 /// `raw`: the agent's own records behind one message of a session (the app's raw-JSON view);
 /// the answer is core's `raw::RawRecords`, at most [`PAGE_BYTES`] of records (at least one),
 /// the rest counted in `omitted`.
@@ -216,6 +216,8 @@ pub struct RawParams {
 /// The longest message id a `raw` request may name (ids are uuids or short keys).
 pub const MAX_MESSAGE_ID: usize = 256;
 
+/// `show`: one page of a transcript, from message `offset`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ShowParams {
     #[serde(flatten)]
     pub session: SessionRef,
@@ -463,6 +465,12 @@ pub struct TrashParams {
     #[serde(default)]
     pub plan: Option<agent_sessions_core::actions::trash::Plan>,
 }
+
+/// `handoff_prepare` (params as [`HandoffParams`]): the host writes the handoff's prompt file in
+/// its cache and answers where and what to run there (core's `handoff::Prepared`: `{cwd,
+/// prompt_file, argv}`); the app runs it over `ssh -t`. `agent_not_found` when the target is
+/// not installed there.
+pub type HandoffPrepared = agent_sessions_core::actions::handoff::Prepared;
 
 /// `handoff`: the handoff document of a session for agent `to`, built on the server (as
 /// `handoff --print --json` gives it: `{source, target, session_id, budget, chars, shown,

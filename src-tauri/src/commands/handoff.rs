@@ -12,7 +12,7 @@ use agent_sessions_core::{ProviderKind, SessionMeta};
 use serde::Serialize;
 use tauri::AppHandle;
 
-use super::terminal::configured;
+use super::terminal::{configured, in_local_terminal};
 use super::{off_main, CmdError, CmdResult, SessionRef};
 use crate::state::AppState;
 
@@ -65,7 +65,8 @@ pub async fn handoff_text(
 }
 
 /// Starts `target` (`claude`, `codex` or `opencode`) in a terminal in the session's directory
-/// with the session's handoff as its first prompt. An agent not found is a `not_found` error
+/// with the session's handoff as its first prompt; for a remote's session, the agent starts on
+/// that host (over `ssh -t` in a terminal here). An agent not found is a `not_found` error
 /// that carries the command to run by hand (`copy`).
 #[tauri::command]
 pub async fn continue_in(
@@ -74,8 +75,18 @@ pub async fn continue_in(
     target: String,
 ) -> CmdResult<Continued> {
     off_main(app, move |state| {
-        state.remote.local_only("Continue in another agent")?;
         let target = target_of(&target)?;
+        if let Some(host) = state.remote.current() {
+            let requested = configured(&state.settings()?.terminal.app);
+            let (ssh, prepared) = host.handoff_launch(&session, target)?;
+            let terminal = in_local_terminal(&ssh, requested.as_deref())?;
+            return Ok(Continued {
+                terminal,
+                cwd: PathBuf::from(format!("{}:{}", host.alias, prepared.cwd.display())),
+                target,
+                chars: prepared.chars,
+            });
+        }
         let meta = state.resolve(&session)?;
         start(state, &meta, target, || {
             let lib = state.service.library();

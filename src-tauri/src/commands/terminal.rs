@@ -99,6 +99,19 @@ fn open_remote(
         host.shell_in_dir(session)?
     };
     let ssh = host.ssh_command(&there)?;
+    let terminal = in_local_terminal(&ssh, requested)?;
+    Ok(Opened {
+        terminal,
+        cwd: PathBuf::from(format!("{}:{}", host.alias, there.cwd().unwrap_or("~"))),
+    })
+}
+
+/// Starts `ssh` (an `ssh -t ALIAS …` command) in the configured (or Automatic) terminal here,
+/// in the local home; answers the terminal's id.
+pub(super) fn in_local_terminal(
+    ssh: &agent_sessions_core::actions::resume::ResumeCommand,
+    requested: Option<&str>,
+) -> CmdResult<&'static str> {
     let here = Host::this();
     let home = agent_sessions_core::paths::process_env("HOME")
         .map(PathBuf::from)
@@ -107,11 +120,8 @@ fn open_remote(
     let found = terminal::installed(&here);
     let chosen =
         terminal::choose(requested, &here, &found).map_err(agent_sessions_core::Error::from)?;
-    let launch = terminal::plan(chosen, &found, &here, &home, Some(&ssh))
+    let launch = terminal::plan(chosen, &found, &here, &home, Some(ssh))
         .map_err(agent_sessions_core::Error::from)?;
     terminal::launch(&launch).map_err(agent_sessions_core::Error::from)?;
-    Ok(Opened {
-        terminal: launch.terminal,
-        cwd: PathBuf::from(format!("{}:{}", host.alias, there.cwd().unwrap_or("~"))),
-    })
+    Ok(launch.terminal)
 }

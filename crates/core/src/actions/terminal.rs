@@ -726,7 +726,8 @@ pub fn plan(
     })
 }
 
-fn check_dir(dir: &Path) -> Result<(), TerminalError> {
+/// `dir` is an absolute path to a directory that exists.
+pub(crate) fn check_dir(dir: &Path) -> Result<(), TerminalError> {
     if !dir.is_absolute() {
         return Err(TerminalError::DirNotAbsolute(dir.to_path_buf()));
     }

@@ -3,11 +3,15 @@
 //! built there. The opt-ins are the server's: `[actions]` of its `config.toml`, read on each
 //! call, as the CLI and the app read them. Consent is the client's: a `trash` without `plan`
 //! only plans; with the plan the user confirmed it runs only when planning again gives that
-//! very plan (else `stale_plan`), so exactly what was shown is what runs.
+//! very plan (else `stale_plan`), so exactly what was shown is what runs. `handoff_prepare`
+//! writes the handoff's prompt file there, as a local Continue in… does, for the app to start
+//! the agent there over `ssh -t`.
 
 use agent_sessions_core::actions::handoff::{self, Budget};
+use agent_sessions_core::actions::terminal::{Host, Os};
 use agent_sessions_core::actions::trash::{self, Mode, Request, Tools, TrashError};
 use agent_sessions_core::config::ConfigFile;
+use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::process_env;
 use agent_sessions_core::{Error as CoreError, ProviderKind, ScanProgress};
 use serde_json::{json, Value};
@@ -66,7 +70,40 @@ pub(super) fn trash(state: &State, p: TrashParams) -> Result<Value, CoreError> {
 }
 
 pub(super) fn handoff(state: &State, p: HandoffParams) -> Result<Value, CoreError> {
-    let budget = match p.budget {
+    let budget = budget_of(p.budget)?;
+    let (lib, _, session) = find_listed(state, &p.session)?;
+    let doc = handoff::from_store(lib.catalog(), &session, p.to, budget)?;
+    Ok(json!(doc))
+}
+
+/// The handoff's prompt file written in `handoff/` of the server's cache (new, 0600, in a 0700
+/// folder, as a local launch writes it), and the agent's command that reads it, found on the
+/// server's `PATH` (core's `handoff::prepare`). Only for a Unix server: the command is run by
+/// the user's login shell there.
+pub(super) fn handoff_prepare(state: &State, p: HandoffParams) -> Result<Value, CoreError> {
+    let host = Host::this();
+    if host.os == Os::Windows {
+        return Err(CoreError::resume_unavailable(
+            "starting an agent on a Windows host is not supported; copy the handoff and paste it into an agent started there",
+        ));
+    }
+    let budget = budget_of(p.budget)?;
+    let prompts = state
+        .cache_dir(true)
+        .or_else(default_cache_dir)
+        .map(|d| d.join("handoff"))
+        .ok_or_else(|| {
+            CoreError::resume_unavailable("the host has no cache folder for the prompt file")
+        })?;
+    let (lib, _, session) = find_listed(state, &p.session)?;
+    let prepared = handoff::prepare(&session, p.to, &host, &prompts, || {
+        Ok(handoff::from_store(lib.catalog(), &session, p.to, budget)?.markdown)
+    })?;
+    Ok(json!(prepared))
+}
+
+fn budget_of(chars: Option<usize>) -> Result<Budget, CoreError> {
+    Ok(match chars {
         None => Budget::default(),
         Some(n) => Budget::new(n).ok_or_else(|| {
             CoreError::BadQuery(format!(
@@ -75,8 +112,5 @@ pub(super) fn handoff(state: &State, p: HandoffParams) -> Result<Value, CoreErro
                 handoff::MAX_BUDGET
             ))
         })?,
-    };
-    let (lib, _, session) = find_listed(state, &p.session)?;
-    let doc = handoff::from_store(lib.catalog(), &session, p.to, budget)?;
-    Ok(json!(doc))
+    })
 }

@@ -30,6 +30,7 @@ pub(super) fn call(state: &Arc<State>, request: Request) -> Option<Answer> {
         method::FOLLOW => return start_stream(state, id, params, super::follow::start),
         method::WATCH => return start_stream(state, id, params, super::watch::start),
         method::ROOTS => run(params, |p| roots(state, p)),
+        method::HANDOFF_PREPARE => run(params, |p| actions::handoff_prepare(state, p)),
         method::LIST => run(params, |p| list(state, p)),
         method::CHANGES => run(params, |p| changes(state, p)),
         method::SHOW => run(params, |p| show(state, p)),
@@ -48,8 +49,8 @@ pub(super) fn call(state: &Arc<State>, request: Request) -> Option<Answer> {
         method::BUNDLE_IMPORT => read_params(params).and_then(|p| bundle::import(state, p)),
         method::TRASH => run(params, |p| actions::trash(state, p)),
         method::HANDOFF => run(params, |p| actions::handoff(state, p)),
-        other => Err(WireError::new(
         method::RAW => read_params(params).and_then(|p| super::raw::records(state, p)),
+        other => Err(WireError::new(
             "unknown_method",
             format!(
                 "no method {other:?}; this server (protocol {PROTOCOL_VERSION}) knows {}",

@@ -117,26 +117,84 @@ pub fn plan(
     host: &Host,
     prompt_dir: &Path,
 ) -> Result<Planned, Error> {
-    let dir = session
-        .cwd
-        .as_deref()
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .ok_or(TerminalError::NoDirectory)?;
+    let dir = session_dir(session)?;
     let found = terminal::installed(host);
     let chosen = terminal::choose(terminal, host, &found)?;
-    let name = program(target);
-    let agent = find_agent(host, name).ok_or_else(|| TerminalError::AgentNotFound {
-        program: name.to_owned(),
-        copy: manual(host.os, name, &dir),
-    })?;
-    let prompt_dir = std::path::absolute(prompt_dir).map_err(|e| Error::io(prompt_dir, e))?;
-    let prompt_file = prompt_dir.join(file_name());
-    let command = agent_command(host.os, target, &agent, &prompt_file, &dir)?;
+    let (prompt_file, command) = agent_in(target, host, &dir, prompt_dir)?;
     let launch = terminal::plan(chosen, &found, host, &dir, Some(&command))?;
     Ok(Planned {
         launch,
         prompt_file,
+    })
+}
+
+fn session_dir(session: &SessionMeta) -> Result<PathBuf, TerminalError> {
+    session
+        .cwd
+        .as_deref()
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .ok_or(TerminalError::NoDirectory)
+}
+
+/// The prompt file's path in `prompt_dir` and the command that starts `target` (found on
+/// `host`) in `dir` with it; refused when the agent is not installed.
+fn agent_in(
+    target: ProviderKind,
+    host: &Host,
+    dir: &Path,
+    prompt_dir: &Path,
+) -> Result<(PathBuf, ResumeCommand), Error> {
+    let name = program(target);
+    let agent = find_agent(host, name).ok_or_else(|| TerminalError::AgentNotFound {
+        program: name.to_owned(),
+        copy: manual(host.os, name, dir),
+    })?;
+    let prompt_dir = std::path::absolute(prompt_dir).map_err(|e| Error::io(prompt_dir, e))?;
+    let prompt_file = prompt_dir.join(file_name());
+    let command = agent_command(host.os, target, &agent, &prompt_file, dir)?;
+    Ok((prompt_file, command))
+}
+
+/// A handoff made ready for a terminal on another machine: the app's Continue in… on a remote
+/// session, where this runs in the host's server and the app starts the command over `ssh -t`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Prepared {
+    /// The session's directory, where `argv` must run.
+    pub cwd: PathBuf,
+    /// Written (new, 0600); the command reads and removes it.
+    pub prompt_file: PathBuf,
+    /// The command [`plan`] gives the terminal: the agent started with the prompt file.
+    pub argv: Vec<String>,
+    /// The document's length in characters.
+    pub chars: usize,
+}
+
+/// Writes the prompt file of `session`'s handoff to `target` (its text from `markdown`) in
+/// `prompt_dir`, with the same checks, file name and modes as [`plan`] and [`launch`], and
+/// answers the command to run in the session's directory; no terminal is involved. Refused
+/// (nothing written) when the directory is missing or the agent is not installed on `host`.
+pub fn prepare(
+    session: &SessionMeta,
+    target: ProviderKind,
+    host: &Host,
+    prompt_dir: &Path,
+    markdown: impl FnOnce() -> Result<String, Error>,
+) -> Result<Prepared, Error> {
+    let dir = session_dir(session)?;
+    terminal::check_dir(&dir)?;
+    let (prompt_file, command) = agent_in(target, host, &dir, prompt_dir)?;
+    let markdown = markdown()?;
+    write_prompt(&prompt_file, &markdown)?;
+    let argv = std::iter::once(command.program())
+        .chain(command.args().iter().map(String::as_str))
+        .map(str::to_owned)
+        .collect();
+    Ok(Prepared {
+        cwd: dir,
+        prompt_file,
+        argv,
+        chars: super::quote::chars(&markdown),
     })
 }
 
@@ -165,6 +223,15 @@ fn file_name() -> String {
 /// is removed again: a failed launch leaves nothing behind.
 pub fn launch(planned: &Planned, markdown: &str) -> Result<(), Error> {
     let file = &planned.prompt_file;
+    write_prompt(file, markdown)?;
+    terminal::launch(&planned.launch).map_err(|e| {
+        let _ = std::fs::remove_file(file);
+        Error::from(e)
+    })
+}
+
+/// Writes `markdown` to the new `file` in its private folder, after sweeping old ones.
+fn write_prompt(file: &Path, markdown: &str) -> Result<(), Error> {
     let dir = file
         .parent()
         .ok_or_else(|| Error::resume_unavailable("the prompt file has no folder"))?;
@@ -174,12 +241,8 @@ pub fn launch(planned: &Planned, markdown: &str) -> Result<(), Error> {
     })?;
     sweep(dir);
     write_new(file, markdown).map_err(|source| Error::Write {
-        path: file.clone(),
+        path: file.to_path_buf(),
         source,
-    })?;
-    terminal::launch(&planned.launch).map_err(|e| {
-        let _ = std::fs::remove_file(file);
-        Error::from(e)
     })
 }
 

@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::model::{Message, ProviderKind, SessionMeta};
 use crate::{Catalog, Error};
 
-pub use launch::{launch, plan, Planned};
+pub use launch::{launch, plan, prepare, Planned, Prepared};
 pub use render::{agent_name, Shown};
 
 /// The budget when none is given: about 6,000 tokens.

@@ -81,6 +81,30 @@ impl Host {
         Ok(Host::over(alias, config, client))
     }
 
+    /// The host a picker name names: on Windows `wsl:NAME` is that WSL distribution (through
+    /// wsl.exe), anything else an ssh alias.
+    pub fn open(alias: &str, config: Option<PathBuf>) -> CmdResult<Host> {
+        #[cfg(windows)]
+        if let Some(distro) = agent_sessions_remote::wsl::distro_of(alias) {
+            return Host::connect_wsl(distro);
+        }
+        Host::connect(alias, config)
+    }
+
+    /// A WSL distribution, with the same bootstrap as ssh. The Windows app cannot be uploaded
+    /// into Linux, so the server there is one installed by hand unless
+    /// `AGENT_SESSIONS_SERVER_BINARY` names a Linux build (`server_missing` says where).
+    #[cfg(windows)]
+    fn connect_wsl(distro: &str) -> CmdResult<Host> {
+        use agent_sessions_remote::wsl::{host_name, Wsl};
+        let mut wsl = Wsl::new(distro);
+        wsl.server_binary = std::env::var_os("AGENT_SESSIONS_SERVER_BINARY")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from);
+        let client = Client::connect(Box::new(wsl)).map_err(remote_error)?;
+        Ok(Host::over(&host_name(distro), None, client))
+    }
+
     /// A host over any connected client (the tests' in-memory server).
     pub fn over(alias: &str, config: Option<PathBuf>, client: Client) -> Host {
         Host {
@@ -432,6 +456,10 @@ impl Host {
     /// `ssh [-F FILE] -t -- ALIAS <remote command>`: the remote's login shell runs the command
     /// (POSIX-quoted by core); locally it is an argv.
     pub fn ssh_command(&self, remote: &ResumeCommand) -> CmdResult<ResumeCommand> {
+        #[cfg(windows)]
+        if let Some(distro) = agent_sessions_remote::wsl::distro_of(&self.alias) {
+            return wsl_command(distro, &remote.posix());
+        }
         ssh_command(&self.alias, self.config.as_deref(), &remote.posix())
     }
 }
@@ -458,6 +486,16 @@ pub fn handoff_command(prepared: &wire::HandoffPrepared) -> CmdResult<ResumeComm
         ));
     }
     ResumeCommand::new("exec", &argv, Some(dir)).map_err(|e| CmdError::invalid_input(e.to_string()))
+}
+
+/// For a WSL host (Windows): `wsl.exe -d DISTRO --exec sh -c COMMAND`, the distribution's `sh`
+/// running what ssh's login shell would.
+#[cfg_attr(not(windows), allow(dead_code))]
+pub fn wsl_command(distro: &str, remote: &str) -> CmdResult<ResumeCommand> {
+    let args = agent_sessions_remote::wsl::argv(distro, &["sh", "-c", remote]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ResumeCommand::new(agent_sessions_remote::wsl::WSL, &args, None)
+        .map_err(|e| CmdError::invalid_input(e.to_string()))
 }
 
 /// `ssh [-F FILE] -t -- ALIAS COMMAND` as a command (its POSIX form is what a user pastes).
@@ -865,6 +903,27 @@ mod tests {
             assert_eq!(login_shell_in(bad).unwrap_err().code, "invalid_input");
         }
         assert!(ssh_command("devbox", None, "true\u{7}").is_err());
+    }
+
+    /// A WSL host's command: the distribution's `sh` gets the same POSIX text ssh's login
+    /// shell would, as one argv element.
+    #[test]
+    fn a_wsl_host_runs_the_remote_command_through_wsl_exe() {
+        let there = login_shell_in("/home/me/it's").unwrap();
+        let wsl = wsl_command("Debian 12", &there.posix()).unwrap();
+        assert_eq!(wsl.program(), "wsl.exe");
+        assert_eq!(
+            wsl.args(),
+            [
+                "-d",
+                "Debian 12",
+                "--exec",
+                "sh",
+                "-c",
+                there.posix().as_str()
+            ]
+        );
+        assert!(wsl_command("Ubuntu", "true\u{7}").is_err());
     }
 
     /// Continue in… on a host: the host's prepared command (`/bin/sh -c SCRIPT … FILE AGENT`)

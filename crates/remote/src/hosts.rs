@@ -14,6 +14,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::ssh::check_alias;
+use crate::wsl::{distro_of, host_name, Distro};
 
 /// Includes nested deeper than this are not followed (ssh's own limit is 16).
 const MAX_DEPTH: usize = 16;
@@ -203,9 +204,81 @@ fn words(text: &str) -> Vec<String> {
     out
 }
 
+/// The picker's hosts on Windows: the ssh config's aliases, then `wsl:NAME` for each WSL
+/// distribution, each once (elsewhere the ssh list is used as it is, `wsl:` aliases included). On Windows a `wsl:NAME` host is
+/// that distribution, reached through wsl.exe (`wsl::distro_of`), so an ssh alias spelled
+/// `wsl:…` cannot be reached there: it is left out and said in `problems`. A distribution whose
+/// name could not round-trip through its host name (a leading `-`, a control character) is
+/// left out too.
+pub fn with_distros(ssh: Hosts, distros: &[Distro]) -> Hosts {
+    let Hosts {
+        aliases,
+        mut problems,
+    } = ssh;
+    let mut out: Vec<String> = Vec::new();
+    for alias in aliases {
+        if let Some(distro) = distro_of(&alias) {
+            problems.push(format!(
+                "the ssh Host {alias} is not offered: here wsl:{distro} names a WSL distribution; give that Host another alias to reach it over ssh"
+            ));
+        } else {
+            out.push(alias);
+        }
+    }
+    for distro in distros {
+        let name = host_name(&distro.name);
+        if distro_of(&name) == Some(distro.name.as_str()) && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    Hosts {
+        aliases: out,
+        problems,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn distro(name: &str) -> Distro {
+        Distro {
+            name: name.into(),
+            state: "Stopped".into(),
+            version: 2,
+            default: false,
+        }
+    }
+
+    /// The picker's list on Windows: ssh aliases first, then the distributions; an ssh alias
+    /// that reads as a distribution's host name is not offered (said), one that merely looks
+    /// similar stays; distributions that would not round-trip and repeats are left out.
+    #[test]
+    fn distributions_join_the_ssh_aliases_without_confusion() {
+        let (_d, config, ssh) = home("Host devbox wsl:Ubuntu wsl: wslbox\nHost wsl:Old\n");
+        let listed = list(&config, &ssh);
+        assert_eq!(
+            listed.aliases,
+            ["devbox", "wsl:Ubuntu", "wsl:", "wslbox", "wsl:Old"]
+        );
+        let distros = [
+            distro("Ubuntu"),
+            distro("Debian 12"),
+            distro("-oProxyCommand=x"),
+            distro("bad\u{1b}name"),
+            distro("Ubuntu"),
+        ];
+        let merged = with_distros(listed, &distros);
+        assert_eq!(
+            merged.aliases,
+            ["devbox", "wsl:", "wslbox", "wsl:Ubuntu", "wsl:Debian 12"]
+        );
+        assert_eq!(merged.problems.len(), 2, "{:?}", merged.problems);
+        assert!(merged.problems[0].contains("wsl:Ubuntu names a WSL distribution"));
+        assert!(merged.problems[1].contains("ssh Host wsl:Old"));
+        // Each listed WSL host connects to its own distribution.
+        assert_eq!(distro_of("wsl:Debian 12"), Some("Debian 12"));
+    }
 
     fn write(path: &Path, text: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -217,6 +217,24 @@ pub fn from_registry(entries: &[(String, String)], default_name: Option<&str>) -
     out
 }
 
+/// The distributions registered for this user, as `wsl.exe -l -v` lists them (none when WSL is
+/// not installed or the command fails: the picker then shows the ssh hosts only). Started
+/// without a console window, so the app's window does not flash one.
+#[cfg(windows)]
+pub fn registered() -> Vec<Distro> {
+    use std::os::windows::process::CommandExt;
+    const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+    let output = Command::new(WSL)
+        .args(["-l", "-v"])
+        .creation_flags(CREATE_NO_WINDOW)
+        .stdin(std::process::Stdio::null())
+        .output();
+    match output {
+        Ok(o) if o.status.success() => parse_list(&o.stdout),
+        _ => Vec::new(),
+    }
+}
+
 /// A host name for a distribution in the host picker (`wsl:Ubuntu`).
 pub fn host_name(distro: &str) -> String {
     format!("wsl:{distro}")

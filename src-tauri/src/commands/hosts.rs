@@ -1,6 +1,7 @@
 //! The host picker: this computer, or a `Host` alias of the user's ssh config
 //! (`agent_sessions_remote::hosts`; `AGENT_SESSIONS_SSH_CONFIG` names another config, passed
-//! to ssh as `-F`). Choosing one connects (the picker shows the connection's error, which says
+//! to ssh as `-F`), or on Windows a WSL distribution (`wsl:NAME`, through wsl.exe).
+//! Choosing one connects (the picker shows the connection's error, which says
 //! what to set up) and every session command then asks that host; a poller tells the window
 //! when its sessions change, as the local worker does. The machine chosen is saved as `ui.host`
 //! and shown again at the next start (an alias no longer listed: this computer, with a notice).
@@ -46,7 +47,7 @@ fn config() -> Option<(PathBuf, PathBuf, bool)> {
 fn view(state: &AppState) -> HostsView {
     let found = config().map(|(c, dir, _)| (hosts::list(&c, &dir), c));
     let (listed, path) = found.unzip();
-    let listed = listed.unwrap_or_default();
+    let listed = with_wsl(listed.unwrap_or_default());
     let config = path.map(|p| p.display().to_string());
     let (remembered, forgotten) = start_on(remembered(state), &listed.aliases, config.as_deref());
     HostsView {
@@ -57,6 +58,18 @@ fn view(state: &AppState) -> HostsView {
         remembered,
         forgotten,
     }
+}
+
+/// On Windows the WSL distributions join the ssh hosts as `wsl:NAME` (`wsl.exe -l -v`);
+/// elsewhere the ssh config's list is the picker's.
+#[cfg(windows)]
+fn with_wsl(ssh: hosts::Hosts) -> hosts::Hosts {
+    hosts::with_distros(ssh, &agent_sessions_remote::wsl::registered())
+}
+
+#[cfg(not(windows))]
+fn with_wsl(ssh: hosts::Hosts) -> hosts::Hosts {
+    ssh
 }
 
 /// The saved machine to start on when it is still listed; else why this computer is shown.
@@ -123,7 +136,7 @@ pub async fn select_host(app: AppHandle, alias: Option<String>) -> CmdResult<Hos
             )));
         }
         let named = config().filter(|c| c.2).map(|c| c.0);
-        let host = Arc::new(Host::connect(&alias, named)?);
+        let host = Arc::new(Host::open(&alias, named)?);
         state.remote.set(Some(host.clone()));
         remember(&handle, state, Some(&alias));
         poll(handle, host);

@@ -7,6 +7,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
@@ -28,8 +29,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::commands::{CmdError, CmdResult, ErrorCode, SessionRef};
 
-/// How often the window's remote is asked what changed (its live dots and a live tail).
+/// How often the window's remote is asked what changed (its live dots and a live tail) when
+/// its server predates `watch` (or a watch cannot be set up).
 pub const POLL_MS: u64 = 2000;
+
+/// Opens another connection to the same host (the change watcher's own).
+type Connector = Arc<dyn Fn() -> Result<Client, RemoteError> + Send + Sync>;
+
+/// How a watch of the host's changes ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Watched {
+    /// `on_change` said stop.
+    Stopped,
+    /// The server predates `watch` (`unknown_method`): ask it with `changes` instead.
+    Unsupported,
+}
 
 /// The remote host shown now; none: this computer.
 #[derive(Default)]
@@ -67,6 +81,10 @@ pub struct Host {
     /// `ssh -F FILE` (`AGENT_SESSIONS_SSH_CONFIG`), also in the commands a user copies.
     pub config: Option<PathBuf>,
     client: Mutex<Client>,
+    /// A second connection for the change watcher (a `watch` holds its connection).
+    second: Option<Connector>,
+    /// The changes are pushed now (`watch` runs), not polled.
+    watching: AtomicBool,
 }
 
 impl Host {
@@ -77,8 +95,9 @@ impl Host {
         let mut ssh = Ssh::new(alias).map_err(remote_error)?;
         ssh.config = config.clone();
         ssh.server_binary = server_binary();
-        let client = Client::connect(Box::new(ssh)).map_err(remote_error)?;
-        Ok(Host::over(alias, config, client))
+        let client = Client::connect(Box::new(ssh.clone())).map_err(remote_error)?;
+        let second: Connector = Arc::new(move || Client::connect(Box::new(ssh.clone())));
+        Ok(Host::over(alias, config, client).with_second(second))
     }
 
     /// The host a picker name names: on Windows `wsl:NAME` is that WSL distribution (through
@@ -111,6 +130,39 @@ impl Host {
             alias: alias.to_owned(),
             config,
             client: Mutex::new(client),
+            second: None,
+            watching: AtomicBool::new(false),
+        }
+    }
+
+    /// The host, with a way to open the change watcher's connection.
+    pub fn with_second(mut self, connect: Connector) -> Host {
+        self.second = Some(connect);
+        self
+    }
+
+    /// Watches the host's change feed on a connection of its own (listed first, so the
+    /// cursor is that connection's): `on_change` gets each change as the server pushes it, and
+    /// the server's empty event every few seconds while nothing changes (return false to
+    /// stop). A dropped link is opened again by the client and answered with `reset`.
+    pub fn watch(
+        &self,
+        on_change: &mut dyn FnMut(&wire::WatchEvent) -> bool,
+    ) -> CmdResult<Watched> {
+        let Some(connect) = &self.second else {
+            return Ok(Watched::Unsupported);
+        };
+        let mut client = connect().map_err(remote_error)?;
+        let listed: wire::ListResult = client
+            .call(method::LIST, wire::ListParams::default())
+            .map_err(remote_error)?;
+        self.watching.store(true, Ordering::SeqCst);
+        let run = client.watch(listed.seq, on_change);
+        self.watching.store(false, Ordering::SeqCst);
+        match run {
+            Ok(_) => Ok(Watched::Stopped),
+            Err(RemoteError::Server(w)) if w.code == "unknown_method" => Ok(Watched::Unsupported),
+            Err(e) => Err(remote_error(e)),
         }
     }
 
@@ -394,12 +446,22 @@ impl Host {
                     .collect()
             })
         };
-        let watcher = WatcherState::Polling {
-            every_ms: POLL_MS,
-            reason: format!(
-                "{} is a remote host: the app asks it what changed",
-                self.alias
-            ),
+        let watcher = if self.watching.load(Ordering::SeqCst) {
+            // The server watches its roots and pushes what changed (`watch`).
+            WatcherState::Watching {
+                paths: roots
+                    .iter()
+                    .flat_map(|(_, dirs)| dirs.iter().map(|d| (d.clone(), true)))
+                    .collect(),
+            }
+        } else {
+            WatcherState::Polling {
+                every_ms: POLL_MS,
+                reason: format!(
+                    "{} is a remote host whose server predates pushed changes: the app asks it what changed",
+                    self.alias
+                ),
+            }
         };
         let cache = places.cache.map_or(
             CacheInfo {
@@ -810,6 +872,121 @@ mod tests {
             "message_not_found"
         );
         assert_eq!(host.raw(&first, "a\nb").unwrap_err().code, "invalid_input");
+    }
+
+    /// A host over a writable copy of the Claude fixture whose watcher connections are new
+    /// connections to the same server (`old`: a server that predates `watch`, seen as one
+    /// whose requests for it are answered `unknown_method`).
+    fn watched_host(root: &Path, cache: &Path, old: bool) -> Host {
+        use std::io::{BufRead, BufReader, Write};
+        let root = root.to_path_buf();
+        let cache = cache.to_path_buf();
+        let memory = Arc::new(Memory::new(move |input, output| {
+            let options = Options {
+                roots: Roots::default().with(ProviderKind::Claude, [&root]),
+                cache_dir: Some(cache.clone()),
+                resolve: Box::new(|r| Ok(r.clone())),
+            };
+            if !old {
+                let _ = serve(input, output, options);
+                return;
+            }
+            let (mut to_server, from_client) = agent_sessions_remote::transport::pipe();
+            std::thread::spawn(move || {
+                for line in BufReader::new(input).lines().map_while(Result::ok) {
+                    let line = line.replace("\"method\":\"watch\"", "\"method\":\"watch2\"");
+                    if writeln!(to_server, "{line}").is_err() {
+                        return;
+                    }
+                }
+            });
+            let _ = serve(from_client, output, options);
+        }));
+        let client = Client::connect(Box::new(memory.clone())).unwrap();
+        let second: Connector = Arc::new(move || Client::connect(Box::new(memory.clone())));
+        Host::over("testbox", None, client).with_second(second)
+    }
+
+    /// The host pushes a write to one of its sessions to the watcher (a second connection),
+    /// which Diagnostics then calls watching; told to stop, the watch ends at the server's next
+    /// (empty) event. An older server's `unknown_method` is the fallback to polling.
+    #[test]
+    fn a_watch_hears_a_write_there_and_an_older_server_is_polled() {
+        const S: &str = "9d22e384-6685-4b75-ac35-088162e4c4a9";
+        let store = tempfile::tempdir().unwrap();
+        let copied = Command::new("cp")
+            .arg("-R")
+            .arg(fixture().join("."))
+            .arg(store.path())
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        let cache = tempfile::tempdir().unwrap();
+        let host = Arc::new(watched_host(store.path(), cache.path(), false));
+        let file = store
+            .path()
+            .join(format!("projects/-home-bob-projects-demo/{S}.jsonl"));
+        let before = host.list().unwrap().0.sessions;
+        let users = before.iter().find(|s| s.id == S).unwrap().counts.user;
+        let (tx, rx) = std::sync::mpsc::channel();
+        let watcher = host.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let thread = std::thread::spawn(move || {
+            watcher.watch(&mut |event| {
+                let _ = tx.send(event.clone());
+                !stopping.load(Ordering::SeqCst)
+            })
+        });
+        // The watch is set up (its connection listed) before the write.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !host.watching.load(Ordering::SeqCst) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the watch never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(matches!(
+            host.health().unwrap().watcher,
+            WatcherState::Watching { .. }
+        ));
+        let line = format!(
+            r#"{{"type":"user","uuid":"pushed-1","sessionId":"{S}","timestamp":"2030-01-01T00:00:00.000Z","message":{{"role":"user","content":"pushed"}}}}"#
+        );
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .unwrap();
+        std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
+        let pushed = loop {
+            assert!(std::time::Instant::now() < deadline + std::time::Duration::from_secs(30));
+            let event = rx
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .expect("the write was never pushed");
+            if let Some(s) = event.changed.iter().find(|s| s.id == S) {
+                break s.clone();
+            }
+        };
+        assert_eq!(pushed.counts.user, users + 1);
+        stop.store(true, Ordering::SeqCst);
+        assert_eq!(thread.join().unwrap().unwrap(), Watched::Stopped);
+        assert!(matches!(
+            host.health().unwrap().watcher,
+            WatcherState::Polling { .. }
+        ));
+
+        let old = watched_host(store.path(), cache.path(), true);
+        let mut called = false;
+        let run = old.watch(&mut |_| {
+            called = true;
+            true
+        });
+        assert_eq!(run.unwrap(), Watched::Unsupported);
+        assert!(!called);
+        // The same server still answers `changes`, which the poller asks instead.
+        let (_, seq) = old.list().unwrap();
+        assert!(old.changes(seq).is_ok());
     }
 
     #[test]

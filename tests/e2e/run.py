@@ -2057,7 +2057,8 @@ def remote_suite(d, ssh_config):
         cache = d.find_all('[data-testid="diagnostics-cache"]')[0]
         assert int(d.attr(cache, "data-bytes")) > 0 and home in d.text(cache), d.text(cache)
         watcher = d.find_all('[data-testid="diagnostics-watcher"]')[0]
-        assert d.attr(watcher, "data-state") == "polling", d.attr(watcher, "data-state")
+        # The host pushes its changes (`watch` on a second connection), nothing is polled.
+        assert d.attr(watcher, "data-state") == "watching", d.attr(watcher, "data-state")
         # The host's cache is shown, not cleared from here.
         assert not d.find_all('[data-testid="clear-cache"]')
         d.shot("64-remote-diagnostics")

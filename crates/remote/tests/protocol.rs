@@ -743,3 +743,38 @@ fn raw_records_are_the_local_ones_for_each_agent() {
     let message = lib.catalog().load(first).unwrap().messages[0].id.clone();
     assert!(client.raw(&at(&first.id, &message)).is_ok());
 }
+
+/// While nothing changes, a `watch` still sends an empty event every `HEARTBEAT` (the same
+/// `seq`, nothing changed): a client that no longer wants it stops there, and the connection
+/// answers again.
+#[test]
+fn an_idle_watch_sends_empty_events_and_stops_when_told() {
+    let cache = tempfile::tempdir().unwrap();
+    let mut client = Client::connect(Box::new(memory(
+        claude_roots(&claude_fixture()),
+        cache.path(),
+    )))
+    .unwrap();
+    let listed: ListResult = client.call(method::LIST, ListParams::default()).unwrap();
+    let started = std::time::Instant::now();
+    let mut seen = Vec::new();
+    let end = client
+        .watch(listed.seq, &mut |event| {
+            seen.push(event.clone());
+            event.reset || !event.changed.is_empty()
+        })
+        .unwrap();
+    let last = seen.last().unwrap();
+    assert!(
+        !last.reset && last.changed.is_empty() && last.removed.is_empty(),
+        "{seen:?}"
+    );
+    assert_eq!(end, last.seq);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    let again: ListResult = client.call(method::LIST, ListParams::default()).unwrap();
+    assert_eq!(again.sessions.len(), listed.sessions.len());
+}

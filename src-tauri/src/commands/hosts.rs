@@ -2,8 +2,9 @@
 //! (`agent_sessions_remote::hosts`; `AGENT_SESSIONS_SSH_CONFIG` names another config, passed
 //! to ssh as `-F`), or on Windows a WSL distribution (`wsl:NAME`, through wsl.exe).
 //! Choosing one connects (the picker shows the connection's error, which says
-//! what to set up) and every session command then asks that host; a poller tells the window
-//! when its sessions change, as the local worker does. The machine chosen is saved as `ui.host`
+//! what to set up) and every session command then asks that host; a watcher on a second
+//! connection (`watch`: the host pushes its changes; polling `changes` with an older server)
+//! tells the window when its sessions change, as the local worker does. The machine chosen is saved as `ui.host`
 //! and shown again at the next start (an alias no longer listed: this computer, with a notice).
 
 use std::path::PathBuf;
@@ -18,7 +19,7 @@ use tauri::{AppHandle, Emitter, Manager};
 
 use super::settings::{save, Change};
 use super::{off_main, CmdError, CmdResult};
-use crate::remote::{Host, POLL_MS};
+use crate::remote::{Host, Watched, POLL_MS};
 use crate::state::AppState;
 
 #[derive(Serialize, ts_rs::TS)]
@@ -139,49 +140,85 @@ pub async fn select_host(app: AppHandle, alias: Option<String>) -> CmdResult<Hos
         let host = Arc::new(Host::open(&alias, named)?);
         state.remote.set(Some(host.clone()));
         remember(&handle, state, Some(&alias));
-        poll(handle, host);
+        watch(handle, host);
         Ok(view(state))
     })
     .await
 }
 
-/// While `host` is shown, asks it what changed every [`POLL_MS`] and tells the window
-/// (`sessions-changed`, as the local worker does); a failure is a warning, said once.
-fn poll(app: AppHandle, host: Arc<Host>) {
+/// While `host` is shown, hears what changed there as the host pushes it (`watch`, on a
+/// connection of its own) and tells the window (`sessions-changed`, as the local worker does).
+/// A host whose server predates `watch` is polled instead; a watch that fails is a warning
+/// (said once) and is set up again after [`POLL_MS`]. The watch ends at the server's next
+/// event (a change, or its empty event every few seconds) once another machine is shown.
+fn watch(app: AppHandle, host: Arc<Host>) {
     std::thread::spawn(move || {
-        let mut cursor = None;
         let mut said = String::new();
         loop {
-            std::thread::sleep(Duration::from_millis(POLL_MS));
-            let state = app.state::<AppState>();
-            if !state.remote.is(&host) {
-                return;
-            }
-            let seq = match cursor {
-                Some(seq) => seq,
-                None => match host.list() {
-                    Ok((_, seq)) => seq,
-                    Err(e) => {
-                        warn(&app, &mut said, e);
-                        continue;
-                    }
-                },
-            };
-            match host.changes(seq) {
-                Ok(d) => {
-                    said.clear();
-                    // After a reset (the server started over) the next round lists again.
-                    cursor = (!d.reset).then_some(d.seq);
-                    if d.reset || !d.changed.is_empty() || !d.removed.is_empty() {
-                        let changed = json!({"changed": d.changed.len(), "removed": d.removed.len(),
-                            "first": false, "done": true, "seq": d.seq});
-                        let _ = app.emit("sessions-changed", changed);
-                    }
+            let shown = || app.state::<AppState>().remote.is(&host);
+            let run = host.watch(&mut |d| {
+                if !shown() {
+                    return false;
                 }
+                said.clear();
+                if d.reset || !d.changed.is_empty() || !d.removed.is_empty() {
+                    changed(&app, d.changed.len(), d.removed.len(), d.seq);
+                }
+                true
+            });
+            match run {
+                Ok(Watched::Unsupported) => return poll(&app, &host),
+                Ok(Watched::Stopped) => return,
                 Err(e) => warn(&app, &mut said, e),
+            }
+            std::thread::sleep(Duration::from_millis(POLL_MS));
+            if !shown() {
+                return;
             }
         }
     });
+}
+
+/// Tells the window its sessions changed (what the local worker sends).
+fn changed(app: &AppHandle, changed: usize, removed: usize, seq: u64) {
+    let event =
+        json!({"changed": changed, "removed": removed, "first": false, "done": true, "seq": seq});
+    let _ = app.emit("sessions-changed", event);
+}
+
+/// While `host` is shown, asks it what changed every [`POLL_MS`] and tells the window; a
+/// failure is a warning, said once.
+fn poll(app: &AppHandle, host: &Arc<Host>) {
+    let mut cursor = None;
+    let mut said = String::new();
+    loop {
+        std::thread::sleep(Duration::from_millis(POLL_MS));
+        let state = app.state::<AppState>();
+        if !state.remote.is(host) {
+            return;
+        }
+        let seq = match cursor {
+            Some(seq) => seq,
+            None => match host.list() {
+                Ok((_, seq)) => seq,
+                Err(e) => {
+                    warn(app, &mut said, e);
+                    continue;
+                }
+            },
+        };
+        match host.changes(seq) {
+            Ok(d) => {
+                said.clear();
+                // After a reset (the server started over) the next round lists again.
+                cursor = (!d.reset).then_some(d.seq);
+                if d.reset || !d.changed.is_empty() || !d.removed.is_empty() {
+                    changed(app, d.changed.len(), d.removed.len(), d.seq);
+                }
+            }
+            Err(e) => warn(app, &mut said, e),
+        }
+    }
 }
 
 fn warn(app: &AppHandle, said: &mut String, e: CmdError) {

@@ -12,7 +12,7 @@ use agent_sessions_core::{ProviderKind, SessionMeta};
 use serde::Serialize;
 use tauri::AppHandle;
 
-use super::terminal::{configured, in_local_terminal};
+use super::terminal::{configured, in_local_terminal, local_terminal_ready};
 use super::{off_main, CmdError, CmdResult, SessionRef};
 use crate::state::AppState;
 
@@ -78,6 +78,8 @@ pub async fn continue_in(
         let target = target_of(&target)?;
         if let Some(host) = state.remote.current() {
             let requested = configured(&state.settings()?.terminal.app);
+            // No terminal here: refused before the host writes its prompt file.
+            local_terminal_ready(requested.as_deref())?;
             let (ssh, prepared) = host.handoff_launch(&session, target)?;
             let terminal = in_local_terminal(&ssh, requested.as_deref())?;
             return Ok(Continued {

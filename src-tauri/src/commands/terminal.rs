@@ -106,6 +106,15 @@ fn open_remote(
     })
 }
 
+/// Fails as [`in_local_terminal`] would when no terminal can be opened here (checked before
+/// the host is asked to write anything).
+pub(super) fn local_terminal_ready(requested: Option<&str>) -> CmdResult<()> {
+    let here = Host::this();
+    let found = terminal::installed(&here);
+    terminal::choose(requested, &here, &found).map_err(agent_sessions_core::Error::from)?;
+    Ok(())
+}
+
 /// Starts `ssh` (an `ssh -t ALIAS …` command) in the configured (or Automatic) terminal here,
 /// in the local home; answers the terminal's id.
 pub(super) fn in_local_terminal(

@@ -4,8 +4,9 @@
 //! Choosing one connects (the picker shows the connection's error, which says
 //! what to set up) and every session command then asks that host; a watcher on a second
 //! connection (`watch`: the host pushes its changes; polling `changes` with an older server)
-//! tells the window when its sessions change, as the local worker does. The machine chosen is saved as `ui.host`
-//! and shown again at the next start (an alias no longer listed: this computer, with a notice).
+//! tells the window when its sessions change, as the local worker does. The machine chosen is
+//! saved as `ui.host` and shown again at the next start (an alias no longer listed: this
+//! computer, with a notice).
 
 use std::path::PathBuf;
 use std::sync::Arc;

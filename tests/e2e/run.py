@@ -2183,8 +2183,9 @@ def remote_suite(d, ssh_config):
         open_session(d, "9d22e384-6685-4b75-ac35-088162e4c4a9")
         d.click(d.find_all('[data-testid="handoff-toggle"]')[0])
         d.wait_all('[data-testid="handoff-menu"]')
-        # Starting an agent here on a session there: not yet; its handoff, written there: yes.
-        assert d.js("return document.querySelector('[data-testid=\"handoff-codex\"]').disabled") is True
+        # Starting an agent on the host (handoff_prepare there, ssh -t here) is offered, and the
+        # handoff written there copies here.
+        assert d.js("return document.querySelector('[data-testid=\"handoff-codex\"]').disabled") is False
         d.click(d.find_all('[data-testid="handoff-copy-codex"]')[0])
         ok, text, _ = handoff_status(d)
         assert ok and text.startswith("Copied the handoff for Codex CLI"), text

@@ -477,14 +477,7 @@ def run_main_suite(d):
                 break
         assert hits, "no search hits"
         d.shot("03-search")
-        claude_hit = [h for h in hits if "BIGCTX" in d.text(h)]
-        assert claude_hit, [d.text(h) for h in hits]
-        d.click(claude_hit[0])
-        title = d.until("return document.querySelector('[data-testid=\"transcript-title\"]')?.textContent.includes('BIGCTX')"
-                        " && document.querySelector('[data-testid=\"transcript-title\"]').textContent")
-        assert "BIGCTX" in title, title
-        flashed = d.until("return document.querySelector('.flash')?.textContent", 5)
-        assert "continue after big context" in flashed, flashed
+        open_bigctx_hit(d, hits, flash_timeout=5)
     check("a search opens the hit at its message", search)
 
     def group_modes():
@@ -672,6 +665,18 @@ def run_main_suite(d):
 AXE = ROOT / "ui/node_modules/axe-core/axe.min.js"
 TOOLS_SESSION = "9d22e384-6685-4b75-ac35-088162e4c4a9"
 OC_PATCH_SESSION = "ses_dd433d553ffe5pmWtU62NvF48P"
+
+
+def open_bigctx_hit(d, hits, flash_timeout):
+    """Clicks the search hit of the BIGCTX session: its transcript opens, flashing the matched message."""
+    big = [h for h in hits if "BIGCTX" in d.text(h)]
+    assert big, [d.text(h) for h in hits]
+    d.click(big[0])
+    title = d.until("return document.querySelector('[data-testid=\"transcript-title\"]')?.textContent.includes('BIGCTX')"
+                    " && document.querySelector('[data-testid=\"transcript-title\"]').textContent")
+    assert "BIGCTX" in title, title
+    flashed = d.until("return document.querySelector('.flash')?.textContent", flash_timeout)
+    assert "continue after big context" in flashed, flashed
 
 
 def press(d, *keys):
@@ -2198,14 +2203,7 @@ def remote_suite(d, ssh_config):
         d.type(box, "continue after big context\ue007")
         hits = d.wait_all('[data-testid="search-hit"]', timeout=60)
         d.shot("63-remote-search")
-        big = [h for h in hits if "BIGCTX" in d.text(h)]
-        assert big, [d.text(h) for h in hits]
-        d.click(big[0])
-        title = d.until("return document.querySelector('[data-testid=\"transcript-title\"]')?.textContent.includes('BIGCTX')"
-                        " && document.querySelector('[data-testid=\"transcript-title\"]').textContent")
-        assert "BIGCTX" in title, title
-        flashed = d.until("return document.querySelector('.flash')?.textContent", 10)
-        assert "continue after big context" in flashed, flashed
+        open_bigctx_hit(d, hits, flash_timeout=10)
     check("a search on the host opens the hit at its message", search)
 
     def terminal():

@@ -12,7 +12,10 @@
 //!   sequence ([`Service::changes_since`]).
 //!
 //! The loop has its own library (its own connection to the cache), so the calls keep answering
-//! from the cache while a long first scan runs. Events are plain data handed to a callback; the
+//! from the cache while a long first scan runs. Without a cache (no folder for it can be found
+//! or opened) both libraries keep the scans in one shared memory instead
+//! ([`crate::library::Scanned`]), so the loop still finds only what changed and the change
+//! sequence hears it exactly as with a cache. Events are plain data handed to a callback; the
 //! front end forwards them (the app as Tauri events).
 
 mod changes;
@@ -29,7 +32,7 @@ use serde::Serialize;
 
 use crate::catalog::ScanReport;
 use crate::error::Error;
-use crate::library::Library;
+use crate::library::{Library, Scanned};
 use crate::model::{ProviderKind, SessionMeta, Transcript};
 use crate::provider::{Roots, ScanOutput, ScanProgress};
 use crate::watch;
@@ -111,7 +114,10 @@ pub struct Service {
 
 struct Shared {
     cache_dir: Option<PathBuf>,
-    roots: Mutex<Roots>,
+    /// The roots, and what their scans found when there is no cache (both libraries keep
+    /// them there; new roots start a new one, as the cache file is per roots). One lock, so
+    /// the loop never pairs one roots' scans with other roots.
+    roots: Mutex<(Roots, Arc<Scanned>)>,
     /// The calls' library (the loop opens its own).
     library: Mutex<Library>,
     /// Every session of the last listing, by (provider, id).
@@ -139,11 +145,12 @@ impl Service {
     /// A service over `roots` with the cache in `cache_dir` (none: no cache). Nothing runs until
     /// [`Service::start`]; the calls work at once.
     pub fn new(roots: Roots, cache_dir: Option<PathBuf>) -> Self {
-        let library = Library::open(&roots, &[], cache_dir.clone());
+        let scanned = Arc::new(Scanned::default());
+        let library = Library::open_with(&roots, &[], cache_dir.clone(), scanned.clone());
         Service {
             shared: Arc::new(Shared {
                 cache_dir,
-                roots: Mutex::new(roots),
+                roots: Mutex::new((roots, scanned)),
                 library: Mutex::new(library),
                 sessions: Mutex::new(HashMap::new()),
                 transcripts: TranscriptCache::default(),
@@ -193,8 +200,10 @@ impl Service {
     /// forgotten, the change sequence started over, and the loop woken to start over on them.
     pub fn switch(&self, roots: Roots) {
         let shared = &self.shared;
-        *lock(&shared.library) = Library::open(&roots, &[], shared.cache_dir.clone());
-        *lock(&shared.roots) = roots;
+        let scanned = Arc::new(Scanned::default());
+        *lock(&shared.library) =
+            Library::open_with(&roots, &[], shared.cache_dir.clone(), scanned.clone());
+        *lock(&shared.roots) = (roots, scanned);
         shared.transcripts.clear();
         lock(&shared.sessions).clear();
         {
@@ -206,7 +215,7 @@ impl Service {
     }
 
     pub fn roots(&self) -> Roots {
-        lock(&self.shared.roots).clone()
+        lock(&self.shared.roots).0.clone()
     }
 
     /// Whether the loop is woken by file-system events or polls, and what it watches.
@@ -372,8 +381,8 @@ impl Shared {
 fn run(shared: &Shared, emit: &Emit) {
     while !shared.stop.load(Ordering::SeqCst) {
         let generation = shared.generation.load(Ordering::SeqCst);
-        let roots = lock(&shared.roots).clone();
-        let mut lib = Library::open(&roots, &[], shared.cache_dir.clone());
+        let (roots, scanned) = lock(&shared.roots).clone();
+        let mut lib = Library::open_with(&roots, &[], shared.cache_dir.clone(), scanned);
         if shared.clear.swap(false, Ordering::SeqCst) {
             if let Err(e) = lib.clear_cache() {
                 emit(Event::Warning(format!(

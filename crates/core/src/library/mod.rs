@@ -1,18 +1,27 @@
 //! The front ends' entry point: the providers plus the cache, with the fallbacks a user
 //! expects — a cache that cannot be opened costs speed (and a warning), never the session list;
 //! a cache found damaged while in use is rebuilt (and a warning) and the call runs again.
+//! Without a cache, what the stores' last scans found is kept in memory ([`Scanned`]), so a
+//! refresh still finds and reports only what changed.
+
+mod memory;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::catalog::{Catalog, ScanReport};
 use crate::error::Error;
 use crate::index::{self, Hit, Index, RefreshReport, SearchFilter, SearchResults};
-use crate::model::{ProviderKind, SessionMeta, Transcript};
+use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
 use crate::provider::{ProviderSet, Roots, ScanOutput, ScanProgress};
+
+pub use memory::Scanned;
 
 pub struct Library {
     catalog: Catalog,
     index: Option<Index>,
+    /// Without a cache: the last scans' results, which refreshes start from and lists read.
+    scanned: Arc<Scanned>,
     /// Why there is no cache, when there is none: what a search needing it reports.
     no_cache: Option<Error>,
     only: Vec<ProviderKind>,
@@ -21,8 +30,20 @@ pub struct Library {
 
 impl Library {
     /// Providers over `roots` (restricted to `only` when not empty), with the cache in
-    /// `cache_dir` (none: no cache).
+    /// `cache_dir` (none: no cache; then this library keeps its scans in memory).
     pub fn open(roots: &Roots, only: &[ProviderKind], cache_dir: Option<PathBuf>) -> Self {
+        Self::open_with(roots, only, cache_dir, Arc::default())
+    }
+
+    /// [`Library::open`], keeping its scans in `scanned` when there is no cache: libraries that
+    /// share it (a service's loop and its calls) see one another's refreshes, as they would
+    /// through a cache file, so a change is found (and reported) once.
+    pub fn open_with(
+        roots: &Roots,
+        only: &[ProviderKind],
+        cache_dir: Option<PathBuf>,
+        scanned: Arc<Scanned>,
+    ) -> Self {
         let mut warnings = Vec::new();
         let (index, no_cache) = match cache_dir.map(|dir| Index::open(&dir, roots)) {
             Some(Ok(mut i)) => {
@@ -44,6 +65,7 @@ impl Library {
         Library {
             catalog: Catalog::new(roots, only),
             index,
+            scanned,
             no_cache,
             only: only.to_vec(),
             warnings,
@@ -117,23 +139,28 @@ impl Library {
         &self.warnings
     }
 
-    /// Brings the cache up to date with the stores (nothing to do without a cache).
+    /// Brings the cache up to date with the stores (without one, what is kept in memory).
     pub fn refresh(&mut self, progress: &ScanProgress) -> Result<RefreshReport, Error> {
         self.refresh_with(progress, &mut |_, _| {})
     }
 
-    /// [`Library::refresh`], handing `on_commit` each provider's changes as they land.
+    /// [`Library::refresh`], handing `on_commit` each provider's changes as they land (with or
+    /// without a cache: a service's change feed is built from them).
     pub fn refresh_with(
         &mut self,
         progress: &ScanProgress,
         on_commit: &mut dyn FnMut(ProviderKind, &ScanOutput),
     ) -> Result<RefreshReport, Error> {
-        self.healing(|index, providers| index.refresh_with(providers, progress, on_commit))
-            .unwrap_or(Ok(RefreshReport::default()))
+        match self.healing(|index, providers| index.refresh_with(providers, progress, on_commit)) {
+            Some(refreshed) => refreshed,
+            None => self
+                .scanned
+                .refresh(self.catalog.providers(), progress, on_commit),
+        }
     }
 
-    /// Every session, newest first, with live flags and repo roots: from the cache after a
-    /// refresh, or from a full scan without one.
+    /// Every session, newest first, with live flags and repo roots: from the cache (or, without
+    /// one, what is kept in memory) after a refresh.
     pub fn sessions(&mut self, progress: &ScanProgress) -> Result<ScanReport, Error> {
         let only = self.only.clone();
         let cached = self.healing(|index, providers| {
@@ -141,50 +168,64 @@ impl Library {
             Ok((index.sessions(&only)?, index.diagnostics(&only)?))
         });
         let Some(cached) = cached else {
-            return self.catalog.scan(progress);
+            self.refresh(progress)?;
+            return self.listed(progress);
         };
-        let (mut sessions, diagnostics) = cached?;
-        self.catalog.enrich(&mut sessions);
-        Ok(ScanReport {
-            diagnostics,
-            sessions,
-        })
+        let (sessions, diagnostics) = cached?;
+        Ok(self.enriched(sessions, diagnostics))
     }
 
-    /// What the cache holds now, without refreshing it (a full scan without a cache, or with a
-    /// damaged one, which the next refresh rebuilds): the list an app shows at once at start,
-    /// before its refresh completes.
+    /// What the cache holds now, without refreshing it (without a cache, what the last refresh
+    /// kept in memory; a full scan before any, or with a damaged cache, which the next refresh
+    /// rebuilds): the list an app shows at once at start, before its refresh completes.
     pub fn listed(&self, progress: &ScanProgress) -> Result<ScanReport, Error> {
         let Some(index) = &self.index else {
-            return self.catalog.scan(progress);
+            let kinds: Vec<ProviderKind> =
+                self.catalog.providers().iter().map(|p| p.kind()).collect();
+            return match self.scanned.listing(&kinds) {
+                Some((sessions, diagnostics)) => Ok(self.enriched(sessions, diagnostics)),
+                None => self.catalog.scan(progress),
+            };
         };
         let cached = index
             .sessions(&self.only)
             .and_then(|s| Ok((s, index.diagnostics(&self.only)?)));
-        let (mut sessions, diagnostics) = match cached {
+        let (sessions, diagnostics) = match cached {
             Err(Error::CacheCorrupt { .. }) => return self.catalog.scan(progress),
             other => other?,
         };
-        self.catalog.enrich(&mut sessions);
-        Ok(ScanReport {
-            diagnostics,
-            sessions,
-        })
+        Ok(self.enriched(sessions, diagnostics))
     }
 
-    /// Empties the cache (see [`Index::rebuild`]); the next refresh fills it from the stores.
-    /// Nothing to do without a cache.
-    pub fn clear_cache(&mut self) -> Result<(), Error> {
-        match self.index.as_mut() {
-            Some(index) => index.rebuild(),
-            None => Ok(()),
+    /// A listing of stored sessions (newest first) with what no store records filled in.
+    fn enriched(&self, mut sessions: Vec<SessionMeta>, diagnostics: Diagnostics) -> ScanReport {
+        self.catalog.enrich(&mut sessions);
+        ScanReport {
+            diagnostics,
+            sessions,
         }
     }
 
-    /// Drops sessions from the cache at once (see [`Index::forget`]); nothing without a cache.
+    /// Empties the cache (see [`Index::rebuild`]), or without one forgets what is kept in
+    /// memory; the next refresh fills it from the stores.
+    pub fn clear_cache(&mut self) -> Result<(), Error> {
+        match self.index.as_mut() {
+            Some(index) => index.rebuild(),
+            None => {
+                self.scanned.clear();
+                Ok(())
+            }
+        }
+    }
+
+    /// Drops sessions from the cache (or what is kept in memory) at once (see
+    /// [`Index::forget`]).
     pub fn forget(&mut self, keys: &[crate::provider::SessionKey]) -> Result<(), Error> {
         self.healing(|index, _| index.forget(keys))
-            .unwrap_or(Ok(()))
+            .unwrap_or_else(|| {
+                self.scanned.forget(keys);
+                Ok(())
+            })
     }
 
     /// Sessions in the cache not yet text-indexed.

@@ -1,0 +1,131 @@
+//! The cache's stand-in when there is none (no cache folder can be found or opened): what the
+//! stores' last scans found, kept in memory — each provider's scan state, its sessions and its
+//! diagnostics, nothing else. A refresh then scans from those states as it does from the
+//! cache's, so it finds only what changed and hands it on the same way (a service's change
+//! feed hears appends and new sessions with or without a cache).
+//!
+//! Memory: one entry per session in the stores (the listing a front end holds anyway), the
+//! providers' states (what the cache's `provider_state` rows hold: per file a few stamps and
+//! bounded rings) and at most [`Diagnostics::MAX_ITEMS`] diagnostics per provider. No message
+//! text is kept (search needs the cache), and nothing grows with the number of refreshes or the
+//! size of a file.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+use crate::error::Error;
+use crate::index::RefreshReport;
+use crate::model::{Diagnostics, ProviderKind, SessionMeta};
+use crate::provider::{ProviderSet, ProviderState, ScanOutput, ScanProgress, SessionKey};
+
+/// The last scans' results, shared by the libraries that stand for one cache (a service's
+/// loop and its calls), as the cache file is.
+#[derive(Default)]
+pub struct Scanned {
+    inner: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    /// A provider is here once its first scan landed.
+    states: BTreeMap<ProviderKind, ProviderState>,
+    sessions: HashMap<SessionKey, SessionMeta>,
+    diagnostics: BTreeMap<ProviderKind, Diagnostics>,
+}
+
+impl Scanned {
+    /// Scans every provider of `set` from its last state, side by side (reads only), and keeps
+    /// each provider's result as its scan finishes, handing it to `landed` then — as
+    /// [`crate::index::Index::refresh_with`] commits to the cache.
+    pub(crate) fn refresh(
+        &self,
+        set: &ProviderSet,
+        progress: &ScanProgress,
+        landed: &mut dyn FnMut(ProviderKind, &ScanOutput),
+    ) -> Result<RefreshReport, Error> {
+        let states: Vec<ProviderState> = {
+            let held = lock(&self.inner);
+            set.iter()
+                .map(|p| held.states.get(&p.kind()).cloned().unwrap_or_default())
+                .collect()
+        };
+        let mut report = RefreshReport::default();
+        std::thread::scope(|s| -> Result<(), Error> {
+            let (tx, rx) = std::sync::mpsc::channel();
+            for (p, state) in set.iter().zip(&states) {
+                let tx = tx.clone();
+                s.spawn(move || {
+                    let _ = tx.send((p.kind(), p.scan(state, progress)));
+                });
+            }
+            drop(tx);
+            for (kind, output) in rx {
+                let output = output?;
+                self.keep(kind, &output);
+                report.changed += output.changed.len();
+                report.removed += output.removed.len();
+                landed(kind, &output);
+            }
+            Ok(())
+        })?;
+        Ok(report)
+    }
+
+    /// One provider's scan: its sessions changed and removed, its diagnostics and state.
+    fn keep(&self, kind: ProviderKind, output: &ScanOutput) {
+        let mut held = lock(&self.inner);
+        for key in &output.removed {
+            held.sessions.remove(key);
+        }
+        for meta in &output.changed {
+            held.sessions.insert(SessionKey::of(meta), meta.clone());
+        }
+        held.diagnostics.insert(kind, output.diagnostics.clone());
+        held.states.insert(kind, output.state.clone());
+    }
+
+    /// The sessions of `kinds`, newest first (not enriched), and their diagnostics; `None`
+    /// until every one of them has been scanned (nothing is known of it yet).
+    pub(crate) fn listing(
+        &self,
+        kinds: &[ProviderKind],
+    ) -> Option<(Vec<SessionMeta>, Diagnostics)> {
+        let held = lock(&self.inner);
+        if !kinds.iter().all(|k| held.states.contains_key(k)) {
+            return None;
+        }
+        let mut sessions: Vec<SessionMeta> = held
+            .sessions
+            .values()
+            .filter(|s| kinds.contains(&s.provider))
+            .cloned()
+            .collect();
+        sessions.sort_by(SessionMeta::newest_first);
+        let mut diagnostics = Diagnostics::default();
+        for (_, d) in held.diagnostics.iter().filter(|(k, _)| kinds.contains(k)) {
+            diagnostics.parse_errors += d.parse_errors;
+            diagnostics.items.extend(d.items.iter().cloned());
+        }
+        Some((sessions, diagnostics))
+    }
+
+    /// Drops sessions at once (trashed); a refresh reports them removed once their files are
+    /// gone, as it does with the cache.
+    pub(crate) fn forget(&self, keys: &[SessionKey]) {
+        let mut held = lock(&self.inner);
+        for key in keys {
+            held.sessions.remove(key);
+        }
+    }
+
+    /// Forgets everything: the next refresh scans every store whole.
+    pub(crate) fn clear(&self) {
+        *lock(&self.inner) = Held::default();
+    }
+}
+
+/// A lock that a panic elsewhere does not make unusable: every change to what it guards is
+/// made whole under it.
+fn lock(m: &Mutex<Held>) -> std::sync::MutexGuard<'_, Held> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

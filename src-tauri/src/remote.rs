@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
-use agent_sessions_core::actions::trash::{Done, Plan};
+use agent_sessions_core::actions::trash::Plan;
 use agent_sessions_core::blob::{self, BlobView};
 use agent_sessions_core::health::{self, CacheInfo, Health};
 use agent_sessions_core::index::Hit;
@@ -25,7 +25,7 @@ use agent_sessions_remote::ssh::Ssh;
 use agent_sessions_remote::{Client, Error as RemoteError};
 use base64::Engine;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::commands::{CmdError, CmdResult, ErrorCode, SessionRef};
 
@@ -171,6 +171,12 @@ impl Host {
         client.call(method, params).map_err(remote_error)
     }
 
+    /// Runs `call` on the connection (one call at a time), its error said for the window.
+    fn with<R>(&self, call: impl FnOnce(&mut Client) -> Result<R, RemoteError>) -> CmdResult<R> {
+        let mut client = self.client.lock()?;
+        call(&mut client).map_err(remote_error)
+    }
+
     /// Every session there, newest first, and the change sequence it is as of.
     pub fn list(&self) -> CmdResult<(ScanReport, u64)> {
         let listed: wire::ListResult = self.call(method::LIST, wire::ListParams::default())?;
@@ -182,8 +188,8 @@ impl Host {
     }
 
     /// The sessions changed or removed there after `seq`.
-    pub fn changes(&self, seq: u64) -> CmdResult<Delta> {
-        self.call(method::CHANGES, wire::ChangesParams { cursor: seq })
+    pub fn changes(&self, seq: u64) -> CmdResult<wire::ChangesResult> {
+        self.with(|c| c.changes(seq))
     }
 
     /// A page of the transcript, rendered here as a local one is.
@@ -269,8 +275,7 @@ impl Host {
             providers,
             ..wire::SearchParams::default()
         };
-        let answer: SearchAnswer = self.call(method::SEARCH, params)?;
-        Ok(answer.results.hits)
+        Ok(self.with(|c| c.search(&params))?.results.hits)
     }
 
     /// What the window may show of a blob (the remote sends it whole, at most 32 MiB).
@@ -340,24 +345,28 @@ impl Host {
         permanent: bool,
         subagents: Option<bool>,
         plan: Option<Plan>,
-    ) -> CmdResult<TrashAnswer> {
+    ) -> CmdResult<wire::TrashResult> {
         let params = wire::TrashParams {
             session: wire_ref(session),
             permanent,
             subagents,
             plan,
         };
-        self.call(method::TRASH, params)
+        self.with(|c| c.trash(&params))
     }
 
     /// The session's handoff to `target`, written there from its store.
-    pub fn handoff(&self, session: &SessionRef, target: ProviderKind) -> CmdResult<HandoffDoc> {
+    pub fn handoff(
+        &self,
+        session: &SessionRef,
+        target: ProviderKind,
+    ) -> CmdResult<wire::HandoffDoc> {
         let params = wire::HandoffParams {
             session: wire_ref(session),
             to: target,
             budget: None,
         };
-        self.call(method::HANDOFF, params)
+        self.with(|c| c.handoff(&params))
     }
 
     /// The agent's own records behind message `id` of the session, read there by core's
@@ -432,8 +441,9 @@ impl Host {
     /// its sessions lie) and no cache.
     pub fn health(&self) -> CmdResult<Health> {
         let (listing, _) = self.list()?;
-        let places: wire::DiagnosticsPlaces =
-            self.call(method::DIAGNOSTICS, wire::DiagnosticsParams::default())?;
+        let places = self
+            .with(|c| c.diagnostics(&wire::DiagnosticsParams::default()))?
+            .places;
         let roots = if places.roots.is_empty() {
             roots_of(&listing.sessions)
         } else {
@@ -490,19 +500,7 @@ impl Host {
 
     /// The session's resume command as the remote builds it (POSIX on a Unix remote).
     pub fn resume(&self, session: &SessionRef) -> CmdResult<ResumeCommand> {
-        let answer: ResumeAnswer = self.call(method::RESUME, wire_ref(session))?;
-        if let Some(e) = answer.error {
-            return Err(CmdError::new(ErrorCode::of(&e.code), e.message));
-        }
-        let argv: Vec<&str> = answer.argv.iter().map(String::as_str).collect();
-        let (program, args) = argv.split_first().ok_or_else(|| {
-            CmdError::new(
-                ErrorCode::Protocol,
-                "the remote sent an empty resume command",
-            )
-        })?;
-        ResumeCommand::new(program, args, answer.cwd.as_deref())
-            .map_err(|e| CmdError::invalid_input(e.to_string()))
+        self.with(|c| c.resume(&wire_ref(session)))
     }
 
     /// What "Open terminal" runs there: a login shell in the session's directory.
@@ -625,49 +623,6 @@ pub fn remote_error(e: RemoteError) -> CmdError {
         other => ErrorCode::of(other.code()),
     };
     CmdError::new(code, e.to_string())
-}
-
-/// What `changes` answers (core's `Delta` as the server serializes it).
-#[derive(Debug, Deserialize)]
-pub struct Delta {
-    pub seq: u64,
-    pub reset: bool,
-    pub changed: Vec<SessionMeta>,
-    pub removed: Vec<SessionRef>,
-}
-
-/// What `handoff` answers (the parts the app shows).
-#[derive(Debug, Deserialize)]
-pub struct HandoffDoc {
-    pub markdown: String,
-    pub chars: usize,
-}
-
-/// What `trash` answers: the plan, and what was done when it ran.
-#[derive(Debug, Deserialize)]
-pub struct TrashAnswer {
-    pub plan: Plan,
-    pub done: Option<Done>,
-}
-
-#[derive(Deserialize)]
-struct ResumeAnswer {
-    #[serde(default)]
-    argv: Vec<String>,
-    #[serde(default)]
-    cwd: Option<String>,
-    #[serde(default)]
-    error: Option<wire::WireError>,
-}
-
-#[derive(Deserialize)]
-struct SearchAnswer {
-    results: WireResults,
-}
-
-#[derive(Deserialize)]
-struct WireResults {
-    hits: Vec<Hit>,
 }
 
 #[cfg(test)]

@@ -10,11 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_sessions_core::actions::export::{refuse_agent_store, write_file, Exporter};
-use agent_sessions_core::actions::resume::ResumeCommand;
-use agent_sessions_core::actions::trash::{Done, Plan};
 use agent_sessions_core::bundle::Bundle;
 use agent_sessions_core::config::ConfigFile;
-use agent_sessions_core::index::{Hit, SearchResults};
 use agent_sessions_core::paths::{process_env, resolve};
 use agent_sessions_core::{
     Diagnostics, Error, Message, ProviderKind, Roots, ScanReport, SessionMeta, Transcript,
@@ -22,8 +19,7 @@ use agent_sessions_core::{
 use agent_sessions_remote::protocol::*;
 use agent_sessions_remote::ssh::Ssh;
 use agent_sessions_remote::{Client, Error as RemoteError};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::bundle::{BundleAction, ExportArgs as BundleExportArgs, ImportArgs as BundleImportArgs};
 use crate::envelope::{Envelope, MessageSource};
@@ -181,15 +177,6 @@ fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, Rem
     }
 }
 
-/// The answer to `trash` on the host.
-#[derive(Deserialize)]
-struct TrashAnswer {
-    plan: Plan,
-    done: Option<Done>,
-    #[serde(default)]
-    warnings: Vec<String>,
-}
-
 /// `trash`/`delete --host`: planned on the host with its opt-ins, shown and confirmed here as
 /// locally, then run there only if planning again gives the plan shown.
 fn trash(
@@ -207,7 +194,7 @@ fn trash(
         subagents: args.subagents(),
         plan: None,
     };
-    let planned: TrashAnswer = client.call(method::TRASH, &params)?;
+    let planned = client.trash(&params)?;
     if let Some(refused) = crate::trash::consent(&planned.plan, args.yes, json) {
         return Ok(refused);
     }
@@ -217,7 +204,7 @@ fn trash(
         provider: Some(planned.plan.session.provider),
     };
     params.plan = Some(planned.plan);
-    let ran: TrashAnswer = client.call(method::TRASH, &params)?;
+    let ran = client.trash(&params)?;
     let Some(done) = ran.done else {
         return Err(unsupported("the host answered without doing the plan"));
     };
@@ -242,9 +229,8 @@ fn handoff(client: &mut Client, args: HandoffArgs) -> Result<Envelope, RemoteErr
         to: args.start.to,
         budget: Some(args.start.budget().chars()),
     };
-    let doc: Value = client.call(method::HANDOFF, &params)?;
-    let markdown = doc["markdown"].as_str().unwrap_or_default().to_owned();
-    Ok(Envelope::ok(doc, markdown))
+    let doc = client.handoff(&params)?;
+    Ok(Envelope::ok(json!(doc), doc.markdown))
 }
 
 fn unsupported(message: &str) -> RemoteError {
@@ -393,7 +379,7 @@ fn list(
 
 fn show(mut client: Client, id: String) -> Result<Envelope, RemoteError> {
     let first = first_page(&mut client, id)?;
-    let resume = resume_command(&first.resume_command);
+    let resume = first.resume().map_err(resume_unavailable);
     let session = first.session.clone();
     let source = Pages {
         client: RefCell::new(client),
@@ -500,72 +486,16 @@ fn as_core(e: RemoteError) -> Error {
     )
 }
 
-/// The resume command as the remote built it (its invariant checked again here).
-fn resume_command(v: &Value) -> Result<ResumeCommand, Error> {
+/// Why the host has no resume command, as the core error a local `show` reports (the host's
+/// message already says "resume command unavailable").
+fn resume_unavailable(e: WireError) -> Error {
     const PREFIX: &str = "resume command unavailable: ";
-    if let Some(message) = v["error"]["message"].as_str() {
-        return Err(Error::resume_unavailable(
-            message.strip_prefix(PREFIX).unwrap_or(message),
-        ));
-    }
-    let argv: Vec<&str> = v["argv"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let Some((program, args)) = argv.split_first() else {
-        return Err(Error::resume_unavailable("the remote sent none"));
-    };
-    ResumeCommand::new(program, args, v["cwd"].as_str())
-        .map_err(|e| Error::resume_unavailable(e.to_string()))
-}
-
-/// `SearchResults` as the server serializes it.
-#[derive(Deserialize)]
-struct SearchAnswer {
-    results: WireResults,
-    #[serde(default)]
-    warnings: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct WireResults {
-    hits: Vec<WireHit>,
-    read_directly: usize,
-    unreadable: usize,
-    partial: bool,
-}
-
-#[derive(Deserialize)]
-struct WireHit {
-    session_id: String,
-    provider: ProviderKind,
-    message_id: String,
-    title: Option<String>,
-    snippet: String,
-    score: f64,
+    Error::resume_unavailable(e.message.strip_prefix(PREFIX).unwrap_or(&e.message))
 }
 
 fn search(client: &mut Client, params: SearchParams) -> Result<Envelope, RemoteError> {
-    let answer: SearchAnswer = client.call(method::SEARCH, params)?;
-    let r = answer.results;
-    let hits = r
-        .hits
-        .into_iter()
-        .map(|h| Hit {
-            session_id: h.session_id,
-            provider: h.provider,
-            message_id: h.message_id,
-            title: h.title,
-            snippet: h.snippet,
-            score: h.score,
-        })
-        .collect();
-    let mut out = Envelope::search(SearchResults {
-        hits,
-        read_directly: r.read_directly,
-        unreadable: r.unreadable,
-        partial: r.partial,
-    });
+    let answer = client.search(&params)?;
+    let mut out = Envelope::search(answer.results.into());
     out.warn(&answer.warnings);
     Ok(out)
 }
@@ -606,23 +536,8 @@ fn log(
     Ok(Envelope::silent())
 }
 
-#[derive(Deserialize)]
-struct DiagnosticsAnswer {
-    parse_errors: u64,
-    items: Vec<agent_sessions_core::model::Diagnostic>,
-    format_versions: Vec<Version>,
-}
-
-#[derive(Deserialize)]
-struct Version {
-    provider: ProviderKind,
-    format_version: String,
-    sessions: u64,
-}
-
 fn diagnostics(client: &mut Client, providers: Vec<ProviderKind>) -> Result<Envelope, RemoteError> {
-    let answer: DiagnosticsAnswer =
-        client.call(method::DIAGNOSTICS, json!(DiagnosticsParams { providers }))?;
+    let answer = client.diagnostics(&DiagnosticsParams { providers })?;
     let diagnostics = Diagnostics {
         parse_errors: answer.parse_errors,
         items: answer.items,

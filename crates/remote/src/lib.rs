@@ -4,7 +4,8 @@
 //! - [`protocol`]: JSON lines, versioned (docs/remote.md).
 //! - [`server`]: answers the protocol with the core's calls (`agent-sessions-cli serve --stdio`).
 //! - [`client`]: calls over a [`transport::Transport`], reconnecting after a drop; a follower
-//!   resumes from its cursor.
+//!   resumes from its cursor. [`calls`]: each method as a typed call whose answer is the
+//!   protocol's type, what the CLI and the app both call.
 //! - [`ssh`]: the system ssh in BatchMode, and the bootstrap that installs this build's server
 //!   on a remote of the same platform; [`wsl`]: WSL distributions as hosts (pure functions).
 //! - [`command`]: the transport over a child process (ssh, wsl.exe, sh), and the bootstrap
@@ -12,6 +13,7 @@
 //! - [`transport::Memory`]: a server on a thread, for tests; [`loopback`]: a throwaway sshd
 //!   on 127.0.0.1, for the tests and the benchmark.
 
+pub mod calls;
 pub mod client;
 pub mod command;
 pub mod error;

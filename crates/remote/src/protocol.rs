@@ -6,12 +6,17 @@
 //! - A streaming request (`follow`) also gets `{"id", "event"}` lines before its answer.
 //!
 //! The parameter and result types here are shared by the server and the client, so the two
-//! cannot disagree about a field's name.
+//! cannot disagree about a field's name. Where the server writes one of core's own types that
+//! cannot be read back (`SearchResults`, `Handoff`, `Delta`, a resume command), the answer's
+//! type here is how every client reads it: declared once, next to the method.
 
 use std::path::PathBuf;
 
+use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::actions::trash::{Done, Plan};
+use agent_sessions_core::index::{Hit, SearchResults};
 use agent_sessions_core::live::events::Event;
-use agent_sessions_core::model::{Diagnostics, Message, ProviderKind, SessionMeta};
+use agent_sessions_core::model::{Diagnostic, Diagnostics, Message, ProviderKind, SessionMeta};
 use agent_sessions_core::provider::SessionKey;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -236,8 +241,48 @@ pub struct ShowResult {
     pub next: Option<usize>,
     pub total: usize,
     pub diagnostics: Diagnostics,
-    /// As `show --json` prints it: `{argv, cwd, shell}` or `{error: {code, message}}`.
+    /// As `show --json` prints it: `{argv, cwd, shell}` or `{error: {code, message}}` (on the
+    /// first page only; read it with [`ShowResult::resume`]).
     pub resume_command: Value,
+}
+
+impl ShowResult {
+    /// The session's resume command as the server built it, or why there is none.
+    pub fn resume(&self) -> Result<ResumeCommand, WireError> {
+        // A page without one (null) reads as an empty answer: "none sent".
+        serde_json::from_value::<ResumeResult>(self.resume_command.clone())
+            .unwrap_or_default()
+            .command()
+    }
+}
+
+/// What `resume` answers, and what the first `show` page carries as `resume_command`: the
+/// command as `show --json` prints it (`{argv, cwd, shell}`), or `{error: {code, message}}`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ResumeResult {
+    pub argv: Vec<String>,
+    pub cwd: Option<String>,
+    pub error: Option<WireError>,
+}
+
+impl ResumeResult {
+    /// The command, its invariants checked again here (the remote's words are not trusted:
+    /// control characters are refused by `ResumeCommand::new`), or the server's refusal.
+    pub fn command(&self) -> Result<ResumeCommand, WireError> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let argv: Vec<&str> = self.argv.iter().map(String::as_str).collect();
+        let Some((program, args)) = argv.split_first() else {
+            return Err(WireError::new(
+                "protocol",
+                "the remote sent an empty resume command",
+            ));
+        };
+        ResumeCommand::new(program, args, self.cwd.as_deref())
+            .map_err(|e| WireError::new("invalid_input", e.to_string()))
+    }
 }
 
 /// `search`: as the CLI's `search` flags.
@@ -253,6 +298,34 @@ pub struct SearchParams {
     pub since_ms: Option<i64>,
     #[serde(default)]
     pub until_ms: Option<i64>,
+}
+
+/// What `search` answers: core's `SearchResults` and the server library's warnings.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SearchResult {
+    pub results: SearchHits,
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// Core's `SearchResults` as the server writes it (core's type is written, never read back).
+#[derive(Debug, Clone, Deserialize)]
+pub struct SearchHits {
+    pub hits: Vec<Hit>,
+    pub read_directly: usize,
+    pub unreadable: usize,
+    pub partial: bool,
+}
+
+impl From<SearchHits> for SearchResults {
+    fn from(r: SearchHits) -> Self {
+        SearchResults {
+            hits: r.hits,
+            read_directly: r.read_directly,
+            unreadable: r.unreadable,
+            partial: r.partial,
+        }
+    }
 }
 
 /// `log`: a session's events so far; `follow` then streams the rest from `cursor`.
@@ -300,6 +373,10 @@ pub struct WatchEvent {
     pub removed: Vec<SessionKey>,
 }
 
+/// What `changes` answers (core's `Delta` as the server writes it): the same as a `watch`
+/// event.
+pub type ChangesResult = WatchEvent;
+
 /// `cancel`: stop the stream of request `id`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CancelParams {
@@ -335,6 +412,24 @@ pub struct StatsParams {
 pub struct DiagnosticsParams {
     #[serde(default)]
     pub providers: Vec<ProviderKind>,
+}
+
+/// What `diagnostics` answers: `diagnostics --json`'s fields and the server's places.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiagnosticsResult {
+    pub parse_errors: u64,
+    pub items: Vec<Diagnostic>,
+    pub format_versions: Vec<FormatVersion>,
+    #[serde(flatten)]
+    pub places: DiagnosticsPlaces,
+}
+
+/// How many sessions of an agent were written in one of its format versions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FormatVersion {
+    pub provider: ProviderKind,
+    pub format_version: String,
+    pub sessions: u64,
 }
 
 /// What `diagnostics` answers besides `diagnostics --json`'s fields, for a Diagnostics panel:
@@ -466,6 +561,16 @@ pub struct TrashParams {
     pub plan: Option<agent_sessions_core::actions::trash::Plan>,
 }
 
+/// What `trash` answers: the plan, and once it ran (a `plan` was sent) what was done and the
+/// warnings of the server's cache.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TrashResult {
+    pub plan: Plan,
+    pub done: Option<Done>,
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
 /// `handoff_prepare` (params as [`HandoffParams`]): the host writes the handoff's prompt file in
 /// its cache and answers where and what to run there (core's `handoff::Prepared`: `{cwd,
 /// prompt_file, argv}`); the app runs it over `ssh -t`. `agent_not_found` when the target is
@@ -482,4 +587,15 @@ pub struct HandoffParams {
     pub to: ProviderKind,
     #[serde(default)]
     pub budget: Option<usize>,
+}
+
+/// What `handoff` answers: core's `Handoff` as `handoff --print --json` prints it. The fields
+/// a client reads are named; the others (`source`, `target`, `shown`, …) are kept as they came,
+/// so the CLI prints the host's document whole.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HandoffDoc {
+    pub markdown: String,
+    pub chars: usize,
+    #[serde(flatten)]
+    pub rest: serde_json::Map<String, Value>,
 }

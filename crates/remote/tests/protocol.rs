@@ -672,17 +672,8 @@ fn scanned(roots: &agent_sessions_core::Roots) -> (Library, Vec<agent_sessions_c
 #[test]
 fn raw_records_are_the_local_ones_for_each_agent() {
     use agent_sessions_core::raw;
-    use agent_sessions_test_support::fixture;
     let cache = tempfile::tempdir().unwrap();
-    let roots = claude_roots(&claude_fixture())
-        .with(
-            ProviderKind::Codex,
-            [fixture(ProviderKind::Codex, "0.171.0")],
-        )
-        .with(
-            ProviderKind::Opencode,
-            [fixture(ProviderKind::Opencode, "1.18.33")],
-        );
+    let roots = every_agent_roots();
     let mut client = Client::connect(Box::new(memory(roots.clone(), cache.path()))).unwrap();
     let (lib, sessions) = scanned(&roots);
     let mut seen = Vec::new();

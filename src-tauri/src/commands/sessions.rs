@@ -1,6 +1,7 @@
 //! The session list, the app's status, and the demo store.
 
 use agent_sessions_core::paths::missing_dirs;
+use agent_sessions_core::provider::SessionKey;
 use agent_sessions_core::{ScanReport, SessionMeta};
 use serde::Serialize;
 use tauri::{AppHandle, Manager};
@@ -68,28 +69,30 @@ pub async fn session_changes(app: AppHandle, seq: u64) -> CmdResult<SessionChang
                 seq: d.seq,
                 reset: d.reset,
                 changed: d.changed,
-                removed: d.removed,
+                removed: refs(d.removed),
                 missing_dirs: Vec::new(),
             });
         }
         let delta = state.service.delta(seq)?;
-        let removed = delta
-            .removed
-            .into_iter()
-            .map(|k| SessionRef {
-                provider: k.provider,
-                id: k.id,
-            })
-            .collect();
         Ok(SessionChanges {
             seq: delta.seq,
             reset: delta.reset,
             missing_dirs: missing_dirs(&delta.changed),
             changed: delta.changed,
-            removed,
+            removed: refs(delta.removed),
         })
     })
     .await
+}
+
+/// The sessions a change feed names, as the window names them.
+fn refs(keys: Vec<SessionKey>) -> Vec<SessionRef> {
+    keys.into_iter()
+        .map(|k| SessionRef {
+            provider: k.provider,
+            id: k.id,
+        })
+        .collect()
 }
 
 #[derive(Serialize, ts_rs::TS)]

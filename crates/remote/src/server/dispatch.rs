@@ -281,18 +281,22 @@ fn stats(state: &State, p: StatsParams) -> Result<Value, CoreError> {
     Ok(json!(stats::stats(&report.sessions, by)))
 }
 
-fn diagnostics(state: &State, p: DiagnosticsParams) -> Result<Value, CoreError> {
+fn diagnostics(state: &State, p: DiagnosticsParams) -> Result<DiagnosticsResult, CoreError> {
     let (_, report) = listing(state, &p.providers, true)?;
-    let versions: Vec<Value> = index::format_versions(&report.sessions)
-        .iter()
-        .map(|(p, v, n)| json!({ "provider": p, "format_version": v, "sessions": n }))
+    let format_versions = index::format_versions(&report.sessions)
+        .into_iter()
+        .map(|(provider, format_version, sessions)| FormatVersion {
+            provider,
+            format_version,
+            sessions,
+        })
         .collect();
-    let d = report.diagnostics;
-    let places = places(state, &p.providers);
-    Ok(json!({
-        "parse_errors": d.parse_errors, "items": d.items, "format_versions": versions,
-        "roots": places.roots, "cache": places.cache,
-    }))
+    Ok(DiagnosticsResult {
+        parse_errors: report.diagnostics.parse_errors,
+        items: report.diagnostics.items,
+        format_versions,
+        places: places(state, &p.providers),
+    })
 }
 
 /// The connection's roots (of `providers`, all when none) and its cache, as the local

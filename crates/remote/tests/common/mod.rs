@@ -29,6 +29,20 @@ pub fn claude_roots(root: &Path) -> Roots {
     Roots::default().with(ProviderKind::Claude, [root])
 }
 
+/// The Claude, Codex and OpenCode fixture stores.
+pub fn every_agent_roots() -> Roots {
+    use agent_sessions_test_support::fixture;
+    claude_roots(&claude_fixture())
+        .with(
+            ProviderKind::Codex,
+            [fixture(ProviderKind::Codex, "0.171.0")],
+        )
+        .with(
+            ProviderKind::Opencode,
+            [fixture(ProviderKind::Opencode, "1.18.33")],
+        )
+}
+
 /// Claims [`LIVE_SESSION`] for this test process.
 pub fn claim_live(root: &Path) -> PathBuf {
     agent_sessions_remote::loopback::claim_live(root, LIVE_SESSION)

@@ -158,10 +158,11 @@ impl Catalog {
         }
     }
 
-    /// The end of a session: about its last `max_bytes`, read from the first line start in them
-    /// (counting lines from `anchor`, a line start whose number is known, so the messages keep
-    /// their real line numbers), and where that window starts. A session that cannot be read in
-    /// part is read whole (the window starts at 0).
+    /// The end of a session: from `anchor` (a line start whose number is known) when at most
+    /// `max_bytes` follow it, else about its last `max_bytes`, read from the first line start in
+    /// them (counting lines from `anchor`, so the messages keep their real line numbers); and
+    /// where that window starts. A session that cannot be read in part is read whole (the window
+    /// starts at 0).
     pub fn load_tail(
         &self,
         session: &SessionMeta,
@@ -173,7 +174,11 @@ impl Catalog {
             return Ok((p.load(session)?, LineStart::default()));
         }
         let path = &session.source_path;
-        let start = tail::window(path, max_bytes, anchor).map_err(|e| Error::io(path, e))?;
+        let size = files::stat(path).map_err(|e| Error::io(path, e))?.0;
+        let start = match size.checked_sub(anchor.offset) {
+            Some(rest) if rest <= max_bytes => anchor,
+            _ => tail::window(path, max_bytes, anchor).map_err(|e| Error::io(path, e))?,
+        };
         Ok((p.load_from(session, start)?, start))
     }
 

@@ -7,24 +7,7 @@ mod common;
 use agent_sessions_core::live::events::{self, Event, SEQ_SLOTS};
 use agent_sessions_core::live::follow::Follower;
 use agent_sessions_core::live::tail::LineStart;
-use agent_sessions_core::{Catalog, ProviderKind, ScanProgress, SessionMeta};
-
-const STORES: &[(ProviderKind, &str)] = &[
-    (ProviderKind::Claude, "1.0.30"),
-    (ProviderKind::Claude, "2.0.50"),
-    (ProviderKind::Claude, "2.1.9"),
-    (ProviderKind::Claude, "2.1.332"),
-    (ProviderKind::Codex, "0.20.0"),
-    (ProviderKind::Codex, "0.63.0"),
-    (ProviderKind::Codex, "0.110.0-features-multi_agent"),
-    (ProviderKind::Codex, "0.171.0"),
-];
-
-fn jsonl_sessions(catalog: &Catalog) -> Vec<SessionMeta> {
-    let mut sessions = catalog.scan(&ScanProgress::default()).unwrap().sessions;
-    sessions.retain(|s| s.source_path.extension().is_some_and(|e| e == "jsonl"));
-    sessions
-}
+use agent_sessions_core::ProviderKind;
 
 /// Events of the messages that start after the first one in the list: the window's first
 /// message may be a part of one (its earlier records lie before the window).
@@ -43,9 +26,9 @@ fn after_first_message(events: &[Event]) -> Vec<Event> {
 #[test]
 fn a_windowed_follower_numbers_events_as_a_whole_read_does() {
     let mut windows_that_cut = 0;
-    for &(kind, version) in STORES {
+    for &(kind, version) in common::JSONL_STORES {
         let catalog = common::catalog(kind, &common::fixture(kind, version));
-        for s in jsonl_sessions(&catalog) {
+        for s in common::jsonl_sessions(&catalog) {
             let whole = events::project(&catalog.load(&s).unwrap().messages, true);
             let size = std::fs::metadata(&s.source_path).unwrap().len();
             for window in [2 << 10, 16 << 10, 128 << 10] {
@@ -79,7 +62,7 @@ fn a_follower_from_a_kept_cursor_gets_exactly_what_came_after_it() {
     let kind = ProviderKind::Claude;
     let store = common::fixture_copy(kind, "2.1.9");
     let catalog = common::catalog(kind, store.path());
-    let s = jsonl_sessions(&catalog)
+    let s = common::jsonl_sessions(&catalog)
         .into_iter()
         .max_by_key(|s| std::fs::metadata(&s.source_path).unwrap().len())
         .unwrap();
@@ -119,7 +102,7 @@ fn a_follower_from_a_kept_cursor_gets_exactly_what_came_after_it() {
 fn load_tail_reads_only_the_end_and_keeps_line_numbers() {
     let kind = ProviderKind::Claude;
     let catalog = common::catalog(kind, &common::fixture(kind, "2.1.9"));
-    for s in jsonl_sessions(&catalog) {
+    for s in common::jsonl_sessions(&catalog) {
         let whole = catalog.load(&s).unwrap();
         let size = std::fs::metadata(&s.source_path).unwrap().len();
         let (tail, start) = catalog

@@ -2,11 +2,19 @@
 //! new events, the next cursor, and `truncated` when the cursor fell out of the bounded window
 //! of recent events (`related-remote-sessions.md`).
 //!
-//! A poll reads only the end of the session's file ([`WINDOW_BYTES`]), never all of it, so a
-//! follower's work and memory are bounded however long the session is. Event numbers come from
-//! the records' line numbers ([`super::events::SEQ_SLOTS`]), counted once from the file's start
-//! and then only across the bytes the window moved over, so they are the same numbers a whole
-//! read gives, and a cursor kept by one follower works with another.
+//! A poll never reads the whole file. The first reads the file's last [`WINDOW_BYTES`]; each
+//! later one reads from the first line of the earliest message a later record could still
+//! change (see [`Follower::next_start`]) — about what was appended since the last poll — and
+//! only when that is more than the window, the window again. So a poll after an append costs
+//! in proportion to the append, and memory is bounded by the window, however long the session.
+//! Event numbers come from the records' line numbers ([`super::events::SEQ_SLOTS`]), counted
+//! once from the file's start and then only across the bytes the read start moved over, so
+//! they are the same numbers a whole read gives, and a cursor kept by one follower works with
+//! another.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -14,12 +22,12 @@ use super::events::{self, Event, SEQ_SLOTS};
 use super::tail::LineStart;
 use crate::catalog::Catalog;
 use crate::error::Error;
-use crate::model::SessionMeta;
+use crate::model::{Message, Part, Role, SessionMeta, ToolStatus};
 use crate::provider::files;
 
 /// How many recent events a follower can hand out again.
 pub const WINDOW: usize = 2000;
-/// How much of the end of the session's file a poll reads.
+/// The most of the end of the session's file a poll reads.
 pub const WINDOW_BYTES: u64 = 16 << 20;
 
 pub struct Follower {
@@ -28,9 +36,22 @@ pub struct Follower {
     /// (size, mtime) of the source when last read: unchanged means nothing to read.
     seen: Option<(u64, i64)>,
     ended: bool,
-    /// Where the last window started: the next one's line numbers are counted from here.
-    anchor: LineStart,
+    /// Where the next read starts (a line start whose number is known): the first line of the
+    /// earliest message a later record could still change. Only moves forward.
+    next: LineStart,
     window_bytes: u64,
+    cost: PollCost,
+}
+
+/// What the last poll read of the session's file: the window it parsed, and what it scanned
+/// only for line starts (counting lines up to a window, finding the next read's start).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PollCost {
+    /// Bytes parsed: from where the read started to the end of the file (a store the provider
+    /// reads whole: the size of its file).
+    pub parsed: u64,
+    /// Bytes scanned for newlines, not parsed.
+    pub scanned: u64,
 }
 
 /// What one poll found.
@@ -52,8 +73,9 @@ impl Follower {
             cursor,
             seen: None,
             ended: false,
-            anchor: LineStart::default(),
+            next: LineStart::default(),
             window_bytes: WINDOW_BYTES,
+            cost: PollCost::default(),
         }
     }
 
@@ -63,11 +85,17 @@ impl Follower {
         self
     }
 
+    /// What the last poll read (zero when it found the file unchanged).
+    pub fn last_cost(&self) -> PollCost {
+        self.cost
+    }
+
     /// Everything new since the last poll.
     pub fn poll(&mut self, catalog: &Catalog) -> Result<Update, Error> {
         let ended = !catalog.is_live(&self.session);
         let stamp = files::stat(&self.session.source_path).ok();
         let unchanged = stamp.is_some() && stamp == self.seen;
+        self.cost = PollCost::default();
         if unchanged && ended == self.ended {
             return Ok(Update {
                 events: Vec::new(),
@@ -78,9 +106,9 @@ impl Follower {
         }
         self.seen = stamp;
         self.ended = ended;
-        let (transcript, start) =
-            catalog.load_tail(&self.session, self.window_bytes, self.anchor)?;
-        self.anchor = start;
+        let size = stamp.map_or(0, |(size, _)| size);
+        let anchor = self.next;
+        let (transcript, start) = catalog.load_tail(&self.session, self.window_bytes, anchor)?;
         let from_start = start.offset == 0;
         let all = events::project_window(&transcript.messages, from_start, ended);
         // Lines before the window hold events this read cannot see.
@@ -91,6 +119,18 @@ impl Follower {
         };
         let (new, cursor, truncated) = events::since(&all, self.cursor, WINDOW, floor);
         self.cursor = cursor;
+        self.cost = PollCost {
+            parsed: size.saturating_sub(start.offset),
+            // The lines counted from the anchor to a window that had to start later.
+            scanned: start.offset.saturating_sub(anchor.offset),
+        };
+        let kind = self.session.provider;
+        let provider = catalog.providers().get(kind);
+        if provider.is_some_and(|p| p.reads_in_part(&self.session)) {
+            let (next, scanned) = self.next_start(&transcript.messages, start);
+            self.next = next;
+            self.cost.scanned += scanned;
+        }
         Ok(Update {
             events: new,
             cursor,
@@ -98,4 +138,96 @@ impl Follower {
             ended,
         })
     }
+
+    /// Where the next read starts after a read from `start` found `messages`, and how many
+    /// bytes finding its offset scanned. A record appended later changes only these messages,
+    /// so a read from the earliest of them gives the events a whole read gives from there on:
+    /// - the last message (Claude's compaction summary fills it in; a Codex compaction takes
+    ///   back the reply just before it);
+    /// - the last assistant message (Claude's split records of one answer join it; so do a
+    ///   Codex step's reasoning and tool calls);
+    /// - a message of the current turn whose tool call waits for its result;
+    /// - the message of the cursor's event, so the read never starts past what was handed out
+    ///   (`truncated` stays for events that truly fell out of the window);
+    /// - and never inside a message: one whose records began before the start would be read
+    ///   in part.
+    ///
+    /// While a read from the file's start holds no visible message, it stays there: the
+    /// session's start event goes to the first visible message.
+    fn next_start(&self, messages: &[Message], start: LineStart) -> (LineStart, u64) {
+        let first_line = |m: &Message| m.source_lines.first().copied();
+        let Some(mut line) = messages.last().and_then(first_line) else {
+            return (start, 0);
+        };
+        let visible = |m: &&Message| !m.meta && !m.sidechain;
+        if start.offset == 0 && !messages.iter().any(|m| visible(&m)) {
+            return (start, 0);
+        }
+        let last_assistant = messages.iter().rev().find(|m| m.role == Role::Assistant);
+        let turn = messages
+            .iter()
+            .rposition(|m| visible(&m) && m.role == Role::User && m.counted)
+            .unwrap_or(0);
+        let waiting = messages.get(turn..).unwrap_or_default().iter();
+        let waiting = waiting.filter(|m| waits_for_a_result(m));
+        for m in last_assistant.into_iter().chain(waiting) {
+            line = line.min(first_line(m).unwrap_or(line));
+        }
+        let cursor_line = self.cursor / SEQ_SLOTS;
+        if cursor_line > start.line {
+            line = line.min(cursor_line);
+        }
+        // Messages begin in line order: one pass from the end moves the start before every
+        // message that began before it and goes on after it.
+        for m in messages.iter().rev() {
+            let (Some(&first), Some(&last)) = (m.source_lines.first(), m.source_lines.iter().max())
+            else {
+                continue;
+            };
+            if first < line && last >= line {
+                line = first;
+            }
+        }
+        if line <= start.line + 1 {
+            return (start, 0);
+        }
+        match line_start(&self.session.source_path, start, line) {
+            Ok(Some(next)) => (next, next.offset - start.offset),
+            // The file changed under the read: read from the same place again.
+            _ => (start, 0),
+        }
+    }
+}
+
+fn waits_for_a_result(m: &Message) -> bool {
+    m.parts
+        .iter()
+        .any(|p| matches!(p, Part::Tool(t) if t.status == ToolStatus::Pending))
+}
+
+/// The start of line `line` (1-based) of `path`, counting from `from`, a line start before
+/// it whose number is known; `None` when the file ends first.
+fn line_start(path: &Path, from: LineStart, line: u64) -> io::Result<Option<LineStart>> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(from.offset))?;
+    let mut left = line.saturating_sub(from.line + 1);
+    let mut buf = vec![0u8; 64 << 10];
+    let mut pos = from.offset;
+    while left > 0 {
+        let n = file.read(&mut buf)?;
+        let Some(read) = buf.get(..n).filter(|r| !r.is_empty()) else {
+            return Ok(None);
+        };
+        for i in memchr::memchr_iter(b'\n', read) {
+            left -= 1;
+            if left == 0 {
+                return Ok(Some(LineStart {
+                    offset: pos + i as u64 + 1,
+                    line: line - 1,
+                }));
+            }
+        }
+        pos += n as u64;
+    }
+    Ok(Some(from))
 }

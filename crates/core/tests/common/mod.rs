@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use agent_sessions_core::provider::ProviderSet;
-use agent_sessions_core::{Catalog, ProviderKind, Roots};
+use agent_sessions_core::{Catalog, ProviderKind, Roots, ScanProgress, SessionMeta};
 
 #[allow(unused_imports)] // each test file uses some
 pub use agent_sessions_test_support::{
@@ -21,6 +21,26 @@ pub fn provider_set(kind: ProviderKind, root: &Path) -> ProviderSet {
 
 pub fn catalog(kind: ProviderKind, root: &Path) -> Catalog {
     Catalog::new(&roots(kind, root), &[kind])
+}
+
+/// The fixture stores whose sessions are JSONL files (read in part by a follower).
+pub const JSONL_STORES: &[(ProviderKind, &str)] = &[
+    (ProviderKind::Claude, "1.0.30"),
+    (ProviderKind::Claude, "2.0.50"),
+    (ProviderKind::Claude, "2.1.9"),
+    (ProviderKind::Claude, "2.1.332"),
+    (ProviderKind::Codex, "0.20.0"),
+    (ProviderKind::Codex, "0.63.0"),
+    (ProviderKind::Codex, "0.110.0-features-multi_agent"),
+    (ProviderKind::Codex, "0.140.0"),
+    (ProviderKind::Codex, "0.171.0"),
+];
+
+/// Every session of `catalog` kept in a JSONL file.
+pub fn jsonl_sessions(catalog: &Catalog) -> Vec<SessionMeta> {
+    let mut sessions = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    sessions.retain(|s| s.source_path.extension().is_some_and(|e| e == "jsonl"));
+    sessions
 }
 
 /// Runs `test` (a test of the calling test binary) again as user `nobody` when this process may

@@ -1,6 +1,6 @@
 //! A host whose cache cannot be opened (its `AGENT_SESSIONS_CACHE_DIR` below a file): `changes`
-//! and `watch` still hear an append to a session, over the in-memory transport and a copy of
-//! the Claude fixture store.
+//! and `watch` still hear an append to a session, and a session going live and back, over the
+//! in-memory transport and a copy of the Claude fixture store.
 
 mod common;
 
@@ -56,7 +56,7 @@ fn changes_until(
 }
 
 #[test]
-fn changes_and_watch_hear_an_append_without_a_cache() {
+fn changes_and_watch_hear_appends_and_live_flags_without_a_cache() {
     let store = claude_copy();
     let scratch = tempfile::tempdir().unwrap();
     let transport = memory(claude_roots(store.path()), &unopenable(scratch.path()));
@@ -100,7 +100,7 @@ fn changes_and_watch_hear_an_append_without_a_cache() {
     });
     let started = Instant::now();
     let mut pushed = Vec::new();
-    client
+    let cursor = client
         .watch(cursor, &mut |event| {
             assert!(!event.reset && event.removed.is_empty(), "{event:?}");
             pushed.extend(event.changed.iter().cloned());
@@ -111,4 +111,17 @@ fn changes_and_watch_hear_an_append_without_a_cache() {
     let ids: Vec<&str> = pushed.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, [LIVE_SESSION], "pushed within {WAIT:?}");
     assert_eq!(pushed[0].counts.user, users + 2);
+
+    // The Live dot: the session claimed by a running process, then let go.
+    let claim = claim_live(store.path());
+    let live =
+        |on: bool| move |s: &[SessionMeta]| s.iter().any(|s| s.id == LIVE_SESSION && s.live == on);
+    let (cursor, _) = changes_until(&mut client, cursor, "the session going live", live(true));
+    std::fs::remove_file(claim).unwrap();
+    changes_until(
+        &mut client,
+        cursor,
+        "the session no longer live",
+        live(false),
+    );
 }

@@ -100,11 +100,14 @@ impl Scanned {
             .filter(|s| kinds.contains(&s.provider))
             .cloned()
             .collect();
-        sessions.sort_by(SessionMeta::newest_first);
+        // One order whatever the map's: should two files claim one id, by path.
+        sessions.sort_by(|a, b| {
+            SessionMeta::newest_first(a, b).then_with(|| a.source_path.cmp(&b.source_path))
+        });
+        // Merged as a scan without a cache merges them (in the providers' order, capped).
         let mut diagnostics = Diagnostics::default();
-        for (_, d) in held.diagnostics.iter().filter(|(k, _)| kinds.contains(k)) {
-            diagnostics.parse_errors += d.parse_errors;
-            diagnostics.items.extend(d.items.iter().cloned());
+        for d in kinds.iter().filter_map(|k| held.diagnostics.get(k)) {
+            diagnostics.merge(d);
         }
         Some((sessions, diagnostics))
     }

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Figures for issue 12 (docs/performance.md), measured through the real window under Xvfb:
-warm start to the first painted list on the generated 300 MB store (crates/bench's corpus), a
-filter change to the repaint, and scrolling a 5,000-session list. Printed, never asserted (speed
-is not a pass/fail test here). Uses run.py's driver; needs the corpus:
+"""Figures for issues 12 and 15 (docs/performance.md), measured through the real window under
+Xvfb: warm start to the first painted list on the generated 300 MB store (crates/bench's
+corpus), a filter change to the repaint, a click on a session to its transcript's first screen
+painted (the corpus's 40 MB transcript and a median one) and scrolling that 40 MB transcript to
+its end, and scrolling a 5,000-session list. Printed, never asserted (speed is not a pass/fail
+test here). Uses run.py's driver; needs the corpus:
 
     cargo run --release -p agent-sessions-bench -- --size-mb 300 --suite index   # once
     python3 tests/e2e/perf.py [path/to/agent-sessions]
     python3 tests/e2e/perf.py --warm-only --runs 5 APP_BEFORE APP_AFTER   # warm starts, alternated
+    python3 tests/e2e/perf.py --transcript-only --runs 5   # only the transcripts' first screens
 
 A start is timed from the app process's start (its start time in /proc, 10 ms ticks) to the
 page's `list-painted` mark (SessionList.svelte: two animation frames after the first rows are in
@@ -203,6 +206,108 @@ def tree_figures(drv):
     drv.js("document.querySelector('aside.left').scrollTop = 0")
 
 
+# Transcript.svelte's marks for a session opened: its first page asked for, answered, its first
+# messages in the DOM, and painted (two animation frames later).
+OPEN_MARKS = ["transcript-asked", "transcript-got", "transcript-rendered", "transcript-painted"]
+
+
+def claude_pair():
+    """The corpus's largest Claude session (its 40 MB transcript) and one of median size, as
+    (id, bytes): a Claude session's id is its file's name."""
+    files = sorted(CORPUS.glob("claude/projects/*/*.jsonl"), key=lambda f: f.stat().st_size)
+    return [(f.stem, f.stat().st_size) for f in (files[-1], files[len(files) // 2])]
+
+
+# The row of a Claude session `sid` (arguments[0]): the generated corpus gives a Codex session the
+# same id as the 40 MB Claude one, so the row's agent badge decides.
+CLAUDE_ROW = ("[...document.querySelectorAll(`[data-testid=\"session-row\"][data-id=\"${arguments[0]}\"]`)]"
+              ".find(r => r.querySelector('.badge.claude'))")
+
+
+def reveal_row(drv, sid, timeout=60):
+    """Scrolls the windowed session list until the row of Claude session `sid` is in the DOM and
+    in view (from the top again once at the bottom)."""
+    drv.until(f"const el = document.querySelector('main.middle'); const r = {CLAUDE_ROW};"
+              "if (r) { r.scrollIntoView({block: 'nearest'}); return true; }"
+              "el.scrollTop = el.scrollTop + el.clientHeight >= el.scrollHeight - 1 ? 0 : el.scrollTop + el.clientHeight;"
+              "return false", timeout, sid)
+
+
+def open_figures(drv, sid):
+    """Clicks Claude session `sid`'s row and returns the milliseconds from the click to each of
+    OPEN_MARKS (the page's own clock), the messages loaded, in the transcript and in the DOM
+    once painted, and the titles of the row and of the transcript then shown."""
+    reveal_row(drv, sid)
+    return drv.call("POST", drv.s("/execute/async"), {"args": [sid, OPEN_MARKS], "script": (
+        f"const [, marks, done] = arguments; marks.forEach(m => performance.clearMarks(m)); const row = {CLAUDE_ROW};"
+        "const t0 = performance.now(); row.click();"
+        "(function poll() {"
+        "  if (!performance.getEntriesByName('transcript-painted').length) return setTimeout(poll, 5);"
+        "  const s = document.querySelector('[data-testid=\"transcript\"]');"
+        "  done({at: Object.fromEntries(marks.map(m => [m, performance.getEntriesByName(m)[0].startTime - t0])),"
+        "        loaded: Number(s.dataset.loaded), total: Number(s.dataset.total),"
+        "        dom: s.querySelectorAll('[data-testid=\"message\"]').length,"
+        "        row: row.querySelector('.title').textContent,"
+        "        shown: document.querySelector('[data-testid=\"transcript-title\"]').textContent});"
+        "})();")})
+
+
+def to_end(drv):
+    """Milliseconds from the open transcript's top to its end in view with every message loaded:
+    the pane is scrolled to its bottom every frame (near the bottom the view asks for the next
+    page of 200) until all are loaded and the bottom has held for two frames. Also the frames'
+    intervals, the messages loaded and the most messages in the DOM at once."""
+    return drv.call("POST", drv.s("/execute/async"), {"args": [], "script": (
+        "const done = arguments[0]; const s = document.querySelector('[data-testid=\"transcript\"]');"
+        "const t0 = performance.now(); let still = 0, last = t0, most = 0; const gaps = [];"
+        "function step(now) { gaps.push(now - last); last = now;"
+        "  most = Math.max(most, s.querySelectorAll('[data-testid=\"message\"]').length);"
+        "  const end = s.dataset.loaded === s.dataset.total && s.scrollTop + s.clientHeight >= s.scrollHeight - 1;"
+        "  still = end ? still + 1 : 0;"
+        "  if (still >= 2) return done({ms: now - t0, gaps, loaded: Number(s.dataset.loaded), dom: most});"
+        "  s.scrollTop = s.scrollHeight; s.dispatchEvent(new Event('scroll')); requestAnimationFrame(step); }"
+        "requestAnimationFrame(step);")})
+
+
+def transcript_figures(drv, runs):
+    """Time to the first screen of the corpus's 40 MB Claude transcript and of a median-sized
+    one, opened alternately in one window (the backend keeps only the last transcript read, so
+    each open reads its file again, from the OS's page cache), `runs` times each after one
+    open not counted; then, for the big one, the time to scroll to its end. Printed as a table."""
+    drv.call("POST", drv.s("/timeouts"), {"script": 600_000})
+    (big, big_bytes), (small, small_bytes) = claude_pair()
+    open_figures(drv, small)  # not counted: the first open loads the code-colouring chunk
+    opens = {big: [], small: []}
+    ends = []
+    load = []
+    for _ in range(runs):
+        for sid in (big, small):
+            got = open_figures(drv, sid)
+            assert got["shown"] == got["row"] and got["dom"] > 0, got
+            opens[sid].append(got)
+            load.append(os.getloadavg()[0])
+            if sid == big:
+                ends.append(to_end(drv))
+    print(f"opening a transcript, from the click on its row (Transcript.svelte's marks; medians of {runs}, "
+          f"load average {min(load):.1f}–{max(load):.1f}):")
+    print("| session | click → first page asked | → answered (IPC + the backend's load) | → first messages in the DOM"
+          " | → painted | **click → first screen painted** |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for sid, size in ((big, big_bytes), (small, small_bytes)):
+        got = opens[sid]
+        parts = [[g["at"][m] - (g["at"][OPEN_MARKS[i - 1]] if i else 0) for g in got] for i, m in enumerate(OPEN_MARKS)]
+        cells = [f"{statistics.median(p):.0f} ms" for p in parts[:-1]]
+        painted = [g["at"]["transcript-painted"] for g in got]
+        cells.append(f"{statistics.median(parts[-1]):.0f} ms")
+        cells.append(f"**{statistics.median(painted):.0f} ms** ({', '.join(f'{v:.0f}' for v in painted)})")
+        print(f"| {size / 1e6:.1f} MB ({got[0]['total']} messages; {got[0]['loaded']} loaded, {got[0]['dom']} in the DOM) | "
+              + " | ".join(cells) + " |")
+    print(f"the 40 MB transcript scrolled from its first screen to its end ({ends[0]['loaded']} messages loaded a page of "
+          f"200 at a time, at most {max(e['dom'] for e in ends)} in the DOM): {ms([e['ms'] for e in ends])}; "
+          f"{statistics.median([len(e['gaps']) for e in ends]):.0f} frames, frame interval median "
+          f"{statistics.median([g for e in ends for g in e['gaps']]):.0f} ms")
+
+
 def ms(values):
     return f"median {statistics.median(values):.0f} ms (runs: {', '.join(f'{v:.0f}' for v in values)})"
 
@@ -250,6 +355,8 @@ def main():
     args = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     args.add_argument("apps", nargs="*", type=Path, default=[e2e.ROOT / "target/release/agent-sessions"])
     args.add_argument("--warm-only", action="store_true", help="only warm starts, alternated between the apps given")
+    args.add_argument("--transcript-only", action="store_true",
+                      help="only the time to a transcript's first screen (the 40 MB one and a median one)")
     args.add_argument("--runs", type=int, default=3)
     opts = args.parse_args()
     app = opts.apps[0]
@@ -274,6 +381,12 @@ def main():
         for a, name in apps:
             cold, rows = fill_cache(display, tmp, roots, name, a)
             print(f"{a}: cold start to first painted list: {cold * 1000:.0f} ms ({rows} rows then)")
+        if opts.transcript_only:
+            drv, proc = first_paint(display, tmp, roots, "big0", 120, app)[2:]
+            settle(drv)
+            transcript_figures(drv, max(runs, 5))
+            stop(drv, proc)
+            return
         warm_starts(display, tmp, roots, apps, runs)
         if opts.warm_only:
             return
@@ -289,6 +402,7 @@ def main():
             on_rows = drv.js(f"return {TOTAL}")
             off.append(after_paint(drv, "document.querySelector('[data-testid=\"chip-remove\"]').click()"))
         print(f"filter change to repaint ({rows} → {on_rows} rows): {ms(on)}; chip removed ({on_rows} → {rows}): {ms(off)}")
+        transcript_figures(drv, max(runs, 5))
         stop(drv, proc)
 
         many = tmp / "many"

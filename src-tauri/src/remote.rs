@@ -229,38 +229,13 @@ impl Host {
 
     /// The message with `id` and where it is (pages are read until it is found).
     pub fn find(&self, session: &SessionRef, id: &str) -> CmdResult<Option<(usize, Message)>> {
-        let mut offset = 0;
-        loop {
-            let mut page = self.show(session, offset, wire::PAGE_MESSAGES)?;
-            if let Some(i) = page.messages.iter().position(|m| m.id == id) {
-                return Ok(Some((offset + i, page.messages.swap_remove(i))));
-            }
-            match page.next {
-                Some(next) if next > offset => offset = next,
-                _ => return Ok(None),
-            }
-        }
+        self.with(|c| c.find(wire_ref(session), id))
     }
 
     /// The whole transcript, read there page by page (what an export here is written from,
     /// as `export --host` does; outputs kept as blobs stay previews).
     pub fn transcript(&self, session: &SessionRef) -> CmdResult<Transcript> {
-        let mut offset = 0;
-        let mut messages = Vec::new();
-        loop {
-            let mut page = self.show(session, offset, wire::PAGE_MESSAGES)?;
-            messages.append(&mut page.messages);
-            match page.next {
-                Some(next) if next > offset => offset = next,
-                _ => {
-                    return Ok(Transcript {
-                        session: page.session,
-                        messages,
-                        diagnostics: page.diagnostics,
-                    })
-                }
-            }
-        }
+        self.with(|c| c.transcript(wire_ref(session)))
     }
 
     pub fn search(

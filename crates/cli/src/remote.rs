@@ -6,6 +6,7 @@
 //! output, so a command prints the same thing whichever machine read the store.
 
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,7 +15,7 @@ use agent_sessions_core::bundle::Bundle;
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::paths::{process_env, resolve};
 use agent_sessions_core::{
-    Diagnostics, Error, Message, ProviderKind, Roots, ScanReport, SessionMeta, Transcript,
+    Diagnostics, Error, Message, ProviderKind, Roots, ScanReport, SessionMeta,
 };
 use agent_sessions_remote::protocol::*;
 use agent_sessions_remote::ssh::Ssh;
@@ -378,7 +379,7 @@ fn list(
 }
 
 fn show(mut client: Client, id: String) -> Result<Envelope, RemoteError> {
-    let first = first_page(&mut client, id)?;
+    let first = client.first_page(SessionRef { id, provider: None })?;
     let resume = first.resume().map_err(resume_unavailable);
     let session = first.session.clone();
     let source = Pages {
@@ -386,15 +387,6 @@ fn show(mut client: Client, id: String) -> Result<Envelope, RemoteError> {
         first: RefCell::new(Some(first)),
     };
     Ok(Envelope::show_from(Box::new(source), session, resume))
-}
-
-fn first_page(client: &mut Client, id: String) -> Result<ShowResult, RemoteError> {
-    let params = ShowParams {
-        session: SessionRef { id, provider: None },
-        offset: 0,
-        limit: 0,
-    };
-    client.call(method::SHOW, &params)
 }
 
 /// `export --host`: the transcript is read from the host page by page, the document written
@@ -405,21 +397,10 @@ fn export(
     json: bool,
 ) -> Result<Envelope, RemoteError> {
     crate::export::require_output_for_json(&args, json);
-    let first = first_page(&mut client, args.id().to_owned())?;
-    let session = first.session.clone();
-    let pages = Pages {
-        client: RefCell::new(client),
-        first: RefCell::new(Some(first)),
-    };
-    let mut messages = Vec::new();
-    let diagnostics = pages
-        .each(&session, &mut |m| messages.push(m))
-        .map_err(from_core)?;
-    let transcript = Transcript {
-        session,
-        messages,
-        diagnostics,
-    };
+    let transcript = client.transcript(SessionRef {
+        id: args.id().to_owned(),
+        provider: None,
+    })?;
     let exporter = Exporter::from_transcript(&transcript, args.options());
     // The file is written on this machine: never into one of its agents' stores.
     crate::export::deliver(&exporter, &args, &local_roots(), &[]).map_err(from_core)
@@ -445,36 +426,21 @@ struct Pages {
 impl MessageSource for Pages {
     fn each(
         &self,
-        session: &SessionMeta,
+        _session: &SessionMeta,
         each: &mut dyn FnMut(Message),
     ) -> Result<Diagnostics, Error> {
-        let mut page = self.first.borrow_mut().take();
-        loop {
-            let Some(current) = page.take() else {
-                return Err(as_core(RemoteError::Server(WireError::new(
-                    "internal",
-                    "the transcript was already read",
-                ))));
-            };
-            current.messages.into_iter().for_each(&mut *each);
-            let Some(offset) = current.next else {
-                return Ok(current.diagnostics);
-            };
-            let params = ShowParams {
-                session: SessionRef {
-                    id: session.id.clone(),
-                    provider: Some(session.provider),
-                },
-                offset,
-                limit: 0,
-            };
-            page = Some(
-                self.client
-                    .borrow_mut()
-                    .call(method::SHOW, &params)
-                    .map_err(as_core)?,
-            );
-        }
+        let Some(first) = self.first.borrow_mut().take() else {
+            return Err(as_core(RemoteError::Server(WireError::new(
+                "internal",
+                "the transcript was already read",
+            ))));
+        };
+        let mut client = self.client.borrow_mut();
+        let mut each = |m| {
+            each(m);
+            ControlFlow::Continue(())
+        };
+        client.each_message(first, &mut each).map_err(as_core)
     }
 }
 

@@ -1,8 +1,12 @@
 //! The protocol's methods as typed calls on a [`Client`]: each sends its parameters and reads
 //! the answer as the protocol's type, so the CLI and the app read every answer the same way
-//! and neither declares a method's answer of its own.
+//! and neither declares a method's answer of its own. A whole transcript is read here too,
+//! page by page through `show`, once for both.
+
+use std::ops::ControlFlow;
 
 use agent_sessions_core::actions::resume::ResumeCommand;
+use agent_sessions_core::{Diagnostics, Message, Transcript};
 
 use crate::error::Error;
 use crate::protocol::*;
@@ -40,5 +44,94 @@ impl Client {
     /// The handoff document of a session, built there.
     pub fn handoff(&mut self, params: &HandoffParams) -> Result<HandoffDoc, Error> {
         self.call(method::HANDOFF, params)
+    }
+
+    /// One page of a transcript.
+    pub fn show(&mut self, params: &ShowParams) -> Result<ShowResult, Error> {
+        self.call(method::SHOW, params)
+    }
+
+    /// A transcript's first page, as large as the server makes pages: the session as listed
+    /// there (an id prefix is enough), its resume command and how many messages it has.
+    pub fn first_page(&mut self, session: SessionRef) -> Result<ShowResult, Error> {
+        self.show(&ShowParams {
+            session,
+            offset: 0,
+            limit: 0,
+        })
+    }
+
+    /// Hands the messages of `first` and of each page after it to `each`, in order, until
+    /// `each` breaks or the last page is read; the transcript's diagnostics (the last page's).
+    /// Pages are fetched as they are needed, so a long transcript is never held here whole.
+    pub fn each_message(
+        &mut self,
+        first: ShowResult,
+        each: &mut dyn FnMut(Message) -> ControlFlow<()>,
+    ) -> Result<Diagnostics, Error> {
+        // Later pages name the session exactly, which the server answers without a new scan.
+        let session = SessionRef {
+            id: first.session.id.clone(),
+            provider: Some(first.session.provider),
+        };
+        let (mut page, mut offset) = (first, 0);
+        loop {
+            for message in std::mem::take(&mut page.messages) {
+                if each(message).is_break() {
+                    return Ok(page.diagnostics);
+                }
+            }
+            let Some(next) = page.next else {
+                return Ok(page.diagnostics);
+            };
+            // A server whose pages do not move on would be read forever.
+            if next <= offset {
+                return Err(self.protocol(format!(
+                    "the transcript page at {offset} names {next} as the next"
+                )));
+            }
+            offset = next;
+            let params = ShowParams {
+                session: session.clone(),
+                offset,
+                limit: 0,
+            };
+            page = self.show(&params)?;
+        }
+    }
+
+    /// The whole transcript, read page by page (what an export is written from here).
+    pub fn transcript(&mut self, session: SessionRef) -> Result<Transcript, Error> {
+        let first = self.first_page(session)?;
+        let meta = first.session.clone();
+        let mut messages = Vec::new();
+        let diagnostics = self.each_message(first, &mut |m| {
+            messages.push(m);
+            ControlFlow::Continue(())
+        })?;
+        Ok(Transcript {
+            session: meta,
+            messages,
+            diagnostics,
+        })
+    }
+
+    /// The message with `id` and its index in the transcript; pages are read until it is found.
+    pub fn find(
+        &mut self,
+        session: SessionRef,
+        id: &str,
+    ) -> Result<Option<(usize, Message)>, Error> {
+        let first = self.first_page(session)?;
+        let (mut index, mut found) = (0, None);
+        self.each_message(first, &mut |m| {
+            if m.id == id {
+                found = Some((index, m));
+                return ControlFlow::Break(());
+            }
+            index += 1;
+            ControlFlow::Continue(())
+        })?;
+        Ok(found)
     }
 }

@@ -370,7 +370,7 @@ impl Client {
         serde_json::from_value(value).map_err(|e| self.protocol(format!("{method}: {e}")))
     }
 
-    fn protocol(&self, detail: String) -> Error {
+    pub(crate) fn protocol(&self, detail: String) -> Error {
         Error::Protocol {
             host: self.transport.host(),
             detail,

@@ -655,17 +655,6 @@ fn trash_runs_only_the_plan_planning_gives_now() {
     assert!(file.exists(), "nothing was touched");
 }
 
-/// A library reading `roots` directly, and its sessions.
-fn scanned(roots: &agent_sessions_core::Roots) -> (Library, Vec<agent_sessions_core::SessionMeta>) {
-    let lib = Library::open(roots, &[], None);
-    let sessions = lib
-        .catalog()
-        .scan(&ScanProgress::default())
-        .unwrap()
-        .sessions;
-    (lib, sessions)
-}
-
 /// `raw`: the records behind a message of each agent's fixture store, as the remote reads them,
 /// equal the local core call's (lines of a Claude or Codex file, OpenCode's rows); a bad
 /// message id, an unknown message or session get their codes.

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use agent_sessions_core::{ProviderKind, Roots};
+use agent_sessions_core::{Library, ProviderKind, Roots, ScanProgress, SessionMeta};
 use agent_sessions_remote::server::{serve, Options};
 use agent_sessions_remote::transport::Memory;
 
@@ -41,6 +41,17 @@ pub fn every_agent_roots() -> Roots {
             ProviderKind::Opencode,
             [fixture(ProviderKind::Opencode, "1.18.33")],
         )
+}
+
+/// A library reading `roots` directly, and its sessions.
+pub fn scanned(roots: &Roots) -> (Library, Vec<SessionMeta>) {
+    let lib = Library::open(roots, &[], None);
+    let sessions = lib
+        .catalog()
+        .scan(&ScanProgress::default())
+        .unwrap()
+        .sessions;
+    (lib, sessions)
 }
 
 /// Claims [`LIVE_SESSION`] for this test process.

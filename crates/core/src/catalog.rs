@@ -145,7 +145,8 @@ impl Catalog {
         }
         let mut window = TURN_WINDOW;
         loop {
-            let Ok((t, start)) = self.load_tail(session, window, LineStart::default()) else {
+            let anchor = self.unnumbered_end(session, window);
+            let Ok((t, start)) = self.load_tail(session, window, anchor) else {
                 return TurnState::Unknown;
             };
             let events = events::project_window(&t.messages, start.offset == 0, false);
@@ -155,6 +156,25 @@ impl Catalog {
                 continue;
             }
             return events::turn_state(&events, chrono::Utc::now(), STALE_SECS);
+        }
+    }
+
+    /// Where the last `max_bytes` of a session read in part begin (the first line start in
+    /// them), numbered as if no line came before: a turn state needs no line numbers, so the
+    /// lines before the window are not even counted (that read the whole file). The file's
+    /// start for a session read whole, or one that cannot be read.
+    fn unnumbered_end(&self, session: &SessionMeta, max_bytes: u64) -> LineStart {
+        let in_part = self.provider(session.provider);
+        if !in_part.is_ok_and(|p| p.reads_in_part(session)) {
+            return LineStart::default();
+        }
+        let start = std::fs::File::open(&session.source_path).and_then(|mut file| {
+            let size = file.metadata()?.len();
+            tail::line_start_at_or_after(&mut file, size.saturating_sub(max_bytes))
+        });
+        LineStart {
+            offset: start.unwrap_or(0),
+            line: 0,
         }
     }
 

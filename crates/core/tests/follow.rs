@@ -391,3 +391,61 @@ fn append_line(path: &Path, line: &str) {
     let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
     writeln!(f, "{line}").unwrap();
 }
+
+/// The list's turn state of a live session longer than its 256 KiB window (the 3 MB public
+/// Claude sample, in a copy, its times moved to now so they count as evidence), as the file
+/// grows by each of its last 80 records: always what a whole read of the file says.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_long_live_sessions_turn_state_equals_a_whole_read() {
+    let kind = ProviderKind::Claude;
+    let Some((_, public)) = public_stores().into_iter().nth(1) else {
+        return;
+    };
+    let store = tempfile::tempdir().unwrap();
+    common::copy_dir(&public, store.path());
+    let catalog = common::catalog(kind, store.path());
+    let s = common::jsonl_sessions(&catalog)
+        .into_iter()
+        .max_by_key(|s| std::fs::metadata(&s.source_path).unwrap().len())
+        .unwrap();
+    common::claim_live(store.path(), &s.id, "busy");
+    let text = timestamps_now(&std::fs::read_to_string(&s.source_path).unwrap());
+    let ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+    assert!(ends[ends.len() - 81] > 1 << 20, "the window cuts the file");
+    let mut states = std::collections::BTreeSet::new();
+    for &end in &ends[ends.len() - 80..] {
+        std::fs::write(&s.source_path, &text[..end]).unwrap();
+        let mut listed = vec![s.clone()];
+        catalog.enrich(&mut listed);
+        assert!(listed[0].live);
+        let whole = catalog.load(&s).unwrap();
+        let events = events::project(&whole.messages, false);
+        let expected = events::turn_state(&events, chrono::Utc::now(), 600);
+        assert_eq!(listed[0].turn, Some(expected), "after byte {end}");
+        states.insert(format!("{expected:?}"));
+    }
+    assert!(
+        states.len() > 1,
+        "the records change the turn state: {states:?}"
+    );
+}
+
+/// `text` with every record's `timestamp` now.
+fn timestamps_now(text: &str) -> String {
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let key = r#""timestamp":""#;
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(key) {
+        let value = &rest[at + key.len()..];
+        let Some(close) = value.find('"') else {
+            break;
+        };
+        out.push_str(&rest[..at + key.len()]);
+        out.push_str(&now);
+        rest = &value[close..];
+    }
+    out.push_str(rest);
+    out
+}

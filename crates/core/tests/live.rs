@@ -14,24 +14,6 @@ use agent_sessions_core::{watch, Library, ProviderKind, ScanProgress};
 
 const SESSION: &str = "ceefe47d-84be-4483-8ce5-5f829cfd22c9";
 
-/// Claims `SESSION` for this test process, the way Claude Code writes `sessions/<pid>.json`.
-fn claim_live(root: &Path, status: &str) {
-    let me = std::process::id();
-    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
-    let ticks = stat[stat.rfind(')').unwrap() + 1..]
-        .split_whitespace()
-        .nth(19)
-        .unwrap()
-        .to_owned();
-    std::fs::write(
-        root.join("sessions/99999.json"),
-        format!(
-            r#"{{"pid":{me},"sessionId":"{SESSION}","procStart":"{ticks}","status":"{status}"}}"#
-        ),
-    )
-    .unwrap();
-}
-
 /// Watches what the library's providers read; each debounced change arrives on the receiver.
 fn watch_library(lib: &Library) -> (watch::Watcher, mpsc::Receiver<Vec<std::path::PathBuf>>) {
     let (tx, rx) = mpsc::channel();
@@ -67,7 +49,7 @@ fn a_growing_claude_session_is_seen_live_with_its_turn_state_and_events() {
     };
     assert!(!find(&mut lib).live);
 
-    claim_live(store.path(), "busy");
+    common::claim_live(store.path(), SESSION, "busy");
     let s = find(&mut lib);
     assert!(s.live);
     assert_eq!(

@@ -43,6 +43,25 @@ pub fn jsonl_sessions(catalog: &Catalog) -> Vec<SessionMeta> {
     sessions
 }
 
+/// Claims Claude session `id` of the store at `root` for this test process, the way Claude
+/// Code writes `sessions/<pid>.json` (its start time guards against pid reuse).
+#[cfg(target_os = "linux")]
+pub fn claim_live(root: &Path, id: &str, status: &str) {
+    let me = std::process::id();
+    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
+    let ticks = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .to_owned();
+    std::fs::create_dir_all(root.join("sessions")).unwrap();
+    std::fs::write(
+        root.join("sessions/99999.json"),
+        format!(r#"{{"pid":{me},"sessionId":"{id}","procStart":"{ticks}","status":"{status}"}}"#),
+    )
+    .unwrap();
+}
+
 /// Runs `test` (a test of the calling test binary) again as user `nobody` when this process may
 /// read anything (root reads a `chmod 000` folder as if nothing were wrong). Returns whether the
 /// caller should run the test body itself: yes when unprivileged (or already the child); no

@@ -178,7 +178,8 @@ fn text_len(p: &Part) -> usize {
     }
 }
 
-fn has_pending_tool(m: &Message) -> bool {
+/// Whether a tool call of `m` still waits for its result.
+pub(crate) fn has_pending_tool(m: &Message) -> bool {
     m.parts
         .iter()
         .any(|p| matches!(p, Part::Tool(t) if t.status == ToolStatus::Pending))

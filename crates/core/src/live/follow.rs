@@ -22,7 +22,7 @@ use super::events::{self, Event, SEQ_SLOTS};
 use super::tail::LineStart;
 use crate::catalog::Catalog;
 use crate::error::Error;
-use crate::model::{Message, Part, Role, SessionMeta, ToolStatus};
+use crate::model::{Message, Role, SessionMeta};
 use crate::provider::files;
 
 /// How many recent events a follower can hand out again.
@@ -169,7 +169,7 @@ impl Follower {
             .rposition(|m| visible(&m) && m.role == Role::User && m.counted)
             .unwrap_or(0);
         let waiting = messages.get(turn..).unwrap_or_default().iter();
-        let waiting = waiting.filter(|m| waits_for_a_result(m));
+        let waiting = waiting.filter(|m| events::has_pending_tool(m));
         for m in last_assistant.into_iter().chain(waiting) {
             line = line.min(first_line(m).unwrap_or(line));
         }
@@ -197,12 +197,6 @@ impl Follower {
             _ => (start, 0),
         }
     }
-}
-
-fn waits_for_a_result(m: &Message) -> bool {
-    m.parts
-        .iter()
-        .any(|p| matches!(p, Part::Tool(t) if t.status == ToolStatus::Pending))
 }
 
 /// The start of line `line` (1-based) of `path`, counting from `from`, a line start before

@@ -269,17 +269,31 @@ def to_end(drv):
         "requestAnimationFrame(step);")})
 
 
+def transcript_steps(drv, steps=30):
+    """A loaded transcript scrolled down 600 px at a time from its top, `steps` times: for each,
+    the milliseconds for the view to follow (the scroll, the window's update of its messages,
+    in the DOM once the timer after it runs), then the layout, then the two frames to paint."""
+    return drv.call("POST", drv.s("/execute/async"), {"args": [], "script": (
+        "const done = arguments[0]; const s = document.querySelector('[data-testid=\"transcript\"]'); const out = [];"
+        "const frame = () => new Promise(r => requestAnimationFrame(r)); s.scrollTop = 0;"
+        f"(async () => {{ await frame(); await frame(); for (let i = 1; i <= {steps}; i++) {{ const t0 = performance.now();"
+        " s.scrollTop = i * 600; s.dispatchEvent(new Event('scroll')); await new Promise(r => setTimeout(r, 0));"
+        " const t1 = performance.now(); void s.scrollHeight; s.querySelector('[data-testid=\"message\"]')?.getBoundingClientRect();"
+        " const t2 = performance.now(); await frame(); await frame(); out.push([t1 - t0, t2 - t1, performance.now() - t2]); }"
+        " done(out); })();")})
+
+
 def transcript_figures(drv, runs):
     """Time to the first screen of the corpus's 40 MB Claude transcript and of a median-sized
     one, opened alternately in one window (the backend keeps only the last transcript read, so
     each open reads its file again, from the OS's page cache), `runs` times each after one
-    open not counted; then, for the big one, the time to scroll to its end. Printed as a table."""
+    open not counted; then, for the big one, the time to scroll to its end and the cost of a
+    600 px scroll once it is loaded. Printed as a table."""
     drv.call("POST", drv.s("/timeouts"), {"script": 600_000})
     (big, big_bytes), (small, small_bytes) = claude_pair()
     open_figures(drv, small)  # not counted: the first open loads the code-colouring chunk
     opens = {big: [], small: []}
-    ends = []
-    load = []
+    ends, steps, load = [], [], []
     for _ in range(runs):
         for sid in (big, small):
             got = open_figures(drv, sid)
@@ -288,6 +302,7 @@ def transcript_figures(drv, runs):
             load.append(os.getloadavg()[0])
             if sid == big:
                 ends.append(to_end(drv))
+                steps.extend(transcript_steps(drv))
     print(f"opening a transcript, from the click on its row (Transcript.svelte's marks; medians of {runs}, "
           f"load average {min(load):.1f}–{max(load):.1f}):")
     print("| session | click → first page asked | → answered (IPC + the backend's load) | → first messages in the DOM"
@@ -306,6 +321,10 @@ def transcript_figures(drv, runs):
           f"200 at a time, at most {max(e['dom'] for e in ends)} in the DOM): {ms([e['ms'] for e in ends])}; "
           f"{statistics.median([len(e['gaps']) for e in ends]):.0f} frames, frame interval median "
           f"{statistics.median([g for e in ends for g in e['gaps']]):.0f} ms")
+    parts = [statistics.median(p) for p in zip(*steps)]
+    print(f"the loaded 40 MB transcript scrolled 600 px ({len(steps)} steps down from its top): the view follows "
+          f"(messages in the DOM) in a median {parts[0]:.0f} ms, layout {parts[1]:.0f} ms, two frames to paint "
+          f"{parts[2]:.0f} ms; all three {statistics.median([sum(p) for p in steps]):.0f} ms")
 
 
 def ms(values):

@@ -11,6 +11,7 @@
 
 mod direct;
 mod query;
+mod rank;
 mod text;
 mod tokens;
 
@@ -240,8 +241,8 @@ fn connect(path: &Path) -> Result<Connection, Error> {
     Ok(conn)
 }
 
-/// WAL mode and the schema. The schema is created in an immediate transaction so that several
-/// processes opening a new cache at once wait for each other.
+/// WAL mode, the schema and the rank function. The schema is created in an immediate
+/// transaction so that several processes opening a new cache at once wait for each other.
 fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     let err = |e| cache_error(path, e);
     conn.pragma_update(None, "journal_mode", "wal")
@@ -262,7 +263,10 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     if !tuned {
         tx.execute_batch(FTS_SETTINGS).map_err(err)?;
     }
-    tx.commit().map_err(err)
+    tx.commit().map_err(err)?;
+    // Searches rank with it (after the schema: FTS5 is reached through a statement, which a
+    // damaged file would fail first).
+    rank::register(conn).map_err(err)
 }
 
 /// Empties a damaged database in place (SQLite's documented reset: works on a corrupt file, and
@@ -619,7 +623,7 @@ impl Index {
     /// The FTS5 expression the index answers `items` with: prefix terms spelled out from
     /// `terms` (see [`query::expand`]), with how many phrases they became; or, when a prefix
     /// has too many terms, FTS5's own prefix syntax and `None`.
-    fn expression(&self, items: &[query::Item]) -> Result<(String, Option<usize>), Error> {
+    fn expression(&self, items: &[query::Item]) -> Result<Expression, Error> {
         let mut tokenizer = tokens::Tokenizer::new().map_err(|e| self.err(e))?;
         let mut known = |prefix: &str| -> rusqlite::Result<Option<Vec<String>>> {
             let mut stmt = self
@@ -633,8 +637,16 @@ impl Index {
             error.map_or(Ok(found), Err)
         };
         match query::expand(items, &mut tokenizer, &mut known).map_err(|e| self.err(e))? {
-            Some(expanded) => Ok((expanded.fts, Some(expanded.phrases))),
-            None => Ok((query::to_fts_items(items), None)),
+            Some(expanded) => Ok(Expression {
+                fts: expanded.fts,
+                spelled: Some(expanded.phrases),
+                phrases: expanded.each,
+            }),
+            None => Ok(Expression {
+                fts: query::to_fts_items(items),
+                spelled: None,
+                phrases: query::phrases_of(items),
+            }),
         }
     }
 
@@ -644,9 +656,13 @@ impl Index {
         items: &[query::Item],
         filter: &SearchFilter,
     ) -> Result<(Vec<Hit>, bool), Error> {
-        let (fts, phrases) = self.expression(items)?;
-        // BM25 walks every phrase's whole doclist to count it: for a prefix spelled out as
-        // dozens of terms that costs more than the search; those matches come newest first.
+        let Expression {
+            fts,
+            spelled: phrases,
+            phrases: each,
+        } = self.expression(items)?;
+        // Each phrase's document frequency is counted in the newest rows: for a prefix spelled
+        // out as dozens of terms that costs more than the search; those come newest first.
         let ranked = phrases.is_none_or(|n| n <= RANKED_PHRASES);
         let (score, order) = if ranked {
             ("rank", "rank")
@@ -674,12 +690,17 @@ impl Index {
             return Ok((Vec::new(), phrases.is_some()));
         };
         args.push(floor.into());
+        args.push(if ranked {
+            self.rank_expression(&each, floor)?.into()
+        } else {
+            format!("{}()", rank::FUNCTION).into()
+        });
         args.push((filter.limit.max(1) as i64).into());
         let sql = format!(
             "SELECT s.id, s.provider, h.message_id, s.title, h.snip, h.score
              FROM (SELECT rowid AS row, session, message_id, {score} AS score,
                           snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
-                   FROM fts WHERE fts MATCH ?{restrict} AND rowid >= ?
+                   FROM fts WHERE fts MATCH ?{restrict} AND rowid >= ? AND rank MATCH ?
                    ORDER BY {order} LIMIT ?) h
              JOIN sessions s ON s.rowid = h.session
              ORDER BY h.score, h.row DESC"
@@ -714,6 +735,43 @@ impl Index {
             });
         }
         Ok((hits, phrases.is_some()))
+    }
+
+    /// The rank function for `phrases` (see `rank.rs`): each phrase's rows counted in the
+    /// newest rows of the index — all of them in a small index (then the ranking is exactly
+    /// FTS5's `bm25()`), else from the candidates' `floor` (at least [`MIN_SAMPLE_ROWS`], at
+    /// most [`SAMPLE_ROWS`] rows), so the work is bounded however long the history.
+    fn rank_expression(&self, phrases: &[String], floor: i64) -> Result<String, Error> {
+        let (low, high): (Option<i64>, Option<i64>) = self
+            .conn
+            .prepare_cached(
+                "SELECT (SELECT min(id) FROM fts_docsize), (SELECT max(id) FROM fts_docsize)",
+            )
+            .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
+            .map_err(|e| self.err(e))?;
+        let (Some(low), Some(high)) = (low, high) else {
+            return Ok(rank::expression(0, &[]));
+        };
+        let start = if high - low <= SAMPLE_ROWS {
+            low
+        } else {
+            floor.min(high - MIN_SAMPLE_ROWS).max(high - SAMPLE_ROWS)
+        };
+        let count = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<i64, Error> {
+            self.conn
+                .prepare_cached(sql)
+                .and_then(|mut s| s.query_row(args, |r| r.get(0)))
+                .map_err(|e| self.err(e))
+        };
+        let rows = count("SELECT count(*) FROM fts_docsize WHERE id >= ?1", &[&start])?;
+        let mut counts = Vec::with_capacity(phrases.len());
+        for phrase in phrases {
+            counts.push(count(
+                "SELECT count(*) FROM fts WHERE fts MATCH ?1 AND rowid >= ?2",
+                &[phrase, &start],
+            )?);
+        }
+        Ok(rank::expression(rows, &counts))
     }
 
     /// The rowid of the [`RANKED_CANDIDATES`]-th newest match, or `None` when nothing matches:
@@ -790,6 +848,20 @@ impl Index {
 /// process's writer, waiting up to [`BUSY_TIMEOUT`], gets its turn.
 const TX_TEXT_BYTES: usize = 32 << 20;
 const TX_TIME: std::time::Duration = std::time::Duration::from_millis(2000);
+
+/// The newest rows the rank function's document frequencies are counted in, at most and at
+/// least (see [`Index::rank_expression`]): an index this small is counted whole.
+const SAMPLE_ROWS: i64 = 20_000;
+const MIN_SAMPLE_ROWS: i64 = 5_000;
+
+/// The FTS5 expression a query runs as (see [`Index::expression`]).
+struct Expression {
+    fts: String,
+    /// How many phrases prefixes were spelled out as; `None`: left to FTS5's prefix syntax.
+    spelled: Option<usize>,
+    /// Every phrase of `fts`, in order, for the rank function.
+    phrases: Vec<String>,
+}
 
 /// A query whose prefixes became more phrases than this is not ranked by BM25 (see
 /// [`Index::search_items`]).

@@ -137,6 +137,20 @@ pub struct Expanded {
     pub fts: String,
     /// How many phrases the prefix terms became (BM25 costs in proportion to them).
     pub phrases: usize,
+    /// Every phrase of `fts` in FTS5's order (left to right), each an expression of its own:
+    /// what the rank function's document frequencies are counted for (`rank.rs`).
+    pub each: Vec<String>,
+}
+
+/// Every phrase of [`to_fts_items`]'s expression, in order (see [`Expanded::each`]).
+pub fn phrases_of(items: &[Item]) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Or => None,
+            Item::Term { text, prefix } => Some(term(text, *prefix)),
+        })
+        .collect()
 }
 
 /// Where the terms that start with a prefix come from: the index's `terms` table, or the
@@ -154,6 +168,7 @@ pub fn expand(
     known: &mut Known<'_>,
 ) -> rusqlite::Result<Option<Expanded>> {
     let mut parts = Vec::with_capacity(items.len());
+    let mut each = Vec::with_capacity(items.len());
     let mut phrases = 0;
     for item in items {
         let Item::Term { text, prefix } = item else {
@@ -163,6 +178,7 @@ pub fn expand(
         let tokens = tokenizer.split(text);
         let Some((last, head)) = tokens.split_last().filter(|_| *prefix) else {
             parts.push(term(text, *prefix));
+            each.push(term(text, *prefix));
             continue;
         };
         let Some(terms) = known(last)?.filter(|t| phrases + t.len() <= MAX_EXPANSION) else {
@@ -170,6 +186,7 @@ pub fn expand(
         };
         if terms.is_empty() {
             parts.push(term(text, true));
+            each.push(term(text, true));
             continue;
         }
         phrases += terms.len();
@@ -185,11 +202,29 @@ pub fn expand(
             })
             .collect();
         parts.push(format!("({})", alternatives.join(" OR ")));
+        each.extend(alternatives);
     }
     Ok(Some(Expanded {
-        fts: parts.join(" "),
+        fts: and_join(&parts),
         phrases,
+        each,
     }))
+}
+
+/// Joins the parts of an expression with `AND` where the user's query put nothing between
+/// two terms: FTS5 takes two phrases side by side as `AND`, but not a parenthesized `OR`
+/// next to anything (`("a" OR "b") "c"` is a syntax error). `AND` binds tighter than `OR`,
+/// as the side-by-side form does, so the meaning is the same.
+fn and_join(parts: &[String]) -> String {
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            let or = part == "OR" || parts[i - 1] == "OR";
+            out.push_str(if or { " " } else { " AND " });
+        }
+        out.push_str(part);
+    }
+    out
 }
 
 /// The known terms in `sorted` that start with `prefix` (at most [`MAX_EXPANSION`]).
@@ -267,13 +302,56 @@ mod tests {
         assert_eq!(
             spell("Connection-REF* conn", 9),
             Some((
-                r#"("connection refs" OR "connection refused") "conn""#.into(),
+                r#"("connection refs" OR "connection refused") AND "conn""#.into(),
                 2
             ))
+        );
+        assert_eq!(
+            spell("x retr* OR z", 9),
+            Some((r#""x" AND ("retries" OR "retry") OR "z""#.into(), 2))
         );
         // A prefix no term starts with keeps FTS5's form (it matches nothing).
         assert_eq!(spell("nothing*", 9), Some((r#""nothing"*"#.into(), 0)));
         assert_eq!(spell("r*", 1), None);
+    }
+
+    /// Spelled-out prefixes beside other terms are valid FTS5 and mean what the query says
+    /// (a parenthesized `OR` next to a phrase was a syntax error).
+    #[test]
+    fn spelled_out_prefixes_run_in_fts5() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE t USING fts5(b);
+             INSERT INTO t (b) VALUES ('retry schema'), ('retries'), ('schema'), ('x retry'), ('z');",
+        )
+        .unwrap();
+        let known_terms = ["retries", "retry", "schema", "x", "z"];
+        let mut tokenizer = Tokenizer::new().unwrap();
+        for (q, want) in [
+            ("retr* schema", vec![1]),
+            ("schema retr*", vec![1]),
+            ("x retr* OR z", vec![4, 5]),
+            ("retr* OR schema", vec![1, 2, 3, 4]),
+            ("x-retr* retr*", vec![4]),
+        ] {
+            let items = parse(q).unwrap();
+            let mut known = |p: &str| {
+                let i = known_terms.partition_point(|t| *t < p);
+                Ok(starting_with(known_terms[i..].iter(), p))
+            };
+            let fts = expand(&items, &mut tokenizer, &mut known)
+                .unwrap()
+                .unwrap()
+                .fts;
+            let rows: Vec<i64> = conn
+                .prepare("SELECT rowid FROM t WHERE t MATCH ?1 ORDER BY rowid")
+                .unwrap()
+                .query_map([&fts], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap_or_else(|e| panic!("{q} as {fts}: {e}"));
+            assert_eq!(rows, want, "{q} as {fts}");
+        }
     }
 
     #[test]

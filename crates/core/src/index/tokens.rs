@@ -29,7 +29,7 @@ fn failure(code: c_int, what: &str) -> rusqlite::Error {
 }
 
 /// The connection's `fts5_api`, or an error if this SQLite has no FTS5.
-fn fts5_api(conn: &Connection) -> rusqlite::Result<*mut ffi::fts5_api> {
+pub(super) fn fts5_api(conn: &Connection) -> rusqlite::Result<*mut ffi::fts5_api> {
     let mut api: *mut ffi::fts5_api = ptr::null_mut();
     // SAFETY: a statement prepared and finalized on this connection's handle; the bound
     // pointer is written by FTS5 during the step, while `api` is alive.

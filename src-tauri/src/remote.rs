@@ -20,12 +20,9 @@ use agent_sessions_core::raw::RawRecords;
 use agent_sessions_core::service::WatcherState;
 use agent_sessions_core::view::{self, TranscriptPage};
 use agent_sessions_core::{Message, ProviderKind, Roots, ScanReport, SessionMeta, Transcript};
-use agent_sessions_remote::protocol::{self as wire, method};
+use agent_sessions_remote::protocol as wire;
 use agent_sessions_remote::ssh::Ssh;
 use agent_sessions_remote::{Client, Error as RemoteError};
-use base64::Engine;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 
 use crate::commands::{CmdError, CmdResult, ErrorCode, SessionRef};
 
@@ -153,8 +150,8 @@ impl Host {
             return Ok(Watched::Unsupported);
         };
         let mut client = connect().map_err(remote_error)?;
-        let listed: wire::ListResult = client
-            .call(method::LIST, wire::ListParams::default())
+        let listed = client
+            .list(&wire::ListParams::default())
             .map_err(remote_error)?;
         self.watching.store(true, Ordering::SeqCst);
         let run = client.watch(listed.seq, on_change);
@@ -166,11 +163,6 @@ impl Host {
         }
     }
 
-    fn call<R: DeserializeOwned>(&self, method: &str, params: impl Serialize) -> CmdResult<R> {
-        let mut client = self.client.lock()?;
-        client.call(method, params).map_err(remote_error)
-    }
-
     /// Runs `call` on the connection (one call at a time), its error said for the window.
     fn with<R>(&self, call: impl FnOnce(&mut Client) -> Result<R, RemoteError>) -> CmdResult<R> {
         let mut client = self.client.lock()?;
@@ -179,7 +171,7 @@ impl Host {
 
     /// Every session there, newest first, and the change sequence it is as of.
     pub fn list(&self) -> CmdResult<(ScanReport, u64)> {
-        let listed: wire::ListResult = self.call(method::LIST, wire::ListParams::default())?;
+        let listed = self.with(|c| c.list(&wire::ListParams::default()))?;
         let report = ScanReport {
             sessions: listed.sessions,
             diagnostics: listed.diagnostics,
@@ -199,27 +191,18 @@ impl Host {
         offset: usize,
         limit: usize,
     ) -> CmdResult<TranscriptPage> {
-        let page = self.show(session, offset, limit)?;
+        let params = wire::ShowParams {
+            session: wire_ref(session),
+            offset,
+            limit,
+        };
+        let page = self.with(|c| c.show(&params))?;
         Ok(TranscriptPage {
             session: page.session,
             messages: page.messages.iter().map(view::message_view).collect(),
             offset: offset.min(page.total),
             total: page.total,
         })
-    }
-
-    fn show(
-        &self,
-        session: &SessionRef,
-        offset: usize,
-        limit: usize,
-    ) -> CmdResult<wire::ShowResult> {
-        let params = wire::ShowParams {
-            session: wire_ref(session),
-            offset,
-            limit,
-        };
-        self.call(method::SHOW, params)
     }
 
     /// Where the message with `id` is (pages are read until it is found).
@@ -259,16 +242,7 @@ impl Host {
             session: wire_ref(session),
             key: key.to_owned(),
         };
-        let answer: wire::BlobResult = self.call(method::BLOB, params)?;
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(answer.base64)
-            .map_err(|e| {
-                CmdError::new(
-                    ErrorCode::Protocol,
-                    format!("a blob from {} is not base64: {e}", self.alias),
-                )
-            })?;
-        Ok(blob::view(&bytes))
+        Ok(blob::view(&self.with(|c| c.blob(&params))?))
     }
 
     /// The session as a bundle made there (complete or `share_safe`), written to `out` as it
@@ -283,15 +257,13 @@ impl Host {
             session: wire_ref(session),
             share_safe,
         };
-        let mut client = self.client.lock()?;
-        client.bundle_export(&params, out).map_err(remote_error)
+        self.with(|c| c.bundle_export(&params, out))
     }
 
     /// Sends a local bundle file there (checked whole against its SHA-256 on arrival); the
     /// upload's number names it on this connection.
     pub fn upload(&self, path: &Path) -> CmdResult<u64> {
-        let mut client = self.client.lock()?;
-        client.upload(path).map_err(remote_error)
+        self.with(|c| c.upload(path))
     }
 
     /// The uploaded bundle restored there under `dir` (`token`: the preview's, which allows
@@ -309,7 +281,7 @@ impl Host {
             as_copy,
             token,
         };
-        self.call(method::BUNDLE_IMPORT, params)
+        self.with(|c| c.bundle_import(&params))
     }
 
     /// Trash (or `permanent`ly delete) the session there: without `plan`, the host's plan (its
@@ -351,8 +323,7 @@ impl Host {
             session: wire_ref(session),
             message: id.to_owned(),
         };
-        let mut client = self.client.lock()?;
-        client.raw(&params).map_err(remote_error)
+        self.with(|c| c.raw(&params))
     }
 
     /// Continue in… `target` there: the host writes the handoff's prompt file in its cache and
@@ -369,17 +340,14 @@ impl Host {
             to: target,
             budget: None,
         };
-        let prepared: wire::HandoffPrepared = {
-            let mut client = self.client.lock()?;
-            match client.call(method::HANDOFF_PREPARE, params) {
-                Err(RemoteError::Server(w)) if w.code == "agent_not_found" => {
-                    let mut e = remote_error(RemoteError::Server(w));
-                    drop(client);
-                    e.copy = Some(self.agent_by_hand(session, target)?.posix());
-                    return Err(e);
-                }
-                other => other.map_err(remote_error)?,
+        let prepared = self.client.lock()?.handoff_prepare(&params);
+        let prepared = match prepared {
+            Err(RemoteError::Server(w)) if w.code == "agent_not_found" => {
+                let mut e = remote_error(RemoteError::Server(w));
+                e.copy = Some(self.agent_by_hand(session, target)?.posix());
+                return Err(e);
             }
+            other => other.map_err(remote_error)?,
         };
         let ssh = self.ssh_command(&handoff_command(&prepared)?)?;
         Ok((ssh, prepared))
@@ -392,7 +360,7 @@ impl Host {
         session: &SessionRef,
         target: ProviderKind,
     ) -> CmdResult<ResumeCommand> {
-        let dir = self.show(session, 0, 1)?.session.cwd;
+        let dir = self.with(|c| c.session(wire_ref(session)))?.cwd;
         let program = agent_sessions_core::actions::handoff::launch::program(target);
         let there = ResumeCommand::new(program, &[], dir.as_deref())
             .map_err(|e| CmdError::invalid_input(e.to_string()))?;
@@ -401,7 +369,7 @@ impl Host {
 
     /// The session's events so far, as `log` reads them there.
     pub fn events(&self, session: &SessionRef) -> CmdResult<Update> {
-        let log: wire::LogResult = self.call(method::LOG, wire_ref(session))?;
+        let log = self.with(|c| c.log(&wire_ref(session)))?;
         Ok(Update {
             events: log.events,
             cursor: log.cursor,
@@ -454,11 +422,7 @@ impl Host {
                 path: None,
                 bytes: 0,
             },
-            |c| CacheInfo {
-                dir: c.dir,
-                path: c.path,
-                bytes: c.bytes,
-            },
+            CacheInfo::from,
         );
         let mut health = health::report(&roots, &listing, watcher, cache);
         // The roots are there, not here: whether they exist is the remote's answer (an older
@@ -480,7 +444,7 @@ impl Host {
 
     /// What "Open terminal" runs there: a login shell in the session's directory.
     pub fn shell_in_dir(&self, session: &SessionRef) -> CmdResult<ResumeCommand> {
-        let meta = self.show(session, 0, 1)?.session;
+        let meta = self.with(|c| c.session(wire_ref(session)))?;
         let dir = meta
             .cwd
             .filter(|d| !d.is_empty())
@@ -579,10 +543,7 @@ fn common_prefix(a: &Path, b: &Path) -> PathBuf {
 }
 
 fn wire_ref(session: &SessionRef) -> wire::SessionRef {
-    wire::SessionRef {
-        id: session.id.clone(),
-        provider: Some(session.provider),
-    }
+    wire::SessionRef::exact(session.provider, session.id.clone())
 }
 
 /// A remote's error for the window: the connection's own codes (`ssh_auth`, `ssh_host_key`,

@@ -133,7 +133,10 @@ fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, Rem
             no_cache,
             filter,
         } => {
-            let listed = list(&mut client, providers, no_cache)?;
+            let listed = client.list(&ListParams {
+                providers,
+                no_cache,
+            })?;
             let report = ScanReport {
                 sessions: listed.sessions,
                 diagnostics: listed.diagnostics,
@@ -161,7 +164,10 @@ fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, Rem
         }
         Command::Log { id, follow, tail } => log(&mut client, id, tail, follow, json),
         Command::Stats(args) => {
-            let listed = list(&mut client, args.providers, args.no_cache)?;
+            let listed = client.list(&ListParams {
+                providers: args.providers,
+                no_cache: args.no_cache,
+            })?;
             let mut out = crate::stats::envelope(&listed.sessions, args.by);
             out.warn(&listed.warnings);
             Ok(out)
@@ -187,10 +193,7 @@ fn trash(
     json: bool,
 ) -> Result<Envelope, RemoteError> {
     let mut params = TrashParams {
-        session: SessionRef {
-            id: args.id.clone(),
-            provider: None,
-        },
+        session: SessionRef::named(args.id.clone()),
         permanent,
         subagents: args.subagents(),
         plan: None,
@@ -200,10 +203,8 @@ fn trash(
         return Ok(refused);
     }
     // The session by its full id from now on: the confirmed plan names it.
-    params.session = SessionRef {
-        id: planned.plan.session.id.clone(),
-        provider: Some(planned.plan.session.provider),
-    };
+    let planned_session = &planned.plan.session;
+    params.session = SessionRef::exact(planned_session.provider, planned_session.id.clone());
     params.plan = Some(planned.plan);
     let ran = client.trash(&params)?;
     let Some(done) = ran.done else {
@@ -223,10 +224,7 @@ fn handoff(client: &mut Client, args: HandoffArgs) -> Result<Envelope, RemoteErr
         ));
     }
     let params = HandoffParams {
-        session: SessionRef {
-            id: args.id,
-            provider: None,
-        },
+        session: SessionRef::named(args.id),
         to: args.start.to,
         budget: Some(args.start.budget().chars()),
     };
@@ -252,10 +250,7 @@ fn bundle(mut client: Client, action: BundleAction, json: bool) -> Result<Envelo
 /// and checked by the bundle reader before it is reported.
 fn bundle_export(client: &mut Client, args: BundleExportArgs) -> Result<Envelope, RemoteError> {
     let params = BundleExportParams {
-        session: SessionRef {
-            id: args.id,
-            provider: None,
-        },
+        session: SessionRef::named(args.id),
         share_safe: args.share_safe,
     };
     // Without -o the name is the host's (<title>.agent-session.zip), known at the end.
@@ -342,14 +337,14 @@ fn bundle_import(
         as_copy: args.as_copy,
         token: None,
     };
-    let preview: BundleImportResult = client.call(method::BUNDLE_IMPORT, &params)?;
+    let preview = client.bundle_import(&params)?;
     if let Some(refused) =
         crate::bundle::consent(&preview.manifest, &preview.preview, args.yes, json)
     {
         return Ok(refused);
     }
     params.token = Some(preview.preview.token.clone());
-    let done: BundleImportResult = client.call(method::BUNDLE_IMPORT, &params)?;
+    let done = client.bundle_import(&params)?;
     let Some(restored) = &done.restored else {
         return Err(RemoteError::Server(WireError::new(
             "protocol",
@@ -364,22 +359,8 @@ fn bundle_import(
     ))
 }
 
-fn list(
-    client: &mut Client,
-    providers: Vec<ProviderKind>,
-    no_cache: bool,
-) -> Result<ListResult, RemoteError> {
-    client.call(
-        method::LIST,
-        ListParams {
-            providers,
-            no_cache,
-        },
-    )
-}
-
 fn show(mut client: Client, id: String) -> Result<Envelope, RemoteError> {
-    let first = client.first_page(SessionRef { id, provider: None })?;
+    let first = client.first_page(SessionRef::named(id))?;
     let resume = first.resume().map_err(resume_unavailable);
     let session = first.session.clone();
     let source = Pages {
@@ -397,10 +378,7 @@ fn export(
     json: bool,
 ) -> Result<Envelope, RemoteError> {
     crate::export::require_output_for_json(&args, json);
-    let transcript = client.transcript(SessionRef {
-        id: args.id().to_owned(),
-        provider: None,
-    })?;
+    let transcript = client.transcript(SessionRef::named(args.id()))?;
     let exporter = Exporter::from_transcript(&transcript, args.options());
     // The file is written on this machine: never into one of its agents' stores.
     crate::export::deliver(&exporter, &args, &local_roots(), &[]).map_err(from_core)
@@ -473,7 +451,7 @@ fn log(
     following: bool,
     json: bool,
 ) -> Result<Envelope, RemoteError> {
-    let first: LogResult = client.call(method::LOG, SessionRef { id, provider: None })?;
+    let first = client.log(&SessionRef::named(id))?;
     let skip = tail.map_or(0, |n| first.events.len().saturating_sub(n));
     let shown = &first.events[skip..];
     if !following {

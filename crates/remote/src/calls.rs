@@ -6,13 +6,21 @@
 use std::ops::ControlFlow;
 
 use agent_sessions_core::actions::resume::ResumeCommand;
-use agent_sessions_core::{Diagnostics, Message, Transcript};
+use agent_sessions_core::raw::RawRecords;
+use agent_sessions_core::{Diagnostics, Message, SessionMeta, Transcript};
+use base64::Engine;
 
 use crate::error::Error;
 use crate::protocol::*;
 use crate::Client;
 
 impl Client {
+    /// Every session there (refreshed first, as `scan` does), newest first, and the change
+    /// sequence the listing is as of.
+    pub fn list(&mut self, params: &ListParams) -> Result<ListResult, Error> {
+        self.call(method::LIST, params)
+    }
+
     /// Hits of a search there, and the warnings of the server's library.
     pub fn search(&mut self, params: &SearchParams) -> Result<SearchResult, Error> {
         self.call(method::SEARCH, params)
@@ -70,10 +78,7 @@ impl Client {
         each: &mut dyn FnMut(Message) -> ControlFlow<()>,
     ) -> Result<Diagnostics, Error> {
         // Later pages name the session exactly, which the server answers without a new scan.
-        let session = SessionRef {
-            id: first.session.id.clone(),
-            provider: Some(first.session.provider),
-        };
+        let session = SessionRef::exact(first.session.provider, first.session.id.clone());
         let (mut page, mut offset) = (first, 0);
         loop {
             for message in std::mem::take(&mut page.messages) {
@@ -133,5 +138,47 @@ impl Client {
             ControlFlow::Continue(())
         })?;
         Ok(found)
+    }
+
+    /// The session as listed there: a page of one message, the smallest answer that names it.
+    pub fn session(&mut self, session: SessionRef) -> Result<SessionMeta, Error> {
+        let params = ShowParams {
+            session,
+            offset: 0,
+            limit: 1,
+        };
+        Ok(self.show(&params)?.session)
+    }
+
+    /// A session's events so far; `follow` goes on from the answer's cursor.
+    pub fn log(&mut self, session: &SessionRef) -> Result<LogResult, Error> {
+        self.call(method::LOG, session)
+    }
+
+    /// The bytes behind a blob key of a session (sent whole, at most [`MAX_BLOB`]).
+    pub fn blob(&mut self, params: &BlobParams) -> Result<Vec<u8>, Error> {
+        let answer: BlobResult = self.call(method::BLOB, params)?;
+        base64::engine::general_purpose::STANDARD
+            .decode(answer.base64)
+            .map_err(|e| self.protocol(format!("a blob that is not base64: {e}")))
+    }
+
+    /// The agent's own records behind one message (`raw`): what the raw-JSON view shows.
+    pub fn raw(&mut self, params: &RawParams) -> Result<RawRecords, Error> {
+        self.call(method::RAW, params)
+    }
+
+    /// Previews (no `token`) or restores (the preview's `token`) an uploaded bundle there.
+    pub fn bundle_import(
+        &mut self,
+        params: &BundleImportParams,
+    ) -> Result<BundleImportResult, Error> {
+        self.call(method::BUNDLE_IMPORT, params)
+    }
+
+    /// The handoff's prompt file written there and the agent's command that reads it
+    /// (`agent_not_found` when the agent is not installed there).
+    pub fn handoff_prepare(&mut self, params: &HandoffParams) -> Result<HandoffPrepared, Error> {
+        self.call(method::HANDOFF_PREPARE, params)
     }
 }

@@ -233,14 +233,6 @@ impl Client {
         }
     }
 
-    /// The agent's own records behind one message (`raw`): what the raw-JSON view shows.
-    pub fn raw(
-        &mut self,
-        params: &RawParams,
-    ) -> Result<agent_sessions_core::raw::RawRecords, Error> {
-        self.call(method::RAW, params)
-    }
-
     /// Sends a streaming request and hands each of its events to `on_event` until its answer;
     /// when `on_event` says stop (false), the stream is cancelled and its answer awaited.
     fn stream(

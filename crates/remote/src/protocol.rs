@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use agent_sessions_core::actions::resume::ResumeCommand;
 use agent_sessions_core::actions::trash::{Done, Plan};
+use agent_sessions_core::health::CacheInfo;
 use agent_sessions_core::index::{Hit, SearchResults};
 use agent_sessions_core::live::events::Event;
 use agent_sessions_core::model::{Diagnostic, Diagnostics, Message, ProviderKind, SessionMeta};
@@ -205,6 +206,24 @@ pub struct SessionRef {
     pub id: String,
     #[serde(default)]
     pub provider: Option<ProviderKind>,
+}
+
+impl SessionRef {
+    /// As a user names it: an id or a prefix of one, of any agent (the CLI's `<id>`).
+    pub fn named(id: impl Into<String>) -> Self {
+        SessionRef {
+            id: id.into(),
+            provider: None,
+        }
+    }
+
+    /// Exactly: its agent and full id (as the app names a listed session).
+    pub fn exact(provider: ProviderKind, id: impl Into<String>) -> Self {
+        SessionRef {
+            id: id.into(),
+            provider: Some(provider),
+        }
+    }
 }
 
 /// `raw`: the agent's own records behind one message of a session (the app's raw-JSON view);
@@ -460,6 +479,26 @@ pub struct CachePlace {
     pub dir: Option<PathBuf>,
     pub path: Option<PathBuf>,
     pub bytes: u64,
+}
+
+impl From<CacheInfo> for CachePlace {
+    fn from(c: CacheInfo) -> Self {
+        CachePlace {
+            dir: c.dir,
+            path: c.path,
+            bytes: c.bytes,
+        }
+    }
+}
+
+impl From<CachePlace> for CacheInfo {
+    fn from(c: CachePlace) -> Self {
+        CacheInfo {
+            dir: c.dir,
+            path: c.path,
+            bytes: c.bytes,
+        }
+    }
 }
 
 /// `bundle_export`: a session as a bundle, made on the server and sent as event lines

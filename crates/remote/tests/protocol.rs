@@ -411,6 +411,11 @@ fn a_blob_comes_back_whole() {
         },
         key: key.clone(),
     };
+    assert_eq!(
+        client.blob(&params).unwrap(),
+        local,
+        "the typed call decodes it"
+    );
     let got: BlobResult = client.call(method::BLOB, params).unwrap();
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(got.base64)

@@ -317,11 +317,7 @@ fn places(state: &State, providers: &[ProviderKind]) -> DiagnosticsPlaces {
     let cache = CacheInfo::of(state.cache_dir(true).as_deref(), &roots);
     DiagnosticsPlaces {
         roots: places,
-        cache: Some(CachePlace {
-            dir: cache.dir,
-            path: cache.path,
-            bytes: cache.bytes,
-        }),
+        cache: Some(cache.into()),
     }
 }
 

@@ -4,7 +4,7 @@
 // exactly; a subagent session is judged by itself. Pure functions, unit-tested (on the same
 // cases as core's tests).
 
-import { PROVIDER_LABEL } from "./group";
+import { PROVIDER_LABEL, sessionKey as keyOf } from "./group";
 import type { ListFilter, SessionMeta, SessionRef, SettingChange } from "./types";
 
 /** Days are YYYY-MM-DD. */
@@ -15,8 +15,6 @@ export const NO_FILTER: Filter = {
 };
 
 export type FilterKey = keyof Filter;
-
-const keyOf = (s: SessionRef) => `${s.provider}:${s.id}`;
 
 /** provider:id of every session another names as its parent. */
 function parents(sessions: SessionMeta[]): Set<string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTree, childrenOf, relativeTime, sessionsUnder, sortSessions, topLevel } from "./group";
+import { buildTree, childrenOf, relativeTime, sameSession, sessionKey, sessionsUnder, sortSessions, topLevel } from "./group";
 import { session } from "./testing";
 
 const s = session;
@@ -15,7 +15,21 @@ const list = [
 describe("grouping", () => {
   it("nests children under their parent and keeps orphans visible", () => {
     expect(topLevel(list).map((x) => x.id)).toEqual(["a", "b", "c", "orphan"]);
-    expect(childrenOf(list).get("a")!.map((x) => x.id)).toEqual(["child"]);
+    expect(childrenOf(list).get("claude:a")!.map((x) => x.id)).toEqual(["child"]);
+  });
+
+  it("tells apart sessions of two agents that share an id: a subagent nests under its own agent's parent", () => {
+    // A Codex session with the id of a Claude one that has a subagent (ids are unique only per
+    // agent): the subagent is the Claude session's alone, and the tree counts two top-level sessions.
+    const same = [s("x"), s("x", { provider: "codex", source_path: "/c/x" }), s("x-sub", { parent_id: "x" })];
+    expect(topLevel(same).map(sessionKey)).toEqual(["claude:x", "codex:x"]);
+    const kids = childrenOf(same);
+    expect([...kids.keys()]).toEqual(["claude:x"]);
+    expect(kids.get("codex:x")).toBeUndefined();
+    expect(buildTree(same, "agent-dir").map((n) => [n.label, n.count])).toEqual([["Claude", 1], ["Codex", 1]]);
+    expect(sameSession(same[0], same[1])).toBe(false);
+    expect(sameSession(same[1], { provider: "codex", id: "x" })).toBe(true);
+    expect(sameSession(null, same[0])).toBe(false);
   });
 
   it("groups directory → agent, newest directory first, trailing slashes merged", () => {

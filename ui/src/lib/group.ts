@@ -1,6 +1,6 @@
 // Grouping, sorting and time formatting for the three panes. Pure functions, unit-tested.
 
-import type { Provider, SessionMeta, SortBy } from "./types";
+import type { Provider, SessionMeta, SessionRef, SortBy } from "./types";
 
 export type GroupMode = "dir-agent" | "agent-dir" | "flat";
 export type SortKey = SortBy;
@@ -24,20 +24,36 @@ export function dirOf(s: SessionMeta, fold = false): string {
   return d.length > 1 ? d.replace(/\/+$/, "") : d || "(no directory)";
 }
 
+/** A session's identity in the window: its agent and id, as the backend names it (SessionRef).
+ * Ids are unique only per agent (a Codex session may have a Claude one's id), so the id alone
+ * never names a session. */
+export const sessionKey = (s: SessionRef): string => `${s.provider}:${s.id}`;
+
+/** Whether `a` and `b` are the same session (by agent and id). */
+export const sameSession = (a: SessionRef | null | undefined, b: SessionRef): boolean =>
+  !!a && a.provider === b.provider && a.id === b.id;
+
+/** The key of the session `s` names as its parent: a subagent is always its parent's agent's. */
+const parentKey = (s: SessionMeta): string | null => (s.parent_id ? sessionKey({ provider: s.provider, id: s.parent_id }) : null);
+
 /** Sessions shown at top level: those whose parent is not in the list. */
 export function topLevel(sessions: SessionMeta[]): SessionMeta[] {
-  const ids = new Set(sessions.map((s) => s.id));
-  return sessions.filter((s) => !s.parent_id || !ids.has(s.parent_id));
+  const keys = new Set(sessions.map(sessionKey));
+  return sessions.filter((s) => {
+    const p = parentKey(s);
+    return !p || !keys.has(p);
+  });
 }
 
-/** parent id → its child sessions, oldest first. */
+/** The parent's `sessionKey` → its child sessions, oldest first. */
 export function childrenOf(sessions: SessionMeta[]): Map<string, SessionMeta[]> {
   const out = new Map<string, SessionMeta[]>();
   for (const s of sessions) {
-    if (!s.parent_id) continue;
-    const list = out.get(s.parent_id) ?? [];
+    const p = parentKey(s);
+    if (!p) continue;
+    const list = out.get(p) ?? [];
     list.push(s);
-    out.set(s.parent_id, list);
+    out.set(p, list);
   }
   for (const list of out.values()) list.sort((a, b) => time(a.created_at) - time(b.created_at));
   return out;

@@ -4,7 +4,7 @@ import type { TreeNode } from "./group";
 import { session } from "./testing";
 
 const top = ["a", "b", "c"].map((id) => session(id));
-const kids = new Map([["b", [session("b1", { parent_id: "b" }), session("b2", { parent_id: "b" })]]]);
+const kids = new Map([["claude:b", [session("b1", { parent_id: "b" }), session("b2", { parent_id: "b" })]]]);
 
 describe("the session list's window", () => {
   it("lists a closed parent once, and its subagents after it when opened, with their ARIA places", () => {
@@ -13,7 +13,7 @@ describe("the session list's window", () => {
     expect(closed.map((it) => [it.index, it.pos, it.size, it.subs, it.expanded])).toEqual([
       [0, 1, 3, 0, false], [1, 2, 3, 2, false], [2, 3, 3, 0, false],
     ]);
-    const open = flatten(top, kids, new Set(["b"]));
+    const open = flatten(top, kids, new Set(["claude:b"]));
     expect(open.map((it) => it.s.id)).toEqual(["a", "b", "b1", "b2", "c"]);
     expect(open.map((it) => [it.child, it.index, it.pos, it.size])).toEqual([
       [false, 0, 1, 3], [false, 1, 2, 3], [true, -1, 1, 2], [true, -1, 2, 2], [false, 2, 3, 3],

@@ -5,7 +5,7 @@
 // and the two small DOM helpers both components use to follow their scrolling pane
 // (SessionList.svelte and Tree.svelte render them).
 
-import type { TreeNode } from "./group";
+import { sessionKey, type TreeNode } from "./group";
 import type { SessionMeta } from "./types";
 
 /** One row of the flattened list. */
@@ -32,12 +32,14 @@ export function itemHeight(it: ListItem): number {
   return ROW_HEIGHT + (it.subs ? SUBS_HEIGHT : 0);
 }
 
-/** The top-level sessions in order, each followed by its subagents when it is opened. */
+/** The top-level sessions in order, each followed by its subagents when it is opened
+ * (`children` and `expanded` keyed by `sessionKey`). */
 export function flatten(sessions: SessionMeta[], children: Map<string, SessionMeta[]>, expanded: Set<string>): ListItem[] {
   const out: ListItem[] = [];
   sessions.forEach((s, index) => {
-    const kids = children.get(s.id) ?? [];
-    const open = kids.length > 0 && expanded.has(s.id);
+    const key = sessionKey(s);
+    const kids = children.get(key) ?? [];
+    const open = kids.length > 0 && expanded.has(key);
     out.push({ s, child: false, index, pos: index + 1, size: sessions.length, subs: kids.length, expanded: open });
     if (open) {
       kids.forEach((c, j) => out.push({ s: c, child: true, index: -1, pos: j + 1, size: kids.length, subs: 0, expanded: false }));

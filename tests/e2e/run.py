@@ -380,6 +380,15 @@ def main():
             check("an empty machine offers the demo store, which opens", lambda: empty_state(drv))
         finally:
             drv.quit()
+        shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", tmp / "same-id-claude")
+        same_id_store(tmp / "same-id-codex")
+        drv = driver_for(dict(empty, CLAUDE_CONFIG_DIR=str(tmp / "same-id-claude"), CODEX_HOME=str(tmp / "same-id-codex")),
+                         "same-id")
+        try:
+            check("a Claude and a Codex session sharing an id each open their own transcript, one row marked",
+                  lambda: same_id_sessions(drv))
+        finally:
+            drv.quit()
         many_sessions(tmp / "many", 4000, 2000)
         drv = driver_for(dict(empty, CLAUDE_CONFIG_DIR=str(tmp / "many")), "scale")
         try:
@@ -1937,6 +1946,71 @@ def empty_state(d):
     rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
     assert len(rows) >= 10, len(rows)
     d.shot("10-demo-store")
+
+
+# Ids are unique only per agent: a Codex session may carry a Claude one's id (the bench corpus
+# does; a copied store can). The Codex fixture's rollout below is given this Claude session's id.
+SAME_ID = "9d22e384-6685-4b75-ac35-088162e4c4a9"
+SAME_ID_CODEX = "01a22bc4-d63a-7983-80d0-f3d6ee14c936"
+SAME_ID_ROLLOUT = f"codex/0.171.0/dot-codex/sessions/2026/11/30/rollout-2026-11-30T09-24-09-{SAME_ID_CODEX}.jsonl"
+
+
+def same_id_store(codex_home):
+    """A Codex store holding one fixture rollout renamed, inside and out, to SAME_ID."""
+    day = codex_home / "sessions/2026/11/30"
+    day.mkdir(parents=True)
+    text = (TESTDATA / SAME_ID_ROLLOUT).read_text().replace(SAME_ID_CODEX, SAME_ID)
+    (day / f"rollout-2026-11-30T09-24-09-{SAME_ID}.jsonl").write_text(text)
+
+
+def same_id_row(d, provider):
+    return d.wait_all(f'[data-testid="session-row"][data-id="{SAME_ID}"][data-provider="{provider}"]')[0]
+
+
+def marked_open(d):
+    """(provider, id) of every row marked open, by its class and by aria-selected."""
+    return d.js("return [...document.querySelectorAll('[data-testid=\"session-row\"]')]"
+                ".filter(r => r.classList.contains('open') || r.getAttribute('aria-selected') === 'true')"
+                ".map(r => [r.dataset.provider, r.dataset.id])")
+
+
+def shows_own_transcript(d, provider, own, other):
+    """The transcript shown is `provider`'s: its own text, not the other session's, and only its
+    row is marked open."""
+    d.until("const t = document.querySelector('[data-testid=\"transcript\"]');"
+            " return t?.dataset.total > 0 && t.innerText.includes(arguments[0])", 20, own)
+    text = d.js("return document.querySelector('[data-testid=\"transcript\"]').innerText")
+    assert other not in text, f"the {provider} row shows the other session's text"
+    assert marked_open(d) == [[provider, SAME_ID]], marked_open(d)
+
+
+def same_id_sessions(d):
+    """A Claude and a Codex session with one id: each row opens its own transcript and only it is
+    marked open, by click, by the keyboard and from a search hit."""
+    claude_text, codex_text = "CHAT and after compaction?", "The helper agent finished; main.py has 1 line."
+    d.until(f"return document.querySelectorAll('[data-testid=\"session-row\"][data-id=\"{SAME_ID}\"]').length === 2", 60)
+    d.click(same_id_row(d, "codex"))
+    shows_own_transcript(d, "codex", codex_text, claude_text)
+    d.shot("60-same-id-codex")
+    d.click(same_id_row(d, "claude"))
+    shows_own_transcript(d, "claude", claude_text, codex_text)
+    # The cursor follows the row opened: Enter opens the Claude row again, not the Codex one.
+    key(d, ENTER)
+    shows_own_transcript(d, "claude", claude_text, codex_text)
+    # A search hit in the Codex session opens the Codex session.
+    box = d.find_all('[data-testid="search-input"]')[0]
+    deadline = time.time() + 60
+    while True:
+        d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
+        d.type(box, "helper agent finished\ue007")
+        time.sleep(0.5)
+        hits = d.find_all('[data-testid="search-hit"]:has(.badge.codex)')
+        if hits or time.time() > deadline:
+            break
+    assert hits, "no search hit in the Codex session"
+    d.click(hits[0])
+    shows_own_transcript(d, "codex", codex_text, claude_text)
+    d.shot("61-same-id-search")
 
 
 REMOTE_COUNTS = {"claude": 9, "codex": 6, "opencode": 7}

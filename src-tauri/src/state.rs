@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use agent_sessions_core::config::{ConfigFile, Settings};
 use agent_sessions_core::library::default_cache_dir;
+use agent_sessions_core::live::timeline::Timelines;
 use agent_sessions_core::paths::{process_env, resolve, Resolved};
 use agent_sessions_core::provider::registry::agent;
 use agent_sessions_core::service::Service;
@@ -22,6 +23,8 @@ pub struct AppState {
     pub config: Mutex<ConfigFile>,
     /// The remote host shown instead of this computer, if one is (`remote`).
     pub remote: crate::remote::Active,
+    /// The followers of the sessions the Timeline tab showed last (`commands/timeline.rs`).
+    pub timelines: Mutex<Timelines>,
 }
 
 impl AppState {
@@ -36,6 +39,19 @@ impl AppState {
             demo: Mutex::new(false),
             config: Mutex::new(config),
             remote: Default::default(),
+            timelines: Mutex::default(),
+        }
+    }
+
+    /// The app on `roots` with default settings and no cache file (tests on fixture stores).
+    #[cfg(test)]
+    pub fn on_roots(roots: Roots) -> Self {
+        AppState {
+            service: Service::new(roots, None),
+            demo: Mutex::new(false),
+            config: Mutex::new(ConfigFile::none()),
+            remote: Default::default(),
+            timelines: Mutex::default(),
         }
     }
 
@@ -63,6 +79,9 @@ impl AppState {
     /// Switches to other roots (the demo store): the service starts over on them.
     pub fn switch(&self, roots: Roots, demo: bool) {
         self.service.switch(roots);
+        if let Ok(mut t) = self.timelines.lock() {
+            t.clear();
+        }
         if let Ok(mut d) = self.demo.lock() {
             *d = demo;
         }

@@ -85,6 +85,24 @@ impl Follower {
         self
     }
 
+    /// Takes the session as listed now: liveness is judged from it (a Codex session is live
+    /// while its last write is recent), so a follower kept between requests gets it again.
+    pub fn set_session(&mut self, session: SessionMeta) {
+        self.session = session;
+    }
+
+    /// Goes back to hand out again, at the next poll, the events of the messages a later
+    /// record can still change (those from where the next read starts, [`Follower::next_start`]:
+    /// a tool's end, the turn's stop, the session's end), as they are then; that poll reads
+    /// the file even if unchanged. Returns the cursor it went back to: a reader that shows
+    /// every event drops its events after it and takes the next poll's instead.
+    pub fn rewind(&mut self) -> u64 {
+        let floor = (self.next.line + 1) * SEQ_SLOTS;
+        self.cursor = self.cursor.min(floor);
+        self.seen = None;
+        self.cursor
+    }
+
     /// What the last poll read (zero when it found the file unchanged).
     pub fn last_cost(&self) -> PollCost {
         self.cost

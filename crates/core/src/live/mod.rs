@@ -5,6 +5,7 @@
 
 pub mod events;
 pub mod follow;
+pub mod timeline;
 
 // Reading other processes and the end of growing files is what providers need too: it lives in
 // their crate (below this one) and is re-exported here under its old path.

@@ -763,3 +763,38 @@ fn an_idle_watch_sends_empty_events_and_stops_when_told() {
     let again: ListResult = client.call(method::LIST, ListParams::default()).unwrap();
     assert_eq!(again.sessions.len(), listed.sessions.len());
 }
+
+/// `log` asked again as a session grows (the app's Timeline tab on a remote host): the server
+/// keeps the session's follower between the requests, and each answer is still the whole
+/// timeline a new follower over the same file gives.
+#[test]
+fn log_asked_again_as_a_session_grows_answers_the_whole_timeline() {
+    use agent_sessions_core::live::follow::Follower;
+    let store = claude_copy();
+    let cache = tempfile::tempdir().unwrap();
+    let roots = claude_roots(store.path());
+    let mut client = Client::connect(Box::new(memory(roots.clone(), cache.path()))).unwrap();
+    let named = SessionRef {
+        id: LIVE_SESSION.into(),
+        provider: Some(ProviderKind::Claude),
+    };
+    let (lib, sessions) = scanned(&roots);
+    let meta = sessions.iter().find(|s| s.id == LIVE_SESSION).unwrap();
+    let mut prompts = 0;
+    for n in 0..4 {
+        if n > 0 {
+            append_prompt(store.path(), n);
+        }
+        let log = client.log(&named).unwrap();
+        let fresh = Follower::new(meta.clone(), 0).poll(lib.catalog()).unwrap();
+        assert_eq!(log.events, fresh.events, "after {n} appends");
+        assert_eq!(log.cursor, fresh.cursor);
+        let now = log.events.iter().filter(|e| e.kind == EventType::Prompt);
+        let now = now.count();
+        assert!(
+            n == 0 || now == prompts + 1,
+            "{now} prompts after {n} appends"
+        );
+        prompts = now;
+    }
+}

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use agent_sessions_core::actions::resume::ResumeCommand;
 use agent_sessions_core::health::CacheInfo;
 use agent_sessions_core::index::{self, SearchFilter};
-use agent_sessions_core::live::follow::Follower;
 use agent_sessions_core::model::ProviderKind;
 use agent_sessions_core::stats::{self, By};
 use agent_sessions_core::{
@@ -220,15 +219,16 @@ fn search(state: &State, p: SearchParams) -> Result<Value, CoreError> {
     Ok(json!({ "results": results, "warnings": lib.warnings() }))
 }
 
+/// Every event of the session from its start, from the follower kept for it (a client asking
+/// again as the session grows reads about the append).
 fn log(state: &State, p: SessionRef) -> Result<LogResult, CoreError> {
     let (lib, session) = find(state, &p)?;
-    let mut follower = Follower::new(session.clone(), 0);
-    let first = follower.poll(lib.catalog())?;
+    let whole = state.timelines().read(lib.catalog(), &session)?;
     Ok(LogResult {
         session,
-        events: first.events,
-        cursor: first.cursor,
-        ended: first.ended,
+        events: whole.events,
+        cursor: whole.cursor,
+        ended: whole.ended,
     })
 }
 

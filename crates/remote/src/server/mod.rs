@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use agent_sessions_core::live::timeline::Timelines;
 use agent_sessions_core::service::Service;
 use agent_sessions_core::{Error as CoreError, Roots};
 use serde_json::Value;
@@ -67,6 +68,9 @@ pub(crate) struct State {
     streams: Mutex<HashMap<u64, Arc<AtomicBool>>>,
     /// Uploads and the restore tokens' key; the uploads' folder goes with the connection.
     transfers: Mutex<bundle::Transfers>,
+    /// The followers of the sessions `log` answered for last: asked again as a session grows
+    /// (the app's Timeline tab), `log` reads about what was appended.
+    timelines: Mutex<Timelines>,
     out: Out,
 }
 
@@ -88,6 +92,7 @@ pub fn serve(
         service: Mutex::new(None),
         streams: Mutex::new(HashMap::new()),
         transfers: Mutex::default(),
+        timelines: Mutex::default(),
         out: out.clone(),
     });
     let mut reader = LineReader::new(BufReader::new(input), MAX_REQUEST_LINE);
@@ -168,7 +173,12 @@ impl State {
             service.switch(roots.clone());
         }
         *lock(&self.roots) = roots;
+        lock(&self.timelines).clear();
         Ok(())
+    }
+
+    pub(crate) fn timelines(&self) -> MutexGuard<'_, Timelines> {
+        lock(&self.timelines)
     }
 
     pub(crate) fn cache_dir(&self, cached: bool) -> Option<PathBuf> {

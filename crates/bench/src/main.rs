@@ -525,7 +525,31 @@ fn big_live_session(args: &Args) -> Vec<Row> {
             first.scanned as f64 / 1e6
         ),
     });
-    rows.push(polls_after_appends(&catalog, &mut follower, &file, id));
+    rows.push(polls_after_appends(
+        "follow: poll after a one-record append",
+        &file,
+        id,
+        &mut || {
+            let update = follower.poll(&catalog).unwrap();
+            let saw = !update.events.is_empty() && !update.truncated;
+            (saw, follower.last_cost())
+        },
+    ));
+    // The app's Timeline tab asks for the whole timeline again as the session grows: it keeps
+    // a follower per shown session (core Timelines) instead of a new one per request.
+    let mut timelines = agent_sessions_core::live::timeline::Timelines::default();
+    let mut last = timelines.read(&catalog, &s).unwrap().cursor;
+    rows.push(polls_after_appends(
+        "timeline tab: ask after a one-record append",
+        &file,
+        id,
+        &mut || {
+            let whole = timelines.read(&catalog, &s).unwrap();
+            let saw = whole.cursor > last;
+            last = whole.cursor;
+            (saw, timelines.last_cost())
+        },
+    ));
     reset_peak();
     let start = Instant::now();
     let whole = catalog.load(&s).unwrap();
@@ -545,14 +569,15 @@ fn big_live_session(args: &Args) -> Vec<Row> {
     rows
 }
 
-/// A follower's polls after appends of one record each to the big live session (20; a
-/// prompt, then an answer, in turn): the median poll's time, the most one parsed and scanned,
-/// and how much the process's resident memory grew over what it held before them.
+/// Polls (a follower's, or the Timeline tab's asks) after appends of one record each to the
+/// big live session (20; a prompt, then an answer, in turn): the median poll's time, the most
+/// one parsed and scanned, and how much the process's resident memory grew over what it held
+/// before them.
 fn polls_after_appends(
-    catalog: &agent_sessions_core::Catalog,
-    follower: &mut agent_sessions_core::live::follow::Follower,
+    what: &str,
     file: &Path,
     id: &str,
+    poll: &mut dyn FnMut() -> (bool, agent_sessions_core::live::follow::PollCost),
 ) -> Row {
     let mut times = Vec::new();
     let (mut parsed, mut scanned) = (0, 0);
@@ -572,17 +597,16 @@ fn polls_after_appends(
         f.write_all(format!("{line}\n").as_bytes()).unwrap();
         drop(f);
         let start = Instant::now();
-        let update = follower.poll(catalog).unwrap();
+        let (saw, cost) = poll();
         times.push(start.elapsed());
-        assert!(!update.events.is_empty() && !update.truncated);
-        let cost = follower.last_cost();
+        assert!(saw, "{what}: the append was not seen");
         parsed = cost.parsed.max(parsed);
         scanned = cost.scanned.max(scanned);
     }
     times.sort();
     let grew = peak_rss().unwrap_or(0).saturating_sub(before);
     Row {
-        what: "follow: poll after a one-record append".into(),
+        what: what.into(),
         time: times[times.len() / 2],
         bytes: 0,
         peak_rss: peak_rss(),

@@ -7,9 +7,10 @@
 //! What is kept is bounded: at most [`KEPT`] sessions (the least recently asked for goes
 //! first), each with at most [`WINDOW`] events, like a follower's own window. Each request
 //! takes back the events of the messages a later record can still change (a tool's end, a
-//! stop, the session's end: those the follower reads again anyway) and reads them again. A kept follower is dropped and
-//! the session read again from its start when its file was replaced (another file at that
-//! path) or shrank, or when more than the follower's window was appended since.
+//! stop, the session's end: those the follower reads again anyway) and reads them again. A
+//! kept follower is dropped and the session read again from its start when its file was
+//! replaced (another file at that path) or shrank, or when more than the follower's window was
+//! appended since.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};

@@ -97,7 +97,13 @@ impl Follower {
     /// the file even if unchanged. Returns the cursor it went back to: a reader that shows
     /// every event drops its events after it and takes the next poll's instead.
     pub fn rewind(&mut self) -> u64 {
-        let floor = (self.next.line + 1) * SEQ_SLOTS;
+        // From the file's start everything is read again (the session's start moves to the
+        // first shown message once there is one).
+        let floor = if self.next.offset == 0 {
+            0
+        } else {
+            (self.next.line + 1) * SEQ_SLOTS
+        };
         self.cursor = self.cursor.min(floor);
         self.seen = None;
         self.cursor
@@ -194,6 +200,16 @@ impl Follower {
         let cursor_line = self.cursor / SEQ_SLOTS;
         if cursor_line > start.line {
             line = line.min(cursor_line);
+        }
+        // Never start at a hidden message (a Codex `user_message` event repeating the prompt
+        // just before it): read without what came before, it would pass for a prompt of its
+        // own. Start at the shown message before it.
+        let hidden = |m: &Message| first_line(m) == Some(line) && !visible(&m);
+        if let Some(at) = messages.iter().rposition(hidden) {
+            let shown = messages.get(..at).unwrap_or_default().iter().rev();
+            if let Some(first) = shown.filter(visible).find_map(first_line) {
+                line = first;
+            }
         }
         // Messages begin in line order: one pass from the end moves the start before every
         // message that began before it and goes on after it.

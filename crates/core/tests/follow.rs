@@ -462,3 +462,50 @@ fn timestamps_now(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// A followed Codex session stays live while it is written: liveness is judged from the last
+/// record the follower read, not from the session as first listed (its last write then: a
+/// follower ended two minutes after it began, `log --follow` with it). A process named `codex`
+/// runs meanwhile, as the agent would.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_followed_codex_session_stays_live_while_written() {
+    use chrono::{Duration, SecondsFormat, Utc};
+    let kind = ProviderKind::Codex;
+    let store = common::fixture_copy(kind, "0.171.0");
+    let catalog = common::catalog(kind, store.path());
+    let mut s = common::jsonl_sessions(&catalog).remove(0);
+    let mut codex = std::process::Command::new("bash")
+        .args(["-c", "exec -a codex sleep 60"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Listed 115 s after its last write: live for 5 s more by that listing.
+    s.updated_at = Some(Utc::now() - Duration::seconds(115));
+    let mut follower = Follower::new(s.clone(), 0);
+    assert!(!follower.poll(&catalog).unwrap().ended, "live when listed");
+    let now = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
+    append_line(
+        &s.source_path,
+        &format!(
+            r#"{{"timestamp":"{now}","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"one more"}}]}}}}"#
+        ),
+    );
+    let update = follower.poll(&catalog).unwrap();
+    assert!(!update.ended, "live after a write");
+    assert!(update
+        .events
+        .iter()
+        .any(|e| e.kind == events::EventType::Prompt));
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    assert!(!catalog.is_live(&s), "the listing alone says it ended");
+    let later = follower.poll(&catalog).unwrap();
+    // Listed long before the write it reads first: live in that very poll.
+    let mut stale = s.clone();
+    stale.updated_at = Some(Utc::now() - Duration::seconds(300));
+    let first = Follower::new(stale, 0).poll(&catalog).unwrap();
+    codex.kill().unwrap();
+    codex.wait().unwrap();
+    assert!(!later.ended, "ended 8 s after a write");
+    assert!(!first.ended, "ended in the poll that read a write 8 s old");
+}

@@ -129,10 +129,18 @@ impl Follower {
             });
         }
         self.seen = stamp;
-        self.ended = ended;
         let size = stamp.map_or(0, |(size, _)| size);
         let anchor = self.next;
         let (transcript, start) = catalog.load_tail(&self.session, self.window_bytes, anchor)?;
+        // A Codex session is live while its last record is recent: judged from the session as
+        // first listed, a followed session would end two minutes after the follow began.
+        let moved = self.take_last_write(&transcript.messages);
+        let ended = if ended && moved {
+            !catalog.is_live(&self.session)
+        } else {
+            ended
+        };
+        self.ended = ended;
         let from_start = start.offset == 0;
         let all = events::project_window(&transcript.messages, from_start, ended);
         // Lines before the window hold events this read cannot see.
@@ -161,6 +169,18 @@ impl Follower {
             truncated,
             ended,
         })
+    }
+
+    /// Moves the session's last write to the newest message read, if newer; whether it moved.
+    fn take_last_write(&mut self, messages: &[Message]) -> bool {
+        let newest = messages.iter().filter_map(|m| m.timestamp).max();
+        match newest {
+            Some(t) if self.session.updated_at.is_none_or(|u| u < t) => {
+                self.session.updated_at = Some(t);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Where the next read starts after a read from `start` found `messages`, and how many

@@ -656,22 +656,9 @@ impl Index {
         items: &[query::Item],
         filter: &SearchFilter,
     ) -> Result<(Vec<Hit>, bool), Error> {
-        let Expression {
-            fts,
-            spelled: phrases,
-            phrases: each,
-        } = self.expression(items)?;
-        // Each phrase's document frequency is counted in the newest rows: for a prefix spelled
-        // out as dozens of terms that costs more than the search; those come newest first.
-        let ranked = phrases.is_none_or(|n| n <= RANKED_PHRASES);
-        let (score, order) = if ranked {
-            ("rank", "rank")
-        } else {
-            ("0.0", "rowid DESC")
-        };
+        let expression = self.expression(items)?;
+        let spelled = expression.spelled.is_some();
         let (conditions, session_args) = session_conditions(filter);
-        let mut args: Vec<rusqlite::types::Value> = vec![fts.into()];
-        args.extend(session_args);
         let restrict = if conditions.is_empty() {
             String::new()
         } else {
@@ -680,111 +667,134 @@ impl Index {
                 conditions.join(" AND ")
             )
         };
-        // Matches newest first need no floor: the query below stops after `limit` of them.
-        let floor = if ranked {
-            self.floor(&restrict, &args)?
+        let limit = filter.limit.max(1);
+        // Each phrase's document frequency is counted in the newest rows: for a prefix spelled
+        // out as dozens of terms that costs more than the search; those come newest first.
+        let hits = if expression.spelled.is_none_or(|n| n <= RANKED_PHRASES) {
+            let best = self.best_ranked(&expression, &restrict, &session_args, limit)?;
+            self.hits_at(&expression.fts, &best)?
         } else {
-            Some(i64::MIN)
+            self.newest(&expression.fts, &restrict, session_args, limit)?
         };
-        let Some(floor) = floor else {
-            return Ok((Vec::new(), phrases.is_some()));
-        };
-        args.push(floor.into());
-        args.push(if ranked {
-            self.rank_expression(&each, floor)?.into()
-        } else {
-            format!("{}()", rank::FUNCTION).into()
-        });
-        args.push((filter.limit.max(1) as i64).into());
+        Ok((hits, spelled))
+    }
+
+    /// The best `limit` of the newest [`RANKED_CANDIDATES`] matches by BM25, best first, as
+    /// (rowid, rank; lower is better). One walk of the index backwards scores each candidate
+    /// as it is found (`rank.rs`), with the phrases' document frequencies counted first.
+    fn best_ranked(
+        &self,
+        expression: &Expression,
+        restrict: &str,
+        session_args: &[rusqlite::types::Value],
+        limit: usize,
+    ) -> Result<Vec<(i64, f64)>, Error> {
+        let frequencies = self.frequencies(&expression.phrases)?;
+        let slots = vec!["?"; frequencies.len()].join(", ");
         let sql = format!(
-            "SELECT s.id, s.provider, h.message_id, s.title, h.snip, h.score
-             FROM (SELECT rowid AS row, session, message_id, {score} AS score,
-                          snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
-                   FROM fts WHERE fts MATCH ?{restrict} AND rowid >= ? AND rank MATCH ?
-                   ORDER BY {order} LIMIT ?) h
-             JOIN sessions s ON s.rowid = h.session
-             ORDER BY h.score, h.row DESC"
+            "SELECT rowid, {}(fts, {slots}) FROM fts WHERE fts MATCH ?{restrict}
+             ORDER BY rowid DESC LIMIT {RANKED_CANDIDATES}",
+            rank::FUNCTION
         );
+        let mut args: Vec<rusqlite::types::Value> =
+            frequencies.into_iter().map(Into::into).collect();
+        args.push(expression.fts.clone().into());
+        args.extend(session_args.iter().cloned());
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(args), |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, f64>(5)?,
-                ))
+                Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
             })
             .map_err(|e| self.err(e))?;
-        let mut hits = Vec::new();
-        for row in rows {
-            let (session_id, provider, message_id, title, snippet, rank) =
-                row.map_err(|e| self.err(e))?;
-            let Some(provider) = ProviderKind::parse(&provider) else {
-                continue;
-            };
-            hits.push(Hit {
-                session_id,
-                provider,
-                message_id,
-                title,
-                snippet,
-                score: 0.0 - rank,
-            });
-        }
-        Ok((hits, phrases.is_some()))
+        let mut scored = rows
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        // Best first; among equals, newest first.
+        scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        scored.truncate(limit);
+        Ok(scored)
     }
 
-    /// The rank function for `phrases` (see `rank.rs`): each phrase's rows counted in the
-    /// newest rows of the index — all of them in a small index (then the ranking is exactly
-    /// FTS5's `bm25()`), else from the candidates' `floor` (at least [`MIN_SAMPLE_ROWS`], at
-    /// most [`SAMPLE_ROWS`] rows), so the work is bounded however long the history.
-    fn rank_expression(&self, phrases: &[String], floor: i64) -> Result<String, Error> {
-        let (low, high): (Option<i64>, Option<i64>) = self
-            .conn
-            .prepare_cached(
-                "SELECT (SELECT min(id) FROM fts_docsize), (SELECT max(id) FROM fts_docsize)",
-            )
-            .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
+    /// The hits of rows chosen by [`Index::best_ranked`], in that order, with their snippets
+    /// (made for these rows only: FTS5 finds each by its rowid).
+    fn hits_at(&self, fts: &str, rows: &[(i64, f64)]) -> Result<Vec<Hit>, Error> {
+        let sql = format!(
+            "SELECT s.id, s.provider, fts.message_id, s.title,
+                    snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12)
+             FROM fts JOIN sessions s ON s.rowid = fts.session
+             WHERE fts MATCH ?1 AND fts.rowid = ?2"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let mut hits = Vec::with_capacity(rows.len());
+        for &(rowid, rank) in rows {
+            let found = stmt
+                .query_row(params![fts, rowid], |r| hit_of(r, 0.0 - rank))
+                .optional()
+                .map_err(|e| self.err(e))?;
+            hits.extend(found.flatten());
+        }
+        Ok(hits)
+    }
+
+    /// The newest `limit` matches with their snippets, unranked (a prefix spelled out as more
+    /// phrases than BM25 is worth, see [`RANKED_PHRASES`]).
+    fn newest(
+        &self,
+        fts: &str,
+        restrict: &str,
+        session_args: Vec<rusqlite::types::Value>,
+        limit: usize,
+    ) -> Result<Vec<Hit>, Error> {
+        let sql = format!(
+            "SELECT s.id, s.provider, h.message_id, s.title, h.snip
+             FROM (SELECT rowid AS row, session, message_id,
+                          snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
+                   FROM fts WHERE fts MATCH ?{restrict}
+                   ORDER BY rowid DESC LIMIT ?) h
+             JOIN sessions s ON s.rowid = h.session
+             ORDER BY h.row DESC"
+        );
+        let mut args: Vec<rusqlite::types::Value> = vec![fts.to_owned().into()];
+        args.extend(session_args);
+        args.push((limit as i64).into());
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(args), |r| hit_of(r, 0.0))
             .map_err(|e| self.err(e))?;
-        let (Some(low), Some(high)) = (low, high) else {
-            return Ok(rank::expression(0, &[]));
-        };
-        let start = if high - low <= SAMPLE_ROWS {
-            low
-        } else {
-            floor.min(high - MIN_SAMPLE_ROWS).max(high - SAMPLE_ROWS)
-        };
-        let count = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<i64, Error> {
+        let mut hits = Vec::new();
+        for hit in rows {
+            hits.extend(hit.map_err(|e| self.err(e))?);
+        }
+        Ok(hits)
+    }
+
+    /// The rank function's arguments for `phrases` (see `rank.rs`): how many rows a window of
+    /// the newest rows has, and in how many of them each phrase is — the whole index when it
+    /// has up to [`SAMPLE_ROWS`] rows (then the ranking is exactly FTS5's `bm25()`), else the
+    /// newest [`SAMPLE_ROWS`], so the work is bounded however long the history.
+    fn frequencies(&self, phrases: &[String]) -> Result<Vec<i64>, Error> {
+        let count = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<Option<i64>, Error> {
             self.conn
                 .prepare_cached(sql)
                 .and_then(|mut s| s.query_row(args, |r| r.get(0)))
                 .map_err(|e| self.err(e))
         };
-        let rows = count("SELECT count(*) FROM fts_docsize WHERE id >= ?1", &[&start])?;
-        let mut counts = Vec::with_capacity(phrases.len());
+        let Some(high) = count("SELECT max(id) FROM fts_docsize", &[])? else {
+            return Ok(vec![0; phrases.len() + 1]);
+        };
+        let start = high.saturating_sub(SAMPLE_ROWS);
+        let mut out = Vec::with_capacity(phrases.len() + 1);
+        out.push(count("SELECT count(*) FROM fts_docsize WHERE id > ?1", &[&start])?.unwrap_or(0));
         for phrase in phrases {
-            counts.push(count(
-                "SELECT count(*) FROM fts WHERE fts MATCH ?1 AND rowid >= ?2",
-                &[phrase, &start],
-            )?);
+            out.push(
+                count(
+                    "SELECT count(*) FROM fts WHERE fts MATCH ?1 AND rowid > ?2",
+                    &[phrase, &start],
+                )?
+                .unwrap_or(0),
+            );
         }
-        Ok(rank::expression(rows, &counts))
-    }
-
-    /// The rowid of the [`RANKED_CANDIDATES`]-th newest match, or `None` when nothing matches:
-    /// the newest candidates are exactly the matches at or above it.
-    fn floor(&self, restrict: &str, args: &[rusqlite::types::Value]) -> Result<Option<i64>, Error> {
-        let sql = format!(
-            "SELECT min(rowid) FROM (SELECT rowid FROM fts WHERE fts MATCH ?{restrict}
-                                     ORDER BY rowid DESC LIMIT {RANKED_CANDIDATES})"
-        );
-        self.conn
-            .prepare_cached(&sql)
-            .and_then(|mut s| s.query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0)))
-            .map_err(|e| self.err(e))
+        Ok(out)
     }
 
     /// [`Index::search`], and the sessions whose text is not indexed yet read directly (see
@@ -849,10 +859,9 @@ impl Index {
 const TX_TEXT_BYTES: usize = 32 << 20;
 const TX_TIME: std::time::Duration = std::time::Duration::from_millis(2000);
 
-/// The newest rows the rank function's document frequencies are counted in, at most and at
-/// least (see [`Index::rank_expression`]): an index this small is counted whole.
-const SAMPLE_ROWS: i64 = 20_000;
-const MIN_SAMPLE_ROWS: i64 = 5_000;
+/// The newest rows the rank function's document frequencies are counted in (see
+/// [`Index::frequencies`]): an index this small is counted whole.
+const SAMPLE_ROWS: i64 = 10_000;
 
 /// The FTS5 expression a query runs as (see [`Index::expression`]).
 struct Expression {
@@ -957,6 +966,23 @@ fn merge_segments(conn: &mut Connection) -> rusqlite::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A hit from a row of (session id, provider, message id, title, snippet); `None` for an
+/// agent this build does not know (a cache shared with a newer build).
+fn hit_of(r: &rusqlite::Row<'_>, score: f64) -> rusqlite::Result<Option<Hit>> {
+    let provider: String = r.get(1)?;
+    let Some(provider) = ProviderKind::parse(&provider) else {
+        return Ok(None);
+    };
+    Ok(Some(Hit {
+        session_id: r.get(0)?,
+        provider,
+        message_id: r.get(2)?,
+        title: r.get(3)?,
+        snippet: r.get(4)?,
+        score,
+    }))
 }
 
 /// The SQL conditions on `sessions` (and their arguments) for a filter's providers,

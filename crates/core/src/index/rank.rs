@@ -6,10 +6,11 @@
 //! phrase's document frequency estimated by the caller from a bounded window of the newest rows
 //! ([`super::Index`]'s `frequencies`): exact when the window is the whole table.
 //!
-//! Called as FTS5's rank function, `rank MATCH 'as_bm25(ROWS, COUNT0, COUNT1, …)'`: `ROWS` is
-//! how many rows the window has, `COUNTi` how many of them hold phrase `i` (FTS5's phrase
-//! order, left to right). A call whose counts do not match the query's phrases weighs every
-//! phrase alike rather than fail the search.
+//! Called as `as_bm25(fts, ROWS, COUNT0, COUNT1, …)` (or as FTS5's rank function, `rank MATCH
+//! 'as_bm25(ROWS, …)'`): `ROWS` is how many rows the window has, `COUNTi` how many of them hold
+//! phrase `i` (FTS5's phrase order, left to right). Lower is better, as with `bm25()`. A call
+//! whose counts do not match the query's phrases weighs every phrase alike rather than fail the
+//! search.
 //!
 //! rusqlite does not wrap FTS5's C API (see `tokens.rs`), so this is a small unsafe binding;
 //! the function never panics (an unwind cannot cross the C boundary): errors become SQLite
@@ -64,13 +65,6 @@ pub fn register(conn: &Connection) -> rusqlite::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The rank expression for a window of `rows` rows in which phrase `i` is in `counts[i]`.
-pub fn expression(rows: i64, counts: &[i64]) -> String {
-    let mut args = vec![rows.to_string()];
-    args.extend(counts.iter().map(i64::to_string));
-    format!("{FUNCTION}({})", args.join(", "))
 }
 
 /// The IDF FTS5's `bm25()` gives a phrase in `hits` of `rows` rows.
@@ -242,6 +236,13 @@ mod tests {
         conn
     }
 
+    /// The rank expression for a window of `rows` rows in which phrase `i` is in `counts[i]`.
+    fn expression(rows: i64, counts: &[i64]) -> String {
+        let mut args = vec![rows.to_string()];
+        args.extend(counts.iter().map(i64::to_string));
+        format!("{FUNCTION}({})", args.join(", "))
+    }
+
     fn count(conn: &Connection, phrase: &str) -> i64 {
         conn.query_row("SELECT count(*) FROM t WHERE t MATCH ?1", [phrase], |r| {
             r.get(0)
@@ -271,12 +272,21 @@ mod tests {
             let counts: Vec<i64> = phrases.iter().map(|p| count(&conn, p)).collect();
             let ours = expression(rows, &counts);
             let mut stmt = conn
-                .prepare(
-                    "SELECT rowid, bm25(t), rank FROM t WHERE t MATCH ?1 AND rank MATCH ?2 ORDER BY rank",
-                )
+                .prepare(&format!(
+                    "SELECT rowid, bm25(t), rank, {FUNCTION}(t, {}) FROM t
+                     WHERE t MATCH ?1 AND rank MATCH ?2 ORDER BY rank",
+                    std::iter::once(rows)
+                        .chain(counts.iter().copied())
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
                 .unwrap();
             let got: Vec<(i64, f64, f64)> = stmt
                 .query_map([query, ours.as_str()], |r| {
+                    // Called as a function, it gives what it gives as the rank.
+                    let called: f64 = r.get(3)?;
+                    assert_eq!(called, r.get::<_, f64>(2)?);
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?))
                 })
                 .unwrap()

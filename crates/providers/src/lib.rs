@@ -322,6 +322,32 @@ impl ProviderSet {
     pub fn get(&self, kind: ProviderKind) -> Option<&dyn Provider> {
         self.iter().find(|p| p.kind() == kind)
     }
+
+    /// Scans every provider from its state (`states`, in this set's order) side by side — the
+    /// scans only read — and hands each result to `landed` on this thread as that scan
+    /// finishes, so a caller can commit or keep an agent's sessions as soon as they are there.
+    /// Stops at the first error of a scan or of `landed`.
+    pub fn scan_each<E: From<Error>>(
+        &self,
+        states: &[ProviderState],
+        progress: &ScanProgress,
+        landed: &mut dyn FnMut(ProviderKind, ScanOutput) -> Result<(), E>,
+    ) -> Result<(), E> {
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            for (p, state) in self.iter().zip(states) {
+                let tx = tx.clone();
+                s.spawn(move || {
+                    let _ = tx.send((p.kind(), p.scan(state, progress)));
+                });
+            }
+            drop(tx);
+            for (kind, output) in rx {
+                landed(kind, output?)?;
+            }
+            Ok(())
+        })
+    }
 }
 
 /// Longest title kept.

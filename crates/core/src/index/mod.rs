@@ -368,30 +368,20 @@ impl Index {
         on_commit: &mut dyn FnMut(ProviderKind, &crate::provider::ScanOutput),
     ) -> Result<RefreshReport, Error> {
         let mut report = RefreshReport::default();
-        let providers: Vec<_> = set.iter().collect();
-        let states: Vec<Vec<u8>> = providers
+        let states: Vec<Vec<u8>> = set
             .iter()
             .map(|p| self.state(p.kind()))
             .collect::<Result<_, _>>()?;
-        // Scan side by side (reads only); commit each provider as its scan finishes.
-        std::thread::scope(|s| -> Result<(), Error> {
-            let (tx, rx) = std::sync::mpsc::channel();
-            for (p, state) in providers.iter().zip(&states) {
-                let tx = tx.clone();
-                s.spawn(move || {
-                    let _ = tx.send((p.kind(), p.scan(state, progress)));
-                });
-            }
-            drop(tx);
-            for (kind, output) in rx {
-                let output = output?;
-                let read_whole =
-                    |meta: &SessionMeta| set.get(kind).is_none_or(|p| !p.reads_in_part(meta));
-                self.commit(kind, &output, &read_whole)?;
-                report.changed += output.changed.len();
-                report.removed += output.removed.len();
-                on_commit(kind, &output);
-            }
+        // Commit each provider as its scan finishes.
+        set.scan_each(&states, progress, &mut |kind,
+                                               output|
+         -> Result<(), Error> {
+            let read_whole =
+                |meta: &SessionMeta| set.get(kind).is_none_or(|p| !p.reads_in_part(meta));
+            self.commit(kind, &output, &read_whole)?;
+            report.changed += output.changed.len();
+            report.removed += output.removed.len();
+            on_commit(kind, &output);
             Ok(())
         })?;
         Ok(report)

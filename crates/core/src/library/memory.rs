@@ -50,22 +50,13 @@ impl Scanned {
                 .collect()
         };
         let mut report = RefreshReport::default();
-        std::thread::scope(|s| -> Result<(), Error> {
-            let (tx, rx) = std::sync::mpsc::channel();
-            for (p, state) in set.iter().zip(&states) {
-                let tx = tx.clone();
-                s.spawn(move || {
-                    let _ = tx.send((p.kind(), p.scan(state, progress)));
-                });
-            }
-            drop(tx);
-            for (kind, output) in rx {
-                let output = output?;
-                self.keep(kind, &output);
-                report.changed += output.changed.len();
-                report.removed += output.removed.len();
-                landed(kind, &output);
-            }
+        set.scan_each(&states, progress, &mut |kind,
+                                               output|
+         -> Result<(), Error> {
+            self.keep(kind, &output);
+            report.changed += output.changed.len();
+            report.removed += output.removed.len();
+            landed(kind, &output);
             Ok(())
         })?;
         Ok(report)

@@ -388,7 +388,7 @@ fn appended_events_keep_their_line_numbers() {
         follower.poll(&catalog).unwrap();
     }
     let line = r#"{"timestamp":"2026-11-30T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"one more thing"}]}}"#;
-    append_line(&g.session.source_path, line);
+    common::append_line(&g.session.source_path, line);
     let update = follower.poll(&catalog).unwrap();
     let prompt: Vec<&Event> = update
         .events
@@ -398,11 +398,6 @@ fn appended_events_keep_their_line_numbers() {
     assert_eq!(prompt.len(), 1, "{:?}", update.events);
     assert_eq!(prompt[0].seq, (ends.len() as u64 + 1) * SEQ_SLOTS + 1);
     assert!(follower.last_cost().parsed < (line.len() as u64) * 64);
-}
-
-fn append_line(path: &Path, line: &str) {
-    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
-    writeln!(f, "{line}").unwrap();
 }
 
 /// The list's turn state of a live session longer than its 256 KiB window (the 3 MB public
@@ -485,7 +480,7 @@ fn a_followed_codex_session_stays_live_while_written() {
     let mut follower = Follower::new(s.clone(), 0);
     assert!(!follower.poll(&catalog).unwrap().ended, "live when listed");
     let now = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
-    append_line(
+    common::append_line(
         &s.source_path,
         &format!(
             r#"{{"timestamp":"{now}","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"one more"}}]}}}}"#

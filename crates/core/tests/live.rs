@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -24,11 +22,6 @@ fn watch_library(lib: &Library) -> (watch::Watcher, mpsc::Receiver<Vec<std::path
     .unwrap();
     std::thread::sleep(Duration::from_millis(100));
     (w, rx)
-}
-
-fn append(path: &Path, line: &str) {
-    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
-    writeln!(f, "{line}").unwrap();
 }
 
 #[cfg(target_os = "linux")]
@@ -67,7 +60,7 @@ fn a_growing_claude_session_is_seen_live_with_its_turn_state_and_events() {
     let file = s.source_path.clone();
     let started = Instant::now();
     let now = chrono::Utc::now().to_rfc3339();
-    append(
+    common::append_line(
         &file,
         &format!(
             r#"{{"type":"user","uuid":"n1","sessionId":"{SESSION}","timestamp":"{now}","message":{{"role":"user","content":"and now the tests"}}}}"#
@@ -88,7 +81,7 @@ fn a_growing_claude_session_is_seen_live_with_its_turn_state_and_events() {
     assert!(update.events[0].seq > first.cursor);
 
     let now = chrono::Utc::now().to_rfc3339();
-    append(
+    common::append_line(
         &file,
         &format!(
             r#"{{"type":"assistant","uuid":"n2","parentUuid":"n1","sessionId":"{SESSION}","timestamp":"{now}","message":{{"id":"msg_n2","model":"claude-x","role":"assistant","content":[{{"type":"text","text":"Tests added."}}]}}}}"#

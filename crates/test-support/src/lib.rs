@@ -10,6 +10,13 @@ use std::time::{Duration, SystemTime};
 use agent_sessions_model::ProviderKind;
 use agent_sessions_providers::registry::agent;
 
+/// Appends `line` and a newline to the file at `path`, as an agent grows its session.
+pub fn append_line(path: &Path, line: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
 /// The repository's root.
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -211,23 +211,28 @@ impl Catalog {
         })
     }
 
-    /// The session whose id is `id`, or the only one starting with it.
+    /// The session `name` names: the one whose id it is, else the one read from the file it is
+    /// the path of, else the only one whose id starts with it. Two sessions named alike (one
+    /// session's file copied beside it: the same agent and id in two files) are an
+    /// [`Error::AmbiguousId`] listing their files, never a silent pick.
     pub fn find<'a>(
         &self,
         sessions: &'a [SessionMeta],
-        id: &str,
+        name: &str,
     ) -> Result<&'a SessionMeta, Error> {
-        if let Some(exact) = sessions.iter().find(|s| s.id == id) {
-            return Ok(exact);
+        let exact: Vec<&SessionMeta> = sessions.iter().filter(|s| s.id == name).collect();
+        if !exact.is_empty() {
+            return one(name, exact);
         }
-        let matches: Vec<&SessionMeta> = sessions.iter().filter(|s| s.id.starts_with(id)).collect();
+        let file = in_file(sessions, std::path::Path::new(name));
+        if !file.is_empty() {
+            return one(name, file);
+        }
+        let matches: Vec<&SessionMeta> =
+            sessions.iter().filter(|s| s.id.starts_with(name)).collect();
         match matches.len() {
-            1 => Ok(matches[0]),
-            0 => Err(Error::session_not_found(id)),
-            count => Err(Error::AmbiguousId {
-                id: id.to_owned(),
-                count,
-            }),
+            0 => Err(Error::session_not_found(name)),
+            _ => one(name, matches),
         }
     }
 
@@ -281,4 +286,31 @@ impl Catalog {
     pub fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         Ok(self.provider(session.provider)?.resume_command(session)?)
     }
+}
+
+/// The only session of `matches` (not empty), or the error listing them all.
+fn one<'a>(name: &str, matches: Vec<&'a SessionMeta>) -> Result<&'a SessionMeta, Error> {
+    match matches.as_slice() {
+        [only] => Ok(only),
+        _ => Err(Error::ambiguous(name, &matches)),
+    }
+}
+
+/// The sessions read from `path` (as listed, or the same file named another way: relative,
+/// through a symlink). Only a listed session is ever named this way: a path no session was
+/// read from names none.
+pub fn in_file<'a>(sessions: &'a [SessionMeta], path: &std::path::Path) -> Vec<&'a SessionMeta> {
+    let direct: Vec<&SessionMeta> = sessions.iter().filter(|s| s.source_path == path).collect();
+    if !direct.is_empty() {
+        return direct;
+    }
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return Vec::new();
+    };
+    sessions
+        .iter()
+        .filter(|s| {
+            s.source_path == real || std::fs::canonicalize(&s.source_path).is_ok_and(|p| p == real)
+        })
+        .collect()
 }

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::model::SessionMeta;
+
 pub use agent_sessions_providers::Error as ProviderError;
 
 #[derive(Debug, thiserror::Error)]
@@ -17,8 +19,14 @@ pub enum Error {
     #[error(transparent)]
     Provider(#[from] agent_sessions_providers::Error),
 
-    #[error("the id {id:?} matches {count} sessions; give more of it")]
-    AmbiguousId { id: String, count: usize },
+    /// An id (or prefix, or file) that names more than one session: `candidates` says each
+    /// one's agent, id and file, so the user can name one by its file.
+    #[error("the id {id:?} matches {count} sessions ({}); give more of the id, or name the session by its file", candidates.join("; "))]
+    AmbiguousId {
+        id: String,
+        count: usize,
+        candidates: Vec<String>,
+    },
 
     #[error("{}", cache_unusable(path, reason))]
     Cache { path: PathBuf, reason: String },
@@ -75,6 +83,19 @@ impl Error {
 
     pub fn session_not_found(id: impl Into<String>) -> Self {
         ProviderError::SessionNotFound(id.into()).into()
+    }
+
+    /// `name` matches every session of `matches` (two or more): each is listed by agent, id and
+    /// file, the file being what tells two copies of one session apart.
+    pub fn ambiguous(name: &str, matches: &[&SessionMeta]) -> Self {
+        Error::AmbiguousId {
+            id: name.to_owned(),
+            count: matches.len(),
+            candidates: matches
+                .iter()
+                .map(|s| format!("{} {} in {}", s.provider, s.id, s.source_path.display()))
+                .collect(),
+        }
     }
 
     pub fn resume_unavailable(why: impl Into<String>) -> Self {

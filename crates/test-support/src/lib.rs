@@ -167,6 +167,53 @@ pub mod probe {
     }
 }
 
+/// One Claude session (with its subagent) held by two files: a copy of Claude 2.1.9's store
+/// where the session's transcript and folder are also copied under a second project folder
+/// (as a project folder copied beside itself leaves them), the copy's prompt edited so the two
+/// read differently. Ids are unique per agent only in theory: this is the store that proves a
+/// session is named by its file too.
+pub struct SameIdStore {
+    pub dir: tempfile::TempDir,
+    /// The session's id, the same in both files.
+    pub id: &'static str,
+    pub original: PathBuf,
+    pub copy: PathBuf,
+    /// The prompt of the original, and what the copy says instead.
+    pub original_text: &'static str,
+    pub copy_text: &'static str,
+}
+
+impl SameIdStore {
+    pub fn create() -> Self {
+        let (id, original_text) = (
+            "bf86da8c-29bf-4e85-9165-71bec16f7627",
+            "SUBAGENT please delegate counting lines in main.py",
+        );
+        let copy_text = "COPIED please count the lines of the copy";
+        let dir = fixture_copy(ProviderKind::Claude, "2.1.9");
+        let projects = dir.path().join("projects");
+        let original = projects.join(format!("-home-bob-projects-demo/{id}.jsonl"));
+        let copy = projects.join(format!("-home-bob-projects-demo-copy/{id}.jsonl"));
+        copy_dir(&original.with_extension(""), &copy.with_extension(""));
+        let text = std::fs::read_to_string(&original).unwrap();
+        assert!(text.contains(original_text), "the fixture changed");
+        std::fs::write(&copy, text.replace(original_text, copy_text)).unwrap();
+        age(dir.path());
+        SameIdStore {
+            dir,
+            id,
+            original,
+            copy,
+            original_text,
+            copy_text,
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -258,22 +258,24 @@ fn copy_hashed(from: &mut dyn Read, to: &mut dyn Write) -> io::Result<(u64, Stri
     Ok((n, hex(&hasher.finalize())))
 }
 
-/// Every descendant of `session` among `sessions` (subagents and theirs), oldest first.
-fn descendants<'a>(sessions: &'a [SessionMeta], session: &SessionMeta) -> Vec<&'a SessionMeta> {
+/// Every descendant of `session` among `sessions` (subagents and theirs), oldest first; a
+/// session two files hold has the subagents nearest its own file (as trash decides).
+fn descendants<'a>(sessions: &'a [SessionMeta], session: &'a SessionMeta) -> Vec<&'a SessionMeta> {
     let mut out: Vec<&SessionMeta> = Vec::new();
     let mut i = 0;
-    let mut parents = vec![session.id.as_str()];
+    let mut parents = vec![session];
     while i < parents.len() {
         let parent = parents[i];
         i += 1;
         for s in sessions {
             let child = s.provider == session.provider
-                && s.parent_id.as_deref() == Some(parent)
+                && s.parent_id.as_deref() == Some(parent.id.as_str())
                 && s.id != session.id
+                && crate::actions::trash::nearest(sessions, parent, s)
                 && !out.iter().any(|o| o.id == s.id);
             if child {
                 out.push(s);
-                parents.push(s.id.as_str());
+                parents.push(s);
             }
         }
     }

@@ -22,7 +22,7 @@ mod changes;
 mod transcript;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -120,8 +120,9 @@ struct Shared {
     roots: Mutex<(Roots, Arc<Scanned>)>,
     /// The calls' library (the loop opens its own).
     library: Mutex<Library>,
-    /// Every session of the last listing, by (provider, id).
-    sessions: Mutex<HashMap<(ProviderKind, String), SessionMeta>>,
+    /// Every session of the last listing, by (provider, id): usually one, more when one
+    /// session's file was copied beside it (the same agent and id in two files).
+    sessions: Mutex<HashMap<(ProviderKind, String), Vec<SessionMeta>>>,
     transcripts: TranscriptCache,
     /// Bumped (under the change log's lock) when the roots change, so the loop starts over.
     generation: AtomicU64,
@@ -268,13 +269,16 @@ impl Service {
         self.list()
     }
 
-    /// Keeps a listing, so later calls can name its sessions by (provider, id).
+    /// Keeps a listing, so later calls can name its sessions by (provider, id) and, when two
+    /// files hold one session, its file.
     pub fn remember(&self, sessions: &[SessionMeta]) {
         let mut known = lock(&self.shared.sessions);
         known.clear();
-        // Newest first: should two files claim one id, the newest is the one shown.
-        for s in sessions.iter().rev() {
-            known.insert((s.provider, s.id.clone()), s.clone());
+        for s in sessions {
+            known
+                .entry((s.provider, s.id.clone()))
+                .or_default()
+                .push(s.clone());
         }
     }
 
@@ -286,19 +290,43 @@ impl Service {
         }
     }
 
-    /// The session named by (provider, id), as the cache lists it (its files included). A
-    /// session not in the last listing is looked up in a fresh one before it counts as not
-    /// found.
+    /// The session named by (provider, id), as the cache lists it (its files included); an
+    /// [`Error::AmbiguousId`] when two files hold that session (see [`Service::resolve_at`]).
     pub fn resolve(&self, provider: ProviderKind, id: &str) -> Result<SessionMeta, Error> {
+        self.resolve_at(provider, id, None)
+    }
+
+    /// The session named by (provider, id) and, when given, the file it was listed from (what
+    /// tells two copies of one session apart). A file only picks among the listed sessions of
+    /// that agent and id: it is never read as given. Without one, an id two files hold is an
+    /// [`Error::AmbiguousId`] naming both, never a silent pick (a trash of the one shown must
+    /// not reach the other). A session not in the last listing is looked up in a fresh one
+    /// before it counts as not found.
+    pub fn resolve_at(
+        &self,
+        provider: ProviderKind,
+        id: &str,
+        source: Option<&Path>,
+    ) -> Result<SessionMeta, Error> {
         let key = (provider, id.to_string());
-        if let Some(meta) = lock(&self.shared.sessions).get(&key) {
-            return Ok(meta.clone());
+        let pick = |known: &HashMap<_, Vec<SessionMeta>>| {
+            let listed: Vec<&SessionMeta> = known
+                .get(&key)
+                .into_iter()
+                .flatten()
+                .filter(|s| source.is_none_or(|p| s.source_path == p))
+                .collect();
+            match listed.as_slice() {
+                [] => None,
+                [only] => Some(Ok((*only).clone())),
+                _ => Some(Err(Error::ambiguous(id, &listed))),
+            }
+        };
+        if let Some(found) = pick(&lock(&self.shared.sessions)) {
+            return found;
         }
         self.list()?;
-        lock(&self.shared.sessions)
-            .get(&key)
-            .cloned()
-            .ok_or_else(|| Error::session_not_found(id))
+        pick(&lock(&self.shared.sessions)).unwrap_or_else(|| Err(Error::session_not_found(id)))
     }
 
     /// Runs `f` on the transcript of the session named by (provider, id), read again only when
@@ -310,7 +338,17 @@ impl Service {
         f: impl FnOnce(&Transcript) -> T,
     ) -> Result<T, Error> {
         let meta = self.resolve(provider, id)?;
-        self.shared.transcripts.with(&self.shared.library, &meta, f)
+        self.with_transcript_of(&meta, f)
+    }
+
+    /// [`Service::with_transcript`] of a session already resolved (by
+    /// [`Service::resolve_at`] or in a listing), so it is that file's transcript.
+    pub fn with_transcript_of<T>(
+        &self,
+        meta: &SessionMeta,
+        f: impl FnOnce(&Transcript) -> T,
+    ) -> Result<T, Error> {
+        self.shared.transcripts.with(&self.shared.library, meta, f)
     }
 
     /// The change sequence now: a cursor for [`Service::changes_since`].

@@ -37,7 +37,9 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
         } else {
             paths.push(side);
         }
-        paths.extend(owned_by_root(ctx.root, &s.id, !keep_subagents));
+        if ctx.twin.is_none() {
+            paths.extend(owned_by_root(ctx.root, &s.id, !keep_subagents));
+        }
     }
     if !keep_subagents {
         // 2.0.x subagents lie flat beside the transcript (those in the folder went with it).
@@ -50,10 +52,17 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
         }
     }
     let items: Vec<Item> = paths.iter().filter_map(|p| Item::at(p)).collect();
-    let notes = vec![
+    let mut notes = vec![
         "everything listed goes to the trash, from where it can be restored".to_owned(),
         "history.jsonl, which holds every session's prompts, is left as it is".to_owned(),
     ];
+    if let Some(twin) = ctx.twin {
+        notes.push(format!(
+            "{} holds this session too: its todo lists, file history, environment and debug \
+             log (kept by id, not by file) are left for it",
+            twin.display()
+        ));
+    }
     Ok((vec![Step::OsTrash { items }], notes))
 }
 

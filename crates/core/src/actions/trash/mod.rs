@@ -318,23 +318,45 @@ fn check_allowed(mode: Mode, settings: &ActionSettings) -> Result<(), TrashError
 }
 
 /// Every descendant of `session` among `sessions` (its subagents and theirs), oldest first.
-fn descendants<'a>(sessions: &'a [SessionMeta], session: &SessionMeta) -> Vec<&'a SessionMeta> {
+/// When two files hold one session (a project folder copied beside itself), each copy's
+/// subagents are its own (see [`nearest`]), so trashing one copy never reaches the other's.
+fn descendants<'a>(sessions: &'a [SessionMeta], session: &'a SessionMeta) -> Vec<&'a SessionMeta> {
     let mut out: Vec<&SessionMeta> = Vec::new();
-    let mut parents = vec![session.id.clone()];
+    let mut parents = vec![session];
     while let Some(parent) = parents.pop() {
         for s in sessions.iter().filter(|s| {
             s.provider == session.provider
-                && s.parent_id.as_deref() == Some(parent.as_str())
+                && s.parent_id.as_deref() == Some(parent.id.as_str())
                 && s.id != session.id
+                && nearest(sessions, parent, s)
         }) {
-            if !out.iter().any(|o| o.id == s.id) {
+            if !out
+                .iter()
+                .any(|o| o.id == s.id && o.source_path == s.source_path)
+            {
                 out.push(s);
-                parents.push(s.id.clone());
+                parents.push(s);
             }
         }
     }
     out.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
     out
+}
+
+/// Whether `parent` is the copy of its session whose file is nearest `child`'s (shares the
+/// longest leading part of its path): the one the child belongs to when another file holds
+/// the same session. Alone in its listing, a parent is always its children's.
+pub(crate) fn nearest(sessions: &[SessionMeta], parent: &SessionMeta, child: &SessionMeta) -> bool {
+    let shared = |s: &SessionMeta| {
+        let (a, b) = (s.source_path.components(), child.source_path.components());
+        a.zip(b).take_while(|(x, y)| x == y).count()
+    };
+    let mine = shared(parent);
+    sessions
+        .iter()
+        .filter(|s| s.provider == parent.provider && s.id == parent.id)
+        .filter(|s| s.source_path != parent.source_path)
+        .all(|other| shared(other) < mine)
 }
 
 /// Refuses a session an agent has open, or may still be writing: live now, or updated (by its
@@ -438,9 +460,19 @@ pub fn plan(
             session.provider
         ))
     })?;
+    // Another file holding this session (a copy beside it) shares what the root keeps by id.
+    let twin = sessions
+        .iter()
+        .find(|s| {
+            s.provider == session.provider
+                && s.id == session.id
+                && s.source_path != session.source_path
+        })
+        .map(|s| s.source_path.as_path());
     let ctx = Context {
         root,
         session,
+        twin,
         children: &children,
         include,
         mode: request.mode,
@@ -469,6 +501,9 @@ pub fn plan(
 pub(crate) struct Context<'a> {
     pub root: &'a Path,
     pub session: &'a SessionMeta,
+    /// Another file the listing reads the same session from (a copy beside it), if any: what
+    /// the store keeps by id alone is that one's too.
+    pub twin: Option<&'a Path>,
     pub children: &'a [&'a SessionMeta],
     /// None: undecided (the plan shows the session alone).
     pub include: Option<bool>,
@@ -507,17 +542,15 @@ pub fn execute(
     for t in plan.targets() {
         let current = sessions
             .iter()
-            .find(|s| s.provider == t.provider && s.id == t.id)
-            .ok_or_else(|| TrashError::Stale(format!("{} is no longer listed", t.id)))?;
+            .find(|s| s.provider == t.provider && s.id == t.id && s.source_path == t.source_path)
+            .ok_or_else(|| {
+                TrashError::Stale(format!(
+                    "{} is no longer listed from {}",
+                    t.id,
+                    t.source_path.display()
+                ))
+            })?;
         check_quiet(catalog, current, now)?;
-        if current.source_path != t.source_path {
-            return Err(TrashError::Stale(format!(
-                "{} is now read from {}",
-                t.id,
-                current.source_path.display()
-            ))
-            .into());
-        }
     }
     let mut done: Vec<&Step> = Vec::new();
     let mut output = Vec::new();

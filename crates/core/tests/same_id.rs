@@ -1,0 +1,174 @@
+//! One session in two files (a Claude project folder copied beside itself: the same agent and
+//! id, different paths and content). The service names each by its file, refuses the bare id as
+//! ambiguous (listing both files), reads each file's own transcript, and trashing one copy
+//! leaves the other's files as they were.
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use agent_sessions_core::actions::trash::{self, Mode, Request, Step, Tools};
+use agent_sessions_core::config::ActionSettings;
+use agent_sessions_core::service::Service;
+use agent_sessions_core::{Catalog, ProviderKind, SessionMeta};
+use agent_sessions_test_support::{snapshot, SameIdStore};
+
+const CLAUDE: ProviderKind = ProviderKind::Claude;
+
+fn service(store: &SameIdStore, cache: &Path) -> Service {
+    let service = Service::new(
+        common::roots(CLAUDE, store.root()),
+        Some(cache.to_path_buf()),
+    );
+    service.refresh().unwrap();
+    service
+}
+
+/// Every listed session with the store's id, by file.
+fn listed(service: &Service, store: &SameIdStore) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = service
+        .list()
+        .unwrap()
+        .sessions
+        .into_iter()
+        .filter(|s| s.id == store.id)
+        .map(|s| s.source_path)
+        .collect();
+    files.sort();
+    files
+}
+
+fn text_of(service: &Service, meta: &SessionMeta) -> String {
+    service
+        .with_transcript_of(meta, |t| serde_json::to_string(&t.messages).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn each_file_is_its_own_session_and_the_bare_id_is_ambiguous() {
+    let store = SameIdStore::create();
+    let cache = tempfile::tempdir().unwrap();
+    let service = service(&store, cache.path());
+    let mut want = vec![store.original.clone(), store.copy.clone()];
+    want.sort();
+    assert_eq!(listed(&service, &store), want, "both files are listed");
+
+    let err = service.resolve(CLAUDE, store.id).unwrap_err();
+    assert_eq!(err.code(), "ambiguous_id");
+    let message = err.to_string();
+    for file in &want {
+        assert!(message.contains(&file.display().to_string()), "{message}");
+    }
+
+    for (file, own, other) in [
+        (&store.original, store.original_text, store.copy_text),
+        (&store.copy, store.copy_text, store.original_text),
+    ] {
+        let meta = service.resolve_at(CLAUDE, store.id, Some(file)).unwrap();
+        assert_eq!(&meta.source_path, file);
+        let text = text_of(&service, &meta);
+        assert!(text.contains(own) && !text.contains(other), "{file:?}");
+    }
+    // Read one after the other, the transcript held is never the other file's.
+    let original = service
+        .resolve_at(CLAUDE, store.id, Some(&store.original))
+        .unwrap();
+    assert!(text_of(&service, &original).contains(store.original_text));
+
+    // A file the listing did not give names nothing: it is never read as given.
+    let elsewhere = service.resolve_at(CLAUDE, store.id, Some(Path::new("/etc/passwd")));
+    assert_eq!(elsewhere.unwrap_err().code(), "session_not_found");
+}
+
+/// The catalog's naming (the CLI's and a remote's): the bare id is refused listing both files,
+/// the path of either file names that one, also said another way (through a symlink).
+#[test]
+fn a_file_path_names_one_of_the_two() {
+    let store = SameIdStore::create();
+    let catalog = common::catalog(CLAUDE, store.root());
+    let sessions = catalog
+        .scan(&agent_sessions_core::ScanProgress::default())
+        .unwrap()
+        .sessions;
+    let err = catalog.find(&sessions, store.id).unwrap_err();
+    assert_eq!(err.code(), "ambiguous_id");
+    assert!(err.to_string().contains("2 sessions"), "{err}");
+    let prefix = catalog.find(&sessions, &store.id[..8]).unwrap_err();
+    assert_eq!(prefix.code(), "ambiguous_id");
+    for file in [&store.original, &store.copy] {
+        let found = catalog
+            .find(&sessions, &file.display().to_string())
+            .unwrap();
+        assert_eq!((found.id.as_str(), &found.source_path), (store.id, file));
+    }
+    let link = store.root().join("link.jsonl");
+    std::os::unix::fs::symlink(&store.copy, &link).unwrap();
+    let found = catalog
+        .find(&sessions, &link.display().to_string())
+        .unwrap();
+    assert_eq!(found.source_path, store.copy);
+}
+
+/// Trashing the copy (with its subagent) moves the copy's files only: every file of the
+/// original project folder, its subagent's included, is where it was with the same bytes.
+#[test]
+fn trashing_one_copy_leaves_the_other_untouched() {
+    let store = SameIdStore::create();
+    let data = tempfile::tempdir().unwrap();
+    // This test binary's only test that uses the trash: the variable is its own.
+    std::env::set_var("XDG_DATA_HOME", data.path());
+    let catalog: Catalog = common::catalog(CLAUDE, store.root());
+    let sessions = catalog
+        .scan(&agent_sessions_core::ScanProgress::default())
+        .unwrap()
+        .sessions;
+    let copy = sessions
+        .iter()
+        .find(|s| s.source_path == store.copy)
+        .unwrap();
+    let allowed = ActionSettings {
+        allow_delete: true,
+        allow_permanent_delete: false,
+    };
+    let request = Request {
+        mode: Mode::Trash,
+        subagents: Some(true),
+    };
+    let plan = trash::plan(
+        &catalog,
+        &sessions,
+        copy,
+        request,
+        &allowed,
+        &Tools::default(),
+    )
+    .unwrap();
+    assert_eq!(plan.subagents.len(), 1, "the copy's own subagent only");
+    let original = store.original.display().to_string();
+    assert!(
+        plan.notes.iter().any(|n| n.contains(&original)),
+        "{:?}",
+        plan.notes
+    );
+    let copy_folder = store.copy.parent().unwrap();
+    let Step::OsTrash { items } = &plan.steps[0] else {
+        panic!("{:?}", plan.steps)
+    };
+    for item in items {
+        assert!(item.path.starts_with(copy_folder), "{:?}", item.path);
+    }
+    let original_folder = store.original.parent().unwrap();
+    let before = snapshot(original_folder);
+
+    trash::execute(&catalog, &sessions, &plan, &allowed).unwrap();
+    assert!(!store.copy.exists() && !store.copy.with_extension("").exists());
+    assert_eq!(
+        snapshot(original_folder),
+        before,
+        "the original is untouched"
+    );
+    let trashed = std::fs::read_dir(data.path().join("Trash/files")).unwrap();
+    assert_eq!(trashed.count(), items.len());
+}

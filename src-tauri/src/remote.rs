@@ -367,13 +367,14 @@ impl Host {
         self.ssh_command(&there)
     }
 
-    /// The session's events so far, as `log` reads them there.
+    /// The session's events so far, as `log` reads them there (`truncated` as there: older
+    /// events fell out of its follower's window, said as a local timeline says it).
     pub fn events(&self, session: &SessionRef) -> CmdResult<Update> {
         let log = self.with(|c| c.log(&wire_ref(session)))?;
         Ok(Update {
             events: log.events,
             cursor: log.cursor,
-            truncated: false,
+            truncated: log.truncated,
             ended: log.ended,
         })
     }

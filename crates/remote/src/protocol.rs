@@ -348,11 +348,15 @@ impl From<SearchHits> for SearchResults {
 }
 
 /// `log`: a session's events so far; `follow` then streams the rest from `cursor`.
+/// `truncated`: older events are not among them (beyond the follower's window), as in a
+/// `follow` event; a server that predates it sends none (read as false).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LogResult {
     pub session: SessionMeta,
     pub events: Vec<Event>,
     pub cursor: u64,
+    #[serde(default)]
+    pub truncated: bool,
     pub ended: bool,
 }
 

@@ -13,16 +13,17 @@ use agent_sessions_core::actions::trash::{self, Mode, Request, Tools, TrashError
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::process_env;
-use agent_sessions_core::{Error as CoreError, ProviderKind, ScanProgress};
+use agent_sessions_core::{Error as CoreError, ProviderKind};
 use serde_json::{json, Value};
 
 use super::dispatch::find_listed;
-use super::{lock, State};
+use super::listing::listing;
+use super::State;
 use crate::protocol::{HandoffParams, TrashParams};
 
 pub(super) fn trash(state: &State, p: TrashParams) -> Result<Value, CoreError> {
     let settings = ConfigFile::load_default(&process_env).settings().actions;
-    let (mut lib, sessions, session) = find_listed(state, &p.session)?;
+    let (catalog, sessions, session) = find_listed(state, &p.session)?;
     let request = Request {
         mode: if p.permanent {
             Mode::Permanent
@@ -33,7 +34,7 @@ pub(super) fn trash(state: &State, p: TrashParams) -> Result<Value, CoreError> {
     };
     let tools = Tools::from_path();
     let plan = trash::plan(
-        lib.catalog(),
+        &catalog,
         &sessions,
         &session,
         request,
@@ -48,31 +49,30 @@ pub(super) fn trash(state: &State, p: TrashParams) -> Result<Value, CoreError> {
             "the session changed since its plan was shown; nothing was done: show the plan again";
         return Err(TrashError::Stale(why.into()).into());
     }
-    // A fresh listing: the checks run again on the sessions as they are now.
-    let now = lib.sessions(&ScanProgress::default())?;
-    let done = trash::execute(lib.catalog(), &now.sessions, &plan, &settings)?;
+    // A refreshed listing: the checks run again on the sessions as they are now.
+    let now = listing(state, &[], true)?.report;
+    let done = trash::execute(&catalog, &now.sessions, &plan, &settings)?;
     let mut warnings = Vec::new();
-    if let Err(e) = lib.forget(&plan.keys()) {
+    let service = state.service();
+    if let Err(e) = service.library().forget(&plan.keys()) {
         warnings.push(format!(
             "the cache still lists the session until the next scan: {e}"
         ));
     }
-    if let Some(service) = lock(&state.service).as_ref() {
-        let gone: Vec<(ProviderKind, String)> = plan
-            .targets()
-            .iter()
-            .map(|t| (t.provider, t.id.clone()))
-            .collect();
-        service.forget_listed(&gone);
-        service.wake();
-    }
+    let gone: Vec<(ProviderKind, String)> = plan
+        .targets()
+        .iter()
+        .map(|t| (t.provider, t.id.clone()))
+        .collect();
+    service.forget_listed(&gone);
+    service.wake();
     Ok(json!({ "plan": plan, "done": done, "warnings": warnings }))
 }
 
 pub(super) fn handoff(state: &State, p: HandoffParams) -> Result<Value, CoreError> {
     let budget = budget_of(p.budget)?;
-    let (lib, _, session) = find_listed(state, &p.session)?;
-    let doc = handoff::from_store(lib.catalog(), &session, p.to, budget)?;
+    let (catalog, _, session) = find_listed(state, &p.session)?;
+    let doc = handoff::from_store(&catalog, &session, p.to, budget)?;
     Ok(json!(doc))
 }
 
@@ -95,9 +95,9 @@ pub(super) fn handoff_prepare(state: &State, p: HandoffParams) -> Result<Value, 
         .ok_or_else(|| {
             CoreError::resume_unavailable("the host has no cache folder for the prompt file")
         })?;
-    let (lib, _, session) = find_listed(state, &p.session)?;
+    let (catalog, _, session) = find_listed(state, &p.session)?;
     let prepared = handoff::prepare(&session, p.to, &host, &prompts, || {
-        Ok(handoff::from_store(lib.catalog(), &session, p.to, budget)?.markdown)
+        Ok(handoff::from_store(&catalog, &session, p.to, budget)?.markdown)
     })?;
     Ok(json!(prepared))
 }

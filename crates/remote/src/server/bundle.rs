@@ -65,14 +65,15 @@ fn io_error(path: &Path, e: std::io::Error) -> WireError {
 
 /// Makes the bundle in the connection's folder, sends it in chunks, and removes it.
 pub(super) fn export(state: &State, id: u64, p: BundleExportParams) -> Result<Value, WireError> {
-    let (lib, sessions, session) = find_listed(state, &p.session).map_err(|e| core_error(&e))?;
+    let (catalog, sessions, session) =
+        find_listed(state, &p.session).map_err(|e| core_error(&e))?;
     let mode = if p.share_safe {
         Mode::ShareSafe
     } else {
         Mode::Complete
     };
     let prepared =
-        bundle::prepare(lib.catalog(), &sessions, &session, mode).map_err(|e| core_error(&e))?;
+        bundle::prepare(&catalog, &sessions, &session, mode).map_err(|e| core_error(&e))?;
     let name = prepared.file_name();
     let path = {
         let mut transfers = lock(&state.transfers);

@@ -1,6 +1,7 @@
 //! One function per method, each the same calls into the core that the CLI's command of the
-//! same name makes (a library opened on the roots, refreshed, then the catalog, index, stats or
-//! follower), so a remote answer is what the command prints locally.
+//! same name makes (a library on the roots, refreshed, then the catalog, index, stats or
+//! follower), so a remote answer is what the command prints locally. The libraries are kept
+//! for the connection's life ([`super::listing`]): a call after the first costs a refresh.
 
 use std::sync::Arc;
 
@@ -9,14 +10,13 @@ use agent_sessions_core::health::CacheInfo;
 use agent_sessions_core::index::{self, SearchFilter};
 use agent_sessions_core::model::ProviderKind;
 use agent_sessions_core::stats::{self, By};
-use agent_sessions_core::{
-    blob, Error as CoreError, Library, ProviderError, ScanProgress, ScanReport, SessionMeta,
-};
+use agent_sessions_core::{blob, Catalog, Error as CoreError, ProviderError, SessionMeta};
 use base64::Engine;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::listing::listing;
 use super::{actions, bundle, State};
 use crate::protocol::*;
 
@@ -90,60 +90,45 @@ fn roots(state: &State, p: RootsParams) -> Result<Value, CoreError> {
     Ok(json!({}))
 }
 
-/// A library on the connection's roots, as the CLI opens one.
-fn library(state: &State, providers: &[ProviderKind], cached: bool) -> Library {
-    Library::open(&state.roots(), providers, state.cache_dir(cached))
-}
-
-/// Refreshed and listed, as `scan` does.
-fn listing(
-    state: &State,
-    providers: &[ProviderKind],
-    cached: bool,
-) -> Result<(Library, ScanReport), CoreError> {
-    let mut lib = library(state, providers, cached);
-    let report = lib.sessions(&ScanProgress::default())?;
-    Ok((lib, report))
-}
-
+/// Refreshed and listed, as `scan` does, by the libraries the connection keeps.
 fn list(state: &State, p: ListParams) -> Result<ListResult, CoreError> {
-    let seq = state.seq();
-    let (lib, report) = listing(state, &p.providers, !p.no_cache)?;
+    let listed = listing(state, &p.providers, !p.no_cache)?;
     Ok(ListResult {
-        sessions: report.sessions,
-        diagnostics: report.diagnostics,
-        seq,
-        warnings: lib.warnings().to_vec(),
+        sessions: listed.report.sessions,
+        diagnostics: listed.report.diagnostics,
+        seq: listed.seq,
+        warnings: listed.warnings,
     })
 }
 
 fn changes(state: &State, p: ChangesParams) -> Result<Value, CoreError> {
-    let service = state.service();
     // The loop keeps the change sequence; it runs from the first call on this connection.
-    service.start(|_| {});
+    let service = state.service_running();
     Ok(json!(service.delta(p.cursor)?))
 }
 
-/// The session a reference names, in a fresh listing (an id prefix works as in the CLI).
+/// The session a reference names, in a refreshed listing (an id prefix works as in the CLI),
+/// and the agents to read it with.
 pub(super) fn find(
     state: &State,
     session: &SessionRef,
-) -> Result<(Library, SessionMeta), CoreError> {
-    let (lib, _, found) = find_listed(state, session)?;
-    Ok((lib, found))
+) -> Result<(Arc<Catalog>, SessionMeta), CoreError> {
+    let (catalog, _, found) = find_listed(state, session)?;
+    Ok((catalog, found))
 }
 
 /// [`find`], with the listing it was found in (of the reference's agent, when it names one).
 pub(super) fn find_listed(
     state: &State,
     session: &SessionRef,
-) -> Result<(Library, Vec<SessionMeta>, SessionMeta), CoreError> {
-    let (lib, mut report) = listing(state, &[], true)?;
+) -> Result<(Arc<Catalog>, Vec<SessionMeta>, SessionMeta), CoreError> {
+    let mut report = listing(state, &[], true)?.report;
     if let Some(kind) = session.provider {
         report.sessions.retain(|s| s.provider == kind);
     }
-    let found = lib.catalog().find(&report.sessions, &session.id)?.clone();
-    Ok((lib, report.sessions, found))
+    let catalog = state.catalog();
+    let found = catalog.find(&report.sessions, &session.id)?.clone();
+    Ok((catalog, report.sessions, found))
 }
 
 fn show(state: &State, p: ShowParams) -> Result<ShowResult, CoreError> {
@@ -155,8 +140,8 @@ fn show(state: &State, p: ShowParams) -> Result<ShowResult, CoreError> {
             (session, Value::Null)
         }
         _ => {
-            let (lib, session) = find(state, &p.session)?;
-            let resume = resume_json(lib.catalog().resume_command(&session).as_ref());
+            let (catalog, session) = find(state, &p.session)?;
+            let resume = resume_json(catalog.resume_command(&session).as_ref());
             (session, resume)
         }
     };
@@ -206,8 +191,9 @@ pub fn resume_json(resume: Result<&ResumeCommand, &CoreError>) -> Value {
     }
 }
 
+/// The cache refreshed (its changes in the feed) and searched, as `search` does.
 fn search(state: &State, p: SearchParams) -> Result<Value, CoreError> {
-    let mut lib = library(state, &[], true);
+    let warnings = listing(state, &[], true)?.warnings;
     let filter = SearchFilter {
         providers: p.providers,
         dir: p.dir,
@@ -215,19 +201,20 @@ fn search(state: &State, p: SearchParams) -> Result<Value, CoreError> {
         until_ms: p.until_ms,
         limit: p.limit,
     };
-    let results = lib.search(&p.query, &filter, &ScanProgress::default())?;
-    Ok(json!({ "results": results, "warnings": lib.warnings() }))
+    let results = state.service().library().search_now(&p.query, &filter)?;
+    Ok(json!({ "results": results, "warnings": warnings }))
 }
 
 /// Every event of the session from its start, from the follower kept for it (a client asking
 /// again as the session grows reads about the append).
 fn log(state: &State, p: SessionRef) -> Result<LogResult, CoreError> {
-    let (lib, session) = find(state, &p)?;
-    let whole = state.timelines().read(lib.catalog(), &session)?;
+    let (catalog, session) = find(state, &p)?;
+    let whole = state.timelines().read(&catalog, &session)?;
     Ok(LogResult {
         session,
         events: whole.events,
         cursor: whole.cursor,
+        truncated: whole.truncated,
         ended: whole.ended,
     })
 }
@@ -249,8 +236,8 @@ fn start_stream<P: DeserializeOwned>(
 }
 
 fn blob(state: &State, p: BlobParams) -> Result<BlobResult, CoreError> {
-    let (lib, session) = find(state, &p.session)?;
-    let bytes = blob::read(lib.catalog(), &session, &p.key)?;
+    let (catalog, session) = find(state, &p.session)?;
+    let bytes = blob::read(&catalog, &session, &p.key)?;
     if bytes.len() > MAX_BLOB {
         return Err(ProviderError::BlobNotFound {
             session: session.id,
@@ -277,12 +264,12 @@ fn stats(state: &State, p: StatsParams) -> Result<Value, CoreError> {
             ))
         })?,
     };
-    let (_, report) = listing(state, &p.providers, true)?;
+    let report = listing(state, &p.providers, true)?.report;
     Ok(json!(stats::stats(&report.sessions, by)))
 }
 
 fn diagnostics(state: &State, p: DiagnosticsParams) -> Result<DiagnosticsResult, CoreError> {
-    let (_, report) = listing(state, &p.providers, true)?;
+    let report = listing(state, &p.providers, true)?.report;
     let format_versions = index::format_versions(&report.sessions)
         .into_iter()
         .map(|(provider, format_version, sessions)| FormatVersion {
@@ -322,8 +309,8 @@ fn places(state: &State, providers: &[ProviderKind]) -> DiagnosticsPlaces {
 }
 
 fn resume(state: &State, p: SessionRef) -> Result<Value, CoreError> {
-    let (lib, session) = find(state, &p)?;
-    Ok(resume_json(lib.catalog().resume_command(&session).as_ref()))
+    let (catalog, session) = find(state, &p)?;
+    Ok(resume_json(catalog.resume_command(&session).as_ref()))
 }
 
 #[cfg(test)]

@@ -39,8 +39,8 @@ fn run(
         id: p.id.clone(),
         provider: Some(p.provider),
     };
-    let (lib, session) = super::dispatch::find(state, &by)?;
-    let catalog: &Catalog = lib.catalog();
+    let (catalog, session) = super::dispatch::find(state, &by)?;
+    let catalog: &Catalog = &catalog;
     let (tx, rx) = mpsc::channel();
     // Without a watcher (none available) the tick alone polls.
     let _watcher = watch::watch(

@@ -11,6 +11,7 @@ mod actions;
 mod bundle;
 mod dispatch;
 mod follow;
+mod listing;
 mod raw;
 mod watch;
 
@@ -24,6 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use agent_sessions_core::live::timeline::Timelines;
+use agent_sessions_core::Catalog;
 use agent_sessions_core::service::Service;
 use agent_sessions_core::{Error as CoreError, Roots};
 use serde_json::Value;
@@ -62,8 +64,19 @@ pub(crate) struct State {
     roots: Mutex<Roots>,
     cache_dir: Option<PathBuf>,
     resolve: ResolveRoots,
-    /// Made at the first call that needs it (`changes`, `show`).
+    /// Made at the first call that needs it (`list`, `changes`, `show`); kept with its
+    /// libraries for the connection's life (see [`listing`]).
     service: Mutex<Option<Arc<Service>>>,
+    /// Set before the service's loop starts (`changes`, `watch`): from then on the loop adds to
+    /// the change feed too.
+    loop_started: AtomicBool,
+    /// One listing of the service's at a time (see [`listing`]).
+    listing: Mutex<()>,
+    /// The library kept for a listing of some agents only, or without the cache.
+    other: Mutex<Option<listing::Other>>,
+    /// The roots' agents, for reading the sessions a listing found (kept: an OpenCode store's
+    /// worktrees are read once).
+    catalog: Mutex<Arc<Catalog>>,
     /// Running streams by request id: set the flag to stop one.
     streams: Mutex<HashMap<u64, Arc<AtomicBool>>>,
     /// Uploads and the restore tokens' key; the uploads' folder goes with the connection.
@@ -86,10 +99,14 @@ pub fn serve(
         ..ServerLine::default()
     })?;
     let state = Arc::new(State {
+        catalog: Mutex::new(Arc::new(Catalog::new(&options.roots, &[]))),
         roots: Mutex::new(options.roots),
         cache_dir: options.cache_dir,
         resolve: options.resolve,
         service: Mutex::new(None),
+        loop_started: AtomicBool::new(false),
+        listing: Mutex::new(()),
+        other: Mutex::new(None),
         streams: Mutex::new(HashMap::new()),
         transfers: Mutex::default(),
         timelines: Mutex::default(),
@@ -172,6 +189,8 @@ impl State {
         if let Some(service) = lock(&self.service).as_ref() {
             service.switch(roots.clone());
         }
+        *lock(&self.catalog) = Arc::new(Catalog::new(&roots, &[]));
+        *lock(&self.other) = None;
         *lock(&self.roots) = roots;
         lock(&self.timelines).clear();
         Ok(())
@@ -189,6 +208,23 @@ impl State {
         lock(&self.service)
             .get_or_insert_with(|| Arc::new(Service::new(self.roots(), self.cache_dir.clone())))
             .clone()
+    }
+
+    /// The service with its refresh loop running (the change feed of `changes` and `watch`).
+    pub(crate) fn service_running(&self) -> Arc<Service> {
+        let service = self.service();
+        self.loop_started.store(true, Ordering::SeqCst);
+        service.start(|_| {});
+        service
+    }
+
+    fn loop_started(&self) -> bool {
+        self.loop_started.load(Ordering::SeqCst)
+    }
+
+    /// The roots' agents (to read a listed session with).
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        lock(&self.catalog).clone()
     }
 
     /// The change sequence now (0 before anything asked for changes).

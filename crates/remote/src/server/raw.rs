@@ -12,7 +12,7 @@ use crate::protocol::{RawParams, WireError, MAX_MESSAGE_ID, PAGE_BYTES};
 
 pub(super) fn records(state: &State, p: RawParams) -> Result<Value, WireError> {
     check_id(&p.message)?;
-    let (lib, session) = find(state, &p.session).map_err(|e| core_error(&e))?;
+    let (catalog, session) = find(state, &p.session).map_err(|e| core_error(&e))?;
     let message = state
         .service()
         .with_transcript(session.provider, &session.id, |t| {
@@ -25,7 +25,7 @@ pub(super) fn records(state: &State, p: RawParams) -> Result<Value, WireError> {
                 format!("no message {:?} in session {}", p.message, session.id),
             )
         })?;
-    let all = raw::records(lib.catalog(), &session, &message).map_err(|e| core_error(&e))?;
+    let all = raw::records(&catalog, &session, &message).map_err(|e| core_error(&e))?;
     serde_json::to_value(capped(all, PAGE_BYTES))
         .map_err(|e| WireError::new("internal", e.to_string()))
 }

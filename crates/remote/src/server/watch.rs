@@ -35,8 +35,7 @@ pub(super) fn start(state: Arc<State>, id: u64, params: WatchParams) {
 }
 
 fn run(state: &State, id: u64, mut cursor: u64, stop: &AtomicBool) -> Result<Value, CoreError> {
-    let service = state.service();
-    service.start(|_| {});
+    let service = state.service_running();
     let mut sent = Instant::now();
     while !stop.load(Ordering::SeqCst) {
         let mut event = None;

@@ -95,6 +95,14 @@ pub fn memory(roots: Roots, cache: &Path) -> Arc<Memory> {
     }))
 }
 
+/// A cache folder no server can make (it would be below a file): the server lists without
+/// a cache.
+pub fn unopenable(scratch: &Path) -> PathBuf {
+    let file = scratch.join("a-file");
+    std::fs::write(&file, b"not a folder").unwrap();
+    file.join("cache")
+}
+
 /// A writer whose bytes a test reads after the server is done.
 pub struct SharedVec(pub Arc<Mutex<Vec<u8>>>);
 

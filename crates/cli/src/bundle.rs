@@ -63,7 +63,8 @@ pub struct ImportArgs {
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
-    /// The session id (or an unambiguous prefix of it).
+    /// The session id, an unambiguous prefix of it, or the path of its file (which names one of
+    /// two files holding the same session).
     pub(crate) id: String,
     /// Write to FILE (default: <title>.agent-session.zip in the current directory).
     #[arg(short = 'o', long = "output", value_name = "FILE")]

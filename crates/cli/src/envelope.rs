@@ -17,6 +17,10 @@ use crate::render;
 
 pub const SCHEMA_VERSION: &str = "agent-sessions.cli.v1";
 
+/// How the CLI names one of several sessions an id matches (the same session in two files).
+const AMBIGUOUS_HINT: &str =
+    " (to name one, give the path of its file in place of the id, e.g. `show FILE`)";
+
 /// What a command produced: the JSON `data`, its text form, and warnings.
 pub struct Envelope {
     data: Data,
@@ -170,8 +174,12 @@ impl Envelope {
         Envelope::failure_coded(e.code(), e.to_string())
     }
 
-    /// A failure with a code of its own (a remote's errors).
-    pub fn failure_coded(code: &str, message: String) -> Self {
+    /// A failure with a code of its own (a remote's errors). An id that names more than one
+    /// session also says how to name one: its file, in place of the id.
+    pub fn failure_coded(code: &str, mut message: String) -> Self {
+        if code == "ambiguous_id" {
+            message.push_str(AMBIGUOUS_HINT);
+        }
         Envelope {
             data: Data::Value(Value::Null),
             text: String::new(),

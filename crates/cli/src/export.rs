@@ -15,7 +15,8 @@ use crate::{progress, render};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The session id (or an unambiguous prefix of it).
+    /// The session id, an unambiguous prefix of it, or the path of its file (which names one of
+    /// two files holding the same session).
     id: String,
     /// md (Markdown), json (the unified model, docs/export-format.md) or html (one
     /// self-contained file: no scripts, nothing loaded from elsewhere).

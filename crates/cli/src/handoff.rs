@@ -20,7 +20,8 @@ use crate::progress;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The session id (or an unambiguous prefix of it).
+    /// The session id, an unambiguous prefix of it, or the path of its file (which names one of
+    /// two files holding the same session).
     pub(crate) id: String,
     #[command(flatten)]
     pub(crate) start: Start,

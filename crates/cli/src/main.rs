@@ -85,7 +85,8 @@ enum Command {
     },
     /// Print one session's full transcript.
     Show {
-        /// The session id (or an unambiguous prefix of it).
+        /// The session id, an unambiguous prefix of it, or the path of its file (which names one of
+        /// two files holding the same session).
         id: String,
         /// Read the stores directly instead of through the cache.
         #[arg(long)]
@@ -113,7 +114,8 @@ enum Command {
     /// Print a session's activity timeline (session_start, prompt, tool_start, tool_end,
     /// notification, ask, stop, session_end); names and lengths only, no text.
     Log {
-        /// The session id (or an unambiguous prefix of it).
+        /// The session id, an unambiguous prefix of it, or the path of its file (which names one of
+        /// two files holding the same session).
         id: String,
         /// Keep printing as the session grows, until it ends (or Ctrl-C).
         #[arg(long)]

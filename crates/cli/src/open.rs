@@ -14,7 +14,8 @@ use crate::progress;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The session id (or an unambiguous prefix of it).
+    /// The session id, an unambiguous prefix of it, or the path of its file (which names one of
+    /// two files holding the same session).
     id: String,
     /// Run the session's resume command in the new window (without it: a shell there).
     #[arg(long)]

@@ -202,9 +202,12 @@ fn trash(
     if let Some(refused) = crate::trash::consent(&planned.plan, args.yes, json) {
         return Ok(refused);
     }
-    // The session by its full id from now on: the confirmed plan names it.
+    // The session by its full id and file from now on: the confirmed plan names it.
     let planned_session = &planned.plan.session;
-    params.session = SessionRef::exact(planned_session.provider, planned_session.id.clone());
+    params.session = SessionRef {
+        source_path: Some(planned_session.source_path.clone()),
+        ..SessionRef::exact(planned_session.provider, planned_session.id.clone())
+    };
     params.plan = Some(planned.plan);
     let ran = client.trash(&params)?;
     let Some(done) = ran.done else {
@@ -467,6 +470,7 @@ fn log(
         provider: first.session.provider,
         id: first.session.id.clone(),
         cursor: first.cursor,
+        source_path: None,
     };
     client.follow(params, &mut |update| {
         if update.truncated {

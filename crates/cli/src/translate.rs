@@ -12,7 +12,8 @@ use crate::progress;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The session id (or an unambiguous prefix of it).
+    /// The session id, an unambiguous prefix of it, or the path of its file (which names one of
+    /// two files holding the same session).
     id: String,
     /// The message's id, as `show --json` lists it (`messages[].id`).
     message_id: String,

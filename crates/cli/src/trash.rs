@@ -31,7 +31,8 @@ pub struct DeleteArgs {
 
 #[derive(clap::Args)]
 pub(crate) struct Common {
-    /// The session id (or an unambiguous prefix of it).
+    /// The session id, an unambiguous prefix of it, or the path of its file (which names one of
+    /// two files holding the same session).
     pub(crate) id: String,
     /// Do it without asking (needed with --json or without a terminal).
     #[arg(long)]

@@ -221,6 +221,7 @@ fn follow_latency(sshd: &Sshd, home: &Path, appends: usize) -> Vec<Duration> {
                 true
             })
             .unwrap();
+                source_path: None,
     });
     std::thread::sleep(Duration::from_millis(500));
     let mut out = Vec::new();
@@ -229,6 +230,7 @@ fn follow_latency(sshd: &Sshd, home: &Path, appends: usize) -> Vec<Duration> {
             .append(true)
             .open(&path)
             .unwrap();
+        source_path: None,
         let line = format!(
             r#"{{"type":"user","uuid":"live{n}","sessionId":"{}","timestamp":"2026-11-30T11:00:00.000Z","message":{{"role":"user","content":"live prompt {n}"}}}}"#,
             session_id(1)
@@ -315,6 +317,7 @@ fn bundle_rows(sshd: &Sshd, home: &Path, args: &Args, rows: &mut Vec<(String, St
         ms(t),
     ));
     let work = home.join("restored-here");
+            source_path: None,
     std::fs::create_dir_all(&work).unwrap();
     let restore = |client: &mut Client| {
         let upload = client.upload(&file).unwrap();

@@ -77,8 +77,9 @@ impl Client {
         first: ShowResult,
         each: &mut dyn FnMut(Message) -> ControlFlow<()>,
     ) -> Result<Diagnostics, Error> {
-        // Later pages name the session exactly, which the server answers without a new scan.
-        let session = SessionRef::exact(first.session.provider, first.session.id.clone());
+        // Later pages name the session exactly (down to its file, should two hold it), which
+        // the server answers without a new scan.
+        let session = SessionRef::listed(&first.session);
         let (mut page, mut offset) = (first, 0);
         loop {
             for message in std::mem::take(&mut page.messages) {

@@ -200,12 +200,17 @@ pub struct ChangesParams {
     pub cursor: u64,
 }
 
-/// A session named by id (or an unambiguous prefix), optionally of one agent.
+/// A session named by id (or an unambiguous prefix, or the path of its file), optionally of
+/// one agent and, when two files hold one session (a store copied beside itself), the file it
+/// was listed from: `source_path` only picks among listed sessions, it is never read as given.
+/// Left out (a client before it, a user's typed id), an id two files hold is `ambiguous_id`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SessionRef {
     pub id: String,
     #[serde(default)]
     pub provider: Option<ProviderKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_path: Option<PathBuf>,
 }
 
 impl SessionRef {
@@ -214,6 +219,7 @@ impl SessionRef {
         SessionRef {
             id: id.into(),
             provider: None,
+            source_path: None,
         }
     }
 
@@ -222,6 +228,15 @@ impl SessionRef {
         SessionRef {
             id: id.into(),
             provider: Some(provider),
+            source_path: None,
+        }
+    }
+
+    /// Exactly, down to its file: as the app names a listed session.
+    pub fn listed(session: &SessionMeta) -> Self {
+        SessionRef {
+            source_path: Some(session.source_path.clone()),
+            ..SessionRef::exact(session.provider, session.id.clone())
         }
     }
 }
@@ -366,6 +381,9 @@ pub struct FollowParams {
     pub provider: ProviderKind,
     pub id: String,
     pub cursor: u64,
+    /// The file the session was listed from, when two hold it (see [`SessionRef`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_path: Option<PathBuf>,
 }
 
 /// One `follow` event line: what is new since the last one. `truncated`: the cursor fell out of

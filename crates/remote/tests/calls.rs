@@ -32,6 +32,7 @@ fn exact(s: &SessionMeta) -> SessionRef {
     SessionRef {
         id: s.id.clone(),
         provider: Some(s.provider),
+        source_path: None,
     }
 }
 
@@ -143,6 +144,7 @@ fn transcripts_read_page_by_page_are_the_local_ones() {
     let prefix = SessionRef {
         id: LIVE_SESSION[..8].to_owned(),
         provider: None,
+        source_path: None,
     };
     let got = client.transcript(prefix.clone()).unwrap();
     assert_eq!(got.session.id, LIVE_SESSION);

@@ -40,6 +40,7 @@ fn params() -> HandoffParams {
         session: SessionRef {
             id: SESSION.into(),
             provider: None,
+            source_path: None,
         },
         to: agent_sessions_core::ProviderKind::Codex,
         budget: None,

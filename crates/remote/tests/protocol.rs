@@ -97,6 +97,7 @@ fn transcript_pages_add_up_to_the_local_transcript() {
         session: SessionRef {
             id: longest.id[..8].to_owned(),
             provider: None,
+            source_path: None,
         },
         offset: 0,
         limit: 3,
@@ -115,6 +116,7 @@ fn transcript_pages_add_up_to_the_local_transcript() {
                 params.session = SessionRef {
                     id: longest.id.clone(),
                     provider: Some(longest.provider),
+                    source_path: None,
                 };
             }
             None => break,
@@ -137,6 +139,7 @@ fn unknown_sessions_and_ambiguous_prefixes_keep_the_cores_codes() {
             session: SessionRef {
                 id: id.into(),
                 provider: None,
+                source_path: None,
             },
             ..ShowParams::default()
         };
@@ -253,6 +256,7 @@ fn a_follower_resumes_from_its_cursor_after_a_cut_connection() {
             SessionRef {
                 id: LIVE_SESSION.into(),
                 provider: None,
+                source_path: None,
             },
         )
         .unwrap();
@@ -277,6 +281,7 @@ fn a_follower_resumes_from_its_cursor_after_a_cut_connection() {
         provider: log.session.provider,
         id: log.session.id.clone(),
         cursor: log.cursor,
+        source_path: None,
     };
     client
         .follow(params, &mut |e| {
@@ -321,6 +326,7 @@ fn a_cursor_out_of_the_window_is_reported_truncated() {
         provider: agent_sessions_core::ProviderKind::Claude,
         id: LIVE_SESSION.into(),
         cursor: 0,
+        source_path: None,
     };
     let mut first = None;
     client
@@ -408,6 +414,7 @@ fn a_blob_comes_back_whole() {
         session: SessionRef {
             id: session.id.clone(),
             provider: Some(session.provider),
+            source_path: None,
         },
         key: key.clone(),
     };
@@ -426,6 +433,7 @@ fn a_blob_comes_back_whole() {
         session: SessionRef {
             id: session.id.clone(),
             provider: None,
+            source_path: None,
         },
         key: "tool-results/../../etc/passwd".into(),
     };
@@ -510,6 +518,7 @@ fn a_bundle_goes_down_and_back_up_and_restores_as_a_copy() {
         session: SessionRef {
             id: S[..8].to_owned(),
             provider: None,
+            source_path: None,
         },
         share_safe: false,
     };
@@ -644,6 +653,7 @@ fn trash_runs_only_the_plan_planning_gives_now() {
         session: SessionRef {
             id: S.to_owned(),
             provider: None,
+            source_path: None,
         },
         permanent: false,
         subagents: None,
@@ -684,6 +694,7 @@ fn raw_records_are_the_local_ones_for_each_agent() {
                     session: SessionRef {
                         id: session.id.clone(),
                         provider: Some(kind),
+                        source_path: None,
                     },
                     message: message.id.clone(),
                 };
@@ -703,6 +714,7 @@ fn raw_records_are_the_local_ones_for_each_agent() {
         session: SessionRef {
             id: id.to_owned(),
             provider: None,
+            source_path: None,
         },
         message: message.to_owned(),
     };
@@ -777,6 +789,7 @@ fn log_asked_again_as_a_session_grows_answers_the_whole_timeline() {
     let named = SessionRef {
         id: LIVE_SESSION.into(),
         provider: Some(ProviderKind::Claude),
+        source_path: None,
     };
     let (lib, sessions) = scanned(&roots);
     let meta = sessions.iter().find(|s| s.id == LIVE_SESSION).unwrap();

@@ -126,6 +126,10 @@ pub(super) fn find_listed(
     if let Some(kind) = session.provider {
         report.sessions.retain(|s| s.provider == kind);
     }
+    // The file picks among the listed copies of a session; it is never read as given.
+    if let Some(path) = &session.source_path {
+        report.sessions.retain(|s| &s.source_path == path);
+    }
     let catalog = state.catalog();
     let found = catalog.find(&report.sessions, &session.id)?.clone();
     Ok((catalog, report.sessions, found))
@@ -136,7 +140,8 @@ fn show(state: &State, p: ShowParams) -> Result<ShowResult, CoreError> {
     // Later pages name the session exactly: the service resolves it without a new scan.
     let (session, resume) = match (p.offset, p.session.provider) {
         (offset, Some(kind)) if offset > 0 => {
-            let session = service.resolve(kind, &p.session.id)?;
+            let at = p.session.source_path.as_deref();
+            let session = service.resolve_at(kind, &p.session.id, at)?;
             (session, Value::Null)
         }
         _ => {
@@ -149,7 +154,7 @@ fn show(state: &State, p: ShowParams) -> Result<ShowResult, CoreError> {
         0 => PAGE_MESSAGES,
         n => n.min(PAGE_MESSAGES),
     };
-    service.with_transcript(session.provider, &session.id.clone(), |t| {
+    service.with_transcript_of(&session.clone(), |t| {
         let (messages, next) = page(&t.messages, p.offset, limit);
         ShowResult {
             session,

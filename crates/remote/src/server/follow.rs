@@ -38,6 +38,7 @@ fn run(
     let by = SessionRef {
         id: p.id.clone(),
         provider: Some(p.provider),
+        source_path: p.source_path.clone(),
     };
     let (catalog, session) = super::dispatch::find(state, &by)?;
     let catalog: &Catalog = &catalog;

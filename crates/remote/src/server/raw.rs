@@ -15,7 +15,7 @@ pub(super) fn records(state: &State, p: RawParams) -> Result<Value, WireError> {
     let (catalog, session) = find(state, &p.session).map_err(|e| core_error(&e))?;
     let message = state
         .service()
-        .with_transcript(session.provider, &session.id, |t| {
+        .with_transcript_of(&session, |t| {
             t.messages.iter().find(|m| m.id == p.message).cloned()
         })
         .map_err(|e| core_error(&e))?

@@ -1,0 +1,59 @@
+//! One session in two files (a Claude project folder copied beside itself) on a remote host:
+//! a reference with the file the list gave reads that file's transcript, on the first page and
+//! on later ones; without one the id is `ambiguous_id`; a user's typed path names one too.
+
+mod common;
+
+use agent_sessions_core::{ProviderKind, SessionMeta};
+use agent_sessions_remote::protocol::*;
+use agent_sessions_remote::Client;
+use agent_sessions_test_support::SameIdStore;
+
+use common::*;
+
+fn text(page: &ShowResult) -> String {
+    serde_json::to_string(&page.messages).unwrap()
+}
+
+#[test]
+fn the_listed_file_names_each_copy_and_the_bare_id_is_ambiguous() {
+    let store = SameIdStore::create();
+    let cache = tempfile::tempdir().unwrap();
+    let server = memory(claude_roots(store.root()), cache.path());
+    let mut client = Client::connect(Box::new(server)).unwrap();
+    let listed: Vec<SessionMeta> = client
+        .list(&ListParams::default())
+        .unwrap()
+        .sessions
+        .into_iter()
+        .filter(|s| s.id == store.id)
+        .collect();
+    assert_eq!(listed.len(), 2, "both files are listed");
+
+    let bare = client.first_page(SessionRef::exact(ProviderKind::Claude, store.id));
+    assert_eq!(bare.unwrap_err().code(), "ambiguous_id");
+
+    for meta in &listed {
+        let (own, other) = if meta.source_path == store.copy {
+            (store.copy_text, store.original_text)
+        } else {
+            (store.original_text, store.copy_text)
+        };
+        let first = client.first_page(SessionRef::listed(meta)).unwrap();
+        assert_eq!(first.session.source_path, meta.source_path);
+        assert!(text(&first).contains(own) && !text(&first).contains(other));
+        // A later page names the session as the first one did: the same file's messages.
+        let params = |offset| ShowParams {
+            session: SessionRef::listed(meta),
+            offset,
+            limit: 1,
+        };
+        let second = client.show(&params(1)).unwrap();
+        assert_eq!(second.session.source_path, meta.source_path);
+        assert_eq!(second.messages, first.messages[1..2]);
+        // A user's path (the CLI's `--host` sends what was typed) names that file's session.
+        let typed = SessionRef::named(meta.source_path.display().to_string());
+        let page = client.first_page(typed).unwrap();
+        assert_eq!(page.session.source_path, meta.source_path);
+    }
+}

@@ -544,7 +544,10 @@ fn common_prefix(a: &Path, b: &Path) -> PathBuf {
 }
 
 fn wire_ref(session: &SessionRef) -> wire::SessionRef {
-    wire::SessionRef::exact(session.provider, session.id.clone())
+    wire::SessionRef {
+        source_path: session.source_path.clone(),
+        ..wire::SessionRef::exact(session.provider, session.id.clone())
+    }
 }
 
 /// A remote's error for the window: the connection's own codes (`ssh_auth`, `ssh_host_key`,
@@ -616,10 +619,7 @@ mod tests {
     }
 
     fn named(s: &SessionMeta) -> SessionRef {
-        SessionRef {
-            provider: s.provider,
-            id: s.id.clone(),
-        }
+        SessionRef::of(s)
     }
 
     #[test]
@@ -944,6 +944,7 @@ mod tests {
         let hostile = dir
             .path()
             .join("it's a $(touch pwned) `x` \\ dir; rm -rf ~");
+            source_path: None,
         std::fs::create_dir(&hostile).unwrap();
         let shell = dir.path().join("print-dir");
         std::fs::write(&shell, "#!/bin/sh\npwd\n").unwrap();

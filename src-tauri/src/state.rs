@@ -89,8 +89,9 @@ impl AppState {
 
     /// The session the webview names, as the cache lists it (its files included).
     pub fn resolve(&self, session: &SessionRef) -> CmdResult<SessionMeta> {
+        let at = session.source_path.as_deref();
         self.service
-            .resolve(session.provider, &session.id)
+            .resolve_at(session.provider, &session.id, at)
             .map_err(|e| not_found(session, e))
     }
 
@@ -101,8 +102,9 @@ impl AppState {
         session: &SessionRef,
         f: impl FnOnce(&Transcript) -> T,
     ) -> CmdResult<T> {
+        let meta = self.resolve(session)?;
         self.service
-            .with_transcript(session.provider, &session.id, f)
+            .with_transcript_of(&meta, f)
             .map_err(|e| not_found(session, e))
     }
 }
@@ -110,11 +112,19 @@ impl AppState {
 /// A session not found, said with its agent (the webview named both).
 fn not_found(session: &SessionRef, e: Error) -> CmdError {
     match e {
-        e if e.is_session_not_found() => CmdError::not_found(format!(
-            "no {} session with id {:?}",
-            session.provider.as_str(),
-            session.id
-        )),
+        e if e.is_session_not_found() => CmdError::not_found(match &session.source_path {
+            Some(path) => format!(
+                "no {} session with id {:?} is listed from {}",
+                session.provider.as_str(),
+                session.id,
+                path.display()
+            ),
+            None => format!(
+                "no {} session with id {:?}",
+                session.provider.as_str(),
+                session.id
+            ),
+        }),
         e => e.into(),
     }
 }
@@ -165,4 +175,47 @@ pub fn demo_roots(dir: &std::path::Path) -> Roots {
     };
     // testdata/<agent>/<version>/<its fixture store> for every agent of the registry.
     Roots::from_fn(|kind| stores(kind.as_str(), agent(kind).fixture_store))
+}
+
+#[cfg(test)]
+mod tests {
+    //! One session in two files (a Claude project folder copied beside itself): the webview's
+    //! ref with the file the list gave opens that file's transcript; without it the id is
+    //! refused naming both files; a file the list did not give names nothing.
+
+    use agent_sessions_core::{ProviderKind, Roots};
+    use agent_sessions_test_support::SameIdStore;
+
+    use super::*;
+
+    #[test]
+    fn the_listed_file_names_each_copy() {
+        let store = SameIdStore::create();
+        let state = AppState::on_roots(Roots::default().with(ProviderKind::Claude, [store.root()]));
+        state.service.refresh().unwrap();
+        let named = |path: Option<&std::path::Path>| SessionRef {
+            provider: ProviderKind::Claude,
+            id: store.id.into(),
+            source_path: path.map(Into::into),
+        };
+        for (file, own, other) in [
+            (&store.original, store.original_text, store.copy_text),
+            (&store.copy, store.copy_text, store.original_text),
+        ] {
+            let text = state
+                .with_transcript(&named(Some(file)), |t| {
+                    serde_json::to_string(&t.messages).unwrap()
+                })
+                .unwrap();
+            assert!(text.contains(own) && !text.contains(other), "{file:?}");
+        }
+        let bare = state.resolve(&named(None)).unwrap_err();
+        assert_eq!(bare.code, crate::commands::ErrorCode::InvalidInput);
+        assert!(bare.message.contains(&store.copy.display().to_string()));
+        let elsewhere = state.resolve(&named(Some(std::path::Path::new("/etc/passwd"))));
+        assert_eq!(
+            elsewhere.unwrap_err().code,
+            crate::commands::ErrorCode::NotFound
+        );
+    }
 }

@@ -3,12 +3,17 @@
 //! Three rules hold for every command:
 //! - It runs off the main thread ([`off_main`]): Tauri runs synchronous commands on the thread
 //!   that drives the window, where a slow load or render would freeze it.
-//! - The webview names a session only by (provider, id) ([`SessionRef`]); the shell finds its
-//!   files itself, from what the cache lists. Nothing the webview sends becomes a path.
+//! - The webview names a session by (provider, id) and the file the list gave for it
+//!   ([`SessionRef`]); the shell finds its files itself, from what the cache lists: the file
+//!   only picks among listed sessions. Nothing the webview sends becomes a path.
 //! - Errors cross as `{code, message}` ([`CmdError`]): a stable code to branch on, a sentence
 //!   to show.
 
 use agent_sessions_core::actions::terminal::TerminalError;
+use std::path::PathBuf;
+
+#[cfg(test)]
+use agent_sessions_core::model::SessionMeta;
 use agent_sessions_core::{Error, ProviderKind};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager};
@@ -115,11 +120,31 @@ impl<T> From<std::sync::PoisonError<T>> for CmdError {
     }
 }
 
-/// How the webview names a session.
+/// How the webview names a session: its agent and id and, as the list hands it out, the file
+/// it was listed from. Ids are unique per agent only in theory: a project folder copied beside
+/// itself holds the same session in two files, and the file is what tells the two rows apart.
+/// It only picks among the listed sessions of that agent and id (a path the list did not give
+/// names nothing; it is never opened as given). Without it an id two files hold is refused as
+/// `ambiguous_id`, never resolved to one of them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 pub struct SessionRef {
     pub provider: ProviderKind,
     pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source_path: Option<PathBuf>,
+}
+
+#[cfg(test)]
+impl SessionRef {
+    /// A listed session, named down to its file, as the webview names it (the tests' calls).
+    pub fn of(s: &SessionMeta) -> Self {
+        SessionRef {
+            provider: s.provider,
+            id: s.id.clone(),
+            source_path: Some(s.source_path.clone()),
+        }
+    }
 }
 
 /// Runs `work` on the blocking pool and waits for it without holding the main thread.
@@ -181,17 +206,26 @@ mod tests {
         );
     }
 
+    /// The file is carried back as the list gave it (it only picks among listed sessions: see
+    /// `AppState::resolve`); a webview that leaves it out names a session as before.
     #[test]
-    fn a_session_is_named_by_provider_and_id_only() {
+    fn a_session_is_named_by_provider_id_and_listed_file() {
         let r: SessionRef =
-            serde_json::from_str(r#"{"provider":"codex","id":"abc","source_path":"/etc/passwd"}"#)
+            serde_json::from_str(r#"{"provider":"codex","id":"abc","source_path":"/s/a.jsonl"}"#)
                 .unwrap();
+        assert_eq!(r.source_path, Some(PathBuf::from("/s/a.jsonl")));
+        let old: SessionRef = serde_json::from_str(r#"{"provider":"codex","id":"abc"}"#).unwrap();
         assert_eq!(
-            r,
+            old,
             SessionRef {
                 provider: ProviderKind::Codex,
-                id: "abc".into()
+                id: "abc".into(),
+                source_path: None,
             }
+        );
+        assert_eq!(
+            serde_json::to_value(&old).unwrap(),
+            serde_json::json!({"provider": "codex", "id": "abc"})
         );
         assert!(serde_json::from_str::<SessionRef>(r#"{"provider":"vim","id":"a"}"#).is_err());
     }

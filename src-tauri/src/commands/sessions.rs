@@ -91,6 +91,7 @@ fn refs(keys: Vec<SessionKey>) -> Vec<SessionRef> {
         .map(|k| SessionRef {
             provider: k.provider,
             id: k.id,
+            source_path: Some(k.source_path),
         })
         .collect()
 }

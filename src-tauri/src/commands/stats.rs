@@ -29,11 +29,16 @@ pub async fn session_stats(
         let Some(only) = sessions else {
             return Ok(stats::stats(&listing.sessions, by));
         };
-        let only: HashSet<_> = only.into_iter().map(|r| (r.provider, r.id)).collect();
-        let chosen = listing
-            .sessions
-            .iter()
-            .filter(|s| only.contains(&(s.provider, s.id.clone())));
+        // A ref with a file counts that file's session only (a copy beside it is another).
+        let only: HashSet<_> = only
+            .into_iter()
+            .map(|r| (r.provider, r.id, r.source_path))
+            .collect();
+        let chosen = listing.sessions.iter().filter(|s| {
+            let (p, id) = (s.provider, s.id.clone());
+            only.contains(&(p, id.clone(), Some(s.source_path.clone())))
+                || only.contains(&(p, id, None))
+        });
         Ok(stats::stats(chosen, by))
     })
     .await

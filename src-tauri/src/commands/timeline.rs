@@ -82,10 +82,7 @@ mod tests {
     }
 
     fn named(s: &SessionMeta) -> SessionRef {
-        SessionRef {
-            provider: s.provider,
-            id: s.id.clone(),
-        }
+        SessionRef::of(s)
     }
 
     /// What the tab must show now: a new follower's first poll, which equals a whole read.

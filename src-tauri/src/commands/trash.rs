@@ -99,6 +99,10 @@ pub async fn trash_execute(
         let shown = SHOWN.lock()?.take().filter(|p| {
             p.session.provider == session.provider
                 && p.session.id == session.id
+                && session
+                    .source_path
+                    .as_ref()
+                    .is_none_or(|at| *at == p.session.source_path)
                 && p.mode == request.mode
         });
         let shown = shown.ok_or_else(|| {

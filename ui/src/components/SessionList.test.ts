@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { render } from "svelte/server";
 import SessionList from "./SessionList.svelte";
 import { childrenOf, topLevel } from "../lib/group";
-import type { SessionRef } from "../lib/types";
+import type { SessionMeta, SessionRef } from "../lib/types";
 import { session } from "../lib/testing";
 
 const ID = "970d7842-0000-4000-8000-000000000001";
@@ -17,10 +17,10 @@ const all = [claude, codex, sub];
 
 /** Each rendered row: its agent, id, whether it is marked open (aria-selected and the class),
  * and the subagent line under it. */
-function rows(open: SessionRef | null): { provider: string; id: string; selected: boolean; openClass: boolean; subs: string }[] {
+function rows(open: SessionRef | null, listed: SessionMeta[] = all): { provider: string; id: string; selected: boolean; openClass: boolean; subs: string }[] {
   const { body } = render(SessionList, {
     props: {
-      sessions: topLevel(all), children: childrenOf(all), open, cursor: -1, showAgent: true,
+      sessions: topLevel(listed), children: childrenOf(listed), open, cursor: -1, showAgent: true,
       onopen: () => {}, menu: [], onmenu: () => {},
     },
   });
@@ -58,5 +58,23 @@ describe("the session list with one id under two agents", () => {
       ["claude", "▸ 1 subagent"],
       ["codex", ""],
     ]);
+  });
+});
+
+describe("the session list with one session in two files", () => {
+  // A Claude project folder copied beside itself: one agent, one id, two files.
+  const original = session(ID, { title: "original", source_path: `/p/demo/${ID}.jsonl` });
+  const copy = session(ID, { title: "copy", source_path: `/p/demo-copy/${ID}.jsonl` });
+  const subOfCopy = session("agent-1", { parent_id: ID, source_path: `/p/demo-copy/${ID}/subagents/agent-1.jsonl` });
+  const two = [original, copy, subOfCopy];
+
+  it("marks only the copy that is open, by its file", () => {
+    const marks = (open: SessionRef) => rows(open, two).map((r) => [r.selected, r.openClass]);
+    expect(marks(copy)).toEqual([[false, false], [true, true]]);
+    expect(marks(original)).toEqual([[true, true], [false, false]]);
+  });
+
+  it("shows the copy's subagent under the copy's row only", () => {
+    expect(rows(null, two).map((r) => r.subs)).toEqual(["", "▸ 1 subagent"]);
   });
 });

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { ApiError, errorText, sessionRef, toApiError } from "./api";
 
 describe("api", () => {
-  it("sends a session by provider and id only", () => {
+  it("sends a session by provider, id and listed file only", () => {
     const meta = { provider: "claude" as const, id: "s1", source_path: "/home/x/s1.jsonl", cwd: "/x" };
-    expect(sessionRef(meta)).toEqual({ provider: "claude", id: "s1" });
+    expect(sessionRef(meta)).toEqual({ provider: "claude", id: "s1", source_path: "/home/x/s1.jsonl" });
+    expect(sessionRef({ provider: "codex", id: "s2" })).toEqual({ provider: "codex", id: "s2" });
   });
 
   it("turns what a command rejects with into {code, message}", () => {

@@ -41,8 +41,10 @@ function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
   });
 }
 
-/** Only the name of a session crosses, whatever object the caller holds. */
-export const sessionRef = (s: SessionRef): SessionRef => ({ provider: s.provider, id: s.id });
+/** Only the name of a session crosses, whatever object the caller holds: what a command is sent to name a session: its agent, id and (as the list gave it) its file,
+ * which tells apart two files holding one session. */
+export const sessionRef = (s: SessionRef): SessionRef =>
+  s.source_path == null ? { provider: s.provider, id: s.id } : { provider: s.provider, id: s.id, source_path: s.source_path };
 
 export const listSessions = () => call<SessionList>("list_sessions");
 /** The sessions changed or removed after `seq` (from a list or the last call); `reset`: list again. */

@@ -87,6 +87,13 @@ describe("merging changes", () => {
     expect(merged.filter((x) => x.id === "a")).toHaveLength(1);
   });
 
+  it("drops only the removed copy when two files hold one session", () => {
+    const copy = s("a", { source_path: "/s/copy/a" });
+    const two = [...list, copy].sort(newestFirst);
+    const merged = mergeChanges(two, [], [{ provider: "claude", id: "a", source_path: "/s/copy/a" }]);
+    expect(merged.filter((x) => x.id === "a").map((x) => x.source_path)).toEqual(["/s/a"]);
+  });
+
   it("is a no-op without changes, and a removal of another provider's id leaves ours", () => {
     expect(mergeChanges(list, [], [])).toBe(list);
     expect(mergeChanges(list, [], [{ provider: "opencode", id: "a" }]).map((x) => x.id)).toEqual(list.map((x) => x.id));

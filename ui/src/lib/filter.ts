@@ -4,7 +4,7 @@
 // exactly; a subagent session is judged by itself. Pure functions, unit-tested (on the same
 // cases as core's tests).
 
-import { PROVIDER_LABEL, sessionKey as keyOf } from "./group";
+import { PROVIDER_LABEL, idKey, sessionKey as keyOf } from "./group";
 import type { ListFilter, SessionMeta, SessionRef, SettingChange } from "./types";
 
 /** Days are YYYY-MM-DD. */
@@ -41,7 +41,7 @@ export const isEmpty = (f: Filter): boolean => chipsOf(f).length === 0;
 export function applyFilter(sessions: SessionMeta[], f: Filter): SessionMeta[] {
   if (isEmpty(f)) return sessions;
   const p = parents(sessions);
-  return sessions.filter((s) => matches(s, f, p.has(keyOf(s))));
+  return sessions.filter((s) => matches(s, f, p.has(idKey(s))));
 }
 
 export interface Chip { key: FilterKey; label: string }
@@ -94,7 +94,9 @@ export function newestFirst(a: SessionMeta, b: SessionMeta): number {
 export function mergeChanges(list: SessionMeta[], changed: SessionMeta[], removed: SessionRef[]): SessionMeta[] {
   if (!changed.length && !removed.length) return list;
   const drop = new Set([...changed, ...removed].map(keyOf));
-  return [...list.filter((s) => !drop.has(keyOf(s))), ...changed].sort(newestFirst);
+  // A removal without a file (an older host's feed) names every copy of that agent and id.
+  const dropAll = new Set(removed.filter((r) => r.source_path == null).map(idKey));
+  return [...list.filter((s) => !drop.has(keyOf(s)) && !dropAll.has(idKey(s))), ...changed].sort(newestFirst);
 }
 
 /** The missing directories after a change: the changed sessions' directories say again whether

@@ -467,9 +467,14 @@ source_path: string,
  */
 format_version: string | null, };
 /**
- * How the webview names a session.
+ * How the webview names a session: its agent and id and, as the list hands it out, the file
+ * it was listed from. Ids are unique per agent only in theory: a project folder copied beside
+ * itself holds the same session in two files, and the file is what tells the two rows apart.
+ * It only picks among the listed sessions of that agent and id (a path the list did not give
+ * names nothing; it is never opened as given). Without it an id two files hold is refused as
+ * `ambiguous_id`, never resolved to one of them.
  */
-export type SessionRef = { provider: ProviderKind, id: string, };
+export type SessionRef = { provider: ProviderKind, id: string, source_path?: string, };
 /**
  * One change: `value` null puts the key back to its default (removes it from the file).
  */

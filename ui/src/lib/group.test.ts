@@ -15,21 +15,40 @@ const list = [
 describe("grouping", () => {
   it("nests children under their parent and keeps orphans visible", () => {
     expect(topLevel(list).map((x) => x.id)).toEqual(["a", "b", "c", "orphan"]);
-    expect(childrenOf(list).get("claude:a")!.map((x) => x.id)).toEqual(["child"]);
+    expect(childrenOf(list).get(sessionKey(list[0]))!.map((x) => x.id)).toEqual(["child"]);
   });
 
   it("tells apart sessions of two agents that share an id: a subagent nests under its own agent's parent", () => {
     // A Codex session with the id of a Claude one that has a subagent (ids are unique only per
     // agent): the subagent is the Claude session's alone, and the tree counts two top-level sessions.
     const same = [s("x"), s("x", { provider: "codex", source_path: "/c/x" }), s("x-sub", { parent_id: "x" })];
-    expect(topLevel(same).map(sessionKey)).toEqual(["claude:x", "codex:x"]);
+    expect(topLevel(same).map(sessionKey)).toEqual(["claude:x:/s/x", "codex:x:/c/x"]);
     const kids = childrenOf(same);
-    expect([...kids.keys()]).toEqual(["claude:x"]);
-    expect(kids.get("codex:x")).toBeUndefined();
+    expect([...kids.keys()]).toEqual(["claude:x:/s/x"]);
+    expect(kids.get("codex:x:/c/x")).toBeUndefined();
     expect(buildTree(same, "agent-dir").map((n) => [n.label, n.count])).toEqual([["Claude", 1], ["Codex", 1]]);
     expect(sameSession(same[0], same[1])).toBe(false);
     expect(sameSession(same[1], { provider: "codex", id: "x" })).toBe(true);
     expect(sameSession(null, same[0])).toBe(false);
+  });
+
+  it("tells apart one agent's session held by two files (a project folder copied beside itself)", () => {
+    // The same Claude session and subagent in two project folders: two rows, each its own
+    // subagent (the one nearest its file), a ref with a file matching that copy only.
+    const a = s("x", { source_path: "/p/demo/x.jsonl" });
+    const b = s("x", { source_path: "/p/demo-copy/x.jsonl", title: "the copy" });
+    const subA = s("agent-1", { parent_id: "x", source_path: "/p/demo/x/subagents/agent-1.jsonl" });
+    const subB = s("agent-1", { parent_id: "x", source_path: "/p/demo-copy/x/subagents/agent-1.jsonl" });
+    const two = [a, b, subA, subB];
+    expect(sessionKey(a)).not.toBe(sessionKey(b));
+    expect(topLevel(two)).toEqual([a, b]);
+    const kids = childrenOf(two);
+    expect(kids.get(sessionKey(a))).toEqual([subA]);
+    expect(kids.get(sessionKey(b))).toEqual([subB]);
+    expect(sameSession(a, b)).toBe(false);
+    expect(sameSession({ provider: "claude", id: "x", source_path: b.source_path }, b)).toBe(true);
+    // A search hit names no file: it is either copy.
+    expect(sameSession({ provider: "claude", id: "x" }, b)).toBe(true);
   });
 
   it("groups directory → agent, newest directory first, trailing slashes merged", () => {

@@ -24,32 +24,61 @@ export function dirOf(s: SessionMeta, fold = false): string {
   return d.length > 1 ? d.replace(/\/+$/, "") : d || "(no directory)";
 }
 
-/** A session's identity in the window: its agent and id, as the backend names it (SessionRef).
- * Ids are unique only per agent (a Codex session may have a Claude one's id), so the id alone
- * never names a session. */
-export const sessionKey = (s: SessionRef): string => `${s.provider}:${s.id}`;
+/** A session's agent and id: what a subagent names its parent by, and what the backend resolved
+ * a session by before files were named. Ids are unique only per agent (a Codex session may
+ * have a Claude one's id), so the id alone never names a session. */
+export const idKey = (s: SessionRef): string => `${s.provider}:${s.id}`;
 
-/** Whether `a` and `b` are the same session (by agent and id). */
+/** A session's identity in the window: its agent, id and the file the list gave for it. Ids are
+ * unique per agent only in theory: a project folder copied beside itself lists one session
+ * from two files, two rows the window must tell apart (open mark, cursor, expanded set). */
+export const sessionKey = (s: SessionRef): string => `${idKey(s)}:${s.source_path ?? ""}`;
+
+/** Whether `a` and `b` are the same session: by agent and id, and by file when both name one
+ * (a search hit or a subagent link names none: it is the listed session of that agent and id). */
 export const sameSession = (a: SessionRef | null | undefined, b: SessionRef): boolean =>
-  !!a && a.provider === b.provider && a.id === b.id;
+  !!a && a.provider === b.provider && a.id === b.id && (a.source_path == null || b.source_path == null || a.source_path === b.source_path);
 
-/** The key of the session `s` names as its parent: a subagent is always its parent's agent's. */
-const parentKey = (s: SessionMeta): string | null => (s.parent_id ? sessionKey({ provider: s.provider, id: s.parent_id }) : null);
+/** How many leading path segments `a` and `b` share. */
+function sharedDepth(a: string, b: string): number {
+  const x = a.split(/[\\/]/), y = b.split(/[\\/]/);
+  let n = 0;
+  while (n < x.length && n < y.length && x[n] === y[n]) n++;
+  return n;
+}
+
+/** Each session's parent's `sessionKey` (none when it has no parent or the parent is not
+ * listed). When two files hold the parent (a copy beside it), a subagent is the copy's whose
+ * file is nearest its own (Claude keeps them in a folder beside the transcript), as the
+ * backend decides what a trash of either copy takes along. */
+function parentKeys(sessions: SessionMeta[]): Map<SessionMeta, string> {
+  const byId = new Map<string, SessionMeta[]>();
+  for (const s of sessions) byId.set(idKey(s), [...(byId.get(idKey(s)) ?? []), s]);
+  const out = new Map<SessionMeta, string>();
+  for (const s of sessions) {
+    if (!s.parent_id) continue;
+    const candidates = byId.get(idKey({ provider: s.provider, id: s.parent_id })) ?? [];
+    let best: SessionMeta | undefined;
+    for (const c of candidates) {
+      if (!best || sharedDepth(c.source_path, s.source_path) > sharedDepth(best.source_path, s.source_path)) best = c;
+    }
+    if (best) out.set(s, sessionKey(best));
+  }
+  return out;
+}
 
 /** Sessions shown at top level: those whose parent is not in the list. */
 export function topLevel(sessions: SessionMeta[]): SessionMeta[] {
-  const keys = new Set(sessions.map(sessionKey));
-  return sessions.filter((s) => {
-    const p = parentKey(s);
-    return !p || !keys.has(p);
-  });
+  const parents = parentKeys(sessions);
+  return sessions.filter((s) => !parents.has(s));
 }
 
 /** The parent's `sessionKey` → its child sessions, oldest first. */
 export function childrenOf(sessions: SessionMeta[]): Map<string, SessionMeta[]> {
   const out = new Map<string, SessionMeta[]>();
+  const parents = parentKeys(sessions);
   for (const s of sessions) {
-    const p = parentKey(s);
+    const p = parents.get(s);
     if (!p) continue;
     const list = out.get(p) ?? [];
     list.push(s);

@@ -12,7 +12,7 @@ export type TranslationState =
 
 const entries = $state<Record<string, TranslationState>>({});
 
-const key = (session: SessionRef, messageId: string) => `${session.provider}\u0000${session.id}\u0000${messageId}`;
+const key = (session: SessionRef, messageId: string) => `${session.provider}\u0000${session.id}\u0000${session.source_path ?? ""}\u0000${messageId}`;
 
 /** Whether a message has text to translate: what the backend sends (core `text_of`). */
 export function hasText(message: Pick<MessageView, "parts">): boolean {

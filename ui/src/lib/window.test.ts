@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ROW_HEIGHT, SUBS_HEIGHT, TREE_ROW_HEIGHT, flatten, flattenTree, itemHeight, offsetsOf, parentOf, windowOf } from "./window";
-import type { TreeNode } from "./group";
+import { sessionKey, type TreeNode } from "./group";
 import { session } from "./testing";
 
 const top = ["a", "b", "c"].map((id) => session(id));
-const kids = new Map([["claude:b", [session("b1", { parent_id: "b" }), session("b2", { parent_id: "b" })]]]);
+const kids = new Map([[sessionKey(top[1]), [session("b1", { parent_id: "b" }), session("b2", { parent_id: "b" })]]]);
 
 describe("the session list's window", () => {
   it("lists a closed parent once, and its subagents after it when opened, with their ARIA places", () => {
@@ -13,7 +13,7 @@ describe("the session list's window", () => {
     expect(closed.map((it) => [it.index, it.pos, it.size, it.subs, it.expanded])).toEqual([
       [0, 1, 3, 0, false], [1, 2, 3, 2, false], [2, 3, 3, 0, false],
     ]);
-    const open = flatten(top, kids, new Set(["claude:b"]));
+    const open = flatten(top, kids, new Set([sessionKey(top[1])]));
     expect(open.map((it) => it.s.id)).toEqual(["a", "b", "b1", "b2", "c"]);
     expect(open.map((it) => [it.child, it.index, it.pos, it.size])).toEqual([
       [false, 0, 1, 3], [false, 1, 2, 3], [true, -1, 1, 2], [true, -1, 2, 2], [false, 2, 3, 3],

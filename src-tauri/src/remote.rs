@@ -591,10 +591,15 @@ mod tests {
 
     /// A host whose server keeps its cache in `cache` (a search needs one), or reads directly.
     fn host_cached(cache: Option<&Path>) -> Host {
+        host_on(roots(), cache)
+    }
+
+    /// A host whose server reads `roots`.
+    fn host_on(roots: Roots, cache: Option<&Path>) -> Host {
         let cache = cache.map(Path::to_path_buf);
         let memory = Memory::new(move |input, output| {
             let options = Options {
-                roots: roots(),
+                roots: roots.clone(),
                 cache_dir: cache.clone(),
                 resolve: Box::new(|r| Ok(r.clone())),
             };
@@ -695,6 +700,40 @@ mod tests {
         assert!(matches!(health.watcher, WatcherState::Polling { .. }));
         // A server reading the stores directly has no cache.
         assert_eq!((health.cache.dir, health.cache.path), (None, None));
+    }
+
+    /// A session whose timeline is longer than a follower's window: the remote's answer reaches
+    /// the Timeline tab saying older events are not shown (`truncated`), with the very events
+    /// and cursor the same session on this computer gives it; a short one is whole.
+    #[test]
+    fn a_remote_timeline_says_when_older_events_are_not_shown() {
+        use agent_sessions_core::live::follow::WINDOW;
+        use agent_sessions_core::live::timeline::Timelines;
+        use agent_sessions_test_support::long_claude_session;
+        let store = tempfile::tempdir().unwrap();
+        let (long, short) = (
+            "0f0f0f0f-0000-4000-8000-000000000001",
+            "0f0f0f0f-0000-4000-8000-000000000002",
+        );
+        long_claude_session(store.path(), long, WINDOW);
+        long_claude_session(store.path(), short, 3);
+        let roots = Roots::default().with(ProviderKind::Claude, [store.path()]);
+        let host = host_on(roots.clone(), None);
+        let lib = Library::open(&roots, &[], None);
+        let mut here = Timelines::default();
+        let (listed, _) = host.list().unwrap();
+        for (id, truncated) in [(long, true), (short, false)] {
+            let meta = listed.sessions.iter().find(|s| s.id == id).unwrap();
+            let there = host.events(&named(meta)).unwrap();
+            let local = here.read(lib.catalog(), meta).unwrap();
+            assert_eq!(local.truncated, truncated, "{id}");
+            assert_eq!(
+                (there.truncated, there.cursor, there.ended),
+                (local.truncated, local.cursor, local.ended),
+                "{id}"
+            );
+            assert_eq!(there.events, local.events, "{id}");
+        }
     }
 
     /// The Diagnostics of a host name the cache there: its file of the server's roots and its
@@ -905,6 +944,7 @@ mod tests {
         let missing = SessionRef {
             provider: ProviderKind::Claude,
             id: "00000000-nope".into(),
+            source_path: None,
         };
         assert_eq!(host.page(&missing, 0, 10).unwrap_err().code, "not_found");
         let auth = remote_error(RemoteError::AuthFailed {
@@ -944,7 +984,6 @@ mod tests {
         let hostile = dir
             .path()
             .join("it's a $(touch pwned) `x` \\ dir; rm -rf ~");
-            source_path: None,
         std::fs::create_dir(&hostile).unwrap();
         let shell = dir.path().join("print-dir");
         std::fs::write(&shell, "#!/bin/sh\npwd\n").unwrap();

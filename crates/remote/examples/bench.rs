@@ -10,6 +10,13 @@
 //! once beside the store) exported to here, uploaded back and restored there as a copy (the
 //! copy is removed again). Times are the best of `--runs` (latency: median and worst of 20
 //! appends).
+//!
+//! A second table (`--suite kept` prints it alone) is what a server keeps between the calls of
+//! one connection: on a new connection, its first `list`, a second `list`, and a `show` (the
+//! first page of a session named by an id prefix, which finds it in a listing) after them,
+//! with the remote's cache warm and with no usable cache there (`AGENT_SESSIONS_CACHE_DIR`
+//! below a file). `--server PATH` serves with another build of the CLI (an older one, to
+//! compare).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -30,6 +37,9 @@ struct Args {
     size_mb: usize,
     runs: usize,
     big_mb: usize,
+    /// `all` or `kept`.
+    suite: String,
+    server: PathBuf,
 }
 
 fn args() -> Args {
@@ -37,6 +47,8 @@ fn args() -> Args {
         size_mb: 300,
         runs: 3,
         big_mb: 40,
+        suite: "all".into(),
+        server: workspace().join("target/release/agent-sessions-cli"),
     };
     let words: Vec<String> = std::env::args().skip(1).collect();
     for pair in words.chunks(2) {
@@ -45,7 +57,13 @@ fn args() -> Args {
             ("--size-mb", Some(v)) => out.size_mb = v,
             ("--runs", Some(v)) => out.runs = v,
             ("--big-mb", Some(v)) => out.big_mb = v,
-            _ => panic!("usage: bench [--size-mb N] [--runs N] [--big-mb N]"),
+            ("--suite", _) if matches!(pair.get(1).map(String::as_str), Some("all" | "kept")) => {
+                out.suite = pair[1].clone()
+            }
+            ("--server", _) if pair.len() == 2 => out.server = PathBuf::from(&pair[1]),
+            _ => panic!(
+                "usage: bench [--size-mb N] [--runs N] [--big-mb N] [--suite all|kept] [--server PATH]"
+            ),
         }
     }
     out
@@ -123,9 +141,9 @@ fn ensure_home(size_mb: usize) -> PathBuf {
     home
 }
 
-/// The release CLI, installed as the remote's server of this version.
-fn install_server(home: &Path) {
-    let cli = workspace().join("target/release/agent-sessions-cli");
+/// The CLI (the release build unless `--server` names another), installed as the remote's
+/// server of this version.
+fn install_server(home: &Path, cli: &Path) {
     assert!(
         cli.exists(),
         "build the server first: cargo build --release -p agent-sessions-cli"
@@ -137,7 +155,7 @@ fn install_server(home: &Path) {
     std::fs::create_dir_all(&dir).unwrap();
     let target = dir.join("agent-sessions-cli");
     let _ = std::fs::remove_file(&target);
-    std::os::unix::fs::symlink(cli, target).unwrap();
+    std::os::unix::fs::symlink(std::fs::canonicalize(cli).unwrap(), target).unwrap();
 }
 
 /// Empties the remote's session cache (its index files), leaving the server in place.
@@ -203,6 +221,7 @@ fn follow_latency(sshd: &Sshd, home: &Path, appends: usize) -> Vec<Duration> {
             SessionRef {
                 id: session_id(1),
                 provider: None,
+                source_path: None,
             },
         )
         .unwrap();
@@ -211,6 +230,7 @@ fn follow_latency(sshd: &Sshd, home: &Path, appends: usize) -> Vec<Duration> {
         provider: log.session.provider,
         id: log.session.id.clone(),
         cursor: log.cursor,
+        source_path: None,
     };
     let follower = std::thread::spawn(move || {
         client
@@ -221,7 +241,6 @@ fn follow_latency(sshd: &Sshd, home: &Path, appends: usize) -> Vec<Duration> {
                 true
             })
             .unwrap();
-                source_path: None,
     });
     std::thread::sleep(Duration::from_millis(500));
     let mut out = Vec::new();
@@ -230,7 +249,6 @@ fn follow_latency(sshd: &Sshd, home: &Path, appends: usize) -> Vec<Duration> {
             .append(true)
             .open(&path)
             .unwrap();
-        source_path: None,
         let line = format!(
             r#"{{"type":"user","uuid":"live{n}","sessionId":"{}","timestamp":"2026-11-30T11:00:00.000Z","message":{{"role":"user","content":"live prompt {n}"}}}}"#,
             session_id(1)
@@ -299,6 +317,7 @@ fn bundle_rows(sshd: &Sshd, home: &Path, args: &Args, rows: &mut Vec<(String, St
         session: SessionRef {
             id: session_id(BIG),
             provider: None,
+            source_path: None,
         },
         share_safe: false,
     };
@@ -317,7 +336,6 @@ fn bundle_rows(sshd: &Sshd, home: &Path, args: &Args, rows: &mut Vec<(String, St
         ms(t),
     ));
     let work = home.join("restored-here");
-            source_path: None,
     std::fs::create_dir_all(&work).unwrap();
     let restore = |client: &mut Client| {
         let upload = client.upload(&file).unwrap();
@@ -354,10 +372,83 @@ fn bundle_rows(sshd: &Sshd, home: &Path, args: &Args, rows: &mut Vec<(String, St
     ));
 }
 
+/// What the server keeps between calls: a new connection's first list, second list and a show
+/// after them, best of `runs` (each on a new connection), on `sshd`.
+fn kept_rows(sshd: &Sshd, runs: usize, label: &str, rows: &mut Vec<(String, String)>) {
+    let show = ShowParams {
+        session: SessionRef::named(&session_id(7)[..13]),
+        offset: 0,
+        limit: 50,
+    };
+    let mut times = [Duration::MAX; 3];
+    let mut listed = 0;
+    for _ in 0..runs.max(1) {
+        let mut client = connect(sshd);
+        timed(&mut times[0], || listed = list(&mut client));
+        timed(&mut times[1], || {
+            list(&mut client);
+        });
+        timed(&mut times[2], || {
+            client.show(&show).unwrap();
+        });
+    }
+    let names = [
+        format!("first list of a connection ({listed} sessions)"),
+        "second list, same connection".into(),
+        "show (first page, id prefix) after a list".into(),
+    ];
+    for (name, t) in names.into_iter().zip(times) {
+        rows.push((format!("{label}: {name}"), ms(t)));
+    }
+}
+
+/// Runs `f`, keeping the shorter of its time and `best`.
+fn timed(best: &mut Duration, f: impl FnOnce()) {
+    let t = Instant::now();
+    f();
+    *best = (*best).min(t.elapsed());
+}
+
+/// The kept-listing table: with the remote's cache warm, then with none usable there.
+fn kept_table(home: &Path, args: &Args) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let sshd = Sshd::start(home).unwrap_or_else(|e| panic!("{e}"));
+    list(&mut connect(&sshd));
+    kept_rows(&sshd, args.runs, "warm cache", &mut rows);
+    drop(sshd);
+    // A cache folder no server can make: below a file.
+    let file = home.join("../not-a-folder");
+    std::fs::write(&file, "").unwrap();
+    let nowhere = file.join("cache").display().to_string();
+    let sshd = Sshd::start_with(home, &[("AGENT_SESSIONS_CACHE_DIR", &nowhere)])
+        .unwrap_or_else(|e| panic!("{e}"));
+    kept_rows(&sshd, args.runs, "no cache", &mut rows);
+    rows
+}
+
+fn print_table(title: &str, rows: Vec<(String, String)>) {
+    println!("\n{title}\n");
+    println!("| what | time |\n| --- | ---: |");
+    for (what, time) in rows {
+        println!("| {what} | {time} |");
+    }
+}
+
 fn main() {
     let args = args();
     let home = ensure_home(args.size_mb);
-    install_server(&home);
+    install_server(&home, &args.server);
+    let kept = kept_table(&home, &args);
+    if args.suite == "kept" {
+        let title = format!(
+            "what a connection's server keeps ({} MB, {}; best of {})",
+            args.size_mb,
+            args.server.display(),
+            args.runs
+        );
+        print_table(&title, kept);
+        return;
+    }
     let sshd = Sshd::start(&home).unwrap_or_else(|e| panic!("{e}"));
     let mut rows: Vec<(String, String)> = Vec::new();
 
@@ -413,9 +504,9 @@ fn main() {
 
     bundle_rows(&sshd, &home, &args, &mut rows);
 
-    println!("\nremote over loopback ssh ({} runs, best)\n", args.runs);
-    println!("| what | time |\n| --- | ---: |");
-    for (what, time) in rows {
-        println!("| {what} | {time} |");
-    }
+    print_table(
+        &format!("remote over loopback ssh ({} runs, best)", args.runs),
+        rows,
+    );
+    print_table("what a connection's server keeps", kept);
 }

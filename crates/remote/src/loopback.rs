@@ -19,6 +19,12 @@ pub struct Sshd {
 impl Sshd {
     /// Starts a server whose sessions live in `home`.
     pub fn start(home: &Path) -> Result<Sshd, String> {
+        Self::start_with(home, &[])
+    }
+
+    /// [`Sshd::start`], its sessions given `env` too (e.g. an `AGENT_SESSIONS_CACHE_DIR`); a
+    /// value must not hold spaces or quotes (sshd's `SetEnv` line).
+    pub fn start_with(home: &Path, env: &[(&str, &str)]) -> Result<Sshd, String> {
         if !Path::new(SSHD).exists() {
             return Err(format!(
                 "{SSHD} is missing: run scripts/setup.sh (it installs Debian's openssh-server)"
@@ -39,7 +45,7 @@ impl Sshd {
         }
         write(&p("authorized_keys"), &read(&p("client_key.pub"))?)?;
         let port = free_port()?;
-        write(&p("sshd_config"), &sshd_config(port, &p, home))?;
+        write(&p("sshd_config"), &sshd_config(port, &p, home, env))?;
         let config = client_config(port, &p, "testbox", "client_key")
             + &client_config(port, &p, "stranger", "stranger_key");
         write(&p("ssh_config"), &config)?;
@@ -138,11 +144,12 @@ pub fn claim_live(claude_root: &Path, session: &str) -> PathBuf {
     file
 }
 
-fn sshd_config(port: u16, p: &dyn Fn(&str) -> String, home: &Path) -> String {
+fn sshd_config(port: u16, p: &dyn Fn(&str) -> String, home: &Path, env: &[(&str, &str)]) -> String {
+    let more: String = env.iter().map(|(k, v)| format!(" {k}={v}")).collect();
     format!(
         "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nPidFile {}\nAuthorizedKeysFile {}\n\
          PermitRootLogin yes\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n\
-         KbdInteractiveAuthentication no\nSetEnv HOME={home} XDG_CACHE_HOME={home}/.cache\n",
+         KbdInteractiveAuthentication no\nSetEnv HOME={home} XDG_CACHE_HOME={home}/.cache{more}\n",
         p("host_key"),
         p("sshd.pid"),
         p("authorized_keys"),

@@ -17,6 +17,7 @@ use agent_sessions_core::live::follow::WINDOW;
 use agent_sessions_core::model::SessionMeta;
 use agent_sessions_remote::protocol::*;
 use agent_sessions_remote::Client;
+use agent_sessions_test_support::long_claude_session;
 
 use common::*;
 
@@ -106,25 +107,6 @@ fn with_a_cache_a_second_call_refreshes_too() {
     a_second_call_refreshes(true);
 }
 
-/// A Claude session of `pairs` prompts and answers in a store of its own.
-fn long_session(root: &Path, id: &str, pairs: usize) {
-    let dir = root.join("projects/-work-long");
-    fs::create_dir_all(&dir).unwrap();
-    let mut text = String::new();
-    for i in 0..pairs {
-        let t = format!("2026-11-30T10:{:02}:{:02}.000Z", i / 60 % 60, i % 60);
-        text += &format!(
-            r#"{{"type":"user","uuid":"u{i}","sessionId":"{id}","cwd":"/work/long","timestamp":"{t}","message":{{"role":"user","content":"question {i}"}}}}"#
-        );
-        text += "\n";
-        text += &format!(
-            r#"{{"type":"assistant","uuid":"a{i}","parentUuid":"u{i}","sessionId":"{id}","timestamp":"{t}","message":{{"id":"m{i}","model":"claude-x","role":"assistant","content":[{{"type":"text","text":"answer {i}"}}]}}}}"#
-        );
-        text += "\n";
-    }
-    fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
-}
-
 /// A `log` whose events are more than a follower's window says so (`truncated`), as a local
 /// timeline of the same session does; a short one does not.
 #[test]
@@ -132,8 +114,8 @@ fn log_says_when_older_events_fell_out_of_the_window() {
     let store = tempfile::tempdir().unwrap();
     let long = "0f0f0f0f-0000-4000-8000-000000000001";
     let short = "0f0f0f0f-0000-4000-8000-000000000002";
-    long_session(store.path(), long, WINDOW);
-    long_session(store.path(), short, 3);
+    long_claude_session(store.path(), long, WINDOW);
+    long_claude_session(store.path(), short, 3);
     let roots = claude_roots(store.path());
     let scratch = tempfile::tempdir().unwrap();
     let mut client = Client::connect(Box::new(memory(roots.clone(), scratch.path()))).unwrap();

@@ -17,6 +17,29 @@ pub fn append_line(path: &Path, line: &str) {
     writeln!(f, "{line}").unwrap();
 }
 
+/// Writes a Claude session of `pairs` prompts and answers, `<claude_root>/projects/-work-long/
+/// <id>.jsonl` (its folder made): with `pairs` at a follower's window (2,000) or more, its
+/// timeline holds more events than a follower keeps, so a reader says older ones are left out.
+pub fn long_claude_session(claude_root: &Path, id: &str, pairs: usize) -> PathBuf {
+    let dir = claude_root.join("projects/-work-long");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::new();
+    for i in 0..pairs {
+        let t = format!("2026-11-30T10:{:02}:{:02}.000Z", i / 60 % 60, i % 60);
+        text += &format!(
+            r#"{{"type":"user","uuid":"u{i}","sessionId":"{id}","cwd":"/work/long","timestamp":"{t}","message":{{"role":"user","content":"question {i}"}}}}"#
+        );
+        text += "\n";
+        text += &format!(
+            r#"{{"type":"assistant","uuid":"a{i}","parentUuid":"u{i}","sessionId":"{id}","timestamp":"{t}","message":{{"id":"m{i}","model":"claude-x","role":"assistant","content":[{{"type":"text","text":"answer {i}"}}]}}}}"#
+        );
+        text += "\n";
+    }
+    let path = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// The repository's root.
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

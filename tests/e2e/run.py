@@ -382,11 +382,15 @@ def main():
             drv.quit()
         shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", tmp / "same-id-claude")
         same_id_store(tmp / "same-id-codex")
+        copies = same_file_store(tmp / "same-id-claude")
         drv = driver_for(dict(empty, CLAUDE_CONFIG_DIR=str(tmp / "same-id-claude"), CODEX_HOME=str(tmp / "same-id-codex")),
                          "same-id")
         try:
             check("a Claude and a Codex session sharing an id each open their own transcript, one row marked",
                   lambda: same_id_sessions(drv))
+            check("one Claude session in two files (a project folder copied beside itself) lists two rows, "
+                  "each opening its own file's transcript, one row marked",
+                  lambda: same_file_sessions(drv, *copies))
         finally:
             drv.quit()
         many_sessions(tmp / "many", 4000, 2000)
@@ -2011,6 +2015,44 @@ def same_id_sessions(d):
     d.click(hits[0])
     shows_own_transcript(d, "codex", codex_text, claude_text)
     d.shot("61-same-id-search")
+
+
+# Ids are unique per agent only in theory: a Claude project folder copied beside itself lists one
+# session from two files. This fixture session is copied under a second project folder, its prompt
+# edited, so the two rows read differently.
+SAME_FILE_ID = "67e40764-2970-47cf-8c8e-1638ddecc58d"
+SAME_FILE_TEXT, SAME_FILE_COPY_TEXT = "TODO plan the work", "COPIED plan the work of the copy"
+
+
+def same_file_store(claude_home):
+    """Copies SAME_FILE_ID's transcript under a second project folder with its prompt edited:
+    (the original's path, the copy's)."""
+    original = claude_home / f"projects/-home-bob-projects-demo/{SAME_FILE_ID}.jsonl"
+    copy = claude_home / f"projects/-home-bob-projects-demo-copy/{SAME_FILE_ID}.jsonl"
+    copy.parent.mkdir(parents=True)
+    text = original.read_text()
+    assert SAME_FILE_TEXT in text, "the fixture changed"
+    copy.write_text(text.replace(SAME_FILE_TEXT, SAME_FILE_COPY_TEXT))
+    return original, copy
+
+
+def same_file_sessions(d, original, copy):
+    """Both files of one Claude session are rows; clicking either shows its own file's text (not
+    the other's) and marks only that row open (the rows carry their file as data-path)."""
+    rows = f'[data-testid="session-row"][data-id="{SAME_FILE_ID}"]'
+    d.until(f"return document.querySelectorAll('{rows}').length === 2", 60)
+    marked = ("return [...document.querySelectorAll('[data-testid=\"session-row\"]')]"
+              ".filter(r => r.classList.contains('open') || r.getAttribute('aria-selected') === 'true')"
+              ".map(r => r.dataset.path)")
+    for path, own, other in [(copy, SAME_FILE_COPY_TEXT, SAME_FILE_TEXT), (original, SAME_FILE_TEXT, SAME_FILE_COPY_TEXT),
+                             (copy, SAME_FILE_COPY_TEXT, SAME_FILE_TEXT)]:
+        d.click(d.wait_all(f'{rows}[data-path="{path}"]')[0])
+        d.until("const t = document.querySelector('[data-testid=\"transcript\"]');"
+                " return t?.dataset.total > 0 && t.innerText.includes(arguments[0])", 20, own)
+        text = d.js("return document.querySelector('[data-testid=\"transcript\"]').innerText")
+        assert other not in text, f"the row of {path} shows the other file's text"
+        assert d.js(marked) == [str(path)], d.js(marked)
+    d.shot("61-same-file")
 
 
 REMOTE_COUNTS = {"claude": 9, "codex": 6, "opencode": 7}

@@ -470,7 +470,8 @@ fn log(
         provider: first.session.provider,
         id: first.session.id.clone(),
         cursor: first.cursor,
-        source_path: None,
+        // The file the log was read from: another file may hold the same session.
+        source_path: Some(first.session.source_path.clone()),
     };
     client.follow(params, &mut |update| {
         if update.truncated {

@@ -16,6 +16,7 @@ use agent_sessions_core::{Catalog, ProviderKind, SessionMeta};
 use agent_sessions_test_support::{snapshot, SameIdStore};
 
 const CLAUDE: ProviderKind = ProviderKind::Claude;
+const CODEX: ProviderKind = ProviderKind::Codex;
 
 fn service(store: &SameIdStore, cache: &Path) -> Service {
     let service = Service::new(
@@ -171,4 +172,47 @@ fn trashing_one_copy_leaves_the_other_untouched() {
     );
     let trashed = std::fs::read_dir(data.path().join("Trash/files")).unwrap();
     assert_eq!(trashed.count(), items.len());
+}
+
+/// Codex names a session by id alone (its commands, its state DB): with a second rollout of
+/// one session in the same store, a trash or delete of either is refused before anything is
+/// touched, saying which other file holds it, rather than letting Codex pick the file.
+#[test]
+fn codex_refuses_a_session_two_rollouts_of_its_store_hold() {
+    let root = common::fixture_copy(CODEX, "0.171.0");
+    agent_sessions_test_support::age(root.path());
+    let id = "01a22bc4-d63a-7983-80d0-f3d6ee14c936";
+    let name = format!("rollout-2026-11-30T09-24-09-{id}.jsonl");
+    let original = root.path().join("sessions/2026/11/30").join(&name);
+    let copy = root.path().join("sessions/2026/12/01").join(&name);
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(&original, &copy).unwrap();
+    agent_sessions_test_support::age(root.path());
+    let before = snapshot(root.path());
+    let catalog = common::catalog(CODEX, root.path());
+    let sessions = catalog
+        .scan(&agent_sessions_core::ScanProgress::default())
+        .unwrap()
+        .sessions;
+    let allowed = ActionSettings {
+        allow_delete: true,
+        allow_permanent_delete: true,
+    };
+    for mode in [Mode::Trash, Mode::Permanent] {
+        for (file, other) in [(&copy, &original), (&original, &copy)] {
+            let s = sessions.iter().find(|s| &s.source_path == file).unwrap();
+            let request = Request {
+                mode,
+                subagents: Some(true),
+            };
+            let err = trash::plan(&catalog, &sessions, s, request, &allowed, &Tools::default())
+                .unwrap_err();
+            assert_eq!(err.code(), "unsupported", "{err}");
+            assert!(
+                err.to_string().contains(&other.display().to_string()),
+                "{err}"
+            );
+        }
+    }
+    assert_eq!(snapshot(root.path()), before, "nothing was touched");
 }

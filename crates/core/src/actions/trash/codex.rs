@@ -22,6 +22,18 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
             ctx.children.len()
         )));
     }
+    // Codex (and its state DB) name a session by id alone: with another file of this store
+    // holding the same session, what it archived or deleted could be the other file.
+    if let Some(twin) = ctx.twin.filter(|t| t.starts_with(ctx.root)) {
+        return Err(TrashError::Unsupported(format!(
+            "{} holds the Codex session {} too, and Codex acts on a session by its id alone, so \
+             it cannot be told which file to archive or delete; move one of the two files out \
+             of {} first",
+            twin.display(),
+            s.id,
+            ctx.root.display()
+        )));
+    }
     // Codex takes a name where the id is not a UUID: only ids of its own shape are passed.
     if !resume::is_uuid(&s.id) {
         return Err(TrashError::Unsupported(format!(

@@ -6,6 +6,9 @@ use crate::model::SessionMeta;
 
 pub use agent_sessions_providers::Error as ProviderError;
 
+/// How many of the sessions an ambiguous id matches its error lists.
+pub const AMBIGUOUS_LISTED: usize = 5;
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("the {provider} root {path} does not exist; check the path, or give no root to read the configured or default one")]
@@ -87,14 +90,20 @@ impl Error {
 
     /// `name` matches every session of `matches` (two or more): each is listed by agent, id and
     /// file, the file being what tells two copies of one session apart.
+    /// At most [`AMBIGUOUS_LISTED`] are listed (a short prefix may match every session).
     pub fn ambiguous(name: &str, matches: &[&SessionMeta]) -> Self {
+        let mut candidates: Vec<String> = matches
+            .iter()
+            .take(AMBIGUOUS_LISTED)
+            .map(|s| format!("{} {} in {}", s.provider, s.id, s.source_path.display()))
+            .collect();
+        if matches.len() > AMBIGUOUS_LISTED {
+            candidates.push(format!("{} more", matches.len() - AMBIGUOUS_LISTED));
+        }
         Error::AmbiguousId {
             id: name.to_owned(),
             count: matches.len(),
-            candidates: matches
-                .iter()
-                .map(|s| format!("{} {} in {}", s.provider, s.id, s.source_path.display()))
-                .collect(),
+            candidates,
         }
     }
 

@@ -98,6 +98,12 @@ fn a_file_path_names_one_of_the_two() {
     assert!(err.to_string().contains("2 sessions"), "{err}");
     let prefix = catalog.find(&sessions, &store.id[..8]).unwrap_err();
     assert_eq!(prefix.code(), "ambiguous_id");
+    // An empty name matches every session: a few are listed, the rest counted.
+    let every = catalog.find(&sessions, "").unwrap_err().to_string();
+    let more = sessions.len() - agent_sessions_core::error::AMBIGUOUS_LISTED;
+    assert!(every.contains(&format!("; {more} more)")), "{every}");
+    let listed = agent_sessions_core::error::AMBIGUOUS_LISTED;
+    assert_eq!(every.matches(" in /").count(), listed, "{every}");
     for file in [&store.original, &store.copy] {
         let found = catalog
             .find(&sessions, &file.display().to_string())

@@ -13,6 +13,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use agent_sessions_remote::loopback::Sshd as Loopback;
+use agent_sessions_remote::protocol::{ListParams, SessionRef, ShowParams};
+use agent_sessions_remote::ssh::Ssh;
+use agent_sessions_remote::Client;
 use common::{copy_dir, testdata};
 use serde_json::Value;
 
@@ -29,10 +32,24 @@ struct Sshd {
 
 impl Sshd {
     fn start() -> Sshd {
+        Self::start_with(false)
+    }
+
+    /// [`Sshd::start`]; `no_cache`: the remote's sessions get an `AGENT_SESSIONS_CACHE_DIR` no
+    /// server can make (below a file), so its server lists without a cache.
+    fn start_with(no_cache: bool) -> Sshd {
         let dir = tempfile::Builder::new()
             .prefix("agent-sessions-remote-")
             .tempdir()
             .unwrap();
+        let file = dir.path().join("not-a-folder");
+        std::fs::write(&file, "").unwrap();
+        let nowhere = file.join("cache").display().to_string();
+        let env: &[(&str, &str)] = if no_cache {
+            &[("AGENT_SESSIONS_CACHE_DIR", &nowhere)]
+        } else {
+            &[]
+        };
         let home = dir.path().join("home");
         copy_dir(
             &testdata("claude/2.1.332/dot-claude"),
@@ -44,8 +61,16 @@ impl Sshd {
             &home.join(".local/share/opencode"),
         );
         // Missing sshd fails the test with what to run (CI runs scripts/setup.sh).
-        let server = Loopback::start(&home).unwrap_or_else(|e| panic!("{e}"));
+        let server = Loopback::start_with(&home, env).unwrap_or_else(|e| panic!("{e}"));
         Sshd { dir, server }
+    }
+
+    /// One connection to the remote through the system ssh, as the app holds it.
+    fn connect(&self) -> Client {
+        let mut ssh = Ssh::new("testbox").unwrap();
+        ssh.config = Some(self.server.config());
+        ssh.server_binary = Some(PathBuf::from(CLI));
+        Client::connect(Box::new(ssh)).unwrap()
     }
 
     fn home(&self) -> PathBuf {
@@ -184,6 +209,82 @@ fn but_for_export_time(out: &[u8]) -> String {
 }
 
 /// The JSON export differs only in its time stamp.
+/// The title the remote's server lists for `id` on `client`'s connection.
+fn listed_title(client: &mut Client, id: &str) -> Option<String> {
+    let listed = client.list(&ListParams::default()).unwrap().sessions;
+    listed.into_iter().find(|s| s.id == id).unwrap().title
+}
+
+/// One connection to a host without a usable cache: its `serve --stdio` process keeps what it
+/// listed, so a second list, a show and a log refresh instead of scanning every store again. A
+/// session file rewritten in place (same size, its mtime put back) keeps its listed title on
+/// that connection, while a prompt appended to another session is seen; a new connection, whose
+/// server scans, lists the new title.
+#[test]
+fn one_connection_refreshes_instead_of_scanning_again() {
+    let sshd = Sshd::start_with(true);
+    sshd.preinstall();
+    let todo = "67e40764-2970-47cf-8c8e-1638ddecc58d";
+    let mut client = sshd.connect();
+    let first = client.list(&ListParams::default()).unwrap();
+    assert!(
+        first
+            .warnings
+            .iter()
+            .any(|w| w.contains("without the cache")),
+        "{:?}",
+        first.warnings
+    );
+    let users = |sessions: &[agent_sessions_core::SessionMeta]| {
+        sessions.iter().find(|s| s.id == LIVE).unwrap().counts.user
+    };
+    let live_users = users(&first.sessions);
+    let path = &first
+        .sessions
+        .iter()
+        .find(|s| s.id == todo)
+        .unwrap()
+        .source_path;
+    assert_eq!(
+        listed_title(&mut client, todo).as_deref(),
+        Some("TODO plan the work")
+    );
+
+    let mtime = std::fs::metadata(path).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
+    std::fs::write(path, text.replace("TODO plan", "DONE plan")).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    append_prompt(&sshd.home().join(".claude"), "one more");
+
+    let second = client.list(&ListParams::default()).unwrap().sessions;
+    assert_eq!(users(&second), live_users + 1);
+    let kept = Some("TODO plan the work".to_owned());
+    assert_eq!(second.iter().find(|s| s.id == todo).unwrap().title, kept);
+    let shown = client
+        .show(&ShowParams {
+            session: SessionRef::named(&todo[..8]),
+            offset: 0,
+            limit: 1,
+        })
+        .unwrap();
+    assert_eq!(shown.session.title, kept);
+    assert_eq!(
+        client.log(&SessionRef::named(todo)).unwrap().session.title,
+        kept
+    );
+
+    let mut fresh = sshd.connect();
+    assert_eq!(
+        listed_title(&mut fresh, todo).as_deref(),
+        Some("DONE plan the work")
+    );
+}
+
 #[test]
 fn export_json_through_host_equals_local_but_for_the_time() {
     let sshd = Sshd::start();

@@ -464,7 +464,7 @@ fn spelled_out(
 ) -> rusqlite::Result<Option<String>> {
     let mut terms = BTreeSet::new();
     for (_, _, text) in messages {
-        tokenizer.tokens(text, &mut |t| {
+        super::tokens::each_token(tokenizer, text, &mut |t| {
             if !terms.contains(t) {
                 terms.insert(t.to_owned());
             }

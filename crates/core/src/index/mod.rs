@@ -534,8 +534,9 @@ impl Index {
 
     /// Indexes the message text of up to `max` pending sessions (all when `None`): first those
     /// a search can only read by parsing them whole (OpenCode's rows), then the others, each
-    /// newest first — a search reads unindexed one-file sessions at the speed of reading. One thread reads and extracts each session's text while this one writes it, in
-    /// transactions of up to [`TX_TEXT_BYTES`] or [`TX_TIME`], so a kill loses at most the
+    /// newest first — a search reads unindexed one-file sessions at the speed of reading.
+    /// [`EXTRACTORS`] threads read and extract the sessions' text, in turn, while this one writes
+    /// it in transactions of up to [`TX_TEXT_BYTES`] or [`TX_TIME`], so a kill loses at most the
     /// transaction in progress (its sessions stay pending) and another process's writer waits
     /// at most about [`TX_TIME`]. Only messages whose text changed are rewritten, so a grown
     /// live session costs its new messages.
@@ -559,41 +560,35 @@ impl Index {
             rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?
         };
         progress.add_total(pending.len() as u64, 0);
-        let mut new_terms = tokens::NewTerms::new().map_err(|e| self.err(e))?;
+        let mut shares: Vec<Vec<_>> = (0..EXTRACTORS).map(|_| Vec::new()).collect();
+        for (i, item) in pending.into_iter().enumerate() {
+            shares[i % EXTRACTORS].push(item);
+        }
+        let mut terms = Vec::new();
+        for _ in 0..EXTRACTORS {
+            terms.push(tokens::NewTerms::new().map_err(|e| self.err(e))?);
+        }
         let path = self.path.clone();
         let conn = &mut self.conn;
         let (done, extracted) = std::thread::scope(|s| {
-            let (send, received) = std::sync::mpsc::sync_channel(EXTRACT_AHEAD);
-            let extractor = s.spawn(move || -> Result<(), serde_json::Error> {
-                for (rowid, updated, meta) in pending {
-                    let meta: SessionMeta = serde_json::from_str(&meta)?;
-                    let messages = extract(providers, &meta);
-                    let mut terms = Vec::new();
-                    for row in &messages {
-                        new_terms.add(&row.text, &mut terms);
+            let mut extractors = Vec::new();
+            let mut receivers = Vec::new();
+            for (share, new_terms) in shares.into_iter().zip(terms) {
+                let (send, received) = std::sync::mpsc::sync_channel(EXTRACT_AHEAD);
+                extractors.push(s.spawn(move || extract_share(providers, share, new_terms, send)));
+                receivers.push(received);
+            }
+            let written =
+                write_texts(conn, in_turn(receivers), progress).and_then(|(sessions, bytes)| {
+                    if bytes >= MERGE_AFTER_BYTES {
+                        merge_segments(conn)?;
                     }
-                    if send
-                        .send(Extracted {
-                            rowid,
-                            updated,
-                            messages,
-                            terms,
-                        })
-                        .is_err()
-                    {
-                        break; // the writer stopped
-                    }
-                }
-                Ok(())
-            });
-            let written = write_texts(conn, received, progress).and_then(|(sessions, bytes)| {
-                if bytes >= MERGE_AFTER_BYTES {
-                    merge_segments(conn)?;
-                }
-                Ok(sessions)
-            });
-            // The receiver is gone once `write_texts` returns, so the extractor ends too.
-            let extracted = extractor.join().unwrap_or(Ok(()));
+                    Ok(sessions)
+                });
+            // The receivers are gone once `write_texts` returns, so the extractors end too.
+            let extracted: Result<(), serde_json::Error> = extractors
+                .into_iter()
+                .try_for_each(|e| e.join().unwrap_or(Ok(())));
             (written, extracted)
         });
         extracted.map_err(|e| self.damaged(e))?;
@@ -876,8 +871,57 @@ const MERGE_STEP_PAGES: i64 = 4000;
 /// A bound on merge steps (a 1 GB cache needs well under a hundred), so it can never spin.
 const MAX_MERGE_STEPS: usize = 10_000;
 
-/// Sessions extracted ahead of the writer: bounds the memory the two threads hold.
-const EXTRACT_AHEAD: usize = 4;
+/// Sessions each extractor holds ahead of the writer: bounds the memory the threads hold.
+const EXTRACT_AHEAD: usize = 2;
+
+/// Threads reading and extracting text for the one writer. Two: where parsing is the slow part
+/// (OpenCode's rows, indexed first) one extractor left the writer waiting 1.0 of its 8.5 s at
+/// 300 MB; where writing is, the second one waits and costs nothing (`docs/performance.md`).
+const EXTRACTORS: usize = 2;
+
+/// Reads and extracts one extractor's share of the pending sessions (every
+/// [`EXTRACTORS`]th, in order), handing each to the writer; ends early when the writer stops.
+/// Each extractor remembers its own terms, so a term may be sent twice (the writer keeps it
+/// once: `INSERT OR IGNORE`).
+fn extract_share(
+    providers: &ProviderSet,
+    share: Vec<(i64, i64, String)>,
+    mut new_terms: tokens::NewTerms,
+    send: std::sync::mpsc::SyncSender<Extracted>,
+) -> Result<(), serde_json::Error> {
+    for (rowid, updated, meta) in share {
+        let meta: SessionMeta = serde_json::from_str(&meta)?;
+        let messages = extract(providers, &meta);
+        let mut terms = Vec::new();
+        for row in &messages {
+            new_terms.add(&row.text, &mut terms);
+        }
+        let item = Extracted {
+            rowid,
+            updated,
+            messages,
+            terms,
+        };
+        if send.send(item).is_err() {
+            break; // the writer stopped
+        }
+    }
+    Ok(())
+}
+
+/// The extractors' sessions in the order they were queued: the pending list was dealt to them
+/// in turn, so it is taken back in turn. Ends at the first extractor with nothing more (its
+/// share done, or failed: then the others' later sessions wait for the next pass).
+fn in_turn(
+    receivers: Vec<std::sync::mpsc::Receiver<Extracted>>,
+) -> impl Iterator<Item = Extracted> {
+    let mut turn = 0;
+    std::iter::from_fn(move || {
+        let item = receivers[turn % receivers.len()].recv().ok();
+        turn += 1;
+        item
+    })
+}
 
 /// One session's searchable text, extracted off the writing thread.
 struct Extracted {
@@ -906,10 +950,10 @@ fn extract(providers: &ProviderSet, meta: &SessionMeta) -> Vec<text::Row> {
 /// since it was queued. Returns how many sessions were written, and the bytes of their text.
 fn write_texts(
     conn: &mut Connection,
-    received: std::sync::mpsc::Receiver<Extracted>,
+    received: impl Iterator<Item = Extracted>,
     progress: &ScanProgress,
 ) -> rusqlite::Result<(usize, usize)> {
-    let mut received = received.into_iter().peekable();
+    let mut received = received.peekable();
     let (mut done, mut written) = (0, 0);
     while received.peek().is_some() {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

@@ -179,7 +179,7 @@ fn test_only_crates_are_dev_dependencies_only() {
             );
         }
     }
-    // It is used: by the core's, the CLI's and the remote's tests.
+    // It is used: by the core's, the CLI's, the remote's and the app's tests.
     let graph = graph();
     let users: BTreeSet<&str> = graph
         .iter()
@@ -191,7 +191,8 @@ fn test_only_crates_are_dev_dependencies_only() {
         BTreeSet::from([
             "agent-sessions-core",
             "agent-sessions-cli",
-            "agent-sessions-remote"
+            "agent-sessions-remote",
+            "agent-sessions"
         ])
     );
 }

@@ -184,6 +184,12 @@ fn the_cache_file_is_private_and_keyed_by_version_and_roots() {
         let mode = std::fs::metadata(ia.path()).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
     }
+    // A new cache has 32 KB pages (set before WAL mode fixes the size; docs/performance.md).
+    let page_size: i64 = rusqlite::Connection::open(ia.path())
+        .unwrap()
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(page_size, 32768);
     assert_eq!(
         std::fs::read(&other_version).unwrap(),
         b"an older cache",

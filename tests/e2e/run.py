@@ -389,7 +389,7 @@ def main():
             check("a Claude and a Codex session sharing an id each open their own transcript, one row marked",
                   lambda: same_id_sessions(drv))
             check("one Claude session in two files (a project folder copied beside itself) lists two rows, "
-                  "each opening its own file's transcript, one row marked",
+                  "each opening its own file's transcript (from its row or a search hit), one row marked",
                   lambda: same_file_sessions(drv, *copies))
         finally:
             drv.quit()
@@ -2002,19 +2002,25 @@ def same_id_sessions(d):
     key(d, ENTER)
     shows_own_transcript(d, "claude", claude_text, codex_text)
     # A search hit in the Codex session opens the Codex session.
+    d.click(search_hits(d, "helper agent finished", ':has(.badge.codex)')[0])
+    shows_own_transcript(d, "codex", codex_text, claude_text)
+    d.shot("61-same-id-search")
+
+
+def search_hits(d, query, which=""):
+    """Searches for `query` (again, until the hits come: the index may still be filling) and
+    returns the hits matching the selector suffix `which`; fails after a minute without any."""
     box = d.find_all('[data-testid="search-input"]')[0]
     deadline = time.time() + 60
     while True:
         d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
-        d.type(box, "helper agent finished\ue007")
+        d.type(box, query + "\ue007")
         time.sleep(0.5)
-        hits = d.find_all('[data-testid="search-hit"]:has(.badge.codex)')
+        hits = d.find_all(f'[data-testid="search-hit"]{which}')
         if hits or time.time() > deadline:
             break
-    assert hits, "no search hit in the Codex session"
-    d.click(hits[0])
-    shows_own_transcript(d, "codex", codex_text, claude_text)
-    d.shot("61-same-id-search")
+    assert hits, f"no search hit for {query!r} {which}"
+    return hits
 
 
 # Ids are unique per agent only in theory: a Claude project folder copied beside itself lists one
@@ -2053,6 +2059,15 @@ def same_file_sessions(d, original, copy):
         assert other not in text, f"the row of {path} shows the other file's text"
         assert d.js(marked) == [str(path)], d.js(marked)
     d.shot("61-same-file")
+    # A search hit names its file: a hit found only in one copy opens that copy.
+    for query, own, other in [(f'"{SAME_FILE_TEXT}"', SAME_FILE_TEXT, SAME_FILE_COPY_TEXT),
+                              ("COPIED", SAME_FILE_COPY_TEXT, SAME_FILE_TEXT)]:
+        d.click(search_hits(d, query)[0])
+        d.until("const t = document.querySelector('[data-testid=\"transcript\"]');"
+                " return t?.innerText.includes(arguments[0])", 20, own)
+        text = d.js("return document.querySelector('[data-testid=\"transcript\"]').innerText")
+        assert other not in text, f"the hit for {query} opened the other file"
+    d.shot("62-same-file-search")
 
 
 REMOTE_COUNTS = {"claude": 9, "codex": 6, "opencode": 7}

@@ -301,12 +301,20 @@ fn search_json_follows_the_contract() {
         "title",
         "snippet",
         "score",
+        "source_path",
     ] {
         assert!(hits[0].get(k).is_some(), "hit lacks {k}");
     }
     assert_eq!(
         hits[0]["session_id"],
         "ceefe47d-84be-4483-8ce5-5f829cfd22c9"
+    );
+    // The hit names its own file (one id can be in two files).
+    let file = std::path::PathBuf::from(hits[0]["source_path"].as_str().unwrap());
+    assert!(file.starts_with(&root), "{file:?} outside {root:?}");
+    assert!(
+        file.ends_with("ceefe47d-84be-4483-8ce5-5f829cfd22c9.jsonl"),
+        "{file:?}"
     );
 
     let bad = cli(&[

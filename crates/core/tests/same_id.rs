@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 use agent_sessions_core::actions::trash::{self, Mode, Request, Step, Tools};
 use agent_sessions_core::config::ActionSettings;
+use agent_sessions_core::index::SearchFilter;
 use agent_sessions_core::service::Service;
-use agent_sessions_core::{Catalog, ProviderKind, SessionMeta};
+use agent_sessions_core::{Catalog, Library, ProviderKind, ScanProgress, SessionMeta};
 use agent_sessions_test_support::{snapshot, SameIdStore};
 
 const CLAUDE: ProviderKind = ProviderKind::Claude;
@@ -81,6 +82,46 @@ fn each_file_is_its_own_session_and_the_bare_id_is_ambiguous() {
     // A file the listing did not give names nothing: it is never read as given.
     let elsewhere = service.resolve_at(CLAUDE, store.id, Some(Path::new("/etc/passwd")));
     assert_eq!(elsewhere.unwrap_err().code(), "session_not_found");
+}
+
+/// A search hit names its own file, so opening it opens the copy it was found in: whether the
+/// text was read directly (not indexed yet) or found in the index.
+#[test]
+fn a_search_hit_names_the_file_it_was_found_in() {
+    let store = SameIdStore::create();
+    let cache = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(
+        &common::roots(CLAUDE, store.root()),
+        &[],
+        Some(cache.path().to_path_buf()),
+    );
+    let progress = ScanProgress::default();
+    let filter = SearchFilter {
+        limit: 20,
+        ..SearchFilter::default()
+    };
+    let files_of = |lib: &mut Library, word: &str| {
+        let found = lib.search(word, &filter, &progress).unwrap();
+        let mut files: Vec<PathBuf> = found
+            .hits
+            .into_iter()
+            .filter(|h| h.session_id == store.id)
+            .map(|h| h.source_path)
+            .collect();
+        files.sort();
+        files.dedup();
+        (files, found.read_directly)
+    };
+    for indexed in [false, true] {
+        if indexed {
+            lib.index_text(&progress).unwrap();
+        }
+        let (files, read) = files_of(&mut lib, "COPIED");
+        assert_eq!(files, vec![store.copy.clone()], "indexed: {indexed}");
+        assert_eq!(read > 0, !indexed);
+        let (files, _) = files_of(&mut lib, "\"SUBAGENT please delegate\"");
+        assert_eq!(files, vec![store.original.clone()], "indexed: {indexed}");
+    }
 }
 
 /// The catalog's naming (the CLI's and a remote's): the bare id is refused listing both files,

@@ -236,7 +236,12 @@ export type Hit = { session_id: string, provider: ProviderKind, message_id: stri
 /**
  * Higher is better (negated BM25).
  */
-score: number, };
+score: number, 
+/**
+ * The session's file: one session id can be in two files (a project folder copied beside
+ * itself), and a hit opens its own. Empty from a remote server that predates it.
+ */
+source_path: string, };
 export type HostsView = { 
 /**
  * The aliases, in the config's order.

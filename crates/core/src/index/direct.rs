@@ -407,6 +407,7 @@ pub fn search(
                 title: meta.title.clone(),
                 snippet,
                 score: -rank,
+                source_path: meta.source_path.clone(),
             });
         }
         if found.hits.len() >= limit {

@@ -153,6 +153,10 @@ pub struct Hit {
     pub snippet: String,
     /// Higher is better (negated BM25).
     pub score: f64,
+    /// The session's file: one session id can be in two files (a project folder copied beside
+    /// itself), and a hit opens its own. Empty from a remote server that predates it.
+    #[serde(default)]
+    pub source_path: PathBuf,
 }
 
 /// The cache directory: `AGENT_SESSIONS_CACHE_DIR`, else the per-OS cache dir
@@ -711,7 +715,7 @@ impl Index {
     fn hits_at(&self, fts: &str, rows: &[(i64, f64)]) -> Result<Vec<Hit>, Error> {
         let sql = format!(
             "SELECT s.id, s.provider, fts.message_id, s.title,
-                    snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12)
+                    snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12), s.source_path
              FROM fts JOIN sessions s ON s.rowid = fts.session
              WHERE fts MATCH ?1 AND fts.rowid = ?2"
         );
@@ -737,7 +741,7 @@ impl Index {
         limit: usize,
     ) -> Result<Vec<Hit>, Error> {
         let sql = format!(
-            "SELECT s.id, s.provider, h.message_id, s.title, h.snip
+            "SELECT s.id, s.provider, h.message_id, s.title, h.snip, s.source_path
              FROM (SELECT rowid AS row, session, message_id,
                           snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
                    FROM fts WHERE fts MATCH ?{restrict}
@@ -1008,7 +1012,7 @@ fn merge_segments(conn: &mut Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// A hit from a row of (session id, provider, message id, title, snippet); `None` for an
+/// A hit from a row of (session id, provider, message id, title, snippet, file); `None` for an
 /// agent this build does not know (a cache shared with a newer build).
 fn hit_of(r: &rusqlite::Row<'_>, score: f64) -> rusqlite::Result<Option<Hit>> {
     let provider: String = r.get(1)?;
@@ -1022,6 +1026,7 @@ fn hit_of(r: &rusqlite::Row<'_>, score: f64) -> rusqlite::Result<Option<Hit>> {
         title: r.get(3)?,
         snippet: r.get(4)?,
         score,
+        source_path: PathBuf::from(r.get::<_, String>(5)?),
     }))
 }
 

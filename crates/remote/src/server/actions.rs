@@ -33,14 +33,7 @@ pub(super) fn trash(state: &State, p: TrashParams) -> Result<Value, CoreError> {
         subagents: p.subagents,
     };
     let tools = Tools::from_path();
-    let plan = trash::plan(
-        &catalog,
-        &sessions,
-        &session,
-        request,
-        &settings,
-        &tools,
-    )?;
+    let plan = trash::plan(&catalog, &sessions, &session, request, &settings, &tools)?;
     let Some(shown) = p.plan else {
         return Ok(json!({ "plan": plan, "done": null }));
     };

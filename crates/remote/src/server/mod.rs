@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use agent_sessions_core::live::timeline::Timelines;
-use agent_sessions_core::Catalog;
 use agent_sessions_core::service::Service;
+use agent_sessions_core::Catalog;
 use agent_sessions_core::{Error as CoreError, Roots};
 use serde_json::Value;
 

@@ -57,3 +57,50 @@ fn the_listed_file_names_each_copy_and_the_bare_id_is_ambiguous() {
         assert_eq!(page.session.source_path, meta.source_path);
     }
 }
+
+/// A trash plan for a copy named by its listed file (as the app names every session) is made
+/// over the whole listing: the copy's own subagent is planned, and the other file is named as
+/// the one keeping what the store holds by id. (Planned over the named file alone, the plan
+/// had no subagents and would have taken the other copy's todo lists and file history.)
+#[test]
+fn a_trash_plan_named_by_file_sees_the_subagents_and_the_other_copy() {
+    let store = SameIdStore::create();
+    let config = tempfile::tempdir().unwrap();
+    let config_file = config.path().join("config.toml");
+    std::fs::write(&config_file, "[actions]\nallow_delete = true\n").unwrap();
+    // Only `trash` reads the server's config.toml.
+    std::env::set_var("AGENT_SESSIONS_CONFIG", &config_file);
+    let cache = tempfile::tempdir().unwrap();
+    let server = memory(claude_roots(store.root()), cache.path());
+    let mut client = Client::connect(Box::new(server)).unwrap();
+    let listed = client.list(&ListParams::default()).unwrap().sessions;
+    for (file, other) in [
+        (&store.copy, &store.original),
+        (&store.original, &store.copy),
+    ] {
+        let meta = listed.iter().find(|s| &s.source_path == file).unwrap();
+        let params = TrashParams {
+            session: SessionRef::listed(meta),
+            permanent: false,
+            subagents: Some(true),
+            plan: None,
+        };
+        let plan = client.trash(&params).unwrap().plan;
+        assert_eq!(plan.session.source_path, *file);
+        assert_eq!(plan.subagents.len(), 1, "{file:?}: its own subagent");
+        let folder = file.parent().unwrap();
+        assert!(
+            plan.subagents
+                .iter()
+                .all(|s| s.source_path.starts_with(folder)),
+            "{:?}",
+            plan.subagents
+        );
+        let other = other.display().to_string();
+        assert!(
+            plan.notes.iter().any(|n| n.contains(&other)),
+            "{:?}",
+            plan.notes
+        );
+    }
+}

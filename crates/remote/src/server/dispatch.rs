@@ -126,12 +126,22 @@ pub(super) fn find_listed(
     if let Some(kind) = session.provider {
         report.sessions.retain(|s| s.provider == kind);
     }
-    // The file picks among the listed copies of a session; it is never read as given.
-    if let Some(path) = &session.source_path {
-        report.sessions.retain(|s| &s.source_path == path);
-    }
+    // The file picks among the listed copies of a session; it is never read as given. The
+    // listing handed back stays whole: trash and bundle find the session's subagents and its
+    // other copy in it.
     let catalog = state.catalog();
-    let found = catalog.find(&report.sessions, &session.id)?.clone();
+    let found = match &session.source_path {
+        Some(path) => {
+            let copies: Vec<SessionMeta> = report
+                .sessions
+                .iter()
+                .filter(|s| &s.source_path == path)
+                .cloned()
+                .collect();
+            catalog.find(&copies, &session.id)?.clone()
+        }
+        None => catalog.find(&report.sessions, &session.id)?.clone(),
+    };
     Ok((catalog, report.sessions, found))
 }
 

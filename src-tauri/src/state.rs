@@ -210,7 +210,7 @@ mod tests {
             assert!(text.contains(own) && !text.contains(other), "{file:?}");
         }
         let bare = state.resolve(&named(None)).unwrap_err();
-        assert_eq!(bare.code, crate::commands::ErrorCode::InvalidInput);
+        assert_eq!(bare.code, crate::commands::ErrorCode::AmbiguousId);
         assert!(bare.message.contains(&store.copy.display().to_string()));
         let elsewhere = state.resolve(&named(Some(std::path::Path::new("/etc/passwd"))));
         assert_eq!(

@@ -16,6 +16,9 @@ pub enum ErrorCode {
     Io,
     Cache,
     Internal,
+    /// An id (or prefix) that names more than one session, two files of one session included:
+    /// the message lists them with their files.
+    AmbiguousId,
     // Translation (core actions::translate, docs/translation.md).
     TranslateNotConfigured,
     TranslateBadUrl,

@@ -47,8 +47,8 @@ pub type CmdResult<T> = Result<T, CmdError>;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[ts(rename = "AppError")]
 pub struct CmdError {
-    /// One of `not_found`, `invalid_input`, `io`, `cache`, `internal`; translation, trash and
-    /// bundles keep core's own codes ([`ErrorCode`]).
+    /// One of `not_found`, `invalid_input`, `ambiguous_id`, `io`, `cache`, `internal`;
+    /// translation, trash and bundles keep core's own codes ([`ErrorCode`]).
     pub code: ErrorCode,
     pub message: String,
     /// A command the user can run instead (the resume command when its agent was not found).
@@ -106,8 +106,10 @@ pub fn fold_code(code: &str) -> ErrorCode {
         "terminal_not_installed" | "no_terminal" | "directory_missing" | "agent_not_found" => {
             ErrorCode::NotFound
         }
-        "ambiguous_id" | "bad_query" | "resume_unavailable" | "unknown_terminal"
-        | "file_exists" | "bad_params" => ErrorCode::InvalidInput,
+        "ambiguous_id" => ErrorCode::AmbiguousId,
+        "bad_query" | "resume_unavailable" | "unknown_terminal" | "file_exists" | "bad_params" => {
+            ErrorCode::InvalidInput
+        }
         "io" | "write" | "terminal_failed" => ErrorCode::Io,
         "cache" => ErrorCode::Cache,
         _ => ErrorCode::Internal,
@@ -167,6 +169,7 @@ mod tests {
         let cases = [
             (Error::session_not_found("s"), ErrorCode::NotFound),
             (Error::BadQuery("q".into()), ErrorCode::InvalidInput),
+            (Error::ambiguous("s", &[]), ErrorCode::AmbiguousId),
             (io, ErrorCode::Io),
             (
                 Error::Cache {

@@ -263,3 +263,27 @@ fn codex_refuses_a_session_two_rollouts_of_its_store_hold() {
     }
     assert_eq!(snapshot(root.path()), before, "nothing was touched");
 }
+
+/// The change feed names a removed copy as removed while the other file still holds the
+/// session: the window drops that row by its file (it stayed listed until a full list before).
+#[test]
+fn a_removed_copy_is_named_removed_while_the_other_is_listed() {
+    let store = SameIdStore::create();
+    let cache = tempfile::tempdir().unwrap();
+    let service = service(&store, cache.path());
+    let cursor = service.seq();
+    std::fs::remove_file(&store.copy).unwrap();
+    service.refresh().unwrap();
+    let delta = service.delta(cursor).unwrap();
+    let gone = agent_sessions_core::provider::SessionKey {
+        provider: CLAUDE,
+        id: store.id.to_owned(),
+        source_path: store.copy.clone(),
+    };
+    assert!(delta.removed.contains(&gone), "{delta:?}");
+    assert!(
+        delta.changed.iter().all(|s| s.source_path != store.copy),
+        "{delta:?}"
+    );
+    assert_eq!(listed(&service, &store), vec![store.original.clone()]);
+}

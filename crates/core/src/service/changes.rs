@@ -41,7 +41,8 @@ pub struct Delta {
 
 impl Delta {
     /// The listed sessions `changes` names. A changed session no longer listed (gone since)
-    /// counts as removed; a removed one listed again (moved, archived) as changed.
+    /// counts as removed; a removed one listed again (moved, archived) as changed. Removed is
+    /// said of a file: a copy gone while another file still holds the session is removed.
     pub fn pick(changes: Changes, listed: Vec<SessionMeta>) -> Delta {
         let named = |k: &SessionKey| (k.provider, k.id.clone());
         let changed: HashSet<(ProviderKind, String)> = changes.changed.iter().map(named).collect();
@@ -55,15 +56,15 @@ impl Delta {
         for s in listed {
             let key = (s.provider, s.id.clone());
             if changed.contains(&key) || removed.contains(&key) {
+                listed_keys.insert(SessionKey::of(&s));
                 out.changed.push(s);
             }
-            listed_keys.insert(key);
         }
         out.removed = changes
             .changed
             .into_iter()
             .chain(changes.removed)
-            .filter(|k| !listed_keys.contains(&named(k)))
+            .filter(|k| !listed_keys.contains(k))
             .collect();
         out.removed.sort();
         out.removed.dedup();

@@ -11,6 +11,20 @@ use agent_sessions_test_support::SameIdStore;
 
 use common::*;
 
+/// The server's config.toml turns trash on, for the whole test process (only `trash` reads it;
+/// the tests run at once, so the file stays until the process ends).
+fn allow_delete() {
+    static CONFIG: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = CONFIG.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "[actions]\nallow_delete = true\n").unwrap();
+        std::env::set_var("AGENT_SESSIONS_CONFIG", &file);
+        dir
+    });
+    assert!(dir.path().join("config.toml").exists());
+}
+
 fn text(page: &ShowResult) -> String {
     serde_json::to_string(&page.messages).unwrap()
 }
@@ -65,11 +79,7 @@ fn the_listed_file_names_each_copy_and_the_bare_id_is_ambiguous() {
 #[test]
 fn a_trash_plan_named_by_file_sees_the_subagents_and_the_other_copy() {
     let store = SameIdStore::create();
-    let config = tempfile::tempdir().unwrap();
-    let config_file = config.path().join("config.toml");
-    std::fs::write(&config_file, "[actions]\nallow_delete = true\n").unwrap();
-    // Only `trash` reads the server's config.toml.
-    std::env::set_var("AGENT_SESSIONS_CONFIG", &config_file);
+    allow_delete();
     let cache = tempfile::tempdir().unwrap();
     let server = memory(claude_roots(store.root()), cache.path());
     let mut client = Client::connect(Box::new(server)).unwrap();
@@ -101,6 +111,63 @@ fn a_trash_plan_named_by_file_sees_the_subagents_and_the_other_copy() {
             plan.notes.iter().any(|n| n.contains(&other)),
             "{:?}",
             plan.notes
+        );
+    }
+}
+
+/// On one connection (the server keeps its listing), trashing the copy named by its file takes
+/// the copy and its subagent only; the next list has the original and not the copy, the bare
+/// id then names the original, and the original folder is byte-identical. With the host's
+/// cache and without one.
+#[test]
+fn a_trashed_copy_leaves_the_kept_listing_and_the_original_stays() {
+    let data = tempfile::tempdir().unwrap();
+    // The OS trash of this test binary's only test that runs a trash.
+    std::env::set_var("XDG_DATA_HOME", data.path());
+    allow_delete();
+    for cached in [true, false] {
+        let store = SameIdStore::create();
+        let scratch = tempfile::tempdir().unwrap();
+        let cache = match cached {
+            true => scratch.path().to_path_buf(),
+            false => unopenable(scratch.path()),
+        };
+        let server = memory(claude_roots(store.root()), &cache);
+        let mut client = Client::connect(Box::new(server)).unwrap();
+        let listed = client.list(&ListParams::default()).unwrap().sessions;
+        let copy = listed.iter().find(|s| s.source_path == store.copy).unwrap();
+        let original_folder = store.original.parent().unwrap();
+        let before = agent_sessions_test_support::snapshot(original_folder);
+        let mut params = TrashParams {
+            session: SessionRef::listed(copy),
+            permanent: false,
+            subagents: Some(true),
+            plan: None,
+        };
+        let plan = client.trash(&params).unwrap().plan;
+        params.plan = Some(plan);
+        let done = client.trash(&params).unwrap();
+        assert!(done.done.is_some(), "cached {cached}: {:?}", done.warnings);
+        assert!(!store.copy.exists(), "cached {cached}");
+
+        let copy_folder = store.copy.parent().unwrap();
+        let after = client.list(&ListParams::default()).unwrap().sessions;
+        assert!(
+            after
+                .iter()
+                .all(|s| !s.source_path.starts_with(copy_folder)),
+            "cached {cached}: the copy is still listed"
+        );
+        assert!(after.iter().any(|s| s.source_path == store.original));
+        let page = client
+            .first_page(SessionRef::exact(ProviderKind::Claude, store.id))
+            .unwrap();
+        assert_eq!(page.session.source_path, store.original, "cached {cached}");
+        assert!(text(&page).contains(store.original_text));
+        assert_eq!(
+            agent_sessions_test_support::snapshot(original_folder),
+            before,
+            "cached {cached}"
         );
     }
 }

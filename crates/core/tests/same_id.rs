@@ -287,3 +287,48 @@ fn a_removed_copy_is_named_removed_while_the_other_is_listed() {
     );
     assert_eq!(listed(&service, &store), vec![store.original.clone()]);
 }
+
+/// Three files of one Codex session: two in one store, one in a second store listed first.
+/// The store holding two is still refused (the first other copy found was the other store's,
+/// which let the plan through to a `codex archive` by id).
+#[test]
+fn codex_refuses_when_its_own_store_holds_another_copy_whatever_is_listed_first() {
+    let here = common::fixture_copy(CODEX, "0.171.0");
+    let elsewhere = common::fixture_copy(CODEX, "0.171.0");
+    let id = "01a22bc4-d63a-7983-80d0-f3d6ee14c936";
+    let name = format!("rollout-2026-11-30T09-24-09-{id}.jsonl");
+    let original = here.path().join("sessions/2026/11/30").join(&name);
+    let copy = here.path().join("sessions/2026/12/01").join(&name);
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(&original, &copy).unwrap();
+    agent_sessions_test_support::age(here.path());
+    agent_sessions_test_support::age(elsewhere.path());
+    let before = snapshot(here.path());
+    let roots = agent_sessions_core::Roots::default().with(CODEX, [here.path(), elsewhere.path()]);
+    let catalog = Catalog::new(&roots, &[CODEX]);
+    let mut sessions = catalog
+        .scan(&agent_sessions_core::ScanProgress::default())
+        .unwrap()
+        .sessions;
+    // The other store's copy first among the session's files.
+    sessions.sort_by_key(|s| !(s.id == id && s.source_path.starts_with(elsewhere.path())));
+    assert_eq!(sessions.iter().filter(|s| s.id == id).count(), 3);
+    let allowed = ActionSettings {
+        allow_delete: true,
+        allow_permanent_delete: true,
+    };
+    let s = sessions.iter().find(|s| s.source_path == original).unwrap();
+    let request = Request {
+        mode: Mode::Permanent,
+        subagents: Some(true),
+    };
+    let err = trash::plan(&catalog, &sessions, s, request, &allowed, &Tools::default())
+        .map(|plan| plan.steps)
+        .unwrap_err();
+    assert_eq!(err.code(), "unsupported", "{err}");
+    assert!(
+        err.to_string().contains(&copy.display().to_string()),
+        "{err}"
+    );
+    assert_eq!(snapshot(here.path()), before, "nothing was touched");
+}

@@ -460,14 +460,18 @@ pub fn plan(
             session.provider
         ))
     })?;
-    // Another file holding this session (a copy beside it) shares what the root keeps by id.
-    let twin = sessions
-        .iter()
-        .find(|s| {
+    // Another file holding this session (a copy beside it) shares what the root keeps by id:
+    // one under this session's root first (a third copy in another store must not hide it).
+    let twins = || {
+        sessions.iter().filter(|s| {
             s.provider == session.provider
                 && s.id == session.id
                 && s.source_path != session.source_path
         })
+    };
+    let twin = twins()
+        .find(|s| s.source_path.starts_with(root))
+        .or_else(|| twins().next())
         .map(|s| s.source_path.as_path());
     let ctx = Context {
         root,

@@ -221,6 +221,47 @@ fn trashing_one_copy_leaves_the_other_untouched() {
     assert_eq!(trashed.count(), items.len());
 }
 
+/// The Codex session both refusal tests copy, and its rollout's file name.
+const CODEX_ID: &str = "01a22bc4-d63a-7983-80d0-f3d6ee14c936";
+
+/// Copies the 0.171.0 rollout of [`CODEX_ID`] in `store` into another day folder: (the
+/// original, the copy).
+fn second_rollout(store: &Path) -> (PathBuf, PathBuf) {
+    let name = format!("rollout-2026-11-30T09-24-09-{CODEX_ID}.jsonl");
+    let original = store.join("sessions/2026/11/30").join(&name);
+    let copy = store.join("sessions/2026/12/01").join(&name);
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(&original, &copy).unwrap();
+    (original, copy)
+}
+
+/// A trash (or delete) plan of `s`, with its subagents, is refused as `unsupported`, naming
+/// `other`, the file Codex could pick instead.
+fn refused_naming(
+    catalog: &Catalog,
+    sessions: &[SessionMeta],
+    s: &SessionMeta,
+    mode: Mode,
+    other: &Path,
+) {
+    let allowed = ActionSettings {
+        allow_delete: true,
+        allow_permanent_delete: true,
+    };
+    let request = Request {
+        mode,
+        subagents: Some(true),
+    };
+    let err = trash::plan(catalog, sessions, s, request, &allowed, &Tools::default())
+        .map(|plan| plan.steps)
+        .unwrap_err();
+    assert_eq!(err.code(), "unsupported", "{err}");
+    assert!(
+        err.to_string().contains(&other.display().to_string()),
+        "{err}"
+    );
+}
+
 /// Codex names a session by id alone (its commands, its state DB): with a second rollout of
 /// one session in the same store, a trash or delete of either is refused before anything is
 /// touched, saying which other file holds it, rather than letting Codex pick the file.
@@ -228,12 +269,7 @@ fn trashing_one_copy_leaves_the_other_untouched() {
 fn codex_refuses_a_session_two_rollouts_of_its_store_hold() {
     let root = common::fixture_copy(CODEX, "0.171.0");
     agent_sessions_test_support::age(root.path());
-    let id = "01a22bc4-d63a-7983-80d0-f3d6ee14c936";
-    let name = format!("rollout-2026-11-30T09-24-09-{id}.jsonl");
-    let original = root.path().join("sessions/2026/11/30").join(&name);
-    let copy = root.path().join("sessions/2026/12/01").join(&name);
-    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
-    std::fs::copy(&original, &copy).unwrap();
+    let (original, copy) = second_rollout(root.path());
     agent_sessions_test_support::age(root.path());
     let before = snapshot(root.path());
     let catalog = common::catalog(CODEX, root.path());
@@ -241,24 +277,10 @@ fn codex_refuses_a_session_two_rollouts_of_its_store_hold() {
         .scan(&agent_sessions_core::ScanProgress::default())
         .unwrap()
         .sessions;
-    let allowed = ActionSettings {
-        allow_delete: true,
-        allow_permanent_delete: true,
-    };
     for mode in [Mode::Trash, Mode::Permanent] {
         for (file, other) in [(&copy, &original), (&original, &copy)] {
             let s = sessions.iter().find(|s| &s.source_path == file).unwrap();
-            let request = Request {
-                mode,
-                subagents: Some(true),
-            };
-            let err = trash::plan(&catalog, &sessions, s, request, &allowed, &Tools::default())
-                .unwrap_err();
-            assert_eq!(err.code(), "unsupported", "{err}");
-            assert!(
-                err.to_string().contains(&other.display().to_string()),
-                "{err}"
-            );
+            refused_naming(&catalog, &sessions, s, mode, other);
         }
     }
     assert_eq!(snapshot(root.path()), before, "nothing was touched");
@@ -295,12 +317,7 @@ fn a_removed_copy_is_named_removed_while_the_other_is_listed() {
 fn codex_refuses_when_its_own_store_holds_another_copy_whatever_is_listed_first() {
     let here = common::fixture_copy(CODEX, "0.171.0");
     let elsewhere = common::fixture_copy(CODEX, "0.171.0");
-    let id = "01a22bc4-d63a-7983-80d0-f3d6ee14c936";
-    let name = format!("rollout-2026-11-30T09-24-09-{id}.jsonl");
-    let original = here.path().join("sessions/2026/11/30").join(&name);
-    let copy = here.path().join("sessions/2026/12/01").join(&name);
-    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
-    std::fs::copy(&original, &copy).unwrap();
+    let (original, copy) = second_rollout(here.path());
     agent_sessions_test_support::age(here.path());
     agent_sessions_test_support::age(elsewhere.path());
     let before = snapshot(here.path());
@@ -311,24 +328,9 @@ fn codex_refuses_when_its_own_store_holds_another_copy_whatever_is_listed_first(
         .unwrap()
         .sessions;
     // The other store's copy first among the session's files.
-    sessions.sort_by_key(|s| !(s.id == id && s.source_path.starts_with(elsewhere.path())));
-    assert_eq!(sessions.iter().filter(|s| s.id == id).count(), 3);
-    let allowed = ActionSettings {
-        allow_delete: true,
-        allow_permanent_delete: true,
-    };
+    sessions.sort_by_key(|s| !(s.id == CODEX_ID && s.source_path.starts_with(elsewhere.path())));
+    assert_eq!(sessions.iter().filter(|s| s.id == CODEX_ID).count(), 3);
     let s = sessions.iter().find(|s| s.source_path == original).unwrap();
-    let request = Request {
-        mode: Mode::Permanent,
-        subagents: Some(true),
-    };
-    let err = trash::plan(&catalog, &sessions, s, request, &allowed, &Tools::default())
-        .map(|plan| plan.steps)
-        .unwrap_err();
-    assert_eq!(err.code(), "unsupported", "{err}");
-    assert!(
-        err.to_string().contains(&copy.display().to_string()),
-        "{err}"
-    );
+    refused_naming(&catalog, &sessions, s, Mode::Permanent, &copy);
     assert_eq!(snapshot(here.path()), before, "nothing was touched");
 }

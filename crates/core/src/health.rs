@@ -49,17 +49,19 @@ pub struct CacheInfo {
     pub dir: Option<PathBuf>,
     /// The cache file of these roots.
     pub path: Option<PathBuf>,
-    /// Its size with SQLite's `-wal` and `-shm` files.
+    /// Its size with its shards' files and SQLite's `-wal` and `-shm` files.
     pub bytes: u64,
 }
 
 impl CacheInfo {
     pub fn of(cache_dir: Option<&Path>, roots: &Roots) -> CacheInfo {
         let path = cache_dir.map(|d| index::index_path(d, roots));
-        let bytes = path.as_ref().map_or(0, |p| {
-            ["", "-wal", "-shm"]
+        let bytes = path.as_deref().map_or(0, |p| {
+            let files = index::cache_files(p);
+            let each = files
                 .iter()
-                .filter_map(|s| std::fs::metadata(format!("{}{s}", p.display())).ok())
+                .flat_map(|f| ["", "-wal", "-shm"].map(|s| format!("{}{s}", f.display())));
+            each.filter_map(|f| std::fs::metadata(f).ok())
                 .map(|m| m.len())
                 .sum()
         });

@@ -18,6 +18,15 @@ fn all_roots(claude: &Path, codex: &Path, opencode: &Path) -> Roots {
         .with(ProviderKind::Opencode, [opencode])
 }
 
+/// One fixture store of each agent (40 sessions).
+fn three_fixtures() -> Roots {
+    all_roots(
+        &common::fixture(ProviderKind::Claude, "2.0.50"),
+        &common::fixture(ProviderKind::Codex, "0.171.0"),
+        &common::fixture(ProviderKind::Opencode, "1.2.27"),
+    )
+}
+
 fn filter(limit: usize) -> SearchFilter {
     SearchFilter {
         limit,
@@ -28,11 +37,7 @@ fn filter(limit: usize) -> SearchFilter {
 #[test]
 fn the_cache_lists_what_a_direct_scan_lists() {
     let cache = tempfile::tempdir().unwrap();
-    let roots = all_roots(
-        &common::fixture(ProviderKind::Claude, "2.0.50"),
-        &common::fixture(ProviderKind::Codex, "0.171.0"),
-        &common::fixture(ProviderKind::Opencode, "1.2.27"),
-    );
+    let roots = three_fixtures();
     let direct = Catalog::new(&roots, &[])
         .scan(&ScanProgress::default())
         .unwrap();
@@ -184,12 +189,23 @@ fn the_cache_file_is_private_and_keyed_by_version_and_roots() {
         let mode = std::fs::metadata(ia.path()).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
     }
-    // A new cache has 32 KB pages (set before WAL mode fixes the size; docs/performance.md).
-    let page_size: i64 = rusqlite::Connection::open(ia.path())
-        .unwrap()
-        .query_row("PRAGMA page_size", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(page_size, 32768);
+    // A new cache has 32 KB pages (set before WAL mode fixes the size; docs/performance.md),
+    // its shards' files too, and they are private like it.
+    let files = index::cache_files(ia.path());
+    assert!(files.len() >= 2, "the text is split over files: {files:?}");
+    for file in &files {
+        let page_size: i64 = rusqlite::Connection::open(file)
+            .unwrap()
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(page_size, 32768, "{}", file.display());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(file).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", file.display());
+        }
+    }
     assert_eq!(
         std::fs::read(&other_version).unwrap(),
         b"an older cache",
@@ -298,16 +314,12 @@ fn damage_middle(file: &Path) {
 
 #[test]
 fn a_damaged_cache_is_rebuilt_and_lists_what_a_direct_scan_lists() {
-    let roots = all_roots(
-        &common::fixture(ProviderKind::Claude, "2.0.50"),
-        &common::fixture(ProviderKind::Codex, "0.171.0"),
-        &common::fixture(ProviderKind::Opencode, "1.2.27"),
-    );
+    let roots = three_fixtures();
     let direct = Catalog::new(&roots, &[])
         .scan(&ScanProgress::default())
         .unwrap();
     let p = ScanProgress::default();
-    for damage in ["middle pages", "header"] {
+    for damage in ["middle pages", "header", "a shard's file"] {
         let cache = tempfile::tempdir().unwrap();
         let path = {
             let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
@@ -317,9 +329,12 @@ fn a_damaged_cache_is_rebuilt_and_lists_what_a_direct_scan_lists() {
         };
         // Closed: the WAL is checkpointed into the file and removed.
         assert!(!PathBuf::from(format!("{}-wal", path.display())).exists());
+        let shard = index::cache_files(&path).pop().unwrap();
+        assert_ne!(shard, path);
         match damage {
             "middle pages" => damage_middle(&path),
-            _ => std::fs::write(&path, vec![0x5a; 64 << 10]).unwrap(),
+            "header" => std::fs::write(&path, vec![0x5a; 64 << 10]).unwrap(),
+            _ => std::fs::write(&shard, vec![0x5a; 64 << 10]).unwrap(),
         }
         let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
         let listed = lib.sessions(&p).unwrap();
@@ -404,9 +419,11 @@ fn a_new_cache_directory_is_private_and_so_are_the_side_files() {
         .unwrap();
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700);
-    for suffix in ["", "-wal", "-shm"] {
-        let file = PathBuf::from(format!("{}{suffix}", index.path().display()));
-        assert_eq!(mode(&file), 0o600, "{}", file.display());
+    for path in index::cache_files(index.path()) {
+        for suffix in ["", "-wal", "-shm"] {
+            let file = PathBuf::from(format!("{}{suffix}", path.display()));
+            assert_eq!(mode(&file), 0o600, "{}", file.display());
+        }
     }
 }
 
@@ -437,4 +454,182 @@ fn a_query_of_thousands_of_terms_is_refused_with_the_limit() {
     }
     let at_cap = terms[..index::MAX_TERMS].join(" OR ");
     assert!(lib.search(&at_cap, &filter(5), &p).is_ok());
+}
+
+/// The message rows of each shard's file: (session rowid, row key) pairs.
+fn shard_rows(file: &Path) -> Vec<(i64, String)> {
+    let conn = rusqlite::Connection::open(file).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT session, message_id FROM indexed_messages ORDER BY 1, 2")
+        .unwrap();
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// A cache in `dir` of `roots` listed and text-indexed, with how many sessions were indexed.
+fn indexed(dir: &Path, roots: &Roots) -> (Index, usize) {
+    let providers = ProviderSet::new(roots, &[]);
+    let p = ScanProgress::default();
+    let mut index = Index::open(dir, roots).unwrap();
+    index.refresh(&providers, &p).unwrap();
+    let written = index.index_text(&providers, None, &p).unwrap();
+    (index, written)
+}
+
+/// Every search of these words, as (session, message) sets, to compare two caches by.
+fn answers(index: &Index, words: &[&str]) -> Vec<Vec<(String, String)>> {
+    words
+        .iter()
+        .map(|w| {
+            let mut found: Vec<_> = index
+                .search(w, &filter(1000))
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.session_id, h.message_id))
+                .collect();
+            found.sort();
+            found
+        })
+        .collect()
+}
+
+const WORDS: &[&str] = &[
+    "hello",
+    "the",
+    "file",
+    "read*",
+    "\"hello world\"",
+    "error OR tool",
+];
+
+/// The text is split over several files by session: every file gets some, a session's
+/// messages are all in one, and a search finds in all of them what one file found before
+/// (the answers equal those of sessions read directly, `search_unindexed.rs`).
+#[test]
+fn the_text_is_split_over_the_shards_and_searched_in_all() {
+    let roots = three_fixtures();
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let (index, written) = indexed(cache.path(), &roots);
+    assert_eq!(written, 40);
+    assert_eq!(index.pending_text().unwrap(), 0);
+    let files = index::cache_files(index.path());
+    let mut owner = std::collections::HashMap::new();
+    for (k, file) in files.iter().enumerate() {
+        let rows = shard_rows(file);
+        let messages: Vec<_> = rows.iter().filter(|(_, key)| !key.is_empty()).collect();
+        assert!(
+            messages.len() > 20,
+            "shard {k} holds messages: {}",
+            messages.len()
+        );
+        for (session, _) in messages {
+            assert_eq!(
+                *owner.entry(*session).or_insert(k),
+                k,
+                "one shard per session"
+            );
+        }
+    }
+    // Every answer found once, whatever shard holds it: the same as a search that reads every
+    // session directly finds (a cache with nothing indexed).
+    let unindexed_dir = tempfile::tempdir().unwrap();
+    let mut unindexed = Index::open(unindexed_dir.path(), &roots).unwrap();
+    unindexed.refresh(&providers, &p).unwrap();
+    let all = answers(&index, WORDS);
+    assert!(all.iter().all(|a| !a.is_empty()), "{all:?}");
+    for (word, found) in WORDS.iter().zip(&all) {
+        let mut unique = found.clone();
+        unique.dedup();
+        assert_eq!(&unique, found, "{word}: a hit twice");
+        let direct = unindexed
+            .search_all(word, &filter(1000), &providers)
+            .unwrap();
+        assert_eq!(direct.read_directly, 40);
+        let mut read: Vec<_> = direct
+            .hits
+            .into_iter()
+            .map(|h| (h.session_id, h.message_id))
+            .collect();
+        read.sort();
+        assert_eq!(&read, found, "{word}");
+    }
+}
+
+/// The files of one cache belong together: a shard's file deleted by hand gets its sessions
+/// indexed again; a cache file deleted by hand takes its shards' rows with it (they name
+/// sessions by rowid, and the new file's rowids are other sessions').
+#[test]
+fn a_cache_file_or_a_shard_lost_by_hand_is_filled_again() {
+    let roots = three_fixtures();
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let (path, want) = {
+        let (index, _) = indexed(cache.path(), &roots);
+        (index.path().to_path_buf(), answers(&index, WORDS))
+    };
+    let remove = |file: &Path| {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+        }
+    };
+    let shard = index::cache_files(&path).pop().unwrap();
+    remove(&shard);
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    assert!(
+        index.pending_text().unwrap() > 5,
+        "the lost shard's sessions are pending"
+    );
+    assert!(
+        answers(&index, WORDS) != want,
+        "the lost shard's hits are gone"
+    );
+    index.index_text(&providers, None, &p).unwrap();
+    assert_eq!(answers(&index, WORDS), want);
+    drop(index);
+
+    remove(&path);
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    assert!(shard_rows(&shard).is_empty(), "the old shard is emptied");
+    assert!(answers(&index, WORDS).iter().all(Vec::is_empty));
+    index.refresh(&providers, &p).unwrap();
+    index.index_text(&providers, None, &p).unwrap();
+    assert_eq!(answers(&index, WORDS), want);
+}
+
+/// A deleted session's rows go from every file (a shard's before the cache file's, so a kill
+/// between leaves it listed and pending, never listed as indexed without its text).
+#[test]
+fn deleted_sessions_leave_no_rows_in_any_shard() {
+    let store = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let roots = common::roots(ProviderKind::Claude, store.path());
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let (mut index, _) = indexed(cache.path(), &roots);
+    let files = index::cache_files(index.path());
+    assert!(files.iter().all(|f| !shard_rows(f).is_empty()));
+    let sessions = index.sessions(&[]).unwrap();
+    let gone = &sessions[..3];
+    for meta in gone {
+        std::fs::remove_file(&meta.source_path).unwrap();
+    }
+    assert_eq!(index.refresh(&providers, &p).unwrap().removed, 3);
+    let left: std::collections::BTreeSet<i64> = files
+        .iter()
+        .flat_map(|f| shard_rows(f))
+        .map(|(session, _)| session)
+        .collect();
+    assert_eq!(left.len(), sessions.len() - 3, "{left:?}");
+    let keys: Vec<_> = index
+        .sessions(&[])
+        .unwrap()
+        .iter()
+        .map(agent_sessions_core::provider::SessionKey::of)
+        .collect();
+    index.forget(&keys).unwrap();
+    assert!(files.iter().all(|f| shard_rows(f).is_empty()));
+    assert!(answers(&index, WORDS).iter().all(Vec::is_empty));
 }

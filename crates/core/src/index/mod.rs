@@ -8,6 +8,11 @@
 //! next run redoes the rest. Write transactions begin `IMMEDIATE`, so a second process waits
 //! for the first (busy timeout) instead of failing when its read turns into a write. The file is
 //! ours and disposable: a damaged one is emptied and refilled from the stores.
+//!
+//! The message text is split over [`SHARDS`] files by session (the cache file holds the first
+//! share and every title; `index-v<N>-<hash>-text<k>.db` the others, attached to the cache's
+//! connection as `text<k>`), so that as many threads write FTS5 at once: one FTS5 writer was the
+//! whole critical path of indexing (`docs/performance.md`).
 
 mod direct;
 mod query;
@@ -32,7 +37,7 @@ use crate::provider::files::fnv1a;
 use crate::provider::{ProviderSet, Roots, ScanProgress, SessionKey};
 
 /// Bump when the schema or the meaning of stored data changes; older files are left alone.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// How many of the newest matches a search ranks.
 pub const RANKED_CANDIDATES: usize = 1000;
@@ -47,8 +52,11 @@ CREATE TABLE IF NOT EXISTS provider_state (
   state BLOB NOT NULL,
   problems INTEGER NOT NULL DEFAULT 0
 );
+-- AUTOINCREMENT: a shard's rows of a removed session are deleted in a transaction of their own
+-- file, so a race with another process's writer can leave some behind; a rowid never used
+-- again keeps them from ever naming another session.
 CREATE TABLE IF NOT EXISTS sessions (
-  rowid INTEGER PRIMARY KEY,
+  rowid INTEGER PRIMARY KEY AUTOINCREMENT,
   provider TEXT NOT NULL,
   id TEXT NOT NULL,
   source_path TEXT NOT NULL,
@@ -71,7 +79,11 @@ CREATE TABLE IF NOT EXISTS diagnostics (
   reason TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS diagnostics_provider ON diagnostics (provider);
-CREATE TABLE IF NOT EXISTS indexed_messages (
+";
+
+/// The text tables of one shard, in database `{db}` (`main` or an attached `text<k>`).
+const TEXT_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS {db}.indexed_messages (
   session INTEGER NOT NULL,
   message_id TEXT NOT NULL,
   hash INTEGER NOT NULL,
@@ -81,11 +93,11 @@ CREATE TABLE IF NOT EXISTS indexed_messages (
 -- No prefix indexes: they were 60% of the indexing time. A prefix query is answered by an OR
 -- of the terms that start with it, from `terms`: every term of the indexed text, written in
 -- the transaction that indexes it (a term whose rows are gone later stays, matching nothing).
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+CREATE VIRTUAL TABLE IF NOT EXISTS {db}.fts USING fts5(
   title, body, session UNINDEXED, message_id UNINDEXED,
   tokenize = 'unicode61 remove_diacritics 2'
 );
-CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS {db}.terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
 ";
 
 /// The FTS5 tokenizer of the index (in [`SCHEMA`]), also used to match sessions read directly.
@@ -97,8 +109,41 @@ const TOKENIZER: &str = "unicode61 remove_diacritics 2";
 /// again (text indexing took 29 s of CPU instead of 17 s on the 300 MB corpus); 64 MiB cost
 /// 40 MB more peak memory and saved nothing measurable (`docs/performance.md`).
 const FTS_SETTINGS: &str = "
-INSERT INTO fts (fts, rank) VALUES ('hashsize', 33554432);
+INSERT INTO {db}.fts (fts, rank) VALUES ('hashsize', 33554432);
 ";
+
+/// How many files the message text is split over, each written by its own thread at once: the
+/// session with rowid `r` has its message rows in shard `r % SHARDS` (titles are all in the
+/// cache file). FTS5's inserts were ≈ 5 s of the one writer's ≈ 6.5 s at 300 MB, on one core
+/// (`docs/performance.md`). Changing it changes the meaning of the files: bump
+/// [`SCHEMA_VERSION`].
+const SHARDS: usize = 2;
+
+/// The shard holding the message rows of the session with this rowid.
+fn shard_of(rowid: i64) -> usize {
+    rowid.rem_euclid(SHARDS as i64) as usize
+}
+
+/// The name of shard `k`'s database on the cache's connection.
+fn shard_db(k: usize) -> String {
+    match k {
+        0 => "main".to_owned(),
+        k => format!("text{k}"),
+    }
+}
+
+/// The file of shard `k` ≥ 1, beside the cache file (`index-v5-<hash>-text1.db`).
+fn shard_path(path: &Path, k: usize) -> PathBuf {
+    let name = path.file_stem().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!("{name}-text{k}.db"))
+}
+
+/// The cache file at `path` and every shard file beside it.
+pub fn cache_files(path: &Path) -> Vec<PathBuf> {
+    let mut paths = vec![path.to_path_buf()];
+    paths.extend((1..SHARDS).map(|k| shard_path(path, k)));
+    paths
+}
 
 /// How long a writer waits for another process's write transaction before giving up.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -245,6 +290,15 @@ fn connect(path: &Path) -> Result<Connection, Error> {
     Ok(conn)
 }
 
+/// A connection that writes text to one file (the cache file or a shard's): WAL mode is the
+/// file's, `synchronous` the connection's.
+fn writer(path: &Path) -> Result<Connection, Error> {
+    let conn = connect(path)?;
+    conn.pragma_update(None, "synchronous", "normal")
+        .map_err(|e| cache_error(path, e))?;
+    Ok(conn)
+}
+
 /// WAL mode, the schema and the rank function. The schema is created in an immediate
 /// transaction so that several processes opening a new cache at once wait for each other.
 fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
@@ -254,24 +308,56 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     // rows of several KB each, which in 4 KB pages spilled into chains of overflow pages: 32 KB
     // cut the kernel's share of filling the index and ≈ 1 s of 9–10 s at 300 MB, for a 6%
     // bigger file and no change in query times (`docs/performance.md`).
-    conn.pragma_update(None, "page_size", 32768).map_err(err)?;
-    conn.pragma_update(None, "journal_mode", "wal")
-        .map_err(err)?;
-    conn.pragma_update(None, "synchronous", "normal")
-        .map_err(err)?;
+    file_settings(conn, "main").map_err(err)?;
+    for k in 1..SHARDS {
+        let shard = shard_path(path, k);
+        create_private(&shard)?;
+        let db = shard_db(k);
+        let attached: bool = conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM pragma_database_list WHERE name = ?1)",
+                [&db],
+                |r| r.get(0),
+            )
+            .map_err(err)?;
+        if !attached {
+            conn.execute(
+                "ATTACH DATABASE ?1 AS ?2",
+                params![shard.to_string_lossy(), db],
+            )
+            .map_err(|e| cache_error(&shard, e))?;
+        }
+        file_settings(conn, &db).map_err(|e| cache_error(&shard, e))?;
+    }
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(err)?;
+    let had_sessions = has_table(&tx, "main", "sessions").map_err(err)?;
     tx.execute_batch(SCHEMA).map_err(err)?;
-    let tuned: bool = tx
-        .query_row(
-            "SELECT EXISTS (SELECT 1 FROM fts_config WHERE k = 'hashsize')",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(err)?;
-    if !tuned {
-        tx.execute_batch(FTS_SETTINGS).map_err(err)?;
+    for k in 0..SHARDS {
+        let db = shard_db(k);
+        let had_text = has_table(&tx, &db, "fts").map_err(err)?;
+        tx.execute_batch(&TEXT_SCHEMA.replace("{db}", &db))
+            .map_err(err)?;
+        if !had_text {
+            tx.execute_batch(&FTS_SETTINGS.replace("{db}", &db))
+                .map_err(err)?;
+        }
+        // The files belong together: a shard file created anew (deleted by hand) means its
+        // sessions' text must be indexed again; a cache file created anew, that a left-over
+        // shard's rows name sessions that are gone.
+        if had_sessions && !had_text {
+            tx.execute(
+                "UPDATE sessions SET text_indexed = 0 WHERE rowid % ?1 = ?2",
+                params![SHARDS as i64, k as i64],
+            )
+            .map_err(err)?;
+        } else if !had_sessions && had_text {
+            tx.execute_batch(&format!(
+                "DELETE FROM {db}.fts; DELETE FROM {db}.indexed_messages; DELETE FROM {db}.terms;"
+            ))
+            .map_err(err)?;
+        }
     }
     tx.commit().map_err(err)?;
     // Searches rank with it (after the schema: FTS5 is reached through a statement, which a
@@ -279,11 +365,29 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     rank::register(conn).map_err(err)
 }
 
+/// A file's page size (before its first page is written) and journal: see [`setup`].
+fn file_settings(conn: &Connection, db: &str) -> rusqlite::Result<()> {
+    conn.pragma_update(Some(db), "page_size", 32768)?;
+    conn.pragma_update(Some(db), "journal_mode", "wal")?;
+    conn.pragma_update(Some(db), "synchronous", "normal")
+}
+
+/// Whether database `db` has a table (or virtual table) named `name`.
+fn has_table(tx: &Transaction<'_>, db: &str, name: &str) -> rusqlite::Result<bool> {
+    tx.query_row(
+        &format!("SELECT EXISTS (SELECT 1 FROM {db}.sqlite_master WHERE name = ?1)"),
+        [name],
+        |r| r.get(0),
+    )
+}
+
 /// Empties a damaged database in place (SQLite's documented reset: works on a corrupt file, and
 /// other connections to the file see the empty database rather than a deleted file).
+/// Every shard attached is emptied too: the files belong together.
 fn reset(conn: &Connection) -> rusqlite::Result<()> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_RESET_DATABASE, true)?;
-    let vacuumed = conn.execute_batch("VACUUM");
+    let vacuumed =
+        (0..SHARDS).try_for_each(|k| conn.execute_batch(&format!("VACUUM {}", shard_db(k))));
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_RESET_DATABASE, false)?;
     vacuumed
 }
@@ -329,16 +433,18 @@ impl Index {
         }
         let placeholder = Connection::open_in_memory().map_err(|e| cache_error(&self.path, e))?;
         drop(std::mem::replace(&mut self.conn, placeholder));
-        for suffix in ["-wal", "-shm", ""] {
-            let file = PathBuf::from(format!("{}{suffix}", self.path.display()));
-            match std::fs::remove_file(&file) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::CacheCorrupt {
-                        path: self.path.clone(),
-                        reason: format!("cannot delete {}: {e}", file.display()),
-                    })
+        for path in cache_files(&self.path) {
+            for suffix in ["-wal", "-shm", ""] {
+                let file = PathBuf::from(format!("{}{suffix}", path.display()));
+                match std::fs::remove_file(&file) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(Error::CacheCorrupt {
+                            path: self.path.clone(),
+                            reason: format!("cannot delete {}: {e}", file.display()),
+                        })
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
         }
         create_private(&self.path)?;
@@ -404,6 +510,7 @@ impl Index {
         output: &crate::provider::ScanOutput,
         read_whole: &dyn Fn(&SessionMeta) -> bool,
     ) -> Result<(), Error> {
+        self.release_text(&output.removed)?;
         let path = self.path.clone();
         let err = |e: rusqlite::Error| cache_error(&path, e);
         let mut terms = tokens::NewTerms::new().map_err(err)?;
@@ -430,16 +537,58 @@ impl Index {
     /// Drops sessions from the cache at once (their text too), as a trash or delete leaves
     /// them: the list stops showing them before the next refresh notices the files are gone.
     pub fn forget(&mut self, keys: &[SessionKey]) -> Result<(), Error> {
-        let path = self.path.clone();
-        let err = |e: rusqlite::Error| cache_error(&path, e);
+        self.release_text(keys)?;
+        self.write(|tx| keys.iter().try_for_each(|key| remove_session(tx, key)))
+    }
+
+    /// Runs `f` in a write transaction on the cache's connection and commits it.
+    fn write<T>(
+        &mut self,
+        f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
+    ) -> Result<T, Error> {
         let tx = self
             .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
-        for key in keys {
-            remove_session(&tx, key).map_err(err)?;
+            .transaction_with_behavior(TransactionBehavior::Immediate);
+        let done = tx.and_then(|tx| {
+            let out = f(&tx)?;
+            tx.commit().map(|()| out)
+        });
+        done.map_err(|e| cache_error(&self.path, e))
+    }
+
+    /// Deletes the message rows that sessions about to be removed have in other shards' files,
+    /// before the transaction that removes them from the cache file (which deletes their rows
+    /// there). A transaction spans one file's commit only, so the order keeps a kill harmless:
+    /// first the sessions are marked unindexed (a kill then leaves them listed and re-indexed),
+    /// then each shard's rows go, then the sessions.
+    fn release_text(&mut self, keys: &[SessionKey]) -> Result<(), Error> {
+        if keys.is_empty() {
+            return Ok(());
         }
-        tx.commit().map_err(err)
+        let elsewhere = self.write(|tx| {
+            let mut elsewhere = Vec::new();
+            for key in keys {
+                let Some(rowid) = session_rowid(tx, key)? else {
+                    continue;
+                };
+                if shard_of(rowid) != 0 {
+                    tx.execute(
+                        "UPDATE sessions SET text_indexed = 0 WHERE rowid = ?1",
+                        [rowid],
+                    )?;
+                    elsewhere.push(rowid);
+                }
+            }
+            Ok(elsewhere)
+        })?;
+        if elsewhere.is_empty() {
+            return Ok(());
+        }
+        self.write(|tx| {
+            elsewhere
+                .iter()
+                .try_for_each(|&rowid| text::remove(tx, &shard_db(shard_of(rowid)), rowid))
+        })
     }
 
     fn state(&self, kind: ProviderKind) -> Result<Vec<u8>, Error> {
@@ -545,11 +694,16 @@ impl Index {
     /// Indexes the message text of up to `max` pending sessions (all when `None`): first those
     /// a search can only read by parsing them whole (OpenCode's rows), then the others, each
     /// newest first — a search reads unindexed one-file sessions at the speed of reading.
-    /// [`EXTRACTORS`] threads read and extract the sessions' text, in turn, while this one writes
-    /// it in transactions of up to [`TX_TEXT_BYTES`] or [`TX_TIME`], so a kill loses at most the
-    /// transaction in progress (its sessions stay pending) and another process's writer waits
-    /// at most about [`TX_TIME`]. Only messages whose text changed are rewritten, so a grown
-    /// live session costs its new messages.
+    /// Each of the [`SHARDS`] has a thread reading and extracting its sessions' text and a
+    /// thread writing it to its own file (this one for the cache file), at once, in
+    /// transactions of up to [`TX_TEXT_BYTES`] or [`TX_TIME`], so a kill loses at most the
+    /// transactions in progress (their sessions stay pending) and another process's writer
+    /// waits at most about [`TX_TIME`]. Only messages whose text changed are rewritten, so a
+    /// grown live session costs its new messages.
+    ///
+    /// A session is marked indexed in the cache file: in the transaction that writes its text
+    /// for the first shard; after its shard's transaction committed for the others (a kill in
+    /// between leaves it pending, and indexing it again rewrites nothing that is current).
     pub fn index_text(
         &mut self,
         providers: &ProviderSet,
@@ -570,39 +724,112 @@ impl Index {
             rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?
         };
         progress.add_total(pending.len() as u64, 0);
-        let mut shares: Vec<Vec<_>> = (0..EXTRACTORS).map(|_| Vec::new()).collect();
-        for (i, item) in pending.into_iter().enumerate() {
-            shares[i % EXTRACTORS].push(item);
+        let mut shares: Vec<Vec<_>> = (0..SHARDS).map(|_| Vec::new()).collect();
+        for item in pending {
+            shares[shard_of(item.0)].push(item);
         }
         let mut terms = Vec::new();
-        for _ in 0..EXTRACTORS {
+        for _ in 0..SHARDS {
             terms.push(tokens::NewTerms::new().map_err(|e| self.err(e))?);
         }
+        if shares.iter().all(Vec::is_empty) {
+            return Ok(0);
+        }
+        // Each writer has a connection to its file alone: a write transaction on the cache's
+        // connection would lock every attached shard. The cache file's writer also marks
+        // sessions indexed, for every shard. Only shards with work get one.
         let path = self.path.clone();
-        let conn = &mut self.conn;
+        let mut main_writer = writer(&path)?;
+        let conn = &mut main_writer;
+        let mut writers = Vec::new();
+        for (k, share) in shares.iter().enumerate().skip(1) {
+            if !share.is_empty() {
+                let path = shard_path(&self.path, k);
+                writers.push((writer(&path)?, path));
+            }
+        }
         let (done, extracted) = std::thread::scope(|s| {
             let mut extractors = Vec::new();
             let mut receivers = Vec::new();
             for (share, new_terms) in shares.into_iter().zip(terms) {
+                if share.is_empty() {
+                    continue;
+                }
                 let (send, received) = std::sync::mpsc::sync_channel(EXTRACT_AHEAD);
+                let first = shard_of(share[0].0) == 0;
                 extractors.push(s.spawn(move || extract_share(providers, share, new_terms, send)));
-                receivers.push(received);
+                receivers.push((first, received));
             }
-            let written =
-                write_texts(conn, in_turn(receivers), progress).and_then(|(sessions, bytes)| {
-                    if bytes >= MERGE_AFTER_BYTES {
-                        merge_segments(conn)?;
+            let own = match receivers.first() {
+                Some((true, _)) => Some(receivers.remove(0).1),
+                _ => None,
+            };
+            // Sessions the other shards committed, to mark indexed here.
+            let (marks, committed) = std::sync::mpsc::channel::<Vec<Written>>();
+            let others: Vec<_> = writers
+                .iter_mut()
+                .zip(receivers)
+                .map(|((shard, shard_path), (_, received))| {
+                    let marks = marks.clone();
+                    s.spawn(move || {
+                        // When the cache file's writer has stopped, these stay pending.
+                        let mut sent = |done: Vec<Written>| drop(marks.send(done));
+                        write_shard(
+                            shard,
+                            received.into_iter(),
+                            progress,
+                            &mut |_, _| Ok(()),
+                            &mut sent,
+                        )
+                        .map_err(|e| cache_error(shard_path, e))
+                    })
+                })
+                .collect();
+            drop(marks);
+            let mut marked = |tx: &Transaction<'_>, done: &[Written]| {
+                mark_indexed(tx, done)?;
+                for more in committed.try_iter() {
+                    mark_indexed(tx, &more)?;
+                }
+                Ok(())
+            };
+            let mut written = match own {
+                Some(received) => {
+                    write_shard(conn, received.into_iter(), progress, &mut marked, &mut drop)
+                        .map_err(|e| cache_error(&path, e))
+                }
+                None => Ok(0),
+            };
+            // What the other shards commit after this one is done is marked as it comes.
+            if written.is_ok() {
+                for more in committed.iter() {
+                    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate);
+                    let marked = tx.and_then(|tx| {
+                        mark_indexed(&tx, &more)?;
+                        tx.commit()
+                    });
+                    if let Err(e) = marked {
+                        written = Err(cache_error(&path, e));
+                        break;
                     }
-                    Ok(sessions)
-                });
-            // The receivers are gone once `write_texts` returns, so the extractors end too.
+                }
+            }
+            drop(committed);
+            for other in others {
+                let result = other.join().unwrap_or(Ok(0));
+                written = match (written, result) {
+                    (Ok(a), Ok(b)) => Ok(a + b),
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                };
+            }
+            // The receivers are gone once the writers return, so the extractors end too.
             let extracted: Result<(), serde_json::Error> = extractors
                 .into_iter()
                 .try_for_each(|e| e.join().unwrap_or(Ok(())));
             (written, extracted)
         });
         extracted.map_err(|e| self.damaged(e))?;
-        done.map_err(|e| cache_error(&path, e))
+        done
     }
 
     /// Full-text search over titles and message text, best matches first. Ranking every match
@@ -620,10 +847,15 @@ impl Index {
     /// has too many terms, FTS5's own prefix syntax and `None`.
     fn expression(&self, items: &[query::Item]) -> Result<Expression, Error> {
         let mut tokenizer = tokens::Tokenizer::new().map_err(|e| self.err(e))?;
+        // Every shard's terms, merged in order (SQLite merges the sorted parts as they are read,
+        // so the walk still stops at the first term past the prefix).
+        let sql = (0..SHARDS)
+            .map(|k| format!("SELECT term FROM {}.terms WHERE term >= ?1", shard_db(k)))
+            .collect::<Vec<_>>()
+            .join(" UNION ")
+            + " ORDER BY term";
         let mut known = |prefix: &str| -> rusqlite::Result<Option<Vec<String>>> {
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT term FROM terms WHERE term >= ?1 ORDER BY term")?;
+            let mut stmt = self.conn.prepare_cached(&sql)?;
             let rows = stmt.query_map([prefix], |r| r.get::<_, String>(0))?;
             // Stops at the first term past the prefix, or one past the cap.
             let mut error = None;
@@ -658,7 +890,7 @@ impl Index {
             String::new()
         } else {
             format!(
-                " AND session IN (SELECT rowid FROM sessions WHERE {})",
+                " AND session IN (SELECT rowid FROM main.sessions WHERE {})",
                 conditions.join(" AND ")
             )
         };
@@ -674,56 +906,72 @@ impl Index {
         Ok((hits, spelled))
     }
 
-    /// The best `limit` of the newest [`RANKED_CANDIDATES`] matches by BM25, best first, as
-    /// (rowid, rank; lower is better). One walk of the index backwards scores each candidate
-    /// as it is found (`rank.rs`), with the phrases' document frequencies counted first.
+    /// The best `limit` of the newest [`RANKED_CANDIDATES`] matches by BM25 (the newest
+    /// share of them in each shard), best first, as (shard, rowid, rank; lower is better). One
+    /// walk of each shard's index backwards scores each candidate as it is found (`rank.rs`),
+    /// with the phrases' document frequencies counted over all shards first.
     fn best_ranked(
         &self,
         expression: &Expression,
         restrict: &str,
         session_args: &[rusqlite::types::Value],
         limit: usize,
-    ) -> Result<Vec<(i64, f64)>, Error> {
+    ) -> Result<Vec<Ranked>, Error> {
         let frequencies = self.frequencies(&expression.phrases)?;
         let slots = vec!["?"; frequencies.len()].join(", ");
-        let sql = format!(
-            "SELECT rowid, {}(fts, {slots}) FROM fts WHERE fts MATCH ?{restrict}
-             ORDER BY rowid DESC LIMIT {RANKED_CANDIDATES}",
-            rank::FUNCTION
-        );
         let mut args: Vec<rusqlite::types::Value> =
             frequencies.into_iter().map(Into::into).collect();
         args.push(expression.fts.clone().into());
         args.extend(session_args.iter().cloned());
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(args), |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
-            })
-            .map_err(|e| self.err(e))?;
-        let mut scored = rows
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))?;
+        let mut scored = Vec::new();
+        for shard in 0..SHARDS {
+            let sql = format!(
+                "SELECT rowid, {}(fts, {slots}) FROM {}.fts WHERE fts MATCH ?{restrict}
+                 ORDER BY rowid DESC LIMIT {}",
+                rank::FUNCTION,
+                shard_db(shard),
+                RANKED_CANDIDATES / SHARDS
+            );
+            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(&args), |r| {
+                    Ok(Ranked {
+                        shard,
+                        rowid: r.get(0)?,
+                        rank: r.get(1)?,
+                    })
+                })
+                .map_err(|e| self.err(e))?;
+            for row in rows {
+                scored.push(row.map_err(|e| self.err(e))?);
+            }
+        }
         // Best first; among equals, newest first.
-        scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        scored.sort_by(|a, b| {
+            a.rank
+                .total_cmp(&b.rank)
+                .then(b.rowid.cmp(&a.rowid))
+                .then(a.shard.cmp(&b.shard))
+        });
         scored.truncate(limit);
         Ok(scored)
     }
 
     /// The hits of rows chosen by [`Index::best_ranked`], in that order, with their snippets
     /// (made for these rows only: FTS5 finds each by its rowid).
-    fn hits_at(&self, fts: &str, rows: &[(i64, f64)]) -> Result<Vec<Hit>, Error> {
-        let sql = format!(
-            "SELECT s.id, s.provider, fts.message_id, s.title,
-                    snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12), s.source_path
-             FROM fts JOIN sessions s ON s.rowid = fts.session
-             WHERE fts MATCH ?1 AND fts.rowid = ?2"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+    fn hits_at(&self, fts: &str, rows: &[Ranked]) -> Result<Vec<Hit>, Error> {
         let mut hits = Vec::with_capacity(rows.len());
-        for &(rowid, rank) in rows {
+        for row in rows {
+            let sql = format!(
+                "SELECT s.id, s.provider, fts.message_id, s.title,
+                        snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12), s.source_path
+                 FROM {}.fts JOIN main.sessions s ON s.rowid = fts.session
+                 WHERE fts MATCH ?1 AND fts.rowid = ?2",
+                shard_db(row.shard)
+            );
+            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
             let found = stmt
-                .query_row(params![fts, rowid], |r| hit_of(r, 0.0 - rank))
+                .query_row(params![fts, row.rowid], |r| hit_of(r, 0.0 - row.rank))
                 .optional()
                 .map_err(|e| self.err(e))?;
             hits.extend(found.flatten());
@@ -732,7 +980,8 @@ impl Index {
     }
 
     /// The newest `limit` matches with their snippets, unranked (a prefix spelled out as more
-    /// phrases than BM25 is worth, see [`RANKED_PHRASES`]).
+    /// phrases than BM25 is worth, see [`RANKED_PHRASES`]): each shard's newest, taken by
+    /// position in their shard (each shard's rows are in the order it indexed them).
     fn newest(
         &self,
         fts: &str,
@@ -740,33 +989,44 @@ impl Index {
         session_args: Vec<rusqlite::types::Value>,
         limit: usize,
     ) -> Result<Vec<Hit>, Error> {
-        let sql = format!(
-            "SELECT s.id, s.provider, h.message_id, s.title, h.snip, s.source_path
-             FROM (SELECT rowid AS row, session, message_id,
-                          snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
-                   FROM fts WHERE fts MATCH ?{restrict}
-                   ORDER BY rowid DESC LIMIT ?) h
-             JOIN sessions s ON s.rowid = h.session
-             ORDER BY h.row DESC"
-        );
         let mut args: Vec<rusqlite::types::Value> = vec![fts.to_owned().into()];
         args.extend(session_args);
         args.push((limit as i64).into());
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(args), |r| hit_of(r, 0.0))
-            .map_err(|e| self.err(e))?;
-        let mut hits = Vec::new();
-        for hit in rows {
-            hits.extend(hit.map_err(|e| self.err(e))?);
+        let mut found = Vec::new();
+        for shard in 0..SHARDS {
+            let sql = format!(
+                "SELECT s.id, s.provider, h.message_id, s.title, h.snip, s.source_path
+                 FROM (SELECT rowid AS row, session, message_id,
+                              snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
+                       FROM {}.fts WHERE fts MATCH ?{restrict}
+                       ORDER BY rowid DESC LIMIT ?) h
+                 JOIN main.sessions s ON s.rowid = h.session
+                 ORDER BY h.row DESC",
+                shard_db(shard)
+            );
+            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(&args), |r| hit_of(r, 0.0))
+                .map_err(|e| self.err(e))?;
+            for (place, hit) in rows.enumerate() {
+                if let Some(hit) = hit.map_err(|e| self.err(e))? {
+                    found.push((place, shard, hit));
+                }
+            }
         }
-        Ok(hits)
+        found.sort_by_key(|(place, shard, _)| (*place, *shard));
+        Ok(found
+            .into_iter()
+            .take(limit)
+            .map(|(_, _, hit)| hit)
+            .collect())
     }
 
     /// The rank function's arguments for `phrases` (see `rank.rs`): how many rows a window of
-    /// the newest rows has, and in how many of them each phrase is — the whole index when it
-    /// has up to [`SAMPLE_ROWS`] rows (then the ranking is exactly FTS5's `bm25()`), else the
-    /// newest [`SAMPLE_ROWS`], so the work is bounded however long the history.
+    /// the newest rows has, and in how many of them each phrase is, summed over the shards —
+    /// each shard's whole index when it has up to [`SAMPLE_ROWS`] / [`SHARDS`] rows (then the
+    /// frequencies are exact, as FTS5's `bm25()` counts them over one table), else its newest
+    /// that many, so the work is bounded however long the history.
     fn frequencies(&self, phrases: &[String]) -> Result<Vec<i64>, Error> {
         let count = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<Option<i64>, Error> {
             self.conn
@@ -774,20 +1034,25 @@ impl Index {
                 .and_then(|mut s| s.query_row(args, |r| r.get(0)))
                 .map_err(|e| self.err(e))
         };
-        let Some(high) = count("SELECT max(id) FROM fts_docsize", &[])? else {
-            return Ok(vec![0; phrases.len() + 1]);
-        };
-        let start = high.saturating_sub(SAMPLE_ROWS);
-        let mut out = Vec::with_capacity(phrases.len() + 1);
-        out.push(count("SELECT count(*) FROM fts_docsize WHERE id > ?1", &[&start])?.unwrap_or(0));
-        for phrase in phrases {
-            out.push(
-                count(
-                    "SELECT count(*) FROM fts WHERE fts MATCH ?1 AND rowid > ?2",
+        let mut out = vec![0; phrases.len() + 1];
+        for shard in 0..SHARDS {
+            let db = shard_db(shard);
+            let Some(high) = count(&format!("SELECT max(id) FROM {db}.fts_docsize"), &[])? else {
+                continue;
+            };
+            let start = high.saturating_sub(SAMPLE_ROWS / SHARDS as i64);
+            out[0] += count(
+                &format!("SELECT count(*) FROM {db}.fts_docsize WHERE id > ?1"),
+                &[&start],
+            )?
+            .unwrap_or(0);
+            for (n, phrase) in out[1..].iter_mut().zip(phrases) {
+                *n += count(
+                    &format!("SELECT count(*) FROM {db}.fts WHERE fts MATCH ?1 AND rowid > ?2"),
                     &[phrase, &start],
                 )?
-                .unwrap_or(0),
-            );
+                .unwrap_or(0);
+            }
         }
         Ok(out)
     }
@@ -854,9 +1119,16 @@ impl Index {
 const TX_TEXT_BYTES: usize = 32 << 20;
 const TX_TIME: std::time::Duration = std::time::Duration::from_millis(2000);
 
-/// The newest rows the rank function's document frequencies are counted in (see
-/// [`Index::frequencies`]): an index this small is counted whole.
+/// The newest rows the rank function's document frequencies are counted in, over all shards
+/// (see [`Index::frequencies`]): an index this small is counted whole.
 const SAMPLE_ROWS: i64 = 10_000;
+
+/// A match [`Index::best_ranked`] chose: its shard, its row there, and its BM25 rank.
+struct Ranked {
+    shard: usize,
+    rowid: i64,
+    rank: f64,
+}
 
 /// The FTS5 expression a query runs as (see [`Index::expression`]).
 struct Expression {
@@ -884,15 +1156,9 @@ const MAX_MERGE_STEPS: usize = 10_000;
 /// Sessions each extractor holds ahead of the writer: bounds the memory the threads hold.
 const EXTRACT_AHEAD: usize = 2;
 
-/// Threads reading and extracting text for the one writer. Two: where parsing is the slow part
-/// (OpenCode's rows, indexed first) one extractor left the writer waiting 1.0 of its 8.5 s at
-/// 300 MB; where writing is, the second one waits and costs nothing (`docs/performance.md`).
-const EXTRACTORS: usize = 2;
-
-/// Reads and extracts one extractor's share of the pending sessions (every
-/// [`EXTRACTORS`]th, in order), handing each to the writer; ends early when the writer stops.
-/// Each extractor remembers its own terms, so a term may be sent twice (the writer keeps it
-/// once: `INSERT OR IGNORE`).
+/// Reads and extracts one shard's pending sessions, in order, handing each to the shard's
+/// writer; ends early when the writer stops. Each shard remembers its own terms, so a term may
+/// be listed in two shards (a prefix is spelled out from their union).
 fn extract_share(
     providers: &ProviderSet,
     share: Vec<(i64, i64, String)>,
@@ -919,20 +1185,6 @@ fn extract_share(
     Ok(())
 }
 
-/// The extractors' sessions in the order they were queued: the pending list was dealt to them
-/// in turn, so it is taken back in turn. Ends at the first extractor with nothing more (its
-/// share done, or failed: then the others' later sessions wait for the next pass).
-fn in_turn(
-    receivers: Vec<std::sync::mpsc::Receiver<Extracted>>,
-) -> impl Iterator<Item = Extracted> {
-    let mut turn = 0;
-    std::iter::from_fn(move || {
-        let item = receivers[turn % receivers.len()].recv().ok();
-        turn += 1;
-        item
-    })
-}
-
 /// One session's searchable text, extracted off the writing thread.
 struct Extracted {
     rowid: i64,
@@ -955,38 +1207,62 @@ fn extract(providers: &ProviderSet, meta: &SessionMeta) -> Vec<text::Row> {
     messages
 }
 
-/// Writes extracted sessions as they arrive, committing per [`TX_TEXT_BYTES`] / [`TX_TIME`];
-/// each session is marked indexed in the transaction that holds its text, unless it changed
-/// since it was queued. Returns how many sessions were written, and the bytes of their text.
-fn write_texts(
+/// Writes one shard's extracted sessions as they arrive, committing per [`TX_TEXT_BYTES`] /
+/// [`TX_TIME`]. The (rowid, updated) of each transaction's sessions go to `in_transaction`
+/// before it commits and to `committed` after, to be marked indexed (see
+/// [`Index::index_text`]). After a pass that wrote much, the shard's segments are merged.
+/// Returns how many sessions were written.
+fn write_shard(
     conn: &mut Connection,
     received: impl Iterator<Item = Extracted>,
     progress: &ScanProgress,
-) -> rusqlite::Result<(usize, usize)> {
+    in_transaction: &mut InTransaction<'_>,
+    committed: &mut dyn FnMut(Vec<Written>),
+) -> rusqlite::Result<usize> {
     let mut received = received.peekable();
     let (mut done, mut written) = (0, 0);
     while received.peek().is_some() {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let start = std::time::Instant::now();
-        let (mut bytes, mut sessions) = (0, 0);
+        let mut bytes = 0;
+        let mut sessions = Vec::new();
         for item in received.by_ref() {
             bytes += text::write(&tx, item.rowid, &item.messages)?;
             text::add_terms(&tx, &item.terms)?;
-            tx.prepare_cached(
-                "UPDATE sessions SET text_indexed = 1 WHERE rowid = ?1 AND coalesce(updated_at, 0) = ?2",
-            )?
-            .execute(params![item.rowid, item.updated])?;
-            sessions += 1;
+            sessions.push((item.rowid, item.updated));
             if bytes >= TX_TEXT_BYTES || start.elapsed() >= TX_TIME {
                 break;
             }
         }
+        let n = sessions.len();
+        in_transaction(&tx, &sessions)?;
         tx.commit()?;
-        progress.add_done(sessions as u64, 0);
-        done += sessions;
+        committed(sessions);
+        progress.add_done(n as u64, 0);
+        done += n;
         written += bytes;
     }
-    Ok((done, written))
+    if written >= MERGE_AFTER_BYTES {
+        merge_segments(conn)?;
+    }
+    Ok(done)
+}
+
+/// A session whose text a writer wrote: its rowid and its `updated_at` when it was queued.
+type Written = (i64, i64);
+
+/// What [`write_shard`] calls with a transaction's sessions before it commits.
+type InTransaction<'a> = dyn FnMut(&Transaction<'_>, &[Written]) -> rusqlite::Result<()> + 'a;
+
+/// Marks sessions indexed, unless one changed since it was queued (its `updated_at` differs).
+fn mark_indexed(tx: &Transaction<'_>, sessions: &[Written]) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "UPDATE sessions SET text_indexed = 1 WHERE rowid = ?1 AND coalesce(updated_at, 0) = ?2",
+    )?;
+    for (rowid, updated) in sessions {
+        stmt.execute(params![rowid, updated])?;
+    }
+    Ok(())
 }
 
 /// Merges FTS5's segments into one, a bounded step per transaction (so a kill loses one step
@@ -1128,7 +1404,8 @@ fn session_rowid(tx: &Transaction<'_>, key: &SessionKey) -> rusqlite::Result<Opt
 
 fn remove_session(tx: &Transaction<'_>, key: &SessionKey) -> rusqlite::Result<()> {
     if let Some(rowid) = session_rowid(tx, key)? {
-        text::remove(tx, rowid)?;
+        // Its rows in other shards went first (`Index::release_text`).
+        text::remove(tx, "main", rowid)?;
         tx.execute("DELETE FROM sessions WHERE rowid = ?1", [rowid])?;
     }
     Ok(())

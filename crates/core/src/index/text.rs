@@ -2,6 +2,7 @@
 //! step with it: one FTS row per message (plus one for the title), rewritten only when that
 //! message's text changed. A message id seen twice in one transcript (a line written again)
 //! gets a row per occurrence, keyed `id`, `id\u{1f}2`, …, each naming the message `id`.
+//! Title rows live in the cache file; message rows in the file of the session's shard.
 
 use std::collections::HashMap;
 
@@ -86,10 +87,20 @@ fn head(s: &str, max: usize) -> &str {
 /// The title row of a session has an empty message id.
 const TITLE_ROW: &str = "";
 
-fn existing(tx: &Transaction<'_>, session: i64) -> rusqlite::Result<HashMap<String, (i64, i64)>> {
-    let mut stmt = tx.prepare_cached(
-        "SELECT message_id, hash, fts_rowid FROM indexed_messages WHERE session = ?1",
-    )?;
+/// The database a writer's own connection writes to: the cache file itself for titles and the
+/// first shard, a shard's own file for the others (see `SHARDS` in the parent module).
+const MAIN: &str = "main";
+
+/// The index rows of `session` in the text tables of database `db` (`main` or an attached
+/// shard, see `SHARDS` in the parent module): row key → (hash, FTS rowid).
+fn existing(
+    tx: &Transaction<'_>,
+    db: &str,
+    session: i64,
+) -> rusqlite::Result<HashMap<String, (i64, i64)>> {
+    let mut stmt = tx.prepare_cached(&format!(
+        "SELECT message_id, hash, fts_rowid FROM {db}.indexed_messages WHERE session = ?1"
+    ))?;
     let rows = stmt.query_map([session], |r| {
         Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
     })?;
@@ -121,14 +132,17 @@ fn insert_row(
 
 fn delete_row(
     tx: &Transaction<'_>,
+    db: &str,
     session: i64,
     message_id: &str,
     fts_rowid: i64,
 ) -> rusqlite::Result<()> {
-    tx.prepare_cached("DELETE FROM fts WHERE rowid = ?1")?
+    tx.prepare_cached(&format!("DELETE FROM {db}.fts WHERE rowid = ?1"))?
         .execute([fts_rowid])?;
-    tx.prepare_cached("DELETE FROM indexed_messages WHERE session = ?1 AND message_id = ?2")?
-        .execute(params![session, message_id])?;
+    tx.prepare_cached(&format!(
+        "DELETE FROM {db}.indexed_messages WHERE session = ?1 AND message_id = ?2"
+    ))?
+    .execute(params![session, message_id])?;
     Ok(())
 }
 
@@ -155,10 +169,11 @@ impl Row {
 /// Separates a message id from the occurrence number in the row key of a repeated id.
 const DUPLICATE: char = '\u{1f}';
 
-/// Makes the message rows of `session` equal `messages`, touching only what changed. Returns
-/// the bytes of text written.
+/// Makes the message rows of `session` equal `messages`, touching only what changed: through the
+/// connection of the session's shard, whose own file is its `main`. Returns the bytes of text
+/// written.
 pub fn write(tx: &Transaction<'_>, session: i64, messages: &[Row]) -> rusqlite::Result<usize> {
-    let mut old = existing(tx, session)?;
+    let mut old = existing(tx, MAIN, session)?;
     old.remove(TITLE_ROW);
     let mut seen: HashMap<&str, usize> = HashMap::new();
     let mut written = 0;
@@ -171,14 +186,14 @@ pub fn write(tx: &Transaction<'_>, session: i64, messages: &[Row]) -> rusqlite::
         };
         match old.remove(key.as_ref()) {
             Some((old_hash, _)) if old_hash == *h => continue,
-            Some((_, fts_rowid)) => delete_row(tx, session, &key, fts_rowid)?,
+            Some((_, fts_rowid)) => delete_row(tx, MAIN, session, &key, fts_rowid)?,
             None => {}
         }
         insert_row(tx, session, &key, "", text, *h)?;
         written += text.len();
     }
     for (key, (_, fts_rowid)) in old {
-        delete_row(tx, session, &key, fts_rowid)?;
+        delete_row(tx, MAIN, session, &key, fts_rowid)?;
     }
     Ok(written)
 }
@@ -201,7 +216,7 @@ pub fn write_title(
         .ok();
     match old {
         Some((old_hash, _)) if old_hash == h => return Ok(()),
-        Some((_, fts_rowid)) => delete_row(tx, session, TITLE_ROW, fts_rowid)?,
+        Some((_, fts_rowid)) => delete_row(tx, MAIN, session, TITLE_ROW, fts_rowid)?,
         None => {}
     }
     if !title.is_empty() {
@@ -222,10 +237,10 @@ pub fn add_terms(tx: &Transaction<'_>, terms: &[String]) -> rusqlite::Result<()>
     Ok(())
 }
 
-/// Drops every index row of `session`.
-pub fn remove(tx: &Transaction<'_>, session: i64) -> rusqlite::Result<()> {
-    for (id, (_, fts_rowid)) in existing(tx, session)? {
-        delete_row(tx, session, &id, fts_rowid)?;
+/// Drops every index row of `session` in database `db`.
+pub fn remove(tx: &Transaction<'_>, db: &str, session: i64) -> rusqlite::Result<()> {
+    for (id, (_, fts_rowid)) in existing(tx, db, session)? {
+        delete_row(tx, db, session, &id, fts_rowid)?;
     }
     Ok(())
 }

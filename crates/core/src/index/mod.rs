@@ -1153,8 +1153,10 @@ const MERGE_STEP_PAGES: i64 = 4000;
 /// A bound on merge steps (a 1 GB cache needs well under a hundred), so it can never spin.
 const MAX_MERGE_STEPS: usize = 10_000;
 
-/// Sessions each extractor holds ahead of the writer: bounds the memory the threads hold.
-const EXTRACT_AHEAD: usize = 2;
+/// Sessions each extractor holds ahead of its writer: bounds the memory the threads hold. One:
+/// with two shards, two ahead each put the 1 GB corpus's peak at 146–157 MB, one at 133–137 MB,
+/// for no change in time beyond the spread (`docs/performance.md`).
+const EXTRACT_AHEAD: usize = 1;
 
 /// Reads and extracts one shard's pending sessions, in order, handing each to the shard's
 /// writer; ends early when the writer stops. Each shard remembers its own terms, so a term may

@@ -14,6 +14,8 @@ mod state;
 mod worker;
 
 fn main() {
+    // Before anything reads SQLite (an OpenCode store, the cache).
+    agent_sessions_core::index::without_memory_statistics();
     let state = state::AppState::load();
     tauri::Builder::default()
         .manage(state)

@@ -57,6 +57,8 @@ struct Row {
 }
 
 fn main() {
+    // As the CLI and the app do, before anything reads SQLite.
+    agent_sessions_core::index::without_memory_statistics();
     let args = Args::parse();
     if args.suite.as_deref() == Some("live") {
         live_suite(&args);
@@ -736,7 +738,15 @@ fn search_times(queries: &[String], mut search: impl FnMut(&str) -> usize) -> (L
         let start = Instant::now();
         hits += search(q);
         let took = start.elapsed();
-        if std::env::var_os("BENCH_SLOW_QUERIES").is_some() && took > Duration::from_millis(30) {
+        if std::env::var_os("BENCH_SLOW_QUERIES").is_some()
+            && took
+                > Duration::from_millis(
+                    std::env::var("BENCH_SLOW_MS")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(30),
+                )
+        {
             eprintln!("slow query {q:?}: {took:?}");
         }
         times.push(took);

@@ -150,6 +150,10 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 pub struct Index {
     conn: Connection,
+    /// Connections a search reads the other shards with, at once (opened at the first search):
+    /// every shard's query is its own walk, and on one connection they ran one after another
+    /// (a broad prefix, hundreds of terms looked up in each shard: 1 GB p95 17 → 28 ms).
+    readers: std::sync::Mutex<Vec<Connection>>,
     path: PathBuf,
     /// What opening did that the user should hear about (a damaged cache rebuilt).
     warnings: Vec<String>,
@@ -284,10 +288,27 @@ pub fn rebuilt_warning(path: &Path, reason: &str) -> String {
 
 /// Opens the cache file with its busy timeout; the schema comes with [`setup`].
 fn connect(path: &Path) -> Result<Connection, Error> {
+    without_memory_statistics();
     let conn = Connection::open(path).map_err(|e| cache_error(path, e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| cache_error(path, e))?;
     Ok(conn)
+}
+
+/// Turns SQLite's memory statistics off, once, if SQLite has not started yet in this process.
+/// With them on, every allocation of every connection takes one process-wide mutex: a search's
+/// shards read at once on two connections took longer than one after the other (a prefix
+/// spelled out as 627 terms: 18–20 ms in turn, 27–30 ms at once), while two processes did not
+/// slow each other. Too late once SQLite has started (a store read first): it stays on, slower.
+pub fn without_memory_statistics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sqlite3_config takes this option with one int; before sqlite3_initialize it
+        // only sets a flag, after it returns SQLITE_MISUSE and changes nothing.
+        unsafe {
+            rusqlite::ffi::sqlite3_config(rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS, 0);
+        }
+    });
 }
 
 /// A connection that writes text to one file (the cache file or a shard's): WAL mode is the
@@ -309,26 +330,7 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     // cut the kernel's share of filling the index and ≈ 1 s of 9–10 s at 300 MB, for a 6%
     // bigger file and no change in query times (`docs/performance.md`).
     file_settings(conn, "main").map_err(err)?;
-    for k in 1..SHARDS {
-        let shard = shard_path(path, k);
-        create_private(&shard)?;
-        let db = shard_db(k);
-        let attached: bool = conn
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM pragma_database_list WHERE name = ?1)",
-                [&db],
-                |r| r.get(0),
-            )
-            .map_err(err)?;
-        if !attached {
-            conn.execute(
-                "ATTACH DATABASE ?1 AS ?2",
-                params![shard.to_string_lossy(), db],
-            )
-            .map_err(|e| cache_error(&shard, e))?;
-        }
-        file_settings(conn, &db).map_err(|e| cache_error(&shard, e))?;
-    }
+    attach_shards(conn, path)?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(err)?;
@@ -363,6 +365,39 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     // Searches rank with it (after the schema: FTS5 is reached through a statement, which a
     // damaged file would fail first).
     rank::register(conn).map_err(err)
+}
+
+/// Attaches every shard's file to `conn` as `text<k>` (once), with its settings.
+fn attach_shards(conn: &Connection, path: &Path) -> Result<(), Error> {
+    for k in 1..SHARDS {
+        let shard = shard_path(path, k);
+        create_private(&shard)?;
+        let db = shard_db(k);
+        let attached: bool = conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM pragma_database_list WHERE name = ?1)",
+                [&db],
+                |r| r.get(0),
+            )
+            .map_err(|e| cache_error(path, e))?;
+        if !attached {
+            conn.execute(
+                "ATTACH DATABASE ?1 AS ?2",
+                params![shard.to_string_lossy(), db],
+            )
+            .map_err(|e| cache_error(&shard, e))?;
+        }
+        file_settings(conn, &db).map_err(|e| cache_error(&shard, e))?;
+    }
+    Ok(())
+}
+
+/// A connection a search reads with, beside the cache's own: the same files and rank function.
+fn reader(path: &Path) -> Result<Connection, Error> {
+    let conn = connect(path)?;
+    attach_shards(&conn, path)?;
+    rank::register(&conn).map_err(|e| cache_error(path, e))?;
+    Ok(conn)
 }
 
 /// A file's page size (before its first page is written) and journal: see [`setup`].
@@ -401,6 +436,7 @@ impl Index {
         create_private(&path)?;
         let mut index = Index {
             conn: connect(&path)?,
+            readers: Default::default(),
             path,
             warnings: Vec::new(),
         };
@@ -427,6 +463,10 @@ impl Index {
     /// refresh fills it from the stores. Emptied in place when SQLite can; else the files are
     /// deleted and created again.
     pub fn rebuild(&mut self) -> Result<(), Error> {
+        self.readers
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
         self.conn.flush_prepared_statement_cache();
         if reset(&self.conn).is_ok() && setup(&mut self.conn, &self.path).is_ok() {
             return Ok(());
@@ -917,14 +957,20 @@ impl Index {
         session_args: &[rusqlite::types::Value],
         limit: usize,
     ) -> Result<Vec<Ranked>, Error> {
-        let frequencies = self.frequencies(&expression.phrases)?;
+        let counted =
+            self.each_shard(|conn, shard| frequencies(conn, shard, &expression.phrases))?;
+        let mut frequencies = vec![0; expression.phrases.len() + 1];
+        for counts in counted {
+            for (sum, n) in frequencies.iter_mut().zip(counts) {
+                *sum += n;
+            }
+        }
         let slots = vec!["?"; frequencies.len()].join(", ");
         let mut args: Vec<rusqlite::types::Value> =
             frequencies.into_iter().map(Into::into).collect();
         args.push(expression.fts.clone().into());
         args.extend(session_args.iter().cloned());
-        let mut scored = Vec::new();
-        for shard in 0..SHARDS {
+        let found = self.each_shard(|conn, shard| {
             let sql = format!(
                 "SELECT rowid, {}(fts, {slots}) FROM {}.fts WHERE fts MATCH ?{restrict}
                  ORDER BY rowid DESC LIMIT {}",
@@ -932,20 +978,17 @@ impl Index {
                 shard_db(shard),
                 RANKED_CANDIDATES / SHARDS
             );
-            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-            let rows = stmt
-                .query_map(rusqlite::params_from_iter(&args), |r| {
-                    Ok(Ranked {
-                        shard,
-                        rowid: r.get(0)?,
-                        rank: r.get(1)?,
-                    })
+            let mut stmt = conn.prepare_cached(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(&args), |r| {
+                Ok(Ranked {
+                    shard,
+                    rowid: r.get(0)?,
+                    rank: r.get(1)?,
                 })
-                .map_err(|e| self.err(e))?;
-            for row in rows {
-                scored.push(row.map_err(|e| self.err(e))?);
-            }
-        }
+            })?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        let mut scored: Vec<Ranked> = found.into_iter().flatten().collect();
         // Best first; among equals, newest first.
         scored.sort_by(|a, b| {
             a.rank
@@ -955,6 +998,41 @@ impl Index {
         });
         scored.truncate(limit);
         Ok(scored)
+    }
+
+    /// Runs `query` on every shard at once, each on a connection of its own (shard 0 on the
+    /// cache's; reads of a WAL database do not wait for each other), in shard order.
+    fn each_shard<T: Send>(
+        &self,
+        query: impl Fn(&Connection, usize) -> rusqlite::Result<T> + Sync,
+    ) -> Result<Vec<T>, Error> {
+        let mut readers = self
+            .readers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while readers.len() < SHARDS - 1 {
+            readers.push(reader(&self.path)?);
+        }
+        let query = &query;
+        let results = std::thread::scope(|s| {
+            let others: Vec<_> = readers
+                .iter_mut()
+                .enumerate()
+                .map(|(i, conn)| s.spawn(move || query(conn, i + 1)))
+                .collect();
+            let mut results = vec![query(&self.conn, 0)];
+            for other in others {
+                let result = other
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                results.push(result);
+            }
+            results
+        });
+        results
+            .into_iter()
+            .map(|r| r.map_err(|e| self.err(e)))
+            .collect()
     }
 
     /// The hits of rows chosen by [`Index::best_ranked`], in that order, with their snippets
@@ -992,8 +1070,7 @@ impl Index {
         let mut args: Vec<rusqlite::types::Value> = vec![fts.to_owned().into()];
         args.extend(session_args);
         args.push((limit as i64).into());
-        let mut found = Vec::new();
-        for shard in 0..SHARDS {
+        let found = self.each_shard(|conn, shard| {
             let sql = format!(
                 "SELECT s.id, s.provider, h.message_id, s.title, h.snip, s.source_path
                  FROM (SELECT rowid AS row, session, message_id,
@@ -1004,57 +1081,21 @@ impl Index {
                  ORDER BY h.row DESC",
                 shard_db(shard)
             );
-            let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-            let rows = stmt
-                .query_map(rusqlite::params_from_iter(&args), |r| hit_of(r, 0.0))
-                .map_err(|e| self.err(e))?;
-            for (place, hit) in rows.enumerate() {
-                if let Some(hit) = hit.map_err(|e| self.err(e))? {
-                    found.push((place, shard, hit));
-                }
-            }
+            let mut stmt = conn.prepare_cached(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(&args), |r| hit_of(r, 0.0))?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        let mut placed = Vec::new();
+        for (shard, hits) in found.into_iter().enumerate() {
+            let known = hits.into_iter().flatten();
+            placed.extend(known.enumerate().map(|(place, hit)| (place, shard, hit)));
         }
-        found.sort_by_key(|(place, shard, _)| (*place, *shard));
-        Ok(found
+        placed.sort_by_key(|(place, shard, _)| (*place, *shard));
+        Ok(placed
             .into_iter()
             .take(limit)
             .map(|(_, _, hit)| hit)
             .collect())
-    }
-
-    /// The rank function's arguments for `phrases` (see `rank.rs`): how many rows a window of
-    /// the newest rows has, and in how many of them each phrase is, summed over the shards —
-    /// each shard's whole index when it has up to [`SAMPLE_ROWS`] / [`SHARDS`] rows (then the
-    /// frequencies are exact, as FTS5's `bm25()` counts them over one table), else its newest
-    /// that many, so the work is bounded however long the history.
-    fn frequencies(&self, phrases: &[String]) -> Result<Vec<i64>, Error> {
-        let count = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<Option<i64>, Error> {
-            self.conn
-                .prepare_cached(sql)
-                .and_then(|mut s| s.query_row(args, |r| r.get(0)))
-                .map_err(|e| self.err(e))
-        };
-        let mut out = vec![0; phrases.len() + 1];
-        for shard in 0..SHARDS {
-            let db = shard_db(shard);
-            let Some(high) = count(&format!("SELECT max(id) FROM {db}.fts_docsize"), &[])? else {
-                continue;
-            };
-            let start = high.saturating_sub(SAMPLE_ROWS / SHARDS as i64);
-            out[0] += count(
-                &format!("SELECT count(*) FROM {db}.fts_docsize WHERE id > ?1"),
-                &[&start],
-            )?
-            .unwrap_or(0);
-            for (n, phrase) in out[1..].iter_mut().zip(phrases) {
-                *n += count(
-                    &format!("SELECT count(*) FROM {db}.fts WHERE fts MATCH ?1 AND rowid > ?2"),
-                    &[phrase, &start],
-                )?
-                .unwrap_or(0);
-            }
-        }
-        Ok(out)
     }
 
     /// [`Index::search`], and the sessions whose text is not indexed yet read directly (see
@@ -1120,7 +1161,7 @@ const TX_TEXT_BYTES: usize = 32 << 20;
 const TX_TIME: std::time::Duration = std::time::Duration::from_millis(2000);
 
 /// The newest rows the rank function's document frequencies are counted in, over all shards
-/// (see [`Index::frequencies`]): an index this small is counted whole.
+/// (see [`frequencies`]): an index this small is counted whole.
 const SAMPLE_ROWS: i64 = 10_000;
 
 /// A match [`Index::best_ranked`] chose: its shard, its row there, and its BM25 rank.
@@ -1288,6 +1329,36 @@ fn merge_segments(conn: &mut Connection) -> rusqlite::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The rank function's arguments for `phrases` (see `rank.rs`) in one shard, to be summed
+/// over the shards: how many rows a window of its newest rows has, and in how many of them each
+/// phrase is — the shard's whole index when it has up to [`SAMPLE_ROWS`] / [`SHARDS`] rows (then
+/// the frequencies are exact, as FTS5's `bm25()` counts them over one table), else its newest
+/// that many, so the work is bounded however long the history.
+fn frequencies(conn: &Connection, shard: usize, phrases: &[String]) -> rusqlite::Result<Vec<i64>> {
+    let count = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> rusqlite::Result<Option<i64>> {
+        conn.prepare_cached(sql)?.query_row(args, |r| r.get(0))
+    };
+    let db = shard_db(shard);
+    let mut out = vec![0; phrases.len() + 1];
+    let Some(high) = count(&format!("SELECT max(id) FROM {db}.fts_docsize"), &[])? else {
+        return Ok(out);
+    };
+    let start = high.saturating_sub(SAMPLE_ROWS / SHARDS as i64);
+    out[0] = count(
+        &format!("SELECT count(*) FROM {db}.fts_docsize WHERE id > ?1"),
+        &[&start],
+    )?
+    .unwrap_or(0);
+    for (n, phrase) in out[1..].iter_mut().zip(phrases) {
+        *n = count(
+            &format!("SELECT count(*) FROM {db}.fts WHERE fts MATCH ?1 AND rowid > ?2"),
+            &[phrase, &start],
+        )?
+        .unwrap_or(0);
+    }
+    Ok(out)
 }
 
 /// A hit from a row of (session id, provider, message id, title, snippet, file); `None` for an

@@ -23,12 +23,27 @@ pub enum Error {
     Provider(#[from] agent_sessions_providers::Error),
 
     /// An id (or prefix, or file) that names more than one session: `candidates` says each
-    /// one's agent, id and file, so the user can name one by its file.
-    #[error("the id {id:?} matches {count} sessions ({}); give more of the id, or name the session by its file", candidates.join("; "))]
+    /// one's agent, id and file, so the user can name one by its file. `whole`: every match has
+    /// the same whole id (one session in two files), so more of the id cannot help.
+    #[error("the id {id:?} matches {count} sessions ({}); {}", candidates.join("; "), ambiguous_advice(*whole))]
     AmbiguousId {
         id: String,
         count: usize,
         candidates: Vec<String>,
+        whole: bool,
+    },
+
+    /// Claude Code resumes a session by its id from its directory and finds the file itself:
+    /// for this row's session it would open another file (`opens`), or none of the several
+    /// that hold the id (`found`). Refused before anything is run.
+    #[error("{}", resume_other_copy(id, cwd, chosen, opens.as_deref(), found))]
+    ResumeOtherCopy {
+        id: String,
+        cwd: String,
+        /// The file of the row the user chose (for a subagent, its parent's file).
+        chosen: PathBuf,
+        opens: Option<PathBuf>,
+        found: Vec<PathBuf>,
     },
 
     #[error("{}", cache_unusable(path, reason))]
@@ -104,6 +119,7 @@ impl Error {
             id: name.to_owned(),
             count: matches.len(),
             candidates,
+            whole: matches.windows(2).all(|w| w[0].id == w[1].id),
         }
     }
 
@@ -130,6 +146,7 @@ impl Error {
             Error::RootMissing { .. } => "root_missing",
             Error::Provider(e) => e.code(),
             Error::AmbiguousId { .. } => "ambiguous_id",
+            Error::ResumeOtherCopy { .. } => "resume_other_copy",
             // One code for every cache problem: the message tells them apart.
             Error::Cache { .. }
             | Error::CacheBusy { .. }
@@ -150,6 +167,46 @@ impl Error {
 impl From<crate::model::Unresumable> for Error {
     fn from(e: crate::model::Unresumable) -> Self {
         ProviderError::from(e).into()
+    }
+}
+
+/// What to do about an ambiguous name: a prefix can be made longer; an id two files hold whole
+/// can only be told apart by the file.
+fn ambiguous_advice(whole: bool) -> &'static str {
+    if whole {
+        "the whole id is the same in each (one session in several files): name the session by its file"
+    } else {
+        "give more of the id, or name the session by its file"
+    }
+}
+
+fn resume_other_copy(
+    id: &str,
+    cwd: &str,
+    chosen: &Path,
+    opens: Option<&Path>,
+    found: &[PathBuf],
+) -> String {
+    let how = format!(
+        "not resumed: Claude Code resumes {id} by its id from {cwd} and finds the file itself"
+    );
+    match opens {
+        Some(other) => format!(
+            "{how}: it would open {}, not {}, the file of the row chosen (a copy of that session); resume the row of {} instead, or export or hand off this copy to carry it on",
+            other.display(),
+            chosen.display(),
+            other.display()
+        ),
+        None => format!(
+            "{how}: its file for that directory is missing and {} files hold the id ({}), so it would open none of them; trash the copies not needed, or export or hand off this one ({}) to carry it on",
+            found.len(),
+            found
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join("; "),
+            chosen.display()
+        ),
     }
 }
 

@@ -63,6 +63,24 @@ fn each_file_is_its_own_session_and_the_bare_id_is_ambiguous() {
     for file in &want {
         assert!(message.contains(&file.display().to_string()), "{message}");
     }
+    // The whole id is what the two share, named whole or by a prefix: more of it cannot help,
+    // the file can.
+    assert!(
+        message.contains("the whole id is the same in each") && !message.contains("more of the id"),
+        "{message}"
+    );
+    let sessions = service.list().unwrap().sessions;
+    let prefix = service
+        .library()
+        .catalog()
+        .find(&sessions, &store.id[..8])
+        .unwrap_err();
+    assert!(
+        prefix
+            .to_string()
+            .contains("the whole id is the same in each"),
+        "{prefix}"
+    );
 
     for (file, own, other) in [
         (&store.original, store.original_text, store.copy_text),
@@ -143,6 +161,8 @@ fn a_file_path_names_one_of_the_two() {
     let every = catalog.find(&sessions, "").unwrap_err().to_string();
     let more = sessions.len() - agent_sessions_core::error::AMBIGUOUS_LISTED;
     assert!(every.contains(&format!("; {more} more)")), "{every}");
+    // Sessions of different ids: a longer prefix tells them apart.
+    assert!(every.contains("give more of the id"), "{every}");
     let listed = agent_sessions_core::error::AMBIGUOUS_LISTED;
     assert_eq!(every.matches(" in /").count(), listed, "{every}");
     for file in [&store.original, &store.copy] {
@@ -333,4 +353,117 @@ fn codex_refuses_when_its_own_store_holds_another_copy_whatever_is_listed_first(
     let s = sessions.iter().find(|s| s.source_path == original).unwrap();
     refused_naming(&catalog, &sessions, s, Mode::Permanent, &copy);
     assert_eq!(snapshot(here.path()), before, "nothing was touched");
+}
+
+/// The Claude sessions of the store with the store's id, or its subagents (`parent`), scanned
+/// now, by file.
+fn scanned(store: &SameIdStore, parent: bool) -> (Catalog, Vec<SessionMeta>) {
+    let catalog = common::catalog(CLAUDE, store.root());
+    let mut sessions: Vec<SessionMeta> = catalog
+        .scan(&ScanProgress::default())
+        .unwrap()
+        .sessions
+        .into_iter()
+        .filter(|s| match parent {
+            false => s.id == store.id,
+            true => s.parent_id.as_deref() == Some(store.id),
+        })
+        .collect();
+    sessions.sort_by(|a, b| a.source_path.cmp(&b.source_path));
+    (catalog, sessions)
+}
+
+/// The session of `sessions` read from a file under `folder`.
+fn under<'a>(sessions: &'a [SessionMeta], folder: &Path) -> &'a SessionMeta {
+    sessions
+        .iter()
+        .find(|s| s.source_path.starts_with(folder))
+        .unwrap_or_else(|| panic!("nothing listed under {}", folder.display()))
+}
+
+/// `claude --resume <id>` names the session by id alone, and Claude Code opens the file in
+/// the project folder of the directory it runs in (`-home-bob-projects-demo`): the original's.
+/// The original resumes as before; the copy, its subagent (which resumes through its parent)
+/// and "Resume in terminal" of the copy are refused, naming the file Claude Code would open,
+/// before a terminal is even looked for. Opening a shell in the copy's directory is not refused.
+#[test]
+fn resuming_a_copy_is_refused_naming_the_file_claude_code_opens() {
+    use agent_sessions_core::actions::terminal::{self, Host};
+    let store = SameIdStore::create();
+    let (catalog, sessions) = scanned(&store, false);
+    let original_folder = store.original.parent().unwrap();
+    let copy_folder = store.copy.parent().unwrap();
+
+    let original = under(&sessions, original_folder);
+    let command = catalog.resume_command(original).unwrap();
+    assert_eq!(command.program(), "claude");
+    assert_eq!(command.args(), ["--resume", store.id]);
+    assert_eq!(command.cwd(), Some("/home/bob/projects/demo"));
+
+    let copy = under(&sessions, copy_folder);
+    let (_, subagents) = scanned(&store, true);
+    let copied_subagent = under(&subagents, copy_folder);
+    for refused in [copy, copied_subagent] {
+        let err = catalog.resume_command(refused).unwrap_err();
+        assert_eq!(err.code(), "resume_other_copy", "{err}");
+        let agent_sessions_core::Error::ResumeOtherCopy { opens, chosen, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(opens.as_deref(), Some(store.original.as_path()));
+        assert_eq!(chosen, &store.copy);
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("it would open {}", store.original.display()))
+                && message.contains(&format!("not {}", store.copy.display()))
+                && message.contains("resume the row of"),
+            "{message}"
+        );
+    }
+    // The original's subagent resumes the original.
+    let subagent = under(&subagents, original_folder);
+    assert_eq!(
+        catalog.resume_command(subagent).unwrap().args(),
+        ["--resume", store.id]
+    );
+
+    // The refusal comes first: the terminal named does not exist, and is never looked at.
+    let host = Host::this();
+    let planned = terminal::plan_session(&catalog, copy, Some("no-such-terminal"), true, &host);
+    assert_eq!(planned.unwrap_err().code(), "resume_other_copy");
+    let shell = terminal::plan_session(&catalog, copy, Some("no-such-terminal"), false, &host);
+    assert_eq!(shell.unwrap_err().code(), "unknown_terminal");
+}
+
+/// Neither file in the directory's own project folder: Claude Code opens the only file that
+/// holds the id, and with two it opens neither ("No conversation found"), so both rows are
+/// refused, each naming both files; once the copy is gone the original resumes again.
+#[test]
+fn with_no_file_where_claude_code_looks_first_two_copies_are_both_refused() {
+    let store = SameIdStore::create();
+    let original_folder = store.original.parent().unwrap();
+    let moved = original_folder.with_file_name("-home-bob-elsewhere");
+    std::fs::rename(original_folder, &moved).unwrap();
+    let moved_file = moved.join(store.original.file_name().unwrap());
+
+    let (catalog, sessions) = scanned(&store, false);
+    assert_eq!(sessions.len(), 2);
+    let mut both = vec![moved_file.clone(), store.copy.clone()];
+    both.sort();
+    for session in &sessions {
+        let err = catalog.resume_command(session).unwrap_err();
+        let agent_sessions_core::Error::ResumeOtherCopy { opens, found, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!((opens, found), (&None, &both));
+        assert!(err.to_string().contains("would open none of them"), "{err}");
+    }
+
+    std::fs::remove_dir_all(store.copy.parent().unwrap()).unwrap();
+    let (catalog, sessions) = scanned(&store, false);
+    let [alone] = sessions.as_slice() else {
+        panic!("{sessions:?}")
+    };
+    assert_eq!(alone.source_path, moved_file);
+    let command = catalog.resume_command(alone).unwrap();
+    assert_eq!(command.args(), ["--resume", store.id]);
 }

@@ -786,13 +786,14 @@ pub fn plan_session(
         .as_deref()
         .filter(|d| !d.is_empty())
         .ok_or(TerminalError::NoDirectory)?;
-    let found = installed(host);
-    let chosen = choose(terminal, host, &found)?;
+    // First, so a resume that would carry on another file is refused whatever the terminal.
     let command = if resume {
         Some(catalog.resume_command(session)?)
     } else {
         None
     };
+    let found = installed(host);
+    let chosen = choose(terminal, host, &found)?;
     Ok(plan(
         chosen,
         &found,

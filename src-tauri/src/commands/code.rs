@@ -19,6 +19,9 @@ pub enum ErrorCode {
     /// An id (or prefix) that names more than one session, two files of one session included:
     /// the message lists them with their files.
     AmbiguousId,
+    /// A resume (or "Resume in terminal") of a Claude Code copy: `claude --resume <id>` would
+    /// carry on another file of the session, which the message names.
+    ResumeOtherCopy,
     // Translation (core actions::translate, docs/translation.md).
     TranslateNotConfigured,
     TranslateBadUrl,

@@ -47,7 +47,8 @@ pub type CmdResult<T> = Result<T, CmdError>;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[ts(rename = "AppError")]
 pub struct CmdError {
-    /// One of `not_found`, `invalid_input`, `ambiguous_id`, `io`, `cache`, `internal`;
+    /// One of `not_found`, `invalid_input`, `ambiguous_id`, `resume_other_copy`, `io`, `cache`,
+    /// `internal`;
     /// translation, trash and bundles keep core's own codes ([`ErrorCode`]).
     pub code: ErrorCode,
     pub message: String,
@@ -107,6 +108,7 @@ pub fn fold_code(code: &str) -> ErrorCode {
             ErrorCode::NotFound
         }
         "ambiguous_id" => ErrorCode::AmbiguousId,
+        "resume_other_copy" => ErrorCode::ResumeOtherCopy,
         "bad_query" | "resume_unavailable" | "unknown_terminal" | "file_exists" | "bad_params" => {
             ErrorCode::InvalidInput
         }
@@ -170,6 +172,16 @@ mod tests {
             (Error::session_not_found("s"), ErrorCode::NotFound),
             (Error::BadQuery("q".into()), ErrorCode::InvalidInput),
             (Error::ambiguous("s", &[]), ErrorCode::AmbiguousId),
+            (
+                Error::ResumeOtherCopy {
+                    id: "s".into(),
+                    cwd: "/w".into(),
+                    chosen: "/c/projects/-w-copy/s.jsonl".into(),
+                    opens: Some("/c/projects/-w/s.jsonl".into()),
+                    found: Vec::new(),
+                },
+                ErrorCode::ResumeOtherCopy,
+            ),
             (io, ErrorCode::Io),
             (
                 Error::Cache {

@@ -6,7 +6,8 @@ export type ActionSettings = { allow_delete: boolean, allow_permanent_delete: bo
  */
 export type AppError = { 
 /**
- * One of `not_found`, `invalid_input`, `ambiguous_id`, `io`, `cache`, `internal`;
+ * One of `not_found`, `invalid_input`, `ambiguous_id`, `resume_other_copy`, `io`, `cache`,
+ * `internal`;
  * translation, trash and bundles keep core's own codes ([`ErrorCode`]).
  */
 code: ErrorCode, message: string, 
@@ -179,7 +180,7 @@ line: number | null, reason: string, };
  * Problems met during a scan or load. `items` is capped; `parse_errors` counts them all.
  */
 export type Diagnostics = { parse_errors: number, items: Array<Diagnostic>, };
-export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal" | "ambiguous_id" | "translate_not_configured" | "translate_bad_url" | "translate_bad_key" | "message_not_found" | "translate_no_text" | "translate_too_long" | "translate_unreachable" | "translate_timeout" | "translate_unauthorized" | "translate_http" | "translate_bad_reply" | "delete_disabled" | "permanent_delete_disabled" | "session_live" | "session_recent" | "unsupported" | "subagents_undecided" | "subagents_go_along" | "agent_missing" | "stale_plan" | "trash_failed" | "bundle_invalid" | "bundle_unsafe" | "bundle_too_large" | "bundle_checksum" | "bundle_manifest" | "bundle_version" | "bundle_not_restorable" | "bad_target" | "restore_token" | "session_exists" | "restore_failed" | "ssh_auth" | "ssh_host_key" | "ssh_unreachable" | "bad_host" | "spawn" | "connection_closed" | "protocol" | "version_mismatch" | "server_missing" | "bootstrap" | "remote_unsupported";
+export type ErrorCode = "not_found" | "invalid_input" | "io" | "cache" | "internal" | "ambiguous_id" | "resume_other_copy" | "translate_not_configured" | "translate_bad_url" | "translate_bad_key" | "message_not_found" | "translate_no_text" | "translate_too_long" | "translate_unreachable" | "translate_timeout" | "translate_unauthorized" | "translate_http" | "translate_bad_reply" | "delete_disabled" | "permanent_delete_disabled" | "session_live" | "session_recent" | "unsupported" | "subagents_undecided" | "subagents_go_along" | "agent_missing" | "stale_plan" | "trash_failed" | "bundle_invalid" | "bundle_unsafe" | "bundle_too_large" | "bundle_checksum" | "bundle_manifest" | "bundle_version" | "bundle_not_restorable" | "bad_target" | "restore_token" | "session_exists" | "restore_failed" | "ssh_auth" | "ssh_host_key" | "ssh_unreachable" | "bad_host" | "spawn" | "connection_closed" | "protocol" | "version_mismatch" | "server_missing" | "bootstrap" | "remote_unsupported";
 export type EventType = "session_start" | "prompt" | "tool_start" | "tool_end" | "notification" | "ask" | "stop" | "session_end";
 export type ExportFormat = "markdown" | "json" | "html";
 /**

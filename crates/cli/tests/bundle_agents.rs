@@ -10,58 +10,14 @@
 mod agents;
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use agents::{claude_env, offline, run_agent, Mock};
 use common::testdata;
-
-/// The scripted model, stopped (by its pid) when dropped.
-struct Mock {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
-
-impl Mock {
-    fn start(dir: &Path) -> Mock {
-        let log = dir.join("requests.jsonl");
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/mock_model.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .arg(&log)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs the scripted model");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line.trim().parse().expect("the model prints its port");
-        Mock { child, port, log }
-    }
-
-    /// The bodies of the model calls made so far.
-    fn calls(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|r| r["method"] == "POST")
-            .map(|r| r["body"].clone())
-            .collect()
-    }
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Our CLI with a private cache and no real home; `path` is its PATH.
 fn cli(work: &Path, path: &str, args: &[&str]) -> Value {
@@ -131,61 +87,6 @@ fn listed(work: &Path, path: &str, flag: &str, root: &Path, id: &str) -> Value {
         .find(|s| s["id"] == id)
         .cloned()
         .unwrap_or_else(|| panic!("{id} is not listed"))
-}
-
-/// `cmd` in `cwd` with only PATH, the environment `env` and a closed proxy (the network stays
-/// out of reach but for 127.0.0.1).
-fn offline<'a>(
-    cmd: &'a mut Command,
-    cwd: &Path,
-    path: &str,
-    env: &[(&str, String)],
-) -> &'a mut Command {
-    cmd.current_dir(cwd)
-        .env_clear()
-        .env("PATH", path)
-        .env("HTTPS_PROXY", "http://127.0.0.1:9")
-        .env("HTTP_PROXY", "http://127.0.0.1:9")
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-}
-
-/// Runs an agent in `cwd` with exactly `env` (plus PATH), no input, at most three minutes;
-/// its standard output.
-fn run_agent(
-    program: &Path,
-    args: &[&str],
-    cwd: &Path,
-    path: &str,
-    env: &[(&str, String)],
-) -> String {
-    let mut cmd = Command::new(program);
-    offline(cmd.args(args), cwd, path, env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let started = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if started.elapsed() > Duration::from_secs(180) {
-            let _ = child.kill();
-            panic!("{} {args:?} did not finish in 3 minutes", program.display());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{} {args:?}: {}\n{stdout}\n{}",
-        program.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
 }
 
 /// A fresh work folder, a new home for the agent, and the directory the session moves to
@@ -263,22 +164,6 @@ fn records(path: &Path) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
-}
-
-/// The environment that points Claude Code at `root` and the scripted model.
-fn claude_env(home: &Path, root: &Path, mock: &Mock) -> Vec<(&'static str, String)> {
-    vec![
-        ("HOME", home.to_string_lossy().into_owned()),
-        ("CLAUDE_CONFIG_DIR", root.to_string_lossy().into_owned()),
-        (
-            "ANTHROPIC_BASE_URL",
-            format!("http://127.0.0.1:{}", mock.port),
-        ),
-        ("ANTHROPIC_API_KEY", "sk-ant-mock".to_owned()),
-        ("DISABLE_TELEMETRY", "1".to_owned()),
-        ("DISABLE_AUTOUPDATER", "1".to_owned()),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
-    ]
 }
 
 #[test]

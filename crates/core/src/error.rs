@@ -192,10 +192,9 @@ fn resume_other_copy(
     );
     match opens {
         Some(other) => format!(
-            "{how}: it would open {}, not {}, the file of the row chosen (a copy of that session); resume the row of {} instead, or export or hand off this copy to carry it on",
+            "{how}: it would open {}, not {}, the one chosen (a copy of that session); resume the session from that file instead, or export or hand off this copy to carry it on",
             other.display(),
-            chosen.display(),
-            other.display()
+            chosen.display()
         ),
         None => format!(
             "{how}: its file for that directory is missing and {} files hold the id ({}), so it would open none of them; trash the copies not needed, or export or hand off this one ({}) to carry it on",

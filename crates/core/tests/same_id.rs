@@ -415,7 +415,7 @@ fn resuming_a_copy_is_refused_naming_the_file_claude_code_opens() {
         assert!(
             message.contains(&format!("it would open {}", store.original.display()))
                 && message.contains(&format!("not {}", store.copy.display()))
-                && message.contains("resume the row of"),
+                && message.contains("resume the session from that file instead"),
             "{message}"
         );
     }

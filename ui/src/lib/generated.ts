@@ -128,7 +128,7 @@ dir: string | null,
  */
 path: string | null, 
 /**
- * Its size with SQLite's `-wal` and `-shm` files.
+ * Its size with its shards' files and SQLite's `-wal` and `-shm` files.
  */
 bytes: number, };
 /**

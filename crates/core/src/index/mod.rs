@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::config::DbConfig;
 use rusqlite::{
-    params, Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior,
+    params, Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior,
 };
 use serde::Serialize;
 
@@ -155,6 +155,8 @@ pub struct Index {
     /// (a broad prefix, hundreds of terms looked up in each shard: 1 GB p95 17 → 28 ms).
     readers: std::sync::Mutex<Vec<Connection>>,
     path: PathBuf,
+    /// The identity of the files `conn` opened (see [`file_ids`]).
+    opened: Vec<FileId>,
     /// What opening did that the user should hear about (a damaged cache rebuilt).
     warnings: Vec<String>,
 }
@@ -312,12 +314,44 @@ pub fn without_memory_statistics() {
 }
 
 /// A connection that writes text to one file (the cache file or a shard's): WAL mode is the
-/// file's, `synchronous` the connection's.
+/// file's, `synchronous` the connection's. It never creates the file: only [`setup`] makes a
+/// cache's files (private, with their schema).
 fn writer(path: &Path) -> Result<Connection, Error> {
-    let conn = connect(path)?;
+    without_memory_statistics();
+    let flags = OpenFlags::default().difference(OpenFlags::SQLITE_OPEN_CREATE);
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| cache_error(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| cache_error(path, e))?;
     conn.pragma_update(None, "synchronous", "normal")
         .map_err(|e| cache_error(path, e))?;
     Ok(conn)
+}
+
+/// A file's device and inode (`None`: missing; always `None` off Unix, where an open file
+/// cannot be deleted).
+type FileId = Option<(u64, u64)>;
+
+/// The identity of each of the cache's files at its paths now. Text writers and search readers
+/// open the files by name while the cache's connection keeps those it opened: after another
+/// process deleted them (`cache clear`) and maybe made new ones, a writer would write this
+/// cache's rowids, which there name other sessions, into the other cache's files, and a reader
+/// would read them.
+fn file_ids(path: &Path) -> Vec<FileId> {
+    cache_files(path)
+        .iter()
+        .map(|file| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                std::fs::metadata(file).ok().map(|m| (m.dev(), m.ino()))
+            }
+            #[cfg(not(unix))]
+            {
+                let _ = file;
+                None
+            }
+        })
+        .collect()
 }
 
 /// WAL mode, the schema and the rank function. The schema is created in an immediate
@@ -336,6 +370,14 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
         .map_err(err)?;
     let had_sessions = has_table(&tx, "main", "sessions").map_err(err)?;
     tx.execute_batch(SCHEMA).map_err(err)?;
+    // No session listed: no text row is anyone's. (Not only when the cache file is new: SQLite
+    // commits the attached files one after the other, so a kill can leave a new cache file's
+    // schema committed and its shards' emptying not.)
+    let listed: bool = tx
+        .query_row("SELECT EXISTS (SELECT 1 FROM main.sessions)", [], |r| {
+            r.get(0)
+        })
+        .map_err(err)?;
     for k in 0..SHARDS {
         let db = shard_db(k);
         let had_text = has_table(&tx, &db, "fts").map_err(err)?;
@@ -346,15 +388,15 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
                 .map_err(err)?;
         }
         // The files belong together: a shard file created anew (deleted by hand) means its
-        // sessions' text must be indexed again; a cache file created anew, that a left-over
-        // shard's rows name sessions that are gone.
+        // sessions' text must be indexed again; a cache file created anew (no sessions), that a
+        // left-over shard's rows name sessions that are gone.
         if had_sessions && !had_text {
             tx.execute(
                 "UPDATE sessions SET text_indexed = 0 WHERE rowid % ?1 = ?2",
                 params![SHARDS as i64, k as i64],
             )
             .map_err(err)?;
-        } else if !had_sessions && had_text {
+        } else if !listed && had_text {
             tx.execute_batch(&format!(
                 "DELETE FROM {db}.fts; DELETE FROM {db}.indexed_messages; DELETE FROM {db}.terms;"
             ))
@@ -438,6 +480,7 @@ impl Index {
             conn: connect(&path)?,
             readers: Default::default(),
             path,
+            opened: Vec::new(),
             warnings: Vec::new(),
         };
         match setup(&mut index.conn, &index.path) {
@@ -447,6 +490,7 @@ impl Index {
             }
             other => other?,
         }
+        index.opened = file_ids(&index.path);
         Ok(index)
     }
 
@@ -469,6 +513,7 @@ impl Index {
             .clear();
         self.conn.flush_prepared_statement_cache();
         if reset(&self.conn).is_ok() && setup(&mut self.conn, &self.path).is_ok() {
+            self.opened = file_ids(&self.path);
             return Ok(());
         }
         let placeholder = Connection::open_in_memory().map_err(|e| cache_error(&self.path, e))?;
@@ -489,7 +534,21 @@ impl Index {
         }
         create_private(&self.path)?;
         self.conn = connect(&self.path)?;
-        setup(&mut self.conn, &self.path)
+        setup(&mut self.conn, &self.path)?;
+        self.opened = file_ids(&self.path);
+        Ok(())
+    }
+
+    /// Fails when the files at the cache's paths are not the ones its connection opened (see
+    /// [`file_ids`]).
+    fn same_files(&self) -> Result<(), Error> {
+        if file_ids(&self.path) == self.opened {
+            return Ok(());
+        }
+        Err(Error::Cache {
+            path: self.path.clone(),
+            reason: "its files were deleted or replaced since this process opened them (the cache was cleared); the text is indexed once the cache is opened again".into(),
+        })
     }
 
     fn err(&self, e: rusqlite::Error) -> Error {
@@ -779,6 +838,7 @@ impl Index {
         // connection would lock every attached shard. The cache file's writer also marks
         // sessions indexed, for every shard. Only shards with work get one.
         let path = self.path.clone();
+        self.same_files()?;
         let mut main_writer = writer(&path)?;
         let conn = &mut main_writer;
         let mut writers = Vec::new();
@@ -788,6 +848,8 @@ impl Index {
                 writers.push((writer(&path)?, path));
             }
         }
+        // Replaced while they were opened: the writers have other files than the cache's.
+        self.same_files()?;
         let (done, extracted) = std::thread::scope(|s| {
             let mut extractors = Vec::new();
             let mut receivers = Vec::new();
@@ -938,16 +1000,16 @@ impl Index {
         // Each phrase's document frequency is counted in the newest rows: for a prefix spelled
         // out as dozens of terms that costs more than the search; those come newest first.
         let hits = if expression.spelled.is_none_or(|n| n <= RANKED_PHRASES) {
-            let best = self.best_ranked(&expression, &restrict, &session_args, limit)?;
-            self.hits_at(&expression.fts, &best)?
+            let best = self.best_ranked(&expression, &restrict, &session_args)?;
+            self.hits_at(&expression.fts, &best, limit)?
         } else {
             self.newest(&expression.fts, &restrict, session_args, limit)?
         };
         Ok((hits, spelled))
     }
 
-    /// The best `limit` of the newest [`RANKED_CANDIDATES`] matches by BM25 (the newest
-    /// share of them in each shard), best first, as (shard, rowid, rank; lower is better). One
+    /// The newest [`RANKED_CANDIDATES`] matches (the newest share of them in each shard) by
+    /// BM25, best first, as (shard, rowid, rank; lower is better). One
     /// walk of each shard's index backwards scores each candidate as it is found (`rank.rs`),
     /// with the phrases' document frequencies counted over all shards first.
     fn best_ranked(
@@ -955,7 +1017,6 @@ impl Index {
         expression: &Expression,
         restrict: &str,
         session_args: &[rusqlite::types::Value],
-        limit: usize,
     ) -> Result<Vec<Ranked>, Error> {
         let counted =
             self.each_shard(|conn, shard| frequencies(conn, shard, &expression.phrases))?;
@@ -996,7 +1057,6 @@ impl Index {
                 .then(b.rowid.cmp(&a.rowid))
                 .then(a.shard.cmp(&b.shard))
         });
-        scored.truncate(limit);
         Ok(scored)
     }
 
@@ -1010,8 +1070,21 @@ impl Index {
             .readers
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        while readers.len() < SHARDS - 1 {
-            readers.push(reader(&self.path)?);
+        if readers.len() < SHARDS - 1 && self.same_files().is_ok() {
+            while readers.len() < SHARDS - 1 {
+                readers.push(reader(&self.path)?);
+            }
+            // Replaced while they were opened: they read other files than the cache's.
+            if self.same_files().is_err() {
+                readers.clear();
+            }
+        }
+        if readers.len() < SHARDS - 1 {
+            // The files at the cache's paths are another cache's (see `file_ids`): every shard
+            // is read one after the other on the cache's own connection, which has them all.
+            return (0..SHARDS)
+                .map(|k| query(&self.conn, k).map_err(|e| self.err(e)))
+                .collect();
         }
         let query = &query;
         let results = std::thread::scope(|s| {
@@ -1035,11 +1108,16 @@ impl Index {
             .collect()
     }
 
-    /// The hits of rows chosen by [`Index::best_ranked`], in that order, with their snippets
-    /// (made for these rows only: FTS5 finds each by its rowid).
-    fn hits_at(&self, fts: &str, rows: &[Ranked]) -> Result<Vec<Hit>, Error> {
-        let mut hits = Vec::with_capacity(rows.len());
+    /// The hits of the first `limit` rows chosen by [`Index::best_ranked`] that name a listed
+    /// session, in that order, with their snippets (made for these rows only: FTS5 finds each
+    /// by its rowid). A shard can hold rows of a removed session (its writer, on another
+    /// connection, committed after the removal): they are passed over, not counted.
+    fn hits_at(&self, fts: &str, rows: &[Ranked], limit: usize) -> Result<Vec<Hit>, Error> {
+        let mut hits = Vec::with_capacity(limit.min(rows.len()));
         for row in rows {
+            if hits.len() >= limit {
+                break;
+            }
             let sql = format!(
                 "SELECT s.id, s.provider, fts.message_id, s.title,
                         snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12), s.source_path

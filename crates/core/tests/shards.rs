@@ -1,0 +1,201 @@
+//! The message text split over several files ("shards", `index/mod.rs`): what the files hold
+//! when one writer's transaction lands without the other's — a kill between two files' commits,
+//! a writer of another connection finishing after a removal, a cache cleared under a running
+//! process — never shows as a hit of the wrong session or takes a real hit's place.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use agent_sessions_core::index::{self, Index, SearchFilter};
+use agent_sessions_core::provider::SessionKey;
+use agent_sessions_core::{ProviderKind, ProviderSet, Roots, ScanProgress};
+
+/// One fixture store of each agent (40 sessions).
+fn three_fixtures() -> Roots {
+    Roots::default()
+        .with(
+            ProviderKind::Claude,
+            [common::fixture(ProviderKind::Claude, "2.0.50")],
+        )
+        .with(
+            ProviderKind::Codex,
+            [common::fixture(ProviderKind::Codex, "0.171.0")],
+        )
+        .with(
+            ProviderKind::Opencode,
+            [common::fixture(ProviderKind::Opencode, "1.2.27")],
+        )
+}
+
+fn filter(limit: usize) -> SearchFilter {
+    SearchFilter {
+        limit,
+        ..SearchFilter::default()
+    }
+}
+
+/// A cache in `dir` of `roots`, listed and text-indexed.
+fn indexed(dir: &Path, roots: &Roots) -> Index {
+    let providers = ProviderSet::new(roots, &[]);
+    let p = ScanProgress::default();
+    let mut index = Index::open(dir, roots).unwrap();
+    index.refresh(&providers, &p).unwrap();
+    index.index_text(&providers, None, &p).unwrap();
+    index
+}
+
+/// The message rows (not titles) of one of the cache's files: (session rowid, row key).
+fn message_rows(file: &Path) -> Vec<(i64, String)> {
+    let conn = rusqlite::Connection::open(file).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT session, message_id FROM indexed_messages WHERE message_id != '' ORDER BY 1, 2",
+        )
+        .unwrap();
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+const WORDS: &[&str] = &["hello", "the", "file", "read*", "error OR tool"];
+
+/// A removed session's rows in a shard's file can outlive it: its writer (another connection:
+/// the app's indexer while its window trashes the session) commits after the removal deleted
+/// them. Those rows name a session that is gone and must not take the place of a real hit.
+#[test]
+fn rows_left_for_a_removed_session_take_no_real_hits_place() {
+    let roots = three_fixtures();
+    let providers = ProviderSet::new(&roots, &[]);
+    let cache = tempfile::tempdir().unwrap();
+    let mut index = indexed(cache.path(), &roots);
+    let shard = index::cache_files(index.path()).pop().unwrap();
+    // A session of the second shard (odd rowid), removed as a trash removes it.
+    let (rowid, key) = rusqlite::Connection::open(index.path())
+        .unwrap()
+        .query_row(
+            "SELECT rowid, provider, id, source_path FROM sessions WHERE rowid % 2 = 1 ORDER BY rowid LIMIT 1",
+            [],
+            |r| {
+                let provider: String = r.get(1)?;
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    SessionKey {
+                        provider: ProviderKind::parse(&provider).unwrap(),
+                        id: r.get(2)?,
+                        source_path: PathBuf::from(r.get::<_, String>(3)?),
+                    },
+                ))
+            },
+        )
+        .unwrap();
+    index.forget(std::slice::from_ref(&key)).unwrap();
+    let limits = [1, 3];
+    let before: Vec<usize> = limits
+        .iter()
+        .map(|&n| index.search("file", &filter(n)).unwrap().len())
+        .collect();
+    assert_eq!(before, limits, "enough hits to fill each limit");
+    // The late writer's row: newest in its file, and the best match there is.
+    rusqlite::Connection::open(&shard)
+        .unwrap()
+        .execute(
+            "INSERT INTO fts (title, body, session, message_id) VALUES ('', 'file file file', ?1, 'late')",
+            [rowid],
+        )
+        .unwrap();
+    for (n, want) in limits.iter().zip(&before) {
+        let hits = index.search("file", &filter(*n)).unwrap();
+        assert_eq!(hits.len(), *want, "limit {n}: {hits:?}");
+        assert!(hits.iter().all(|h| h.session_id != key.id), "{hits:?}");
+        let all = index.search_all("file", &filter(*n), &providers).unwrap();
+        assert_eq!(all.hits.len(), *want, "limit {n}: {all:?}");
+    }
+}
+
+/// SQLite commits a transaction's attached files one after the other: a kill while a cache
+/// file created anew (deleted by hand) was set up can leave its schema committed and its
+/// shard's emptying not. The shard's rows name the old file's sessions by rowid, and the new
+/// file gives those rowids to other sessions: they are emptied on the next open.
+#[test]
+fn a_new_cache_file_empties_the_shards_a_kill_left_full() {
+    let roots = three_fixtures();
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let (old, fresh) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let path = indexed(old.path(), &roots).path().to_path_buf();
+    let shard = index::cache_files(&path).pop().unwrap();
+    assert!(!message_rows(&shard).is_empty());
+    // The state the kill leaves: a new cache file with its schema and no sessions (the same
+    // name: the same roots), beside the old shard.
+    let new_file = Index::open(fresh.path(), &roots)
+        .unwrap()
+        .path()
+        .to_path_buf();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    std::fs::copy(&new_file, &path).unwrap();
+
+    let mut index = Index::open(old.path(), &roots).unwrap();
+    assert_eq!(message_rows(&shard), [], "the old shard is emptied");
+    index.refresh(&providers, &p).unwrap();
+    assert_eq!(index.pending_text().unwrap(), 40);
+    for word in WORDS {
+        let hits = index.search(word, &filter(1000)).unwrap();
+        assert!(
+            hits.iter().all(|h| h.message_id.is_empty()),
+            "{word}: nothing is indexed, only titles match: {hits:?}"
+        );
+    }
+}
+
+/// Every search of these words: each hit, scores and snippets too.
+fn answers(index: &Index) -> Vec<Vec<index::Hit>> {
+    let search = |w: &&str| index.search(w, &filter(1000)).unwrap();
+    WORDS.iter().map(search).collect()
+}
+
+/// A process keeps its cache's files open; `cache clear` in another process deletes them, and
+/// that process (or the next) creates new ones. The first process's text writers and search
+/// readers open the files by name: they must not create files of their own, nor write the old
+/// cache's sessions (rowids that name other sessions there) into the new cache's files, nor
+/// read them as its own.
+#[test]
+fn a_process_whose_cache_was_cleared_writes_nothing_into_the_new_one() {
+    let roots = three_fixtures();
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let half_indexed = |dir: &Path| {
+        let mut index = Index::open(dir, &roots).unwrap();
+        index.refresh(&providers, &p).unwrap();
+        assert_eq!(index.index_text(&providers, Some(20), &p).unwrap(), 20);
+        index
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let mut stale = half_indexed(cache.path());
+    // Its answers, as another connection to its files finds them (it has not searched yet: its
+    // own search readers open at its first search).
+    let want = answers(&Index::open(cache.path(), &roots).unwrap());
+    index::clear(cache.path()).unwrap();
+
+    assert_eq!(answers(&stale), want, "it searches the files it opened");
+    let err = stale.index_text(&providers, None, &p).unwrap_err();
+    assert!(err.to_string().contains("deleted or replaced"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "no file created outside setup: {left:?}");
+
+    let mut other = Index::open(cache.path(), &roots).unwrap();
+    other.refresh(&providers, &p).unwrap();
+    let err = stale.index_text(&providers, None, &p).unwrap_err();
+    assert!(err.to_string().contains("deleted or replaced"), "{err}");
+    assert_eq!(other.pending_text().unwrap(), 40, "nothing marked indexed");
+    for file in index::cache_files(other.path()) {
+        assert_eq!(message_rows(&file), [], "{}", file.display());
+    }
+    assert_eq!(answers(&stale), want);
+    // The new cache indexes as usual.
+    assert_eq!(other.index_text(&providers, None, &p).unwrap(), 40);
+}

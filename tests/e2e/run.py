@@ -391,6 +391,9 @@ def main():
             check("one Claude session in two files (a project folder copied beside itself) lists two rows, "
                   "each opening its own file's transcript (from its row or a search hit), one row marked",
                   lambda: same_file_sessions(drv, *copies))
+            check("resuming the copy of a Claude session is refused, naming the original that "
+                  "claude --resume would open; the original's row copies its command",
+                  lambda: same_file_resume(drv, *copies))
         finally:
             drv.quit()
         many_sessions(tmp / "many", 4000, 2000)
@@ -2068,6 +2071,28 @@ def same_file_sessions(d, original, copy):
         text = d.js("return document.querySelector('[data-testid=\"transcript\"]').innerText")
         assert other not in text, f"the hit for {query} opened the other file"
     d.shot("62-same-file-search")
+
+
+def same_file_resume(d, original, copy):
+    """`claude --resume <id>` names no file: Claude Code opens the one in its directory's own
+    project folder, the original. The copy's "Copy resume command" shows the refusal naming the
+    original (and copies nothing); the original's shows the command."""
+    rows = f'[data-testid="session-row"][data-id="{SAME_FILE_ID}"]'
+    error = "const e = document.querySelector('[data-testid=\"action-error\"]'); return e?.innerText || ''"
+    d.click(d.wait_all(f'{rows}[data-path="{copy}"]')[0])
+    d.until("const t = document.querySelector('[data-testid=\"transcript\"]');"
+            " return t?.innerText.includes(arguments[0])", 20, SAME_FILE_COPY_TEXT)
+    d.click(d.find_all('[data-testid="copy-resume"]')[0])
+    d.until(error + ".includes(arguments[0])", 20, f"it would open {original}, not {copy}")
+    assert not d.find_all('[data-testid="resume-text"]'), "a command was shown for the copy"
+    d.shot("63-same-file-resume-refused")
+    d.click(d.wait_all(f'{rows}[data-path="{original}"]')[0])
+    d.until("const t = document.querySelector('[data-testid=\"transcript\"]');"
+            " return t?.innerText.includes(arguments[0])", 20, SAME_FILE_TEXT)
+    d.click(d.find_all('[data-testid="copy-resume"]')[0])
+    text = d.text(d.wait_all('[data-testid="resume-text"]')[0])
+    assert text.endswith(f"&& claude --resume {SAME_FILE_ID}"), text
+    assert d.js(error) == "", d.js(error)
 
 
 REMOTE_COUNTS = {"claude": 9, "codex": 6, "opencode": 7}

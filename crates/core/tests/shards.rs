@@ -199,3 +199,62 @@ fn a_process_whose_cache_was_cleared_writes_nothing_into_the_new_one() {
     // The new cache indexes as usual.
     assert_eq!(other.index_text(&providers, None, &p).unwrap(), 40);
 }
+
+/// Each shard is an FTS5 table of its own, with its own row count and mean row length (the
+/// cache file also holds every title, short rows): scored with its own, the same message
+/// ranked differently by the shard its session fell in. The same transcript in two files, one
+/// in each shard, gets the same score for each message.
+#[test]
+fn the_same_message_scores_the_same_in_either_shard() {
+    let store = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let roots = common::roots(ProviderKind::Claude, store.path());
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    index.refresh(&providers, &p).unwrap();
+    let path = index.path().to_path_buf();
+    let rowid = |file: &Path| -> i64 {
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row(
+                "SELECT rowid FROM sessions WHERE source_path = ?1",
+                [file.to_string_lossy()],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let original = index.sessions(&[]).unwrap()[0].source_path.clone();
+    // Copies beside it until one falls in the other shard (rowids are handed out in turn).
+    let mut copy = PathBuf::new();
+    for n in 1..=2 {
+        copy = original.with_file_name(format!("00000000-0000-4000-8000-00000000000{n}.jsonl"));
+        std::fs::copy(&original, &copy).unwrap();
+        index.refresh(&providers, &p).unwrap();
+        if rowid(&copy) % 2 != rowid(&original) % 2 {
+            break;
+        }
+    }
+    assert_ne!(rowid(&copy) % 2, rowid(&original) % 2);
+    index.index_text(&providers, None, &p).unwrap();
+
+    let mut pairs = 0;
+    for word in ["the", "file", "hello", "error OR tool"] {
+        let hits = index.search(word, &filter(1000)).unwrap();
+        let of = |file: &Path| -> Vec<(String, f64)> {
+            let mine = hits.iter().filter(|h| h.source_path == file);
+            mine.map(|h| (h.message_id.clone(), h.score)).collect()
+        };
+        let (a, b) = (of(&original), of(&copy));
+        for (message, score) in &a {
+            let other = b.iter().find(|(m, _)| m == message);
+            let (_, other) = other.unwrap_or_else(|| panic!("{word}: {message} in one copy only"));
+            assert!(
+                (score - other).abs() < 1e-9,
+                "{word}: {message} scores {score} and {other}"
+            );
+            pairs += 1;
+        }
+    }
+    assert!(pairs >= 3, "messages found in both copies: {pairs}");
+}

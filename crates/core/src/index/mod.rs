@@ -1020,7 +1020,7 @@ impl Index {
     ) -> Result<Vec<Ranked>, Error> {
         let counted =
             self.each_shard(|conn, shard| frequencies(conn, shard, &expression.phrases))?;
-        let mut frequencies = vec![0; expression.phrases.len() + 1];
+        let mut frequencies = vec![0; expression.phrases.len() + 3];
         for counts in counted {
             for (sum, n) in frequencies.iter_mut().zip(counts) {
                 *sum += n;
@@ -1413,7 +1413,8 @@ fn merge_segments(conn: &mut Connection) -> rusqlite::Result<()> {
 /// over the shards: how many rows a window of its newest rows has, and in how many of them each
 /// phrase is — the shard's whole index when it has up to [`SAMPLE_ROWS`] / [`SHARDS`] rows (then
 /// the frequencies are exact, as FTS5's `bm25()` counts them over one table), else its newest
-/// that many, so the work is bounded however long the history.
+/// that many, so the work is bounded however long the history. Then the shard's rows and tokens
+/// (summed, every shard is scored with the table sizes of them all: see `rank.rs`).
 fn frequencies(conn: &Connection, shard: usize, phrases: &[String]) -> rusqlite::Result<Vec<i64>> {
     let count = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> rusqlite::Result<Option<i64>> {
         conn.prepare_cached(sql)?.query_row(args, |r| r.get(0))
@@ -1421,6 +1422,7 @@ fn frequencies(conn: &Connection, shard: usize, phrases: &[String]) -> rusqlite:
     let db = shard_db(shard);
     let mut out = vec![0; phrases.len() + 1];
     let Some(high) = count(&format!("SELECT max(id) FROM {db}.fts_docsize"), &[])? else {
+        out.extend([0, 0]);
         return Ok(out);
     };
     let start = high.saturating_sub(SAMPLE_ROWS / SHARDS as i64);
@@ -1436,7 +1438,41 @@ fn frequencies(conn: &Connection, shard: usize, phrases: &[String]) -> rusqlite:
         )?
         .unwrap_or(0);
     }
+    out.extend(table_size(conn, &db)?);
     Ok(out)
+}
+
+/// The rows and tokens of database `db`'s FTS5 table, as its rank function counts them
+/// (`xRowCount`, `xColumnTotalSize`): FTS5 keeps them in its averages record, row 1 of
+/// `fts_data` — SQLite varints, the row count then each column's tokens.
+fn table_size(conn: &Connection, db: &str) -> rusqlite::Result<[i64; 2]> {
+    let block: Option<Vec<u8>> = conn
+        .prepare_cached(&format!("SELECT block FROM {db}.fts_data WHERE id = 1"))?
+        .query_row([], |r| r.get(0))
+        .optional()?;
+    let mut values = varints(block.as_deref().unwrap_or_default());
+    let rows = values.next().unwrap_or(0);
+    Ok([rows, values.sum()])
+}
+
+/// SQLite's varints (1–9 bytes, big-endian, 7 bits a byte but all 8 of the ninth) in `bytes`,
+/// up to the first one cut short.
+fn varints(mut bytes: &[u8]) -> impl Iterator<Item = i64> + '_ {
+    std::iter::from_fn(move || {
+        let mut value: u64 = 0;
+        for (i, &b) in bytes.iter().enumerate().take(9) {
+            if i == 8 {
+                value = (value << 8) | u64::from(b);
+            } else {
+                value = (value << 7) | u64::from(b & 0x7f);
+            }
+            if i == 8 || b & 0x80 == 0 {
+                bytes = &bytes[i + 1..];
+                return Some(value as i64);
+            }
+        }
+        None
+    })
 }
 
 /// A hit from a row of (session id, provider, message id, title, snippet, file); `None` for an
@@ -1635,6 +1671,38 @@ mod tests {
 
     fn failure(code: std::os::raw::c_int) -> rusqlite::Error {
         rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
+    }
+
+    /// The table size read from FTS5's averages record is the one its rank function sees:
+    /// given it, `as_bm25` scores as it does with the table's own (rows and tokens past one
+    /// varint byte).
+    #[test]
+    fn table_size_is_what_fts5_counts() {
+        let conn = Connection::open_in_memory().unwrap();
+        rank::register(&conn).unwrap();
+        conn.execute_batch(&TEXT_SCHEMA.replace("{db}", "main"))
+            .unwrap();
+        let long = "word ".repeat(300);
+        for (i, body) in (0..200).map(|i| (i, if i % 2 == 0 { "alpha beta" } else { &long })) {
+            conn.execute(
+                "INSERT INTO fts (title, body, session, message_id) VALUES ('t', ?1, ?2, 'm')",
+                params![body, i],
+            )
+            .unwrap();
+        }
+        let [rows, tokens] = table_size(&conn, "main").unwrap();
+        assert_eq!((rows, tokens), (200, 200 + 100 * 2 + 100 * 300));
+        let scores = |extra: &str| -> Vec<f64> {
+            let sql = format!(
+                "SELECT {}(fts, 200, 100{extra}) FROM fts WHERE fts MATCH 'beta' ORDER BY rowid",
+                rank::FUNCTION
+            );
+            let mut stmt = conn.prepare(&sql).unwrap();
+            let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+            rows.map(Result::unwrap).collect()
+        };
+        assert_eq!(scores(""), scores(&format!(", {rows}, {tokens}")));
+        assert_ne!(scores(""), scores(&format!(", {rows}, {}", tokens * 2)));
     }
 
     /// Only a damaged cache is worth deleting; a busy one needs a moment, an unwritable one

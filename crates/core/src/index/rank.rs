@@ -10,7 +10,11 @@
 //! 'as_bm25(ROWS, …)'`): `ROWS` is how many rows the window has, `COUNTi` how many of them hold
 //! phrase `i` (FTS5's phrase order, left to right). Lower is better, as with `bm25()`. A call
 //! whose counts do not match the query's phrases weighs every phrase alike rather than fail the
-//! search.
+//! search. `as_bm25(fts, ROWS, COUNT0, …, TABLE_ROWS, TABLE_TOKENS)` scores as if the table had
+//! that many rows and tokens: the index's shards are tables of their own whose scores are
+//! compared with each other, so each is scored with the rows and tokens of them all (one
+//! shard's mean row length was 14 tokens, the other's 84: the same message scored 0.48 in one
+//! and 1.33 in the other).
 //!
 //! rusqlite does not wrap FTS5's C API (see `tokens.rs`), so this is a small unsafe binding;
 //! the function never panics (an unwind cannot cross the C boundary): errors become SQLite
@@ -125,9 +129,14 @@ unsafe fn shared<'a>(
     let (mut rows, mut tokens) = (0i64, 0i64);
     check(call!(api, xRowCount(fts, &mut rows)))?;
     check(call!(api, xColumnTotalSize(fts, -1, &mut tokens)))?;
-    let total = rows.max(1) as f64;
     let value = |i: usize| ffi::sqlite3_value_double(args[i]);
-    let idf = if args.len() == phrases + 1 && value(0) >= 1.0 {
+    let whole = args.len() == phrases + 3;
+    if whole {
+        rows = ffi::sqlite3_value_int64(args[phrases + 1]);
+        tokens = ffi::sqlite3_value_int64(args[phrases + 2]);
+    }
+    let total = rows.max(1) as f64;
+    let idf = if (args.len() == phrases + 1 || whole) && value(0) >= 1.0 {
         // A window's share of rows holding the phrase, scaled to the table.
         (1..=phrases)
             .map(|i| idf(total, value(i).clamp(0.0, value(0)) / value(0) * total))

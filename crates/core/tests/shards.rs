@@ -112,6 +112,43 @@ fn rows_left_for_a_removed_session_take_no_real_hits_place() {
     }
 }
 
+/// The same for a prefix spelled out as more terms than BM25 is worth, answered newest first:
+/// left-over rows, newer than every real match, took every place of the second shard's share.
+#[test]
+fn rows_left_for_a_removed_session_take_no_newest_hits_place() {
+    let roots = three_fixtures();
+    let cache = tempfile::tempdir().unwrap();
+    let index = indexed(cache.path(), &roots);
+    // A prefix answered newest first (unranked: every score 0), with the most hits: in both
+    // files.
+    let newest = ["1*", "2*", "3*", "4*", "5*"]
+        .into_iter()
+        .map(|q| (q, index.search(q, &filter(1000)).unwrap()))
+        .filter(|(_, hits)| hits.iter().all(|h| h.score == 0.0))
+        .max_by_key(|(_, hits)| hits.len());
+    let (query, want) = newest.expect("a prefix answered newest first");
+    assert!(want.len() > 10, "{query}: {}", want.len());
+    let term: String = rusqlite::Connection::open(index.path())
+        .unwrap()
+        .query_row(
+            "SELECT term FROM terms WHERE term >= ?1 ORDER BY term LIMIT 1",
+            [query.trim_end_matches('*')],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let shard = index::cache_files(index.path()).pop().unwrap();
+    let late = rusqlite::Connection::open(&shard).unwrap();
+    for _ in 0..want.len() {
+        late.execute(
+            "INSERT INTO fts (title, body, session, message_id) VALUES ('', ?1, 1000000, 'late')",
+            [&term],
+        )
+        .unwrap();
+    }
+    let hits = index.search(query, &filter(want.len())).unwrap();
+    assert_eq!(hits.len(), want.len(), "{query}");
+}
+
 /// SQLite commits a transaction's attached files one after the other: a kill while a cache
 /// file created anew (deleted by hand) was set up can leave its schema committed and its
 /// shard's emptying not. The shard's rows name the old file's sessions by rowid, and the new

@@ -1148,12 +1148,17 @@ impl Index {
         let mut args: Vec<rusqlite::types::Value> = vec![fts.to_owned().into()];
         args.extend(session_args);
         args.push((limit as i64).into());
+        // Rows of a removed session (see `hits_at`) take no place of the limit.
+        let listed = match restrict {
+            "" => " AND session IN (SELECT rowid FROM main.sessions)",
+            some => some,
+        };
         let found = self.each_shard(|conn, shard| {
             let sql = format!(
                 "SELECT s.id, s.provider, h.message_id, s.title, h.snip, s.source_path
                  FROM (SELECT rowid AS row, session, message_id,
                               snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
-                       FROM {}.fts WHERE fts MATCH ?{restrict}
+                       FROM {}.fts WHERE fts MATCH ?{listed}
                        ORDER BY rowid DESC LIMIT ?) h
                  JOIN main.sessions s ON s.rowid = h.session
                  ORDER BY h.row DESC",

@@ -532,11 +532,33 @@ impl Index {
                 }
             }
         }
+        self.open_again()
+    }
+
+    /// Opens the cache's files anew at its paths (creating them, as [`Index::open`] does).
+    fn open_again(&mut self) -> Result<(), Error> {
         create_private(&self.path)?;
         self.conn = connect(&self.path)?;
         setup(&mut self.conn, &self.path)?;
         self.opened = file_ids(&self.path);
         Ok(())
+    }
+
+    /// Follows the cache's files when another process deleted or replaced them since this one
+    /// opened them (`cache clear`): the next refresh fills the new files, as it would a new
+    /// cache, instead of this process writing to files no one else sees — or, through writers
+    /// that open them by name, into the new cache (rowids that name other sessions there).
+    fn follow_replaced(&mut self) -> Result<(), Error> {
+        if file_ids(&self.path) == self.opened {
+            return Ok(());
+        }
+        self.readers
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+        let placeholder = Connection::open_in_memory().map_err(|e| cache_error(&self.path, e))?;
+        drop(std::mem::replace(&mut self.conn, placeholder));
+        self.open_again()
     }
 
     /// Fails when the files at the cache's paths are not the ones its connection opened (see
@@ -547,7 +569,7 @@ impl Index {
         }
         Err(Error::Cache {
             path: self.path.clone(),
-            reason: "its files were deleted or replaced since this process opened them (the cache was cleared); the text is indexed once the cache is opened again".into(),
+            reason: "its files were deleted or replaced while the text was being indexed (the cache was cleared); the next refresh fills the new cache".into(),
         })
     }
 
@@ -582,6 +604,7 @@ impl Index {
         progress: &ScanProgress,
         on_commit: &mut dyn FnMut(ProviderKind, &crate::provider::ScanOutput),
     ) -> Result<RefreshReport, Error> {
+        self.follow_replaced()?;
         let mut report = RefreshReport::default();
         let states: Vec<Vec<u8>> = set
             .iter()
@@ -809,6 +832,7 @@ impl Index {
         max: Option<usize>,
         progress: &ScanProgress,
     ) -> Result<usize, Error> {
+        self.follow_replaced()?;
         // Only the batch asked for is read: an app indexing 20 at a time over 50,000 pending
         // sessions would otherwise decode all of them for every batch.
         let limit = max.and_then(|m| i64::try_from(m).ok()).unwrap_or(-1);

@@ -363,7 +363,7 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     // rows of several KB each, which in 4 KB pages spilled into chains of overflow pages: 32 KB
     // cut the kernel's share of filling the index and ≈ 1 s of 9–10 s at 300 MB, for a 6%
     // bigger file and no change in query times (`docs/performance.md`).
-    file_settings(conn, "main").map_err(err)?;
+    busy_retried(|| file_settings(conn, "main")).map_err(err)?;
     attach_shards(conn, path)?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -423,13 +423,15 @@ fn attach_shards(conn: &Connection, path: &Path) -> Result<(), Error> {
             )
             .map_err(|e| cache_error(path, e))?;
         if !attached {
-            conn.execute(
-                "ATTACH DATABASE ?1 AS ?2",
-                params![shard.to_string_lossy(), db],
-            )
+            busy_retried(|| {
+                conn.execute(
+                    "ATTACH DATABASE ?1 AS ?2",
+                    params![shard.to_string_lossy(), db],
+                )
+            })
             .map_err(|e| cache_error(&shard, e))?;
         }
-        file_settings(conn, &db).map_err(|e| cache_error(&shard, e))?;
+        busy_retried(|| file_settings(conn, &db)).map_err(|e| cache_error(&shard, e))?;
     }
     Ok(())
 }
@@ -447,6 +449,25 @@ fn file_settings(conn: &Connection, db: &str) -> rusqlite::Result<()> {
     conn.pragma_update(Some(db), "page_size", 32768)?;
     conn.pragma_update(Some(db), "journal_mode", "wal")?;
     conn.pragma_update(Some(db), "synchronous", "normal")
+}
+
+/// Runs `f` again while SQLite says the database is busy, up to [`BUSY_TIMEOUT`]. For the steps
+/// of opening a new cache that SQLite does not wait on itself: changing a new file to WAL mode
+/// reads it and then locks it, and SQLite answers "busy" at once rather than wait where waiting
+/// could deadlock — several processes opening one new cache at once hit it (a test does).
+fn busy_retried<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = std::time::Instant::now();
+    loop {
+        match f() {
+            Err(e)
+                if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
+                    && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Whether database `db` has a table (or virtual table) named `name`.

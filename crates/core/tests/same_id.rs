@@ -142,6 +142,46 @@ fn a_search_hit_names_the_file_it_was_found_in() {
     }
 }
 
+/// The same message in both files is found in both when one file's text is indexed and the
+/// other's is read directly (a copy made after the original was indexed): the hits read are
+/// merged with the indexed ones by session, message and file, not by session and message.
+#[test]
+fn a_message_in_both_files_is_found_in_each_half_indexed() {
+    let store = SameIdStore::create();
+    let copied = std::fs::read(&store.copy).unwrap();
+    std::fs::remove_file(&store.copy).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(
+        &common::roots(CLAUDE, store.root()),
+        &[],
+        Some(cache.path().to_path_buf()),
+    );
+    let progress = ScanProgress::default();
+    lib.refresh(&progress).unwrap();
+    lib.index_text(&progress).unwrap();
+    std::fs::write(&store.copy, copied).unwrap();
+    let filter = SearchFilter {
+        limit: 50,
+        ..SearchFilter::default()
+    };
+    let found = lib.search("\"main.py\"", &filter, &progress).unwrap();
+    assert_eq!(
+        found.read_directly, 1,
+        "the copy is read, the original indexed"
+    );
+    let mut files: Vec<PathBuf> = found
+        .hits
+        .into_iter()
+        .filter(|h| h.session_id == store.id)
+        .map(|h| h.source_path)
+        .collect();
+    files.sort();
+    files.dedup();
+    let mut both = vec![store.original.clone(), store.copy.clone()];
+    both.sort();
+    assert_eq!(files, both);
+}
+
 /// The catalog's naming (the CLI's and a remote's): the bare id is refused listing both files,
 /// the path of either file names that one, also said another way (through a symlink).
 #[test]

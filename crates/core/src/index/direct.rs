@@ -484,9 +484,17 @@ fn spelled_out(
 }
 
 /// Drops hits of `more` already in `hits` (a session indexed in part: its older messages are
-/// in the index, its newer ones were read).
+/// in the index, its newer ones were read). By file too: one session in two files (a copy) has
+/// the same messages in each, and each file's hit opens its own.
 pub fn merge(hits: &mut Vec<Hit>, more: Vec<Hit>) {
-    let key = |h: &Hit| (h.provider, h.session_id.clone(), h.message_id.clone());
+    let key = |h: &Hit| {
+        (
+            h.provider,
+            h.session_id.clone(),
+            h.message_id.clone(),
+            h.source_path.clone(),
+        )
+    };
     let seen: HashSet<_> = hits.iter().map(key).collect();
     hits.extend(more.into_iter().filter(|h| !seen.contains(&key(h))));
 }

@@ -154,6 +154,10 @@ pub struct Index {
     /// every shard's query is its own walk, and on one connection they ran one after another
     /// (a broad prefix, hundreds of terms looked up in each shard: 1 GB p95 17 → 28 ms).
     readers: std::sync::Mutex<Vec<Connection>>,
+    /// Connections to one file each that the list's writes go through (opened when first
+    /// needed): a write transaction on `conn` would lock every attached file, and another
+    /// process indexing holds one or the other most of the time (see [`Index::write_to`]).
+    files: Vec<Option<Connection>>,
     path: PathBuf,
     /// The identity of the files `conn` opened (see [`file_ids`]).
     opened: Vec<FileId>,
@@ -288,13 +292,30 @@ pub fn rebuilt_warning(path: &Path, reason: &str) -> String {
     )
 }
 
-/// Opens the cache file with its busy timeout; the schema comes with [`setup`].
+/// Opens the cache file with its busy handler; the schema comes with [`setup`].
 fn connect(path: &Path) -> Result<Connection, Error> {
     without_memory_statistics();
-    let conn = Connection::open(path).map_err(|e| cache_error(path, e))?;
-    conn.busy_timeout(BUSY_TIMEOUT)
+    let mut conn = Connection::open(path).map_err(|e| cache_error(path, e))?;
+    conn.busy_handler(Some(wait_busy))
         .map_err(|e| cache_error(path, e))?;
     Ok(conn)
+}
+
+/// How often a connection that finds the cache locked tries again.
+const BUSY_POLL: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// SQLite's busy handler for our connections: try again every [`BUSY_POLL`] for up to
+/// [`BUSY_TIMEOUT`]. SQLite's own (`busy_timeout`) sleeps up to 100 ms between tries, and a
+/// text writer starts its next transaction [`WRITER_PAUSE`] after the last: another process
+/// listing beside a long indexing pass missed every gap and failed "busy" after 5 s
+/// (`docs/performance.md`, sixth step).
+fn wait_busy(tries: i32) -> bool {
+    let waited = BUSY_POLL * u32::try_from(tries).unwrap_or(u32::MAX);
+    if waited >= BUSY_TIMEOUT {
+        return false;
+    }
+    std::thread::sleep(BUSY_POLL);
+    true
 }
 
 /// Turns SQLite's memory statistics off, once, if SQLite has not started yet in this process.
@@ -319,8 +340,8 @@ pub fn without_memory_statistics() {
 fn writer(path: &Path) -> Result<Connection, Error> {
     without_memory_statistics();
     let flags = OpenFlags::default().difference(OpenFlags::SQLITE_OPEN_CREATE);
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| cache_error(path, e))?;
-    conn.busy_timeout(BUSY_TIMEOUT)
+    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| cache_error(path, e))?;
+    conn.busy_handler(Some(wait_busy))
         .map_err(|e| cache_error(path, e))?;
     conn.pragma_update(None, "synchronous", "normal")
         .map_err(|e| cache_error(path, e))?;
@@ -365,6 +386,11 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     // bigger file and no change in query times (`docs/performance.md`).
     busy_retried(|| file_settings(conn, "main")).map_err(err)?;
     attach_shards(conn, path)?;
+    // A cache in use is opened without a write lock: the files' one writer each, another
+    // process indexing, hold them most of the time.
+    if ready(conn).map_err(err)? {
+        return rank::register(conn).map_err(err);
+    }
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(err)?;
@@ -470,8 +496,27 @@ fn busy_retried<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Resu
     }
 }
 
+/// Whether the cache's schema is complete in every file and it lists sessions (a cache with
+/// none is set up in a write transaction: see [`setup`]).
+fn ready(conn: &Connection) -> rusqlite::Result<bool> {
+    if !has_table(conn, "main", "sessions")? {
+        return Ok(false);
+    }
+    for k in 0..SHARDS {
+        let db = shard_db(k);
+        for table in ["fts", "indexed_messages", "terms"] {
+            if !has_table(conn, &db, table)? {
+                return Ok(false);
+            }
+        }
+    }
+    conn.query_row("SELECT EXISTS (SELECT 1 FROM main.sessions)", [], |r| {
+        r.get(0)
+    })
+}
+
 /// Whether database `db` has a table (or virtual table) named `name`.
-fn has_table(tx: &Transaction<'_>, db: &str, name: &str) -> rusqlite::Result<bool> {
+fn has_table(tx: &Connection, db: &str, name: &str) -> rusqlite::Result<bool> {
     tx.query_row(
         &format!("SELECT EXISTS (SELECT 1 FROM {db}.sqlite_master WHERE name = ?1)"),
         [name],
@@ -500,6 +545,7 @@ impl Index {
         let mut index = Index {
             conn: connect(&path)?,
             readers: Default::default(),
+            files: Vec::new(),
             path,
             opened: Vec::new(),
             warnings: Vec::new(),
@@ -528,10 +574,7 @@ impl Index {
     /// refresh fills it from the stores. Emptied in place when SQLite can; else the files are
     /// deleted and created again.
     pub fn rebuild(&mut self) -> Result<(), Error> {
-        self.readers
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clear();
+        self.close_others();
         self.conn.flush_prepared_statement_cache();
         if reset(&self.conn).is_ok() && setup(&mut self.conn, &self.path).is_ok() {
             self.opened = file_ids(&self.path);
@@ -573,10 +616,7 @@ impl Index {
         if file_ids(&self.path) == self.opened {
             return Ok(());
         }
-        self.readers
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clear();
+        self.close_others();
         let placeholder = Connection::open_in_memory().map_err(|e| cache_error(&self.path, e))?;
         drop(std::mem::replace(&mut self.conn, placeholder));
         self.open_again()
@@ -654,49 +694,66 @@ impl Index {
         read_whole: &dyn Fn(&SessionMeta) -> bool,
     ) -> Result<(), Error> {
         self.release_text(&output.removed)?;
-        let path = self.path.clone();
-        let err = |e: rusqlite::Error| cache_error(&path, e);
-        let mut terms = tokens::NewTerms::new().map_err(err)?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(err)?;
-        for key in &output.removed {
-            remove_session(&tx, key).map_err(err)?;
-        }
-        for meta in &output.changed {
-            upsert_session(&tx, meta, read_whole(meta), &mut terms).map_err(err)?;
-        }
-        replace_diagnostics(&tx, kind, &output.diagnostics).map_err(err)?;
-        tx.execute(
-            "INSERT INTO provider_state (provider, state, problems) VALUES (?1, ?2, ?3)
-             ON CONFLICT (provider) DO UPDATE SET state = excluded.state, problems = excluded.problems",
-            params![kind.as_str(), output.state, output.diagnostics.parse_errors as i64],
-        )
-        .map_err(err)?;
-        tx.commit().map_err(err)
+        let mut terms = tokens::NewTerms::new().map_err(|e| self.err(e))?;
+        self.write_to(0, |tx| {
+            for key in &output.removed {
+                remove_session(tx, key)?;
+            }
+            for meta in &output.changed {
+                upsert_session(tx, meta, read_whole(meta), &mut terms)?;
+            }
+            replace_diagnostics(tx, kind, &output.diagnostics)?;
+            tx.execute(
+                "INSERT INTO provider_state (provider, state, problems) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (provider) DO UPDATE SET state = excluded.state, problems = excluded.problems",
+                params![kind.as_str(), output.state, output.diagnostics.parse_errors as i64],
+            )?;
+            Ok(())
+        })
     }
 
     /// Drops sessions from the cache at once (their text too), as a trash or delete leaves
     /// them: the list stops showing them before the next refresh notices the files are gone.
     pub fn forget(&mut self, keys: &[SessionKey]) -> Result<(), Error> {
         self.release_text(keys)?;
-        self.write(|tx| keys.iter().try_for_each(|key| remove_session(tx, key)))
+        self.write_to(0, |tx| {
+            keys.iter().try_for_each(|key| remove_session(tx, key))
+        })
     }
 
-    /// Runs `f` in a write transaction on the cache's connection and commits it.
-    fn write<T>(
+    /// Runs `f` in a write transaction on a connection to shard `k`'s file alone (the cache
+    /// file for 0, where it is `main`) and commits it.
+    fn write_to<T>(
         &mut self,
+        k: usize,
         f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, Error> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate);
+        let path = match k {
+            0 => self.path.clone(),
+            k => shard_path(&self.path, k),
+        };
+        if self.files.len() <= k {
+            self.files.resize_with(k + 1, || None);
+        }
+        let conn = match &mut self.files[k] {
+            Some(conn) => conn,
+            empty => empty.insert(writer(&path)?),
+        };
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate);
         let done = tx.and_then(|tx| {
             let out = f(&tx)?;
             tx.commit().map(|()| out)
         });
-        done.map_err(|e| cache_error(&self.path, e))
+        done.map_err(|e| cache_error(&path, e))
+    }
+
+    /// Closes the search readers and the list's writers (they open the files by name).
+    fn close_others(&mut self) {
+        self.readers
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+        self.files.clear();
     }
 
     /// Deletes the message rows that sessions about to be removed have in other shards' files,
@@ -708,7 +765,7 @@ impl Index {
         if keys.is_empty() {
             return Ok(());
         }
-        let elsewhere = self.write(|tx| {
+        let elsewhere = self.write_to(0, |tx| {
             let mut elsewhere = Vec::new();
             for key in keys {
                 let Some(rowid) = session_rowid(tx, key)? else {
@@ -724,14 +781,19 @@ impl Index {
             }
             Ok(elsewhere)
         })?;
-        if elsewhere.is_empty() {
-            return Ok(());
-        }
-        self.write(|tx| {
-            elsewhere
+        for k in 1..SHARDS {
+            let rowids: Vec<i64> = elsewhere
                 .iter()
-                .try_for_each(|&rowid| text::remove(tx, &shard_db(shard_of(rowid)), rowid))
-        })
+                .copied()
+                .filter(|&r| shard_of(r) == k)
+                .collect();
+            if !rowids.is_empty() {
+                self.write_to(k, |tx| {
+                    rowids.iter().try_for_each(|&r| text::remove(tx, "main", r))
+                })?;
+            }
+        }
+        Ok(())
     }
 
     fn state(&self, kind: ProviderKind) -> Result<Vec<u8>, Error> {
@@ -1288,6 +1350,10 @@ impl Index {
 const TX_TEXT_BYTES: usize = 32 << 20;
 const TX_TIME: std::time::Duration = std::time::Duration::from_millis(2000);
 
+/// A text writer's pause between transactions: longer than [`BUSY_POLL`], so that another
+/// process waiting for the file gets it (a few tens of ms over a whole pass).
+const WRITER_PAUSE: std::time::Duration = std::time::Duration::from_millis(6);
+
 /// The newest rows the rank function's document frequencies are counted in, over all shards
 /// (see [`frequencies`]): an index this small is counted whole.
 const SAMPLE_ROWS: i64 = 10_000;
@@ -1409,6 +1475,8 @@ fn write_shard(
         in_transaction(&tx, &sessions)?;
         tx.commit()?;
         committed(sessions);
+        // Another process waiting for the file (a list, a search's refresh) takes its turn here.
+        std::thread::sleep(WRITER_PAUSE);
         progress.add_done(n as u64, 0);
         done += n;
         written += bytes;

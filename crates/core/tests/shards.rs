@@ -319,3 +319,55 @@ fn the_same_message_scores_the_same_in_either_shard() {
     }
     assert!(pairs >= 3, "messages found in both copies: {pairs}");
 }
+
+/// Holds `file`'s write lock from another connection (another process's text writer) until
+/// the returned sender is dropped or sent to.
+fn hold_write_lock(file: &Path) -> std::sync::mpsc::Sender<()> {
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let (locked, is_locked) = std::sync::mpsc::channel();
+    let file = file.to_path_buf();
+    std::thread::spawn(move || {
+        let conn = rusqlite::Connection::open(&file).unwrap();
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        locked.send(()).unwrap();
+        let _ = released.recv_timeout(std::time::Duration::from_secs(30));
+        conn.execute_batch("COMMIT").unwrap();
+    });
+    is_locked.recv().unwrap();
+    release
+}
+
+/// Another process indexing holds one file or the other most of the time: opening a cache in
+/// use takes no write lock, and the list's writes lock the cache file alone, so a list beside
+/// the shard's writer neither waits for it nor fails "busy" (the lock below is held past the
+/// 5 s busy timeout: a write that needed it would fail).
+#[test]
+fn the_list_neither_opens_nor_writes_through_the_shards_lock() {
+    let store = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let roots = common::roots(ProviderKind::Claude, store.path());
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let path = indexed(cache.path(), &roots).path().to_path_buf();
+    let shard = index::cache_files(&path).pop().unwrap();
+
+    let release = hold_write_lock(&shard);
+    let start = std::time::Instant::now();
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    // Changes to commit: every session grew (whichever shard holds its text).
+    let sessions = index.sessions(&[]).unwrap();
+    for meta in &sessions {
+        common::append_line(
+            &meta.source_path,
+            r#"{"type":"user","uuid":"u-grown","timestamp":"2026-12-01T00:00:00Z","message":{"role":"user","content":"grown"}}"#,
+        );
+    }
+    let report = index.refresh(&providers, &p);
+    let waited = start.elapsed();
+    drop(release);
+    assert_eq!(report.unwrap().changed, sessions.len());
+    assert!(
+        waited < std::time::Duration::from_secs(4),
+        "the list waited {waited:?} for the shard's writer"
+    );
+}

@@ -728,23 +728,36 @@ impl Index {
         k: usize,
         f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, Error> {
-        let path = match k {
-            0 => self.path.clone(),
-            k => shard_path(&self.path, k),
-        };
-        if self.files.len() <= k {
-            self.files.resize_with(k + 1, || None);
-        }
-        let conn = match &mut self.files[k] {
-            Some(conn) => conn,
-            empty => empty.insert(writer(&path)?),
-        };
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate);
+        let path = self.file_path(k);
+        let tx = self
+            .file_conn(k)?
+            .transaction_with_behavior(TransactionBehavior::Immediate);
         let done = tx.and_then(|tx| {
             let out = f(&tx)?;
             tx.commit().map(|()| out)
         });
         done.map_err(|e| cache_error(&path, e))
+    }
+
+    /// Shard `k`'s file (the cache file for 0).
+    fn file_path(&self, k: usize) -> PathBuf {
+        match k {
+            0 => self.path.clone(),
+            k => shard_path(&self.path, k),
+        }
+    }
+
+    /// A connection to shard `k`'s file alone, opened when first needed and kept: the list's
+    /// writes and the text writers go through it.
+    fn file_conn(&mut self, k: usize) -> Result<&mut Connection, Error> {
+        let path = self.file_path(k);
+        if self.files.len() <= k {
+            self.files.resize_with(k + 1, || None);
+        }
+        Ok(match &mut self.files[k] {
+            Some(conn) => conn,
+            empty => empty.insert(writer(&path)?),
+        })
     }
 
     /// Closes the search readers and the list's writers (they open the files by name).
@@ -941,22 +954,25 @@ impl Index {
         if shares.iter().all(Vec::is_empty) {
             return Ok(0);
         }
-        // Each writer has a connection to its file alone: a write transaction on the cache's
-        // connection would lock every attached shard. The cache file's writer also marks
-        // sessions indexed, for every shard. Only shards with work get one.
+        // Each writer has a connection to its file alone (`Index::file_conn`): a write
+        // transaction on the cache's connection would lock every attached shard. The cache
+        // file's writer also marks sessions indexed, for every shard.
         let path = self.path.clone();
-        self.same_files()?;
-        let mut main_writer = writer(&path)?;
-        let conn = &mut main_writer;
-        let mut writers = Vec::new();
-        for (k, share) in shares.iter().enumerate().skip(1) {
-            if !share.is_empty() {
-                let path = shard_path(&self.path, k);
-                writers.push((writer(&path)?, path));
-            }
+        for k in 0..SHARDS {
+            self.file_conn(k)?;
         }
         // Replaced while they were opened: the writers have other files than the cache's.
         self.same_files()?;
+        let mut files = self.files.iter_mut().flatten();
+        let Some(conn) = files.next() else {
+            return Ok(0);
+        };
+        let mut writers = Vec::new();
+        for ((k, share), shard) in shares.iter().enumerate().skip(1).zip(files) {
+            if !share.is_empty() {
+                writers.push((shard, shard_path(&path, k)));
+            }
+        }
         let (done, extracted) = std::thread::scope(|s| {
             let mut extractors = Vec::new();
             let mut receivers = Vec::new();
@@ -976,7 +992,7 @@ impl Index {
             // Sessions the other shards committed, to mark indexed here.
             let (marks, committed) = std::sync::mpsc::channel::<Vec<Written>>();
             let others: Vec<_> = writers
-                .iter_mut()
+                .into_iter()
                 .zip(receivers)
                 .map(|((shard, shard_path), (_, received))| {
                     let marks = marks.clone();
@@ -990,7 +1006,7 @@ impl Index {
                             &mut |_, _| Ok(()),
                             &mut sent,
                         )
-                        .map_err(|e| cache_error(shard_path, e))
+                        .map_err(|e| cache_error(&shard_path, e))
                     })
                 })
                 .collect();

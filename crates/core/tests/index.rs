@@ -18,15 +18,6 @@ fn all_roots(claude: &Path, codex: &Path, opencode: &Path) -> Roots {
         .with(ProviderKind::Opencode, [opencode])
 }
 
-/// One fixture store of each agent (40 sessions).
-fn three_fixtures() -> Roots {
-    all_roots(
-        &common::fixture(ProviderKind::Claude, "2.0.50"),
-        &common::fixture(ProviderKind::Codex, "0.171.0"),
-        &common::fixture(ProviderKind::Opencode, "1.2.27"),
-    )
-}
-
 fn filter(limit: usize) -> SearchFilter {
     SearchFilter {
         limit,
@@ -37,7 +28,7 @@ fn filter(limit: usize) -> SearchFilter {
 #[test]
 fn the_cache_lists_what_a_direct_scan_lists() {
     let cache = tempfile::tempdir().unwrap();
-    let roots = three_fixtures();
+    let roots = common::three_fixtures();
     let direct = Catalog::new(&roots, &[])
         .scan(&ScanProgress::default())
         .unwrap();
@@ -314,7 +305,7 @@ fn damage_middle(file: &Path) {
 
 #[test]
 fn a_damaged_cache_is_rebuilt_and_lists_what_a_direct_scan_lists() {
-    let roots = three_fixtures();
+    let roots = common::three_fixtures();
     let direct = Catalog::new(&roots, &[])
         .scan(&ScanProgress::default())
         .unwrap();
@@ -466,16 +457,6 @@ fn shard_rows(file: &Path) -> Vec<(i64, String)> {
     rows.map(Result::unwrap).collect()
 }
 
-/// A cache in `dir` of `roots` listed and text-indexed, with how many sessions were indexed.
-fn indexed(dir: &Path, roots: &Roots) -> (Index, usize) {
-    let providers = ProviderSet::new(roots, &[]);
-    let p = ScanProgress::default();
-    let mut index = Index::open(dir, roots).unwrap();
-    index.refresh(&providers, &p).unwrap();
-    let written = index.index_text(&providers, None, &p).unwrap();
-    (index, written)
-}
-
 /// Every search of these words, as (session, message) sets, to compare two caches by.
 fn answers(index: &Index, words: &[&str]) -> Vec<Vec<(String, String)>> {
     words
@@ -507,11 +488,11 @@ const WORDS: &[&str] = &[
 /// (the answers equal those of sessions read directly, `search_unindexed.rs`).
 #[test]
 fn the_text_is_split_over_the_shards_and_searched_in_all() {
-    let roots = three_fixtures();
+    let roots = common::three_fixtures();
     let providers = ProviderSet::new(&roots, &[]);
     let p = ScanProgress::default();
     let cache = tempfile::tempdir().unwrap();
-    let (index, written) = indexed(cache.path(), &roots);
+    let (index, written) = common::indexed(cache.path(), &roots);
     assert_eq!(written, 40);
     assert_eq!(index.pending_text().unwrap(), 0);
     let files = index::cache_files(index.path());
@@ -562,12 +543,12 @@ fn the_text_is_split_over_the_shards_and_searched_in_all() {
 /// sessions by rowid, and the new file's rowids are other sessions').
 #[test]
 fn a_cache_file_or_a_shard_lost_by_hand_is_filled_again() {
-    let roots = three_fixtures();
+    let roots = common::three_fixtures();
     let providers = ProviderSet::new(&roots, &[]);
     let p = ScanProgress::default();
     let cache = tempfile::tempdir().unwrap();
     let (path, want) = {
-        let (index, _) = indexed(cache.path(), &roots);
+        let (index, _) = common::indexed(cache.path(), &roots);
         (index.path().to_path_buf(), answers(&index, WORDS))
     };
     let remove = |file: &Path| {
@@ -608,7 +589,7 @@ fn deleted_sessions_leave_no_rows_in_any_shard() {
     let providers = ProviderSet::new(&roots, &[]);
     let p = ScanProgress::default();
     let cache = tempfile::tempdir().unwrap();
-    let (mut index, _) = indexed(cache.path(), &roots);
+    let (mut index, _) = common::indexed(cache.path(), &roots);
     let files = index::cache_files(index.path());
     assert!(files.iter().all(|f| !shard_rows(f).is_empty()));
     let sessions = index.sessions(&[]).unwrap();

@@ -120,15 +120,7 @@ fn a_search_hit_names_the_file_it_was_found_in() {
     };
     let files_of = |lib: &mut Library, word: &str| {
         let found = lib.search(word, &filter, &progress).unwrap();
-        let mut files: Vec<PathBuf> = found
-            .hits
-            .into_iter()
-            .filter(|h| h.session_id == store.id)
-            .map(|h| h.source_path)
-            .collect();
-        files.sort();
-        files.dedup();
-        (files, found.read_directly)
+        (files_hit(found.hits, store.id), found.read_directly)
     };
     for indexed in [false, true] {
         if indexed {
@@ -169,17 +161,21 @@ fn a_message_in_both_files_is_found_in_each_half_indexed() {
         found.read_directly, 1,
         "the copy is read, the original indexed"
     );
-    let mut files: Vec<PathBuf> = found
-        .hits
+    let mut both = vec![store.original.clone(), store.copy.clone()];
+    both.sort();
+    assert_eq!(files_hit(found.hits, store.id), both);
+}
+
+/// The files the hits of session `id` name, sorted, each once.
+fn files_hit(hits: Vec<agent_sessions_core::index::Hit>, id: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = hits
         .into_iter()
-        .filter(|h| h.session_id == store.id)
+        .filter(|h| h.session_id == id)
         .map(|h| h.source_path)
         .collect();
     files.sort();
     files.dedup();
-    let mut both = vec![store.original.clone(), store.copy.clone()];
-    both.sort();
-    assert_eq!(files, both);
+    files
 }
 
 /// The catalog's naming (the CLI's and a remote's): the bare id is refused listing both files,

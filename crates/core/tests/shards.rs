@@ -11,23 +11,6 @@ use agent_sessions_core::index::{self, Index, SearchFilter};
 use agent_sessions_core::provider::SessionKey;
 use agent_sessions_core::{ProviderKind, ProviderSet, Roots, ScanProgress};
 
-/// One fixture store of each agent (40 sessions).
-fn three_fixtures() -> Roots {
-    Roots::default()
-        .with(
-            ProviderKind::Claude,
-            [common::fixture(ProviderKind::Claude, "2.0.50")],
-        )
-        .with(
-            ProviderKind::Codex,
-            [common::fixture(ProviderKind::Codex, "0.171.0")],
-        )
-        .with(
-            ProviderKind::Opencode,
-            [common::fixture(ProviderKind::Opencode, "1.2.27")],
-        )
-}
-
 fn filter(limit: usize) -> SearchFilter {
     SearchFilter {
         limit,
@@ -37,12 +20,7 @@ fn filter(limit: usize) -> SearchFilter {
 
 /// A cache in `dir` of `roots`, listed and text-indexed.
 fn indexed(dir: &Path, roots: &Roots) -> Index {
-    let providers = ProviderSet::new(roots, &[]);
-    let p = ScanProgress::default();
-    let mut index = Index::open(dir, roots).unwrap();
-    index.refresh(&providers, &p).unwrap();
-    index.index_text(&providers, None, &p).unwrap();
-    index
+    common::indexed(dir, roots).0
 }
 
 /// The message rows (not titles) of one of the cache's files: (session rowid, row key).
@@ -64,7 +42,7 @@ const WORDS: &[&str] = &["hello", "the", "file", "read*", "error OR tool"];
 /// them. Those rows name a session that is gone and must not take the place of a real hit.
 #[test]
 fn rows_left_for_a_removed_session_take_no_real_hits_place() {
-    let roots = three_fixtures();
+    let roots = common::three_fixtures();
     let providers = ProviderSet::new(&roots, &[]);
     let cache = tempfile::tempdir().unwrap();
     let mut index = indexed(cache.path(), &roots);
@@ -116,7 +94,7 @@ fn rows_left_for_a_removed_session_take_no_real_hits_place() {
 /// left-over rows, newer than every real match, took every place of the second shard's share.
 #[test]
 fn rows_left_for_a_removed_session_take_no_newest_hits_place() {
-    let roots = three_fixtures();
+    let roots = common::three_fixtures();
     let cache = tempfile::tempdir().unwrap();
     let index = indexed(cache.path(), &roots);
     // A prefix answered newest first (unranked: every score 0), with the most hits: in both
@@ -155,7 +133,7 @@ fn rows_left_for_a_removed_session_take_no_newest_hits_place() {
 /// file gives those rowids to other sessions: they are emptied on the next open.
 #[test]
 fn a_new_cache_file_empties_the_shards_a_kill_left_full() {
-    let roots = three_fixtures();
+    let roots = common::three_fixtures();
     let providers = ProviderSet::new(&roots, &[]);
     let p = ScanProgress::default();
     let (old, fresh) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -199,7 +177,7 @@ fn answers(index: &Index) -> Vec<Vec<index::Hit>> {
 /// refresh or index follows the new files, as a new process would.
 #[test]
 fn a_process_whose_cache_was_cleared_follows_the_new_one() {
-    let roots = three_fixtures();
+    let roots = common::three_fixtures();
     let providers = ProviderSet::new(&roots, &[]);
     let p = ScanProgress::default();
     let half_indexed = |dir: &Path| {

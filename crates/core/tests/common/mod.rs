@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use agent_sessions_core::index::Index;
 use agent_sessions_core::provider::ProviderSet;
 use agent_sessions_core::{Catalog, ProviderKind, Roots, ScanProgress, SessionMeta};
 
@@ -13,6 +14,33 @@ pub use agent_sessions_test_support::{
 
 pub fn roots(kind: ProviderKind, root: &Path) -> Roots {
     Roots::default().with(kind, [root])
+}
+
+/// One fixture store of each agent (40 sessions).
+pub fn three_fixtures() -> Roots {
+    Roots::default()
+        .with(
+            ProviderKind::Claude,
+            [fixture(ProviderKind::Claude, "2.0.50")],
+        )
+        .with(
+            ProviderKind::Codex,
+            [fixture(ProviderKind::Codex, "0.171.0")],
+        )
+        .with(
+            ProviderKind::Opencode,
+            [fixture(ProviderKind::Opencode, "1.2.27")],
+        )
+}
+
+/// A cache in `dir` of `roots` listed and text-indexed, with how many sessions were indexed.
+pub fn indexed(dir: &Path, roots: &Roots) -> (Index, usize) {
+    let providers = ProviderSet::new(roots, &[]);
+    let p = ScanProgress::default();
+    let mut index = Index::open(dir, roots).unwrap();
+    index.refresh(&providers, &p).unwrap();
+    let written = index.index_text(&providers, None, &p).unwrap();
+    (index, written)
 }
 
 pub fn provider_set(kind: ProviderKind, root: &Path) -> ProviderSet {

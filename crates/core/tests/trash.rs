@@ -11,6 +11,8 @@ use std::sync::Mutex;
 
 use agent_sessions_core::actions::trash::{self, Mode, Request, Step, Tools};
 use agent_sessions_core::config::ActionSettings;
+use agent_sessions_core::provider::SessionKey;
+use agent_sessions_core::service::Service;
 use agent_sessions_core::{Error, Library, ProviderKind, ScanProgress, SessionMeta};
 use agent_sessions_test_support::age;
 
@@ -207,4 +209,71 @@ fn the_cache_drops_a_session_at_once() {
     assert!(!listed.iter().any(|s| s.id == gone.id));
     let hits = lib.search_indexed("hello", &filter).unwrap();
     assert!(!hits.iter().any(|h| h.session_id == gone.id), "{hits:?}");
+}
+
+/// Trashes session `id` as the app and the remote server do on `service`: planned and run on
+/// its listing, its rows dropped from the cache at once, forgotten by the service. Its keys.
+fn trash_through(service: &Service, id: &str) -> Vec<SessionKey> {
+    let mut lib = service.library();
+    let all = lib.listed(&ScanProgress::default()).unwrap().sessions;
+    let plan = plan_for(lib.catalog(), &all, id, Mode::Trash, Some(true));
+    trash::execute(lib.catalog(), &all, &plan, &ALLOWED).unwrap();
+    lib.forget(&plan.keys()).unwrap();
+    drop(lib);
+    service.forget_listed(&[(ProviderKind::Claude, id.to_owned())]);
+    plan.keys()
+}
+
+/// Two front ends on one cache (two app windows' processes, or the remote server processes
+/// of an app's two connections to a host): a session one of them trashes (to the real OS
+/// trash) is a removal in the other's change feed too, even once the first one's refresh has
+/// taken the removal from the cache's store state (before, the other's refresh found nothing
+/// left to report, and its clients kept the session). With its refresh loop running, the
+/// other's feed reports the next trash as well.
+#[test]
+fn a_trash_is_a_removal_in_the_feed_of_another_front_end_on_the_cache() {
+    let _one = TRASH_HOME.lock().unwrap_or_else(|e| e.into_inner());
+    let data = tempfile::tempdir().unwrap();
+    std::env::set_var("XDG_DATA_HOME", data.path());
+    let root = store(ProviderKind::Claude, "2.1.332");
+    let cache = tempfile::tempdir().unwrap();
+    let roots = common::roots(ProviderKind::Claude, root.path());
+    let acting = Service::new(roots.clone(), Some(cache.path().to_path_buf()));
+    let other = Service::new(roots, Some(cache.path().to_path_buf()));
+    let listed = other.refresh().unwrap().sessions;
+    let cursor = other.seq();
+
+    let gone = trash_through(&acting, "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc");
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    assert!(!gone[0].source_path.exists());
+    assert!(data.path().join("Trash/files").read_dir().unwrap().count() > 0);
+    // The acting one lists again (its window's list): its refresh takes the removal.
+    let now = acting.refresh().unwrap().sessions;
+    assert_eq!(now.len(), listed.len() - 1);
+    assert_eq!(acting.changes_since(acting.seq()).removed, Vec::new());
+
+    let after = other.refresh().unwrap().sessions;
+    assert_eq!(after.len(), listed.len() - 1);
+    let delta = other.delta(cursor).unwrap();
+    assert_eq!(delta.removed, gone, "{delta:?}");
+    assert!(delta.changed.is_empty(), "{delta:?}");
+    assert!(
+        other.delta(delta.seq).unwrap().removed.is_empty(),
+        "said once"
+    );
+
+    // The other's loop running (an app's worker, a server's `watch`).
+    let (tx, rx) = std::sync::mpsc::channel();
+    other.start(move |e| {
+        let _ = tx.send(e);
+    });
+    let cursor = other.seq();
+    let gone = trash_through(&acting, "7938f0db-aeb3-409b-ab80-42085a5431da");
+    acting.refresh().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while other.changes_since(cursor).removed != gone {
+        assert!(std::time::Instant::now() < deadline, "never reported");
+        let _ = rx.recv_timeout(std::time::Duration::from_millis(200));
+    }
+    assert!(other.changes_since(cursor).changed.is_empty());
 }

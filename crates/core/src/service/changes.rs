@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use crate::model::{ProviderKind, SessionMeta, TurnState};
+use crate::model::{ProviderKind, SessionMeta};
 use crate::provider::{ScanOutput, SessionKey};
 
 /// What changed after a cursor.
@@ -72,29 +72,53 @@ impl Delta {
     }
 }
 
-/// Live flags and turn states as last listed, to tell which sessions they changed for: they
-/// change with time (an agent starts, finishes a turn, exits), not with a refresh.
+/// The listing as the service last looked at it, to tell what changed in it between two looks,
+/// whoever changed it. A refresh reports only what it finds itself: another process's refresh
+/// of the same cache (a CLI `scan`, the server of an app's other connection to a host) takes
+/// the changes it finds, a trash drops its session's rows at once, and live flags and turn
+/// states change with time, not with a refresh. So without looking, another front end's trash
+/// was no removal here, and a client merging this feed kept the session.
 #[derive(Debug, Default)]
-pub(crate) struct LiveStates(HashMap<SessionKey, Option<TurnState>>);
+pub(crate) struct Seen {
+    /// The roots' generation and the sessions last listed on them; none before the first look.
+    listed: Option<(u64, HashMap<SessionKey, SessionMeta>)>,
+    /// The change sequence after the last look: changes recorded since are not named again.
+    pub(super) seq: u64,
+}
 
-impl LiveStates {
-    /// The sessions whose live flag or turn state differs from the last call's listing.
-    pub(crate) fn changed(&mut self, sessions: &[SessionMeta]) -> Vec<SessionKey> {
-        let now: HashMap<SessionKey, Option<TurnState>> = sessions
-            .iter()
-            .filter(|s| s.live)
-            .map(|s| (SessionKey::of(s), s.turn))
+impl Seen {
+    /// The sessions new or different in `sessions` since the last look, and those gone from it.
+    /// The first look on a generation of roots only notes the listing: the refresh before it
+    /// reported what it found, and a client lists whole on new roots.
+    pub(crate) fn look(
+        &mut self,
+        generation: u64,
+        sessions: Vec<SessionMeta>,
+    ) -> (Vec<SessionKey>, Vec<SessionKey>) {
+        let now: HashMap<SessionKey, SessionMeta> = sessions
+            .into_iter()
+            .map(|s| (SessionKey::of(&s), s))
             .collect();
-        let mut out: Vec<SessionKey> = now
+        let (first, before) = match self.listed.take() {
+            Some((g, before)) if g == generation => (false, before),
+            _ => (true, HashMap::new()),
+        };
+        let mut changed: Vec<SessionKey> = now
             .iter()
-            .filter(|(k, turn)| self.0.get(*k) != Some(turn))
+            .filter(|(k, s)| before.get(*k) != Some(*s))
             .map(|(k, _)| k.clone())
             .collect();
-        // No longer live: listed again, now without the flag.
-        out.extend(self.0.keys().filter(|k| !now.contains_key(*k)).cloned());
-        self.0 = now;
-        out.sort();
-        out
+        let mut removed: Vec<SessionKey> = before
+            .into_keys()
+            .filter(|k| !now.contains_key(k))
+            .collect();
+        self.listed = Some((generation, now));
+        if first {
+            return (Vec::new(), Vec::new());
+        }
+        changed.sort();
+        removed.sort();
+        (changed, removed)
     }
 }
 
@@ -125,14 +149,24 @@ impl ChangeLog {
         }
     }
 
-    /// Sessions that changed without a scan finding them (live flags, turn states).
-    pub(crate) fn touch(&mut self, keys: &[SessionKey]) {
-        if keys.is_empty() {
+    /// What a look at the listing found changed or removed (see [`Seen`]), less what is
+    /// recorded as such after `since` (the refresh before it found those itself). The sequence
+    /// moves only when something is left.
+    pub(crate) fn note(&mut self, since: u64, changed: &[SessionKey], removed: &[SessionKey]) {
+        let said = |key: &SessionKey, gone: bool| {
+            let latest = self.latest.get(key);
+            latest.is_some_and(|&(seq, was)| seq > since && was == gone)
+        };
+        let changed: Vec<&SessionKey> = changed.iter().filter(|k| !said(k, false)).collect();
+        let removed: Vec<&SessionKey> = removed.iter().filter(|k| !said(k, true)).collect();
+        if changed.is_empty() && removed.is_empty() {
             return;
         }
         self.seq += 1;
-        for key in keys {
-            self.latest.insert(key.clone(), (self.seq, false));
+        for (keys, gone) in [(changed, false), (removed, true)] {
+            for key in keys {
+                self.latest.insert(key.clone(), (self.seq, gone));
+            }
         }
     }
 
@@ -202,34 +236,53 @@ mod tests {
         SessionMeta::new(k.provider, k.id, k.source_path)
     }
 
+    /// Whatever changed the listing between two looks is named once: a live flag or turn
+    /// state, a session another process's refresh took, one dropped by a trash; the first look
+    /// on new roots names nothing.
     #[test]
-    fn live_flags_and_turns_are_changes_when_they_change() {
-        let mut seen = LiveStates::default();
+    fn a_look_names_what_changed_in_the_listing_once() {
+        use crate::model::TurnState;
+        let mut seen = Seen::default();
         let mut a = meta("a");
         let b = meta("b");
-        assert!(
-            seen.changed(&[a.clone(), b.clone()]).is_empty(),
-            "nothing live"
+        let nothing = (Vec::new(), Vec::new());
+        assert_eq!(seen.look(0, vec![a.clone(), b.clone()]), nothing, "first");
+        assert_eq!(
+            seen.look(0, vec![a.clone(), b.clone()]),
+            nothing,
+            "the same"
         );
         a.live = true;
         a.turn = Some(TurnState::Working);
-        assert_eq!(seen.changed(&[a.clone(), b.clone()]), vec![key("a")]);
-        assert!(
-            seen.changed(&[a.clone(), b.clone()]).is_empty(),
-            "the same again"
+        assert_eq!(
+            seen.look(0, vec![a.clone(), b.clone()]),
+            (vec![key("a")], Vec::new())
         );
         a.turn = Some(TurnState::Waiting);
-        assert_eq!(seen.changed(&[a.clone(), b.clone()]), vec![key("a")]);
-        a.live = false;
-        a.turn = None;
-        assert_eq!(seen.changed(&[a.clone(), b]), vec![key("a")], "it stopped");
+        let c = meta("c");
+        assert_eq!(
+            seen.look(0, vec![a.clone(), c.clone()]),
+            (vec![key("a"), key("c")], vec![key("b")]),
+            "b trashed, c found by another process"
+        );
+        assert_eq!(seen.look(1, vec![a, c]), nothing, "new roots");
 
         let mut log = ChangeLog::default();
+        log.record(&ScanOutput {
+            removed: vec![key("b")],
+            ..ScanOutput::default()
+        });
+        let since = 0;
         let before = log.seq();
-        log.touch(&[]);
+        log.note(since, &[], &[key("b")]);
+        assert_eq!(log.seq(), before, "its own refresh said it: not again");
+        log.note(since, &[], &[]);
         assert_eq!(log.seq(), before, "no change, no new number");
-        log.touch(&[key("a")]);
-        assert_eq!(log.since(before).changed, vec![key("a")]);
+        log.note(since, &[key("a")], &[key("b")]);
+        let c = log.since(before);
+        assert_eq!((c.changed, c.removed), (vec![key("a")], Vec::new()));
+        log.note(log.seq(), &[], &[key("a")]);
+        assert_eq!(log.since(before).removed, vec![key("a")]);
     }
 
     #[test]

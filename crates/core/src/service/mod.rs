@@ -39,7 +39,7 @@ use crate::watch;
 
 pub use changes::{Changes, Delta};
 
-use changes::{ChangeLog, LiveStates};
+use changes::{ChangeLog, Seen};
 use transcript::TranscriptCache;
 
 /// Events closer than this are one change.
@@ -127,6 +127,8 @@ struct Shared {
     /// Bumped (under the change log's lock) when the roots change, so the loop starts over.
     generation: AtomicU64,
     changes: Mutex<ChangeLog>,
+    /// The listing as last looked at (held while a look lists, so looks land in order).
+    seen: Mutex<Seen>,
     stop: AtomicBool,
     /// Wakes the loop (it waits up to a few seconds between refreshes otherwise).
     wake: Mutex<Option<mpsc::Sender<()>>>,
@@ -157,6 +159,7 @@ impl Service {
                 transcripts: TranscriptCache::default(),
                 generation: AtomicU64::new(0),
                 changes: Mutex::new(ChangeLog::default()),
+                seen: Mutex::new(Seen::default()),
                 stop: AtomicBool::new(false),
                 wake: Mutex::new(None),
                 watcher: Mutex::new(WatcherState::NotStarted),
@@ -259,14 +262,19 @@ impl Service {
 
     /// Refreshes the cache now, on the calls' library (after an action wrote a store, so its
     /// result is listed at once, whatever the loop's next refresh takes), then lists as
-    /// [`Service::list`] does. Its changes go in the change sequence as the loop's do.
+    /// [`Service::list`] does. Its changes go in the change sequence as the loop's do, and so
+    /// does what the listing shows changed since the last look (another process's changes).
     pub fn refresh(&self) -> Result<ScanReport, Error> {
         let generation = self.shared.generation.load(Ordering::SeqCst);
         self.library()
             .refresh_with(&ScanProgress::default(), &mut |_, output| {
                 self.shared.record(generation, output);
             })?;
-        self.list()
+        let mut seen = lock(&self.shared.seen);
+        let report = self.list()?;
+        self.shared
+            .look(&mut seen, generation, report.sessions.clone());
+        Ok(report)
     }
 
     /// Keeps a listing, so later calls can name its sessions by (provider, id) and, when two
@@ -356,11 +364,11 @@ impl Service {
         lock(&self.shared.changes).seq()
     }
 
-    /// The sessions this service's refreshes changed or removed after `cursor`, and the cursor
-    /// to ask with next. Live flags and turn states change with time, not with a refresh: they
-    /// are in the list, not here. Another process refreshing the same cache (a CLI `scan`)
-    /// leaves this service's next refresh nothing to find, so its changes are not here either;
-    /// a client that must see those lists again.
+    /// The sessions changed or removed after `cursor`, and the cursor to ask with next: what
+    /// this service's refreshes found, and what the listing after each showed changed since
+    /// the one before (live flags and turn states, which change with time; changes another
+    /// process's refresh of the same cache took, such as a CLI `scan`; sessions another front
+    /// end trashed, whose rows it dropped at once). A change may be named twice, never missed.
     pub fn changes_since(&self, cursor: u64) -> Changes {
         lock(&self.shared.changes).since(cursor)
     }
@@ -401,16 +409,23 @@ impl Shared {
 }
 
 impl Shared {
-    /// Puts the sessions whose live flag or turn state changed since the last tick in the
-    /// change sequence (from a listing, which reads only live sessions' ends).
-    fn note_live(&self, generation: u64, lib: &Library, live: &mut LiveStates) {
-        let Ok(listed) = lib.listed(&ScanProgress::default()) else {
-            return;
-        };
-        let changed = live.changed(&listed.sessions);
+    /// Puts what `sessions` (listed under `seen`'s lock, just now) shows changed since the
+    /// last look in the change sequence, unless the roots switched meanwhile.
+    fn look(&self, seen: &mut Seen, generation: u64, sessions: Vec<SessionMeta>) {
+        let since = seen.seq;
+        let (changed, removed) = seen.look(generation, sessions);
         let mut log = lock(&self.changes);
         if self.generation.load(Ordering::SeqCst) == generation {
-            log.touch(&changed);
+            log.note(since, &changed, &removed);
+        }
+        seen.seq = log.seq();
+    }
+
+    /// [`Shared::look`] at what `lib` lists now (which reads only live sessions' ends).
+    fn look_at(&self, generation: u64, lib: &Library) {
+        let mut seen = lock(&self.seen);
+        if let Ok(listed) = lib.listed(&ScanProgress::default()) {
+            self.look(&mut seen, generation, listed.sessions);
         }
     }
 }
@@ -452,7 +467,6 @@ fn run(shared: &Shared, emit: &Emit) {
         };
         *lock(&shared.watcher) = state;
         let mut first = true;
-        let mut live = LiveStates::default();
         while shared.current(generation) {
             let progress = Arc::new(ScanProgress::default());
             // On a first scan each agent's sessions show as soon as that agent is done.
@@ -470,10 +484,11 @@ fn run(shared: &Shared, emit: &Emit) {
                     }
                 })
             });
-            // Live flags and turn states also change with time (an agent exits): the list is
-            // re-read on every tick, and at once after a change.
+            // The list is re-read on every tick, and at once after a change: live flags and
+            // turn states change with time (an agent exits), and another process's refresh or
+            // trash changes the cache without this refresh finding it.
             if let Ok(r) = report {
-                shared.note_live(generation, &lib, &mut live);
+                shared.look_at(generation, &lib);
                 emit(Event::Changed(Changed {
                     changed: r.changed,
                     removed: r.removed,

@@ -111,6 +111,16 @@ fn transcripts_match_golden_and_their_scan_counts(kind: ProviderKind) {
                 "{}: transcript counts differ from the scan",
                 session.id
             );
+            // What indexing and streaming read: the same messages, without the metadata.
+            let mut streamed = Vec::new();
+            catalog
+                .load_each(&session, &mut |m| streamed.push(m))
+                .unwrap();
+            assert!(
+                streamed == transcript.messages,
+                "{}: load_each differs from load",
+                session.id
+            );
             let file = dir
                 .join("expected/show")
                 .join(format!("{}.json", session.id));

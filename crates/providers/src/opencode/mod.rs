@@ -165,16 +165,23 @@ impl OpencodeProvider {
     }
 
     /// Every copy of one session id under a root, read fresh (for loading).
+    /// Every copy of session `id` under `root`. A database row's metadata is only what ranks it
+    /// (its time) and where it is: the rest is aggregated over the session's rows, a pass over
+    /// all of them (a twentieth of indexing the text, `docs/performance.md`), which
+    /// [`described`] makes for the one copy shown.
     fn copies(&self, root: &Path, id: &str) -> Vec<Candidate> {
         let mut out = Vec::new();
         if let Ok(conn) = sqlite::open_read_only(&db_path(root)) {
             if let Ok(rows) = db::list(&conn) {
                 for origin in [Origin::V1, Origin::V2] {
-                    if rows.contains_key(&(origin, id.to_owned())) {
-                        out.extend(
-                            db::sessions(&conn, &db_path(root), origin, &[id.to_owned()])
-                                .unwrap_or_default(),
-                        );
+                    if let Some(&time_updated) = rows.get(&(origin, id.to_owned())) {
+                        let meta =
+                            SessionMeta::new(ProviderKind::Opencode, id.to_owned(), db_path(root));
+                        out.push(Candidate {
+                            origin,
+                            time_updated,
+                            meta,
+                        });
                     }
                 }
             }
@@ -193,10 +200,56 @@ impl OpencodeProvider {
     }
 }
 
-/// The copy of session `id` under `root` that represents it (see [`winner`]), read fresh.
+/// The copy of session `id` under `root` that represents it (see [`winner`]), read fresh: where
+/// it is, and for a JSON copy its metadata (a database row's is not aggregated).
 pub fn winning_copy(root: &Path, id: &str) -> Option<Candidate> {
     let copies = OpencodeProvider::new(Vec::new()).copies(root, id);
     winner(&copies).cloned()
+}
+
+impl OpencodeProvider {
+    /// The copy of session `id` under `root` that is shown (see [`winner`]).
+    fn winner_of(&self, root: &Path, id: &str) -> Result<Candidate, Error> {
+        let copies = self.copies(root, id);
+        winner(&copies)
+            .cloned()
+            .ok_or_else(|| Error::SessionNotFound(id.to_owned()))
+    }
+}
+
+/// `copy` with its metadata whole: a database row's aggregated over its rows.
+fn described(root: &Path, copy: Candidate) -> Candidate {
+    if !matches!(copy.origin, Origin::V1 | Origin::V2) {
+        return copy;
+    }
+    let path = db_path(root);
+    let whole = sqlite::open_read_only(&path).ok().and_then(|conn| {
+        let ids = [copy.meta.id.clone()];
+        db::sessions(&conn, &path, copy.origin, &ids).ok()?.pop()
+    });
+    whole.unwrap_or(copy)
+}
+
+/// The messages of session `id` in `copy`.
+fn messages(
+    root: &Path,
+    copy: &Candidate,
+    id: &str,
+) -> Result<Vec<agent_sessions_model::Message>, Error> {
+    let file = &copy.meta.source_path;
+    Ok(match copy.origin {
+        Origin::Json => legacy::load(file, id, legacy::root_of, legacy::messages)?,
+        Origin::Project => legacy::load(file, id, perproject::storage_of, perproject::messages)?,
+        origin => {
+            let path = db_path(root);
+            let conn = sqlite::open_read_only(&path).map_err(|e| db_error(&path, e))?;
+            let loaded = match origin {
+                Origin::V2 => db::load_v2(&conn, id),
+                _ => db::load_v1(&conn, id),
+            };
+            loaded.map_err(|e| db_error(&path, e))?
+        }
+    })
 }
 
 /// Where each copy of session `id` under `root` is kept: the database for a v1 or v2 row, the
@@ -306,25 +359,9 @@ impl Provider for OpencodeProvider {
         let root = self
             .root_of(session)
             .ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
-        let copies = self.copies(root, &session.id);
-        let best = winner(&copies).ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
-        let (file, id) = (&best.meta.source_path, &session.id);
-        let messages = match best.origin {
-            Origin::Json => legacy::load(file, id, legacy::root_of, legacy::messages)?,
-            Origin::Project => {
-                legacy::load(file, id, perproject::storage_of, perproject::messages)?
-            }
-            origin => {
-                let path = db_path(root);
-                let conn = sqlite::open_read_only(&path).map_err(|e| db_error(&path, e))?;
-                let loaded = match origin {
-                    Origin::V2 => db::load_v2(&conn, &session.id),
-                    _ => db::load_v1(&conn, &session.id),
-                };
-                loaded.map_err(|e| db_error(&path, e))?
-            }
-        };
-        let mut meta = best.meta.clone();
+        let best = described(root, self.winner_of(root, &session.id)?);
+        let messages = messages(root, &best, &session.id)?;
+        let mut meta = best.meta;
         tidy_title(&mut meta);
         meta.live = session.live;
         Ok(crate::build::transcript(
@@ -332,6 +369,22 @@ impl Provider for OpencodeProvider {
             messages,
             Default::default(),
         ))
+    }
+
+    /// The messages of the copy shown, without its metadata (see [`OpencodeProvider::copies`]).
+    fn load_each(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(agent_sessions_model::Message),
+    ) -> Result<agent_sessions_model::Diagnostics, Error> {
+        let root = self
+            .root_of(session)
+            .ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        let best = self.winner_of(root, &session.id)?;
+        messages(root, &best, &session.id)?
+            .into_iter()
+            .for_each(each);
+        Ok(Default::default())
     }
 
     fn raw_records(
@@ -342,8 +395,7 @@ impl Provider for OpencodeProvider {
         let root = self
             .root_of(session)
             .ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
-        let copies = self.copies(root, &session.id);
-        let best = winner(&copies).ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        let best = self.winner_of(root, &session.id)?;
         match best.origin {
             Origin::Json => Ok(legacy::raw(&best.meta.source_path, &session.id, message_id)),
             // The 0.x folders are shown through their messages only.

@@ -45,7 +45,7 @@ pub fn main(target: Target, command: Command, json: bool) -> ExitCode {
             match out.failed() {
                 Some(e) => {
                     eprintln!("error: {}", render::terminal_safe(&e.to_string()));
-                    ExitCode::FAILURE
+                    ExitCode::from(exit_code(e.code()))
                 }
                 None if out.has_error() => ExitCode::from(2),
                 None => ExitCode::SUCCESS,
@@ -364,7 +364,8 @@ fn bundle_import(
 
 fn show(mut client: Client, id: String) -> Result<Envelope, RemoteError> {
     let first = client.first_page(SessionRef::named(id))?;
-    let resume = first.resume().map_err(resume_unavailable);
+    // Why there is none (`resume_unavailable`, `resume_other_copy`…), as the host said it.
+    let resume = first.resume().map_err(|e| as_core(RemoteError::Server(e)));
     let session = first.session.clone();
     let source = Pages {
         client: RefCell::new(client),
@@ -425,19 +426,13 @@ impl MessageSource for Pages {
     }
 }
 
-/// A remote failure in the middle of a streamed transcript, as the core error `show` reports.
+/// The host's error (or the link's, when it dropped) as the core error `show` holds, its code
+/// and message as they were: printed as a local `show` prints its own.
 fn as_core(e: RemoteError) -> Error {
-    Error::io(
-        PathBuf::from(format!("remote ({})", e.code())),
-        std::io::Error::other(e.to_string()),
-    )
-}
-
-/// Why the host has no resume command, as the core error a local `show` reports (the host's
-/// message already says "resume command unavailable").
-fn resume_unavailable(e: WireError) -> Error {
-    const PREFIX: &str = "resume command unavailable: ";
-    Error::resume_unavailable(e.message.strip_prefix(PREFIX).unwrap_or(&e.message))
+    Error::Remote {
+        code: e.code().to_owned(),
+        message: e.to_string(),
+    }
 }
 
 fn search(client: &mut Client, params: SearchParams) -> Result<Envelope, RemoteError> {

@@ -16,6 +16,7 @@ use agent_sessions_remote::loopback::Sshd as Loopback;
 use agent_sessions_remote::protocol::{ListParams, SessionRef, ShowParams};
 use agent_sessions_remote::ssh::Ssh;
 use agent_sessions_remote::Client;
+use agent_sessions_test_support::SameIdStore;
 use common::{copy_dir, testdata};
 use serde_json::Value;
 
@@ -322,6 +323,68 @@ fn errors_of_the_remote_keep_their_codes() {
     assert_eq!(out.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "remote_unsupported");
+}
+
+/// A host's coded refusal prints as the same command prints it there, code, message, output
+/// and exit code alike: `show` of a Claude copy whose resume Claude Code would take to the
+/// original gives the transcript with `resume_other_copy` (it was `resume_unavailable` over
+/// `--host`, the host's code dropped), and `show` of the id both files hold is `ambiguous_id`.
+#[test]
+fn a_hosts_coded_errors_print_as_they_do_there() {
+    let sshd = Sshd::start();
+    sshd.preinstall();
+    let store = SameIdStore::create();
+    let root = store.root().display().to_string();
+    let copy = store.copy.display().to_string();
+    let commands: [&[&str]; 4] = [
+        &["show", &copy, "--json"],
+        &["show", &copy],
+        &["show", store.id, "--json"],
+        &["show", store.id],
+    ];
+    for args in commands {
+        let args = [&["--claude-root", &root][..], args].concat();
+        let local = sshd.local(&args).output().unwrap();
+        let remote = sshd
+            .cli(&[&["--host", "testbox"][..], &args].concat())
+            .output()
+            .unwrap();
+        let said = |out: &Output| {
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            let errors: Vec<String> = stderr
+                .lines()
+                .filter(|l| l.starts_with("error:"))
+                .map(str::to_owned)
+                .collect();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                errors,
+            )
+        };
+        assert_eq!(said(&remote), said(&local), "{args:?}");
+    }
+
+    let shown = |args: &[&str]| {
+        let out = sshd
+            .cli(&[&["--host", "testbox", "--claude-root", &root][..], args].concat())
+            .output()
+            .unwrap();
+        (out.status.code(), json_out(&out))
+    };
+    let (status, copy_shown) = shown(&["show", &copy, "--json"]);
+    assert_eq!(status, Some(0), "the copy is still shown: {copy_shown}");
+    let refused = &copy_shown["data"]["resume_command"]["error"];
+    assert_eq!(refused["code"], "resume_other_copy", "{copy_shown}");
+    let message = refused["message"].as_str().unwrap();
+    let original = store.original.display().to_string();
+    assert!(
+        message.contains(&format!("it would open {original}")),
+        "{message}"
+    );
+    let (status, both) = shown(&["show", store.id, "--json"]);
+    assert_eq!(status, Some(1), "{both}");
+    assert_eq!(both["error"]["code"], "ambiguous_id", "{both}");
 }
 
 /// Claims the live session for this test process (the remote is this machine).

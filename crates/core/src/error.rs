@@ -91,6 +91,11 @@ pub enum Error {
     /// A bundle was not made, read or restored (see its message for what was left).
     #[error(transparent)]
     Bundle(#[from] crate::bundle::BundleError),
+
+    /// An error another machine reported (a host answering `--host`), with its code and
+    /// message kept as it gave them, so a front end prints what that machine would have.
+    #[error("{message}")]
+    Remote { code: String, message: String },
 }
 
 impl Error {
@@ -140,8 +145,9 @@ impl Error {
         matches!(self.provider(), Some(ProviderError::SessionNotFound(_)))
     }
 
-    /// A short stable code for the CLI's JSON error envelope.
-    pub fn code(&self) -> &'static str {
+    /// A short stable code for the CLI's JSON error envelope (a remote's own for
+    /// [`Error::Remote`]).
+    pub fn code(&self) -> &str {
         match self {
             Error::RootMissing { .. } => "root_missing",
             Error::Provider(e) => e.code(),
@@ -159,6 +165,7 @@ impl Error {
             Error::Trash(e) => e.code(),
             Error::Translate(e) => e.code(),
             Error::Bundle(e) => e.code(),
+            Error::Remote { code, .. } => code,
         }
     }
 }

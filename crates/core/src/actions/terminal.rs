@@ -939,7 +939,7 @@ pub enum TerminalError {
 
 impl TerminalError {
     /// A short stable code for front ends.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> &str {
         match self {
             TerminalError::Unknown { .. } | TerminalError::OtherSystem { .. } => "unknown_terminal",
             TerminalError::NotInstalled { .. } => "terminal_not_installed",

@@ -828,7 +828,10 @@ fn handoff_through_host_prints_the_hosts_document() {
 
 /// `trash --host`: the host's opt-in applies (off: `delete_disabled`, nothing moved); on, the
 /// plan is the host's, shown here and not run without --yes; with --yes the host's files go to
-/// the host's trash and `--host scan` no longer lists the session.
+/// the host's trash and `--host scan` no longer lists the session. A client holding the host's
+/// list on a connection of its own (the app's, or its change watcher's) is told the session
+/// was removed, though the trash and that scan ran in other server processes (before, that
+/// scan's refresh took the removal from the host's cache and the client never heard of it).
 #[test]
 fn trash_through_host_uses_the_hosts_opt_in_and_trash() {
     const S: &str = "9d22e384-6685-4b75-ac35-088162e4c4a9";
@@ -867,6 +870,8 @@ fn trash_through_host_uses_the_hosts_opt_in_and_trash() {
     );
     assert!(file.exists());
 
+    let mut client = sshd.connect();
+    let seq = client.list(&ListParams::default()).unwrap().seq;
     let done = json_out(&output(&mut sshd.cli(&[&trash[..], &["--yes"]].concat())));
     assert_eq!(done["data"]["done"]["removed"][0]["id"], S);
     assert!(!file.exists());
@@ -882,4 +887,14 @@ fn trash_through_host_uses_the_hosts_opt_in_and_trash() {
         .unwrap()
         .iter()
         .all(|s| s["id"] != S));
+    let listed = client.list(&ListParams::default()).unwrap();
+    assert!(listed.sessions.iter().all(|s| s.id != S));
+    let told = client.changes(seq).unwrap();
+    let removed: Vec<(&str, &Path)> = told
+        .removed
+        .iter()
+        .map(|k| (k.id.as_str(), k.source_path.as_path()))
+        .collect();
+    assert_eq!(removed, [(S, file.as_path())], "{told:?}");
+    assert!(told.changed.iter().all(|s| s.id != S), "{told:?}");
 }

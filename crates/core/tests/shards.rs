@@ -6,6 +6,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use agent_sessions_core::index::{self, Index, SearchFilter};
 use agent_sessions_core::provider::SessionKey;
@@ -348,4 +349,140 @@ fn the_list_neither_opens_nor_writes_through_the_shards_lock() {
         waited < std::time::Duration::from_secs(4),
         "the list waited {waited:?} for the shard's writer"
     );
+}
+
+/// How many segments FTS5's index in a cache file has: a segment's pages are rows of
+/// `fts_data` whose rowid holds the segment's number from bit 37 up (FTS5's `fts5_dri`).
+fn segments(file: &Path) -> i64 {
+    rusqlite::Connection::open(file)
+        .unwrap()
+        .query_row(
+            "SELECT count(DISTINCT id >> 37) FROM fts_data WHERE id >> 37 > 0",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// The text a cache file had written since its segments were last merged.
+fn unmerged(file: &Path) -> i64 {
+    rusqlite::Connection::open(file)
+        .unwrap()
+        .query_row("SELECT coalesce(sum(bytes), 0) FROM unmerged", [], |r| {
+            r.get(0)
+        })
+        .unwrap()
+}
+
+/// Sessions of shard `k` whose text is pending (the session with rowid `r` is in shard `r % 2`).
+fn pending_in(cache_file: &Path, k: i64) -> i64 {
+    rusqlite::Connection::open(cache_file)
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM sessions WHERE text_indexed = 0 AND rowid % 2 = ?1",
+            [k],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// The app's worker indexes in steps of about a second (`service::INDEX_STEP`). A step with
+/// no time left still writes a session of each shard, and the steps end where one pass ends.
+#[test]
+fn steps_of_no_time_progress_and_end_with_what_one_pass_makes() {
+    let roots = common::three_fixtures();
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    index.refresh(&providers, &p).unwrap();
+    let total = index.pending_text().unwrap();
+    let mut steps = 0;
+    while index.pending_text().unwrap() > 0 {
+        let done = index
+            .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
+            .unwrap();
+        assert!((1..=2).contains(&done), "one session per shard: {done}");
+        steps += 1;
+    }
+    assert!(steps >= total / 2, "{steps} steps for {total} sessions");
+    let whole = tempfile::tempdir().unwrap();
+    let whole = indexed(whole.path(), &roots);
+    // Two caches may number sessions of equal times in another order, which orders their
+    // equally scored hits; the hits and their scores are the same.
+    let by_score = |index: &Index| -> Vec<Vec<_>> {
+        let tied = |h: &index::Hit| (-h.score, h.session_id.clone(), h.message_id.clone());
+        let sorted = |mut hits: Vec<index::Hit>| {
+            hits.sort_by(|a, b| tied(a).partial_cmp(&tied(b)).unwrap());
+            hits
+        };
+        answers(index).into_iter().map(sorted).collect()
+    };
+    assert_eq!(by_score(&index), by_score(&whole));
+}
+
+/// Merging a shard's segments rewrites its whole index, so it waits until nothing is pending
+/// and enough text was written since they last were merged (by one pass or many steps): not
+/// after every step of a cold start, nor after a live session's new message.
+#[test]
+fn segments_are_merged_once_the_queue_empties_and_enough_was_written() {
+    let store = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let roots = common::roots(ProviderKind::Claude, store.path());
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    index.refresh(&providers, &p).unwrap();
+    let files = index::cache_files(index.path());
+    let step = |index: &mut Index| {
+        index
+            .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
+            .unwrap()
+    };
+    assert_eq!(step(&mut index), 2);
+    // As if earlier steps had written much (the fixture's text is far from the threshold).
+    for file in &files {
+        let seeded = rusqlite::Connection::open(file)
+            .unwrap()
+            .execute("UPDATE unmerged SET bytes = bytes + (1 << 30)", [])
+            .unwrap();
+        assert_eq!(seeded, 1, "{}", file.display());
+    }
+    while index.pending_text().unwrap() > 1 {
+        step(&mut index);
+        // A shard with sessions still pending is not merged (FTS5's own automerge may have
+        // merged these few small segments meanwhile, so the count says nothing here).
+        for (k, file) in files.iter().enumerate() {
+            if pending_in(index.path(), k as i64) > 0 {
+                assert!(unmerged(file) >= 1 << 30, "merged before its queue emptied");
+            }
+        }
+    }
+    // The last session: each shard is merged once its own queue is empty.
+    assert_eq!(step(&mut index), 1);
+    for file in &files {
+        assert_eq!(segments(file), 1, "{}", file.display());
+        assert_eq!(unmerged(file), 0, "{}", file.display());
+    }
+
+    let id = "289ec80f-2fef-473d-9b5b-54a4657fd742";
+    common::append_line(
+        &store
+            .path()
+            .join(format!("projects/-home-bob-projects-demo/{id}.jsonl")),
+        &format!(
+            r#"{{"type":"user","uuid":"u-new","sessionId":"{id}","timestamp":"2026-12-01T00:00:00Z","message":{{"role":"user","content":"please book a trip to Zanzibar"}}}}"#
+        ),
+    );
+    index.refresh(&providers, &p).unwrap();
+    assert_eq!(step(&mut index), 1);
+    let grown: Vec<_> = files
+        .iter()
+        .map(|f| (segments(f), unmerged(f) > 0))
+        .collect();
+    assert!(
+        grown.contains(&(2, true)),
+        "the new message's segment stays: {grown:?}"
+    );
+    assert_eq!(index.search("zanzibar", &filter(5)).unwrap().len(), 1);
 }

@@ -928,11 +928,29 @@ impl Index {
         max: Option<usize>,
         progress: &ScanProgress,
     ) -> Result<usize, Error> {
+        self.index_text_within(providers, max, None, progress)
+    }
+
+    /// [`Index::index_text`], ending once `time` has passed (after the session being written):
+    /// an app's worker indexes in steps of a bounded time and refreshes the list between them.
+    /// When the step takes the last pending sessions, the segments its shards were written in
+    /// since their last merge are merged (see [`merge_segments`]).
+    pub fn index_text_within(
+        &mut self,
+        providers: &ProviderSet,
+        max: Option<usize>,
+        time: Option<std::time::Duration>,
+        progress: &ScanProgress,
+    ) -> Result<usize, Error> {
         self.follow_replaced()?;
+        let deadline = time.map(|t| std::time::Instant::now() + t);
         // Only the batch asked for is read: an app indexing 20 at a time over 50,000 pending
-        // sessions would otherwise decode all of them for every batch.
-        let limit = max.and_then(|m| i64::try_from(m).ok()).unwrap_or(-1);
-        let pending: Vec<(i64, i64, String)> = {
+        // sessions would otherwise decode all of them for every batch. One more is asked for,
+        // to know whether this batch empties the queue.
+        let limit = max
+            .and_then(|m| i64::try_from(m).ok())
+            .map_or(-1, |m| m.saturating_add(1));
+        let mut pending: Vec<(i64, i64, String)> = {
             let mut stmt = self
                 .conn
                 .prepare("SELECT rowid, coalesce(updated_at, 0), meta FROM sessions WHERE text_indexed = 0 ORDER BY read_whole DESC, updated_at DESC LIMIT ?1")
@@ -942,6 +960,8 @@ impl Index {
                 .map_err(|e| self.err(e))?;
             rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?
         };
+        let last = max.is_none_or(|m| pending.len() <= m);
+        pending.truncate(max.unwrap_or(usize::MAX));
         progress.add_total(pending.len() as u64, 0);
         let mut shares: Vec<Vec<_>> = (0..SHARDS).map(|_| Vec::new()).collect();
         for item in pending {
@@ -971,8 +991,12 @@ impl Index {
         for ((k, share), shard) in shares.iter().enumerate().skip(1).zip(files) {
             if !share.is_empty() {
                 writers.push((shard, shard_path(&path, k)));
+            } else if last {
+                // Earlier steps may have left it segments to merge.
+                merge_when_due(shard).map_err(|e| cache_error(&shard_path(&path, k), e))?;
             }
         }
+        let ending = Ending { deadline, last };
         let (done, extracted) = std::thread::scope(|s| {
             let mut extractors = Vec::new();
             let mut receivers = Vec::new();
@@ -1002,6 +1026,7 @@ impl Index {
                         write_shard(
                             shard,
                             received.into_iter(),
+                            ending,
                             progress,
                             &mut |_, _| Ok(()),
                             &mut sent,
@@ -1019,10 +1044,18 @@ impl Index {
                 Ok(())
             };
             let mut written = match own {
-                Some(received) => {
-                    write_shard(conn, received.into_iter(), progress, &mut marked, &mut drop)
-                        .map_err(|e| cache_error(&path, e))
-                }
+                Some(received) => write_shard(
+                    conn,
+                    received.into_iter(),
+                    ending,
+                    progress,
+                    &mut marked,
+                    &mut drop,
+                )
+                .map_err(|e| cache_error(&path, e)),
+                None if last => merge_when_due(conn)
+                    .map(|()| 0)
+                    .map_err(|e| cache_error(&path, e)),
                 None => Ok(0),
             };
             // What the other shards commit after this one is done is marked as it comes.
@@ -1394,8 +1427,8 @@ struct Expression {
 /// [`Index::search_items`]).
 const RANKED_PHRASES: usize = 32;
 
-/// A pass that wrote this much text merges the index's segments after it (see
-/// [`merge_segments`]); a live session's few new messages do not.
+/// Text written since a shard's segments were last merged that has them merged once nothing is
+/// pending (see [`merge_when_due`]).
 const MERGE_AFTER_BYTES: usize = TX_TEXT_BYTES;
 
 /// Leaf pages (4 KB) one merge step writes at most: a step of a few tenths of a second.
@@ -1460,20 +1493,39 @@ fn extract(providers: &ProviderSet, meta: &SessionMeta) -> Vec<text::Row> {
     messages
 }
 
+/// When a pass of [`write_shard`] ends: at `deadline` if any; `last`: its sessions are all that
+/// is pending, so when it writes them all the segments are merged if due.
+#[derive(Clone, Copy)]
+struct Ending {
+    deadline: Option<std::time::Instant>,
+    last: bool,
+}
+
+impl Ending {
+    fn passed(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
 /// Writes one shard's extracted sessions as they arrive, committing per [`TX_TEXT_BYTES`] /
-/// [`TX_TIME`]. The (rowid, updated) of each transaction's sessions go to `in_transaction`
-/// before it commits and to `committed` after, to be marked indexed (see
-/// [`Index::index_text`]). After a pass that wrote much, the shard's segments are merged.
+/// [`TX_TIME`], until they are all written or `ending` says stop. The (rowid, updated) of
+/// each transaction's sessions go to `in_transaction` before it commits and to `committed`
+/// after, to be marked indexed (see [`Index::index_text`]). A pass that writes the last pending
+/// sessions merges the shard's segments when enough was written since they last were.
 /// Returns how many sessions were written.
 fn write_shard(
     conn: &mut Connection,
     received: impl Iterator<Item = Extracted>,
+    ending: Ending,
     progress: &ScanProgress,
     in_transaction: &mut InTransaction<'_>,
     committed: &mut dyn FnMut(Vec<Written>),
 ) -> rusqlite::Result<usize> {
+    conn.execute_batch(UNMERGED_SCHEMA)?;
     let mut received = received.peekable();
-    let (mut done, mut written) = (0, 0);
+    let mut done = 0;
+    // Each pass writes one session at least, whatever its deadline: a step always progresses.
     while received.peek().is_some() {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let start = std::time::Instant::now();
@@ -1483,11 +1535,12 @@ fn write_shard(
             bytes += text::write(&tx, item.rowid, &item.messages)?;
             text::add_terms(&tx, &item.terms)?;
             sessions.push((item.rowid, item.updated));
-            if bytes >= TX_TEXT_BYTES || start.elapsed() >= TX_TIME {
+            if bytes >= TX_TEXT_BYTES || start.elapsed() >= TX_TIME || ending.passed() {
                 break;
             }
         }
         let n = sessions.len();
+        add_unmerged(&tx, bytes)?;
         in_transaction(&tx, &sessions)?;
         tx.commit()?;
         committed(sessions);
@@ -1495,12 +1548,46 @@ fn write_shard(
         std::thread::sleep(WRITER_PAUSE);
         progress.add_done(n as u64, 0);
         done += n;
-        written += bytes;
+        if ending.passed() {
+            break;
+        }
     }
-    if written >= MERGE_AFTER_BYTES {
-        merge_segments(conn)?;
+    if ending.last && received.peek().is_none() {
+        merge_when_due(conn)?;
     }
     Ok(done)
+}
+
+/// How much text a shard's file had written since its segments were last merged into one: a
+/// merge rewrites the shard's whole index, so an app indexing in steps merges once its queue is
+/// empty, not after every step. (Created by the writer: caches made before it lack it.)
+const UNMERGED_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS unmerged (id INTEGER PRIMARY KEY CHECK (id = 0), bytes INTEGER NOT NULL);
+";
+
+fn add_unmerged(tx: &Transaction<'_>, bytes: usize) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO unmerged (id, bytes) VALUES (0, ?1)
+         ON CONFLICT (id) DO UPDATE SET bytes = bytes + excluded.bytes",
+    )?
+    .execute([bytes as i64])
+    .map(drop)
+}
+
+/// Merges the shard's segments (see [`merge_segments`]) when at least [`MERGE_AFTER_BYTES`]
+/// were written since they last were; a live session's few new messages are not.
+fn merge_when_due(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(UNMERGED_SCHEMA)?;
+    let unmerged: i64 =
+        conn.query_row("SELECT coalesce(sum(bytes), 0) FROM unmerged", [], |r| {
+            r.get(0)
+        })?;
+    if unmerged < MERGE_AFTER_BYTES as i64 {
+        return Ok(());
+    }
+    merge_segments(conn)?;
+    // A kill before this only merges once more.
+    conn.execute("UPDATE unmerged SET bytes = 0", []).map(drop)
 }
 
 /// A session whose text a writer wrote: its rowid and its `updated_at` when it was queued.

@@ -243,6 +243,20 @@ impl Library {
             .unwrap_or(Ok(0))
     }
 
+    /// Indexes the text of pending sessions, at most `max`, for about `time` (see
+    /// [`Index::index_text_within`]): one step of an app's worker.
+    pub fn index_text_step(
+        &mut self,
+        max: usize,
+        time: std::time::Duration,
+        progress: &ScanProgress,
+    ) -> Result<usize, Error> {
+        self.healing(|index, providers| {
+            index.index_text_within(providers, Some(max), Some(time), progress)
+        })
+        .unwrap_or(Ok(0))
+    }
+
     /// Searches the cache as it is now, without refreshing or indexing first: the text index,
     /// and the listed sessions not in it yet read directly (see [`Index::search_all`]).
     pub fn search_now(&self, query: &str, filter: &SearchFilter) -> Result<SearchResults, Error> {

@@ -15,7 +15,7 @@ mod worker;
 
 fn main() {
     // Before anything reads SQLite (an OpenCode store, the cache).
-    agent_sessions_core::index::without_memory_statistics();
+    agent_sessions_core::index::memory_settings();
     let state = state::AppState::load();
     tauri::Builder::default()
         .manage(state)

@@ -15,7 +15,7 @@ mod worker;
 
 fn main() {
     // Before anything reads SQLite (an OpenCode store, the cache).
-    agent_sessions_core::index::memory_settings();
+    agent_sessions_core::index::without_memory_statistics();
     let state = state::AppState::load();
     tauri::Builder::default()
         .manage(state)

@@ -59,7 +59,7 @@ struct Row {
 
 fn main() {
     // As the CLI and the app do, before anything reads SQLite.
-    agent_sessions_core::index::memory_settings();
+    agent_sessions_core::index::without_memory_statistics();
     let args = Args::parse();
     if args.suite.as_deref() == Some("live") {
         live_suite(&args);

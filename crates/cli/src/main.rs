@@ -223,7 +223,7 @@ fn parse_end_date(text: &str) -> Result<i64, String> {
 
 fn main() -> ExitCode {
     // Before anything reads SQLite (an OpenCode store, the cache).
-    index::memory_settings();
+    index::without_memory_statistics();
     let cli = Cli::parse();
     let json = cli.json;
     if let Some(alias) = cli.host.clone() {

@@ -294,7 +294,7 @@ pub fn rebuilt_warning(path: &Path, reason: &str) -> String {
 
 /// Opens the cache file with its busy handler; the schema comes with [`setup`].
 fn connect(path: &Path) -> Result<Connection, Error> {
-    memory_settings();
+    without_memory_statistics();
     let mut conn = Connection::open(path).map_err(|e| cache_error(path, e))?;
     conn.busy_handler(Some(wait_busy))
         .map_err(|e| cache_error(path, e))?;
@@ -323,7 +323,7 @@ fn wait_busy(tries: i32) -> bool {
 /// shards read at once on two connections took longer than one after the other (a prefix
 /// spelled out as 627 terms: 18–20 ms in turn, 27–30 ms at once), while two processes did not
 /// slow each other. Too late once SQLite has started (a store read first): it stays on, slower.
-pub fn memory_settings() {
+pub fn without_memory_statistics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // SAFETY: sqlite3_config takes this option with one int; before sqlite3_initialize it
@@ -352,7 +352,7 @@ fn release_freed_memory() {
 /// file's, `synchronous` the connection's. It never creates the file: only [`setup`] makes a
 /// cache's files (private, with their schema).
 fn writer(path: &Path) -> Result<Connection, Error> {
-    memory_settings();
+    without_memory_statistics();
     let flags = OpenFlags::default().difference(OpenFlags::SQLITE_OPEN_CREATE);
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| cache_error(path, e))?;
     conn.busy_handler(Some(wait_busy))

@@ -368,9 +368,11 @@ fn segments(file: &Path) -> i64 {
 fn unmerged(file: &Path) -> i64 {
     rusqlite::Connection::open(file)
         .unwrap()
-        .query_row("SELECT coalesce(sum(bytes), 0) FROM unmerged", [], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT coalesce(sum(unmerged), 0) FROM shard_state",
+            [],
+            |r| r.get(0),
+        )
         .unwrap()
 }
 
@@ -444,7 +446,7 @@ fn segments_are_merged_once_the_queue_empties_and_enough_was_written() {
     for file in &files {
         let seeded = rusqlite::Connection::open(file)
             .unwrap()
-            .execute("UPDATE unmerged SET bytes = bytes + (1 << 30)", [])
+            .execute("UPDATE shard_state SET unmerged = unmerged + (1 << 30)", [])
             .unwrap();
         assert_eq!(seeded, 1, "{}", file.display());
     }
@@ -485,4 +487,60 @@ fn segments_are_merged_once_the_queue_empties_and_enough_was_written() {
         "the new message's segment stays: {grown:?}"
     );
     assert_eq!(index.search("zanzibar", &filter(5)).unwrap().len(), 1);
+}
+
+/// The terms of a cache file: those listed for spelling prefixes out, and those of its index
+/// (FTS5's own vocabulary), with whether the file says terms are missing.
+fn terms_of(file: &Path) -> (Vec<String>, Vec<String>, bool) {
+    let conn = rusqlite::Connection::open(file).unwrap();
+    conn.execute_batch("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, fts, row);")
+        .unwrap();
+    let column = |sql: &str| -> Vec<String> {
+        let mut stmt = conn.prepare(sql).unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    let missing = conn
+        .query_row("SELECT max(terms_missing) FROM shard_state", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    (
+        column("SELECT term FROM terms ORDER BY term"),
+        column("SELECT term FROM temp.v ORDER BY term"),
+        missing,
+    )
+}
+
+/// A cold start writes the text without looking each token up for `terms`: while its queue
+/// lasts a file says its terms are missing (a prefix is then left to FTS5's prefix syntax:
+/// `search_unindexed.rs` checks those answers), and once it is done every term of the index is
+/// listed, exactly.
+#[test]
+fn a_cold_start_lists_the_terms_of_its_index_once_its_queue_is_done() {
+    let roots = common::three_fixtures();
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    index.refresh(&providers, &p).unwrap();
+    index
+        .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
+        .unwrap();
+    let files = index::cache_files(index.path());
+    for file in &files {
+        let (_, _, missing) = terms_of(file);
+        assert!(missing, "{}", file.display());
+    }
+    while index.pending_text().unwrap() > 0 {
+        index
+            .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
+            .unwrap();
+    }
+    for file in &files {
+        let (listed, of_index, missing) = terms_of(file);
+        assert!(!missing, "{}", file.display());
+        assert!(of_index.len() > 100, "{}", of_index.len());
+        assert_eq!(listed, of_index, "{}", file.display());
+    }
 }

@@ -923,6 +923,26 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
+    /// Whether a pass of `pending` sessions of shard `k` writes in bulk: as many as the shard has
+    /// indexed, or more (a cold start). Its text then goes without its terms, which are listed
+    /// from the index once its queue is done ([`list_terms`], one walk of the index) instead of
+    /// looked up token by token as the text is extracted (a sixth of a cold start's CPU:
+    /// `docs/performance.md`); a pass much smaller than the index looks its tokens up.
+    fn writes_in_bulk(&self, k: usize, pending: usize) -> Result<bool, Error> {
+        if pending == 0 {
+            return Ok(false);
+        }
+        let indexed: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sessions WHERE text_indexed = 1 AND rowid % ?1 = ?2",
+                params![SHARDS as i64, k as i64],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(pending as i64 >= indexed)
+    }
+
     /// Indexes the message text of up to `max` pending sessions (all when `None`): first those
     /// a search can only read by parsing them whole (OpenCode's rows), then the others, each
     /// newest first — a search reads unindexed one-file sessions at the speed of reading.
@@ -981,13 +1001,23 @@ impl Index {
         for item in pending {
             shares[shard_of(item.0)].push(item);
         }
-        let mut terms = Vec::new();
-        for _ in 0..SHARDS {
-            terms.push(tokens::NewTerms::new().map_err(|e| self.err(e))?);
-        }
         if shares.iter().all(Vec::is_empty) {
             return Ok(0);
         }
+        let mut bulk = Vec::new();
+        let mut terms = Vec::new();
+        for (k, share) in shares.iter().enumerate() {
+            bulk.push(self.writes_in_bulk(k, share.len())?);
+            terms.push(match bulk[k] {
+                true => None,
+                false => Some(tokens::NewTerms::new().map_err(|e| self.err(e))?),
+            });
+        }
+        let ending = |k: usize| Ending {
+            deadline,
+            last,
+            bulk: bulk[k],
+        };
         // Each writer has a connection to its file alone (`Index::file_conn`): a write
         // transaction on the cache's connection would lock every attached shard. The cache
         // file's writer also marks sessions indexed, for every shard.
@@ -1004,13 +1034,12 @@ impl Index {
         let mut writers = Vec::new();
         for ((k, share), shard) in shares.iter().enumerate().skip(1).zip(files) {
             if !share.is_empty() {
-                writers.push((shard, shard_path(&path, k)));
+                writers.push((k, shard, shard_path(&path, k)));
             } else if last {
                 // Earlier steps may have left it segments to merge.
-                merge_when_due(shard).map_err(|e| cache_error(&shard_path(&path, k), e))?;
+                settle(shard).map_err(|e| cache_error(&shard_path(&path, k), e))?;
             }
         }
-        let ending = Ending { deadline, last };
         let (done, extracted) = std::thread::scope(|s| {
             let mut extractors = Vec::new();
             let mut receivers = Vec::new();
@@ -1032,8 +1061,9 @@ impl Index {
             let others: Vec<_> = writers
                 .into_iter()
                 .zip(receivers)
-                .map(|((shard, shard_path), (_, received))| {
+                .map(|((k, shard, shard_path), (_, received))| {
                     let marks = marks.clone();
+                    let ending = ending(k);
                     s.spawn(move || {
                         // When the cache file's writer has stopped, these stay pending.
                         let mut sent = |done: Vec<Written>| drop(marks.send(done));
@@ -1061,15 +1091,13 @@ impl Index {
                 Some(received) => write_shard(
                     conn,
                     received.into_iter(),
-                    ending,
+                    ending(0),
                     progress,
                     &mut marked,
                     &mut drop,
                 )
                 .map_err(|e| cache_error(&path, e)),
-                None if last => merge_when_due(conn)
-                    .map(|()| 0)
-                    .map_err(|e| cache_error(&path, e)),
+                None if last => settle(conn).map(|()| 0).map_err(|e| cache_error(&path, e)),
                 None => Ok(0),
             };
             // What the other shards commit after this one is done is marked as it comes.
@@ -1120,6 +1148,7 @@ impl Index {
     /// has too many terms, FTS5's own prefix syntax and `None`.
     fn expression(&self, items: &[query::Item]) -> Result<Expression, Error> {
         let mut tokenizer = tokens::Tokenizer::new().map_err(|e| self.err(e))?;
+        let unlisted = self.terms_unlisted().map_err(|e| self.err(e))?;
         // Every shard's terms, merged in order (SQLite merges the sorted parts as they are read,
         // so the walk still stops at the first term past the prefix).
         let sql = (0..SHARDS)
@@ -1133,8 +1162,21 @@ impl Index {
             // Stops at the first term past the prefix, or one past the cap.
             let mut error = None;
             let terms = rows.map_while(|r| r.map_err(|e| error = Some(e)).ok());
-            let found = query::starting_with(terms, prefix);
-            error.map_or(Ok(found), Err)
+            if unlisted.is_empty() {
+                let found = query::starting_with(terms, prefix);
+                return error.map_or(Ok(found), Err);
+            }
+            let mut found: std::collections::BTreeSet<String> = terms
+                .take_while(|t| t.starts_with(prefix))
+                .take(query::MAX_EXPANSION + 1)
+                .collect();
+            if let Some(e) = error {
+                return Err(e);
+            }
+            for &k in &unlisted {
+                found.extend(self.index_terms(k, prefix)?);
+            }
+            Ok(query::starting_with(found.iter(), prefix))
         };
         match query::expand(items, &mut tokenizer, &mut known).map_err(|e| self.err(e))? {
             Some(expanded) => Ok(Expression {
@@ -1148,6 +1190,46 @@ impl Index {
                 phrases: query::phrases_of(items),
             }),
         }
+    }
+
+    /// The shards whose `terms` do not list every term of their text yet: a bulk pass's terms
+    /// wait to be listed until its queue is done (see [`SHARD_STATE_SCHEMA`]).
+    fn terms_unlisted(&self) -> rusqlite::Result<Vec<usize>> {
+        let mut out = Vec::new();
+        for k in 0..SHARDS {
+            let db = shard_db(k);
+            if !has_table(&self.conn, &db, "shard_state")? {
+                continue;
+            }
+            let sql = format!("SELECT coalesce(max(terms_missing), 0) FROM {db}.shard_state");
+            if self
+                .conn
+                .prepare_cached(&sql)?
+                .query_row([], |r| r.get(0))?
+            {
+                out.push(k);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The terms of shard `k`'s index that start with `prefix`, from FTS5's own vocabulary (a
+    /// walk of each term's rows: slower than `terms`, so only while those are not listed; the
+    /// prefix is spelled out as it will be then, and its snippets are the same).
+    fn index_terms(&self, k: usize, prefix: &str) -> rusqlite::Result<Vec<String>> {
+        let (db, vocab) = (shard_db(k), format!("fts_terms_{k}"));
+        self.conn.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab({db}, fts, row);"
+        ))?;
+        // Past every term that starts with the prefix (U+10FFFF is the greatest character).
+        let end = format!("{prefix}\u{10FFFF}");
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT term FROM temp.{vocab} WHERE term >= ?1 AND term <= ?2 LIMIT ?3"
+        ))?;
+        let rows = stmt.query_map(params![prefix, end, query::MAX_EXPANSION as i64 + 1], |r| {
+            r.get(0)
+        })?;
+        rows.collect()
     }
 
     /// [`Index::search`] of parsed items; also says whether prefixes were spelled out.
@@ -1463,15 +1545,17 @@ const EXTRACT_AHEAD: usize = 1;
 fn extract_share(
     providers: &ProviderSet,
     share: Vec<(i64, i64, String)>,
-    mut new_terms: tokens::NewTerms,
+    mut new_terms: Option<tokens::NewTerms>,
     send: std::sync::mpsc::SyncSender<Extracted>,
 ) -> Result<(), serde_json::Error> {
     for (rowid, updated, meta) in share {
         let meta: SessionMeta = serde_json::from_str(&meta)?;
         let messages = extract(providers, &meta);
         let mut terms = Vec::new();
-        for row in &messages {
-            new_terms.add(&row.text, &mut terms);
+        if let Some(new_terms) = &mut new_terms {
+            for row in &messages {
+                new_terms.add(&row.text, &mut terms);
+            }
         }
         let item = Extracted {
             rowid,
@@ -1508,12 +1592,14 @@ fn extract(providers: &ProviderSet, meta: &SessionMeta) -> Vec<text::Row> {
     messages
 }
 
-/// When a pass of [`write_shard`] ends: at `deadline` if any; `last`: its sessions are all that
-/// is pending, so when it writes them all the segments are merged if due.
+/// How a pass of [`write_shard`] ends: at `deadline` if any; `last`: its sessions are all that
+/// is pending, so when it writes them all the shard settles what it owes (see [`settle`]).
+/// `bulk`: its text comes without its terms (see [`extract_share`]).
 #[derive(Clone, Copy)]
 struct Ending {
     deadline: Option<std::time::Instant>,
     last: bool,
+    bulk: bool,
 }
 
 impl Ending {
@@ -1537,7 +1623,7 @@ fn write_shard(
     in_transaction: &mut InTransaction<'_>,
     committed: &mut dyn FnMut(Vec<Written>),
 ) -> rusqlite::Result<usize> {
-    conn.execute_batch(UNMERGED_SCHEMA)?;
+    conn.execute_batch(SHARD_STATE_SCHEMA)?;
     let mut received = received.peekable();
     let mut done = 0;
     // Each pass writes one session at least, whatever its deadline: a step always progresses.
@@ -1555,7 +1641,7 @@ fn write_shard(
             }
         }
         let n = sessions.len();
-        add_unmerged(&tx, bytes)?;
+        owe(&tx, bytes, ending.bulk)?;
         in_transaction(&tx, &sessions)?;
         tx.commit()?;
         committed(sessions);
@@ -1568,41 +1654,82 @@ fn write_shard(
         }
     }
     if ending.last && received.peek().is_none() {
-        merge_when_due(conn)?;
+        settle(conn)?;
     }
     Ok(done)
 }
 
-/// How much text a shard's file had written since its segments were last merged into one: a
-/// merge rewrites the shard's whole index, so an app indexing in steps merges once its queue is
-/// empty, not after every step. (Created by the writer: caches made before it lack it.)
-const UNMERGED_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS unmerged (id INTEGER PRIMARY KEY CHECK (id = 0), bytes INTEGER NOT NULL);
+/// What a shard's file owes after passes that write in bulk (one row; created by the writer:
+/// caches made before it lack it). `unmerged`: text written since its segments were last
+/// merged into one — a merge rewrites the shard's whole index, so an app indexing in steps
+/// merges once its queue is empty, not after every step. `terms_missing`: text was written
+/// without its terms in `terms` (see [`Ending::bulk`]); until they are listed from the index,
+/// a prefix is left to FTS5's prefix syntax (correct, slower).
+const SHARD_STATE_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS shard_state (
+  id INTEGER PRIMARY KEY CHECK (id = 0),
+  unmerged INTEGER NOT NULL DEFAULT 0,
+  terms_missing INTEGER NOT NULL DEFAULT 0
+);
 ";
 
-fn add_unmerged(tx: &Transaction<'_>, bytes: usize) -> rusqlite::Result<()> {
+/// Notes in the shard's state what a transaction of `bytes` of text leaves to do.
+fn owe(tx: &Transaction<'_>, bytes: usize, terms_missing: bool) -> rusqlite::Result<()> {
     tx.prepare_cached(
-        "INSERT INTO unmerged (id, bytes) VALUES (0, ?1)
-         ON CONFLICT (id) DO UPDATE SET bytes = bytes + excluded.bytes",
+        "INSERT INTO shard_state (id, unmerged, terms_missing) VALUES (0, ?1, ?2)
+         ON CONFLICT (id) DO UPDATE SET unmerged = unmerged + excluded.unmerged,
+           terms_missing = max(terms_missing, excluded.terms_missing)",
     )?
-    .execute([bytes as i64])
+    .execute(params![bytes as i64, terms_missing])
     .map(drop)
+}
+
+/// The shard's (unmerged bytes, terms missing).
+fn owed(conn: &Connection) -> rusqlite::Result<(i64, bool)> {
+    conn.execute_batch(SHARD_STATE_SCHEMA)?;
+    conn.query_row(
+        "SELECT coalesce(sum(unmerged), 0), coalesce(max(terms_missing), 0) FROM shard_state",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+}
+
+/// What a shard owes once nothing of it is pending: its segments merged when due (see
+/// [`merge_when_due`]), then its terms listed from the index when a bulk pass left them out.
+fn settle(conn: &mut Connection) -> rusqlite::Result<()> {
+    merge_when_due(conn)?;
+    if owed(conn)?.1 {
+        list_terms(conn)?;
+    }
+    Ok(())
+}
+
+/// Lists every term of the shard's index in `terms`, from FTS5's own vocabulary (one walk of
+/// the index: at 300 MB ≈ 0.2 s a shard, against ≈ 0.7 s of looking up each token as it is
+/// extracted), and clears `terms_missing` in the same transaction.
+fn list_terms(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_terms USING fts5vocab(main, fts, row);",
+    )?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute(
+        "INSERT OR IGNORE INTO terms (term) SELECT term FROM temp.fts_terms",
+        [],
+    )?;
+    tx.execute("UPDATE shard_state SET terms_missing = 0", [])?;
+    tx.commit()
 }
 
 /// Merges the shard's segments (see [`merge_segments`]) when at least [`MERGE_AFTER_BYTES`]
 /// were written since they last were; a live session's few new messages are not.
 fn merge_when_due(conn: &mut Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(UNMERGED_SCHEMA)?;
-    let unmerged: i64 =
-        conn.query_row("SELECT coalesce(sum(bytes), 0) FROM unmerged", [], |r| {
-            r.get(0)
-        })?;
-    if unmerged < MERGE_AFTER_BYTES as i64 {
+    if owed(conn)?.0 < MERGE_AFTER_BYTES as i64 {
         return Ok(());
     }
     merge_segments(conn)?;
     // A kill before this only merges once more.
-    conn.execute("UPDATE unmerged SET bytes = 0", []).map(drop)
+    conn.execute("UPDATE shard_state SET unmerged = 0", [])
+        .map(drop)
 }
 
 /// A session whose text a writer wrote: its rowid and its `updated_at` when it was queued.

@@ -101,6 +101,11 @@ impl Seen {
             .collect();
         let (first, before) = match self.listed.take() {
             Some((g, before)) if g == generation => (false, before),
+            // Begun on roots since switched: the newer listing stays.
+            Some((g, newer)) if g > generation => {
+                self.listed = Some((g, newer));
+                return (Vec::new(), Vec::new());
+            }
             _ => (true, HashMap::new()),
         };
         let mut changed: Vec<SessionKey> = now
@@ -119,6 +124,16 @@ impl Seen {
         changed.sort();
         removed.sort();
         (changed, removed)
+    }
+}
+
+/// What a committed scan changed, kept to be put in the sequence with the look after its
+/// refresh (see [`ChangeLog::refreshed`]); its state and diagnostics are not.
+pub(crate) fn found(output: &ScanOutput) -> ScanOutput {
+    ScanOutput {
+        changed: output.changed.clone(),
+        removed: output.removed.clone(),
+        ..ScanOutput::default()
     }
 }
 
@@ -147,6 +162,23 @@ impl ChangeLog {
         for key in &output.removed {
             self.latest.insert(key.clone(), (self.seq, true));
         }
+    }
+
+    /// A refresh's committed scans (`found`, see [`found`]) and the look at the listing after
+    /// it ([`ChangeLog::note`]), put in the sequence at once. Recorded as each scan committed,
+    /// a client (a remote `watch` reads every 200 ms) could take a session's entry and list it
+    /// before the look, which then did not name it again (the refresh had): a change between
+    /// the two that no refresh finds (the agent exiting, another process's refresh taking a
+    /// later write) was never named to that client.
+    pub(crate) fn refreshed(
+        &mut self,
+        found: &[ScanOutput],
+        since: u64,
+        changed: &[SessionKey],
+        removed: &[SessionKey],
+    ) {
+        found.iter().for_each(|output| self.record(output));
+        self.note(since, changed, removed);
     }
 
     /// What a look at the listing found changed or removed (see [`Seen`]), less what is
@@ -283,6 +315,47 @@ mod tests {
         assert_eq!((c.changed, c.removed), (vec![key("a")], Vec::new()));
         log.note(log.seq(), &[], &[key("a")]);
         assert_eq!(log.since(before).removed, vec![key("a")]);
+    }
+
+    /// A refresh's entries go in the sequence with the look after it, under the log's lock
+    /// (`Shared::look`): no client holds a cursor between them, so none listed a session the refresh found before
+    /// the look saw it change again (the agent exited meanwhile: no refresh finds that) and
+    /// then missed that change because the look left it to the refresh's entry.
+    #[test]
+    fn a_refresh_and_the_look_after_it_land_together() {
+        let mut log = ChangeLog::default();
+        let mut seen = Seen::default();
+        let mut a = meta("a");
+        a.live = true;
+        seen.look(0, vec![a.clone(), meta("b")]);
+        seen.seq = log.seq();
+        let since = seen.seq;
+        let refresh = changed(&["a"]); // a's last lines
+        a.live = false; // the agent exits before the look lists
+        let (changed, removed) = seen.look(0, vec![a]);
+        log.refreshed(&[found(&refresh)], since, &changed, &removed);
+        let c = log.since(since);
+        assert_eq!((c.changed, c.removed), (vec![key("a")], vec![key("b")]));
+    }
+
+    /// A look that began on roots since switched (`Service::refresh` racing `switch`) leaves
+    /// the listing of the new roots in place: taking it for the first look on the old roots,
+    /// the next look on the new ones would be a first look again and name nothing.
+    #[test]
+    fn a_look_on_old_roots_keeps_the_new_roots_listing() {
+        let mut seen = Seen::default();
+        let nothing = (Vec::new(), Vec::new());
+        assert_eq!(
+            seen.look(1, vec![meta("a")]),
+            nothing,
+            "first on the new roots"
+        );
+        assert_eq!(seen.look(0, vec![meta("x")]), nothing, "a stale look");
+        assert_eq!(
+            seen.look(1, vec![meta("a"), meta("c")]),
+            (vec![key("c")], Vec::new()),
+            "c appeared on the new roots"
+        );
     }
 
     #[test]

@@ -271,15 +271,17 @@ impl Service {
     /// does what the listing shows changed since the last look (another process's changes).
     pub fn refresh(&self) -> Result<ScanReport, Error> {
         let generation = self.shared.generation.load(Ordering::SeqCst);
-        self.library()
+        let mut found = Vec::new();
+        let refreshed = self
+            .library()
             .refresh_with(&ScanProgress::default(), &mut |_, output| {
-                self.shared.record(generation, output);
-            })?;
+                found.push(changes::found(output));
+            });
         let mut seen = lock(&self.shared.seen);
-        let report = self.list()?;
-        self.shared
-            .look(&mut seen, generation, report.sessions.clone());
-        Ok(report)
+        let listed = refreshed.and_then(|_| self.list());
+        let sessions = listed.as_ref().ok().map(|r| r.sessions.clone());
+        self.shared.look(&mut seen, generation, sessions, &found);
+        listed
     }
 
     /// Keeps a listing, so later calls can name its sessions by (provider, id) and, when two
@@ -414,24 +416,33 @@ impl Shared {
 }
 
 impl Shared {
-    /// Puts what `sessions` (listed under `seen`'s lock, just now) shows changed since the
-    /// last look in the change sequence, unless the roots switched meanwhile.
-    fn look(&self, seen: &mut Seen, generation: u64, sessions: Vec<SessionMeta>) {
+    /// Puts what a refresh `found` and what `sessions` (listed under `seen`'s lock after it;
+    /// none when it could not list) shows changed since the last look in the change sequence
+    /// at once (see [`ChangeLog::refreshed`]), unless the roots switched meanwhile.
+    fn look(
+        &self,
+        seen: &mut Seen,
+        generation: u64,
+        sessions: Option<Vec<SessionMeta>>,
+        found: &[ScanOutput],
+    ) {
         let since = seen.seq;
-        let (changed, removed) = seen.look(generation, sessions);
+        let (changed, removed) = match sessions {
+            Some(sessions) => seen.look(generation, sessions),
+            None => (Vec::new(), Vec::new()),
+        };
         let mut log = lock(&self.changes);
         if self.generation.load(Ordering::SeqCst) == generation {
-            log.note(since, &changed, &removed);
+            log.refreshed(found, since, &changed, &removed);
         }
         seen.seq = log.seq();
     }
 
     /// [`Shared::look`] at what `lib` lists now (which reads only live sessions' ends).
-    fn look_at(&self, generation: u64, lib: &Library) {
+    fn look_at(&self, generation: u64, lib: &Library, found: &[ScanOutput]) {
         let mut seen = lock(&self.seen);
-        if let Ok(listed) = lib.listed(&ScanProgress::default()) {
-            self.look(&mut seen, generation, listed.sessions);
-        }
+        let listed = lib.listed(&ScanProgress::default()).ok();
+        self.look(&mut seen, generation, listed.map(|l| l.sessions), found);
     }
 }
 
@@ -474,26 +485,33 @@ fn run(shared: &Shared, emit: &Emit) {
         let mut first = true;
         while shared.current(generation) {
             let progress = Arc::new(ScanProgress::default());
-            // On a first scan each agent's sessions show as soon as that agent is done.
+            // On a first scan each agent's sessions show as soon as that agent is done (the
+            // first look names nothing); later, with the look after the refresh.
+            let mut found = Vec::new();
             let report = with_progress(emit, &progress, || {
                 lib.refresh_with(&progress, &mut |_, output| {
-                    let seq = shared.record(generation, output);
-                    if first {
-                        emit(Event::Changed(Changed {
-                            changed: 0,
-                            removed: 0,
-                            first,
-                            done: false,
-                            seq,
-                        }));
+                    if !first {
+                        return found.push(changes::found(output));
                     }
+                    let seq = shared.record(generation, output);
+                    emit(Event::Changed(Changed {
+                        changed: 0,
+                        removed: 0,
+                        first,
+                        done: false,
+                        seq,
+                    }));
                 })
             });
             // The list is re-read on every tick, and at once after a change: live flags and
             // turn states change with time (an agent exits), and another process's refresh or
             // trash changes the cache without this refresh finding it.
+            if report.is_err() {
+                // What the scans committed before it failed changed all the same.
+                shared.look(&mut lock(&shared.seen), generation, None, &found);
+            }
             if let Ok(r) = report {
-                shared.look_at(generation, &lib);
+                shared.look_at(generation, &lib, &found);
                 emit(Event::Changed(Changed {
                     changed: r.changed,
                     removed: r.removed,

@@ -378,3 +378,30 @@ fn a_0_1_tool_output_is_a_blob_keyed_by_message_and_position() {
     let blob = String::from_utf8(blob).unwrap();
     assert!(blob.contains("hello-from-tool"), "{blob}");
 }
+
+/// Loading reads the metadata of the copy shown from its rows; when they cannot be read, the
+/// load says so (which database, why) instead of showing the messages under a header with no
+/// title, folder or times, as if the session had none.
+#[test]
+fn a_copy_whose_metadata_cannot_be_read_fails_to_load_with_the_reason() {
+    let dir = common::fixture_copy(ProviderKind::Opencode, "1.18.33");
+    let set = common::provider_set(ProviderKind::Opencode, dir.path());
+    let out = scan(&set, &[]);
+    let listed = find(&out.changed, DB_SESSION).clone();
+    assert!(listed.title.is_some() && listed.cwd.is_some());
+    // The rows' metadata joins the projects; the messages do not.
+    Connection::open(dir.path().join("opencode.db"))
+        .unwrap()
+        .execute_batch("PRAGMA foreign_keys = OFF; DROP TABLE project")
+        .unwrap();
+    match set.get(ProviderKind::Opencode).unwrap().load(&listed) {
+        Ok(t) => panic!(
+            "loaded under a blank header: title {:?}, cwd {:?}",
+            t.session.title, t.session.cwd
+        ),
+        Err(e) => {
+            let e = e.to_string();
+            assert!(e.contains("opencode.db") && e.contains("project"), "{e}");
+        }
+    }
+}

@@ -217,17 +217,20 @@ impl OpencodeProvider {
     }
 }
 
-/// `copy` with its metadata whole: a database row's aggregated over its rows.
-fn described(root: &Path, copy: Candidate) -> Candidate {
+/// `copy` with its metadata whole: a database row's aggregated over its rows. A row that
+/// cannot be read is an error (a header with no title, folder or times would pass for one).
+fn described(root: &Path, copy: Candidate) -> Result<Candidate, Error> {
     if !matches!(copy.origin, Origin::V1 | Origin::V2) {
-        return copy;
+        return Ok(copy);
     }
     let path = db_path(root);
-    let whole = sqlite::open_read_only(&path).ok().and_then(|conn| {
-        let ids = [copy.meta.id.clone()];
-        db::sessions(&conn, &path, copy.origin, &ids).ok()?.pop()
-    });
-    whole.unwrap_or(copy)
+    let conn = sqlite::open_read_only(&path).map_err(|e| db_error(&path, e))?;
+    let ids = [copy.meta.id.clone()];
+    let mut whole =
+        db::sessions(&conn, &path, copy.origin, &ids).map_err(|e| db_error(&path, e))?;
+    whole
+        .pop()
+        .ok_or_else(|| Error::SessionNotFound(copy.meta.id.clone()))
 }
 
 /// The messages of session `id` in `copy`.
@@ -359,7 +362,7 @@ impl Provider for OpencodeProvider {
         let root = self
             .root_of(session)
             .ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
-        let best = described(root, self.winner_of(root, &session.id)?);
+        let best = described(root, self.winner_of(root, &session.id)?)?;
         let messages = messages(root, &best, &session.id)?;
         let mut meta = best.meta;
         tidy_title(&mut meta);

@@ -544,3 +544,47 @@ fn a_cold_start_lists_the_terms_of_its_index_once_its_queue_is_done() {
         assert_eq!(listed, of_index, "{}", file.display());
     }
 }
+
+/// A queue that empties without a last step (its pending sessions removed, as a trash or a
+/// store's deletion removes them) still settles what its steps owe, at the next call.
+#[test]
+fn a_queue_emptied_by_removals_settles_at_the_next_call() {
+    let roots = common::three_fixtures();
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    index.refresh(&providers, &p).unwrap();
+    index
+        .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
+        .unwrap();
+    let pending: Vec<SessionKey> = {
+        let conn = rusqlite::Connection::open(index.path()).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT provider, id, source_path FROM sessions WHERE text_indexed = 0")
+            .unwrap();
+        let rows = stmt.query_map([], |r| {
+            let provider: String = r.get(0)?;
+            Ok(SessionKey {
+                provider: ProviderKind::parse(&provider).unwrap(),
+                id: r.get(1)?,
+                source_path: PathBuf::from(r.get::<_, String>(2)?),
+            })
+        });
+        rows.unwrap().map(Result::unwrap).collect()
+    };
+    assert!(pending.len() > 2, "{}", pending.len());
+    index.forget(&pending).unwrap();
+    assert_eq!(index.pending_text().unwrap(), 0);
+    let files = index::cache_files(index.path());
+    assert!(
+        files.iter().any(|f| terms_of(f).2),
+        "the step left terms to list"
+    );
+    assert_eq!(index.index_text(&providers, None, &p).unwrap(), 0);
+    for file in &files {
+        let (listed, of_index, missing) = terms_of(file);
+        assert!(!missing, "{}", file.display());
+        assert!(of_index.iter().all(|t| listed.binary_search(t).is_ok()));
+    }
+}

@@ -124,6 +124,14 @@ fn shard_of(rowid: i64) -> usize {
     rowid.rem_euclid(SHARDS as i64) as usize
 }
 
+/// The file of shard `k` of the cache file at `path` (the cache file itself for shard 0).
+fn shard_path_of(path: &Path, k: usize) -> PathBuf {
+    match k {
+        0 => path.to_path_buf(),
+        k => shard_path(path, k),
+    }
+}
+
 /// The name of shard `k`'s database on the cache's connection.
 fn shard_db(k: usize) -> String {
     match k {
@@ -755,10 +763,7 @@ impl Index {
 
     /// Shard `k`'s file (the cache file for 0).
     fn file_path(&self, k: usize) -> PathBuf {
-        match k {
-            0 => self.path.clone(),
-            k => shard_path(&self.path, k),
-        }
+        shard_path_of(&self.path, k)
     }
 
     /// A connection to shard `k`'s file alone, opened when first needed and kept: the list's
@@ -1002,6 +1007,18 @@ impl Index {
             shares[shard_of(item.0)].push(item);
         }
         if shares.iter().all(Vec::is_empty) {
+            // A queue emptied without a last step (its sessions removed), or a kill before a
+            // shard settled: what it owes is settled now.
+            for k in 0..SHARDS {
+                self.file_conn(k)?;
+            }
+            self.same_files()?;
+            let path = self.path.clone();
+            for (k, conn) in self.files.iter_mut().enumerate() {
+                if let Some(conn) = conn {
+                    settle(conn).map_err(|e| cache_error(&shard_path_of(&path, k), e))?;
+                }
+            }
             return Ok(0);
         }
         let mut bulk = Vec::new();
@@ -1723,13 +1740,17 @@ fn list_terms(conn: &mut Connection) -> rusqlite::Result<()> {
 /// Merges the shard's segments (see [`merge_segments`]) when at least [`MERGE_AFTER_BYTES`]
 /// were written since they last were; a live session's few new messages are not.
 fn merge_when_due(conn: &mut Connection) -> rusqlite::Result<()> {
-    if owed(conn)?.0 < MERGE_AFTER_BYTES as i64 {
+    let unmerged = owed(conn)?.0;
+    if unmerged < MERGE_AFTER_BYTES as i64 {
         return Ok(());
     }
     merge_segments(conn)?;
-    // A kill before this only merges once more.
-    conn.execute("UPDATE shard_state SET unmerged = 0", [])
-        .map(drop)
+    // What another process wrote meanwhile stays owed. A kill before this only merges again.
+    conn.execute(
+        "UPDATE shard_state SET unmerged = max(0, unmerged - ?1)",
+        [unmerged],
+    )
+    .map(drop)
 }
 
 /// A session whose text a writer wrote: its rowid and its `updated_at` when it was queued.

@@ -53,7 +53,8 @@ const POLL: Duration = Duration::from_secs(2);
 /// of 20 sessions made a cold start of the 300 MB corpus 29 steps, a third slower than one pass
 /// (each step fills and drains its pipeline), and its segments were never merged.
 pub const INDEX_BATCH: usize = 1000;
-/// See [`INDEX_BATCH`]: a live change waits at most about this for the list.
+/// See [`INDEX_BATCH`]: a live change waits about this for the list (more when the step's
+/// last session is a big one: a step ends after the session it is writing).
 pub const INDEX_STEP: Duration = Duration::from_secs(1);
 /// How often a running scan reports its progress.
 const PROGRESS_EVERY: Duration = Duration::from_millis(150);
@@ -483,6 +484,7 @@ fn run(shared: &Shared, emit: &Emit) {
         };
         *lock(&shared.watcher) = state;
         let mut first = true;
+        let mut index_failed: Option<String> = None;
         while shared.current(generation) {
             let progress = Arc::new(ScanProgress::default());
             // On a first scan each agent's sessions show as soon as that agent is done (the
@@ -522,9 +524,17 @@ fn run(shared: &Shared, emit: &Emit) {
             }
             first = false;
             if lib.pending_text() > 0 {
-                let done = lib
-                    .index_text_step(INDEX_BATCH, INDEX_STEP, &ScanProgress::default())
-                    .unwrap_or(0);
+                let step = lib.index_text_step(INDEX_BATCH, INDEX_STEP, &ScanProgress::default());
+                // Said once per failure, not at every step that fails the same way.
+                let failed = step
+                    .as_ref()
+                    .err()
+                    .map(|e| format!("text indexing failed: {e}"));
+                if failed.is_some() && failed != index_failed {
+                    emit(Event::Warning(failed.clone().unwrap_or_default()));
+                }
+                index_failed = failed;
+                let done = step.unwrap_or(0);
                 emit(Event::Indexing {
                     pending: lib.pending_text(),
                 });

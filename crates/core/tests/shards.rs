@@ -351,29 +351,22 @@ fn the_list_neither_opens_nor_writes_through_the_shards_lock() {
     );
 }
 
+/// One number a query over a cache file answers.
+fn number(file: &Path, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(file).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
 /// How many segments FTS5's index in a cache file has: a segment's pages are rows of
 /// `fts_data` whose rowid holds the segment's number from bit 37 up (FTS5's `fts5_dri`).
 fn segments(file: &Path) -> i64 {
-    rusqlite::Connection::open(file)
-        .unwrap()
-        .query_row(
-            "SELECT count(DISTINCT id >> 37) FROM fts_data WHERE id >> 37 > 0",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap()
+    let sql = "SELECT count(DISTINCT id >> 37) FROM fts_data WHERE id >> 37 > 0";
+    number(file, sql)
 }
 
 /// The text a cache file had written since its segments were last merged.
 fn unmerged(file: &Path) -> i64 {
-    rusqlite::Connection::open(file)
-        .unwrap()
-        .query_row(
-            "SELECT coalesce(sum(unmerged), 0) FROM shard_state",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap()
+    number(file, "SELECT coalesce(sum(unmerged), 0) FROM shard_state")
 }
 
 /// Sessions of shard `k` whose text is pending (the session with rowid `r` is in shard `r % 2`).
@@ -388,22 +381,39 @@ fn pending_in(cache_file: &Path, k: i64) -> i64 {
         .unwrap()
 }
 
+/// One step of no time left (the app's worker steps by time: `service::INDEX_STEP`).
+fn step(index: &mut Index, providers: &ProviderSet) -> usize {
+    index
+        .index_text_within(
+            providers,
+            Some(1000),
+            Some(Duration::ZERO),
+            &ScanProgress::default(),
+        )
+        .unwrap()
+}
+
+/// A cache in `dir` of the three fixtures, listed, with its first step taken.
+fn stepped_once(dir: &Path, providers: &ProviderSet) -> Index {
+    let mut index = Index::open(dir, &common::three_fixtures()).unwrap();
+    index.refresh(providers, &ScanProgress::default()).unwrap();
+    step(&mut index, providers);
+    index
+}
+
 /// The app's worker indexes in steps of about a second (`service::INDEX_STEP`). A step with
 /// no time left still writes a session of each shard, and the steps end where one pass ends.
 #[test]
 fn steps_of_no_time_progress_and_end_with_what_one_pass_makes() {
     let roots = common::three_fixtures();
     let providers = ProviderSet::new(&roots, &[]);
-    let p = ScanProgress::default();
     let cache = tempfile::tempdir().unwrap();
     let mut index = Index::open(cache.path(), &roots).unwrap();
-    index.refresh(&providers, &p).unwrap();
+    index.refresh(&providers, &ScanProgress::default()).unwrap();
     let total = index.pending_text().unwrap();
     let mut steps = 0;
     while index.pending_text().unwrap() > 0 {
-        let done = index
-            .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
-            .unwrap();
+        let done = step(&mut index, &providers);
         assert!((1..=2).contains(&done), "one session per shard: {done}");
         steps += 1;
     }
@@ -513,29 +523,21 @@ fn terms_of(file: &Path) -> (Vec<String>, Vec<String>, bool) {
 }
 
 /// A cold start writes the text without looking each token up for `terms`: while its queue
-/// lasts a file says its terms are missing (a prefix is then left to FTS5's prefix syntax:
-/// `search_unindexed.rs` checks those answers), and once it is done every term of the index is
-/// listed, exactly.
+/// lasts a file says its terms are missing (a prefix is then spelled out from FTS5's
+/// vocabulary too: `search_unindexed.rs` checks those answers), and once it is done every term
+/// of the index is listed, exactly.
 #[test]
 fn a_cold_start_lists_the_terms_of_its_index_once_its_queue_is_done() {
-    let roots = common::three_fixtures();
-    let providers = ProviderSet::new(&roots, &[]);
-    let p = ScanProgress::default();
+    let providers = ProviderSet::new(&common::three_fixtures(), &[]);
     let cache = tempfile::tempdir().unwrap();
-    let mut index = Index::open(cache.path(), &roots).unwrap();
-    index.refresh(&providers, &p).unwrap();
-    index
-        .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
-        .unwrap();
+    let mut index = stepped_once(cache.path(), &providers);
     let files = index::cache_files(index.path());
     for file in &files {
         let (_, _, missing) = terms_of(file);
         assert!(missing, "{}", file.display());
     }
     while index.pending_text().unwrap() > 0 {
-        index
-            .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
-            .unwrap();
+        step(&mut index, &providers);
     }
     for file in &files {
         let (listed, of_index, missing) = terms_of(file);
@@ -549,15 +551,9 @@ fn a_cold_start_lists_the_terms_of_its_index_once_its_queue_is_done() {
 /// store's deletion removes them) still settles what its steps owe, at the next call.
 #[test]
 fn a_queue_emptied_by_removals_settles_at_the_next_call() {
-    let roots = common::three_fixtures();
-    let providers = ProviderSet::new(&roots, &[]);
-    let p = ScanProgress::default();
+    let providers = ProviderSet::new(&common::three_fixtures(), &[]);
     let cache = tempfile::tempdir().unwrap();
-    let mut index = Index::open(cache.path(), &roots).unwrap();
-    index.refresh(&providers, &p).unwrap();
-    index
-        .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
-        .unwrap();
+    let mut index = stepped_once(cache.path(), &providers);
     let pending: Vec<SessionKey> = {
         let conn = rusqlite::Connection::open(index.path()).unwrap();
         let mut stmt = conn
@@ -581,6 +577,7 @@ fn a_queue_emptied_by_removals_settles_at_the_next_call() {
         files.iter().any(|f| terms_of(f).2),
         "the step left terms to list"
     );
+    let p = ScanProgress::default();
     assert_eq!(index.index_text(&providers, None, &p).unwrap(), 0);
     for file in &files {
         let (listed, of_index, missing) = terms_of(file);

@@ -446,12 +446,7 @@ fn segments_are_merged_once_the_queue_empties_and_enough_was_written() {
     let mut index = Index::open(cache.path(), &roots).unwrap();
     index.refresh(&providers, &p).unwrap();
     let files = index::cache_files(index.path());
-    let step = |index: &mut Index| {
-        index
-            .index_text_within(&providers, Some(1000), Some(Duration::ZERO), &p)
-            .unwrap()
-    };
-    assert_eq!(step(&mut index), 2);
+    assert_eq!(step(&mut index, &providers), 2);
     // As if earlier steps had written much (the fixture's text is far from the threshold).
     for file in &files {
         let seeded = rusqlite::Connection::open(file)
@@ -461,7 +456,7 @@ fn segments_are_merged_once_the_queue_empties_and_enough_was_written() {
         assert_eq!(seeded, 1, "{}", file.display());
     }
     while index.pending_text().unwrap() > 1 {
-        step(&mut index);
+        step(&mut index, &providers);
         // A shard with sessions still pending is not merged (FTS5's own automerge may have
         // merged these few small segments meanwhile, so the count says nothing here).
         for (k, file) in files.iter().enumerate() {
@@ -471,7 +466,7 @@ fn segments_are_merged_once_the_queue_empties_and_enough_was_written() {
         }
     }
     // The last session: each shard is merged once its own queue is empty.
-    assert_eq!(step(&mut index), 1);
+    assert_eq!(step(&mut index, &providers), 1);
     for file in &files {
         assert_eq!(segments(file), 1, "{}", file.display());
         assert_eq!(unmerged(file), 0, "{}", file.display());
@@ -487,7 +482,7 @@ fn segments_are_merged_once_the_queue_empties_and_enough_was_written() {
         ),
     );
     index.refresh(&providers, &p).unwrap();
-    assert_eq!(step(&mut index), 1);
+    assert_eq!(step(&mut index, &providers), 1);
     let grown: Vec<_> = files
         .iter()
         .map(|f| (segments(f), unmerged(f) > 0))

@@ -614,3 +614,62 @@ fn deleted_sessions_leave_no_rows_in_any_shard() {
     assert!(files.iter().all(|f| shard_rows(f).is_empty()));
     assert!(answers(&index, WORDS).iter().all(Vec::is_empty));
 }
+
+/// A session's text reaches its writer in chunks of a few MB (so a session of any size is
+/// indexed in bounded memory), all in one transaction: every message of every chunk has its
+/// row, and an append rewrites only the new message's.
+#[test]
+fn a_session_of_several_chunks_is_indexed_whole_and_an_append_rewrites_only_its_message() {
+    let store = tempfile::tempdir().unwrap();
+    let dir = store.path().join("projects/-work-big");
+    std::fs::create_dir_all(&dir).unwrap();
+    let id = "00000000-0000-4000-8000-00000000c4c4";
+    let file = dir.join(format!("{id}.jsonl"));
+    let line = |i: usize| {
+        // About 1 MB of text a message: twelve make three chunks.
+        let words = format!("filler{} ", i % 7).repeat(120_000);
+        format!(
+            r#"{{"type":"user","uuid":"u{i}","sessionId":"{id}","cwd":"/work/big","timestamp":"2026-11-30T10:00:{i:02}.000Z","message":{{"role":"user","content":"marker{i} {words}"}}}}"#
+        )
+    };
+    let lines: Vec<String> = (0..12).map(line).collect();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let roots = common::roots(ProviderKind::Claude, store.path());
+    let cache = tempfile::tempdir().unwrap();
+    let (mut index, written) = common::indexed(cache.path(), &roots);
+    assert_eq!(written, 1);
+    // The message rows of every file of the cache (the session's are in its shard's).
+    let rows = |index: &Index| -> Vec<(String, i64)> {
+        let mut out = Vec::new();
+        for file in index::cache_files(index.path()) {
+            let conn = rusqlite::Connection::open(file).unwrap();
+            let sql = "SELECT message_id, fts_rowid FROM indexed_messages WHERE message_id != ''";
+            let mut stmt = conn.prepare(sql).unwrap();
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+            out.extend(rows.map(Result::unwrap));
+        }
+        out
+    };
+    let before = rows(&index);
+    assert_eq!(before.len(), 12, "{before:?}");
+    for i in [0, 5, 11] {
+        let hits = index.search(&format!("marker{i}"), &filter(5)).unwrap();
+        // (The first prompt is the session's title too: a hit of its own, with no message.)
+        let messages: Vec<_> = hits.iter().filter(|h| !h.message_id.is_empty()).collect();
+        assert_eq!(messages.len(), 1, "marker{i}");
+        assert_eq!(messages[0].message_id, format!("u{i}"));
+    }
+
+    common::append_line(&file, &line(12));
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    assert_eq!(index.refresh(&providers, &p).unwrap().changed, 1);
+    assert_eq!(index.index_text(&providers, None, &p).unwrap(), 1);
+    let after = rows(&index);
+    assert_eq!(after.len(), 13);
+    assert!(
+        before.iter().all(|row| after.contains(row)),
+        "old rows kept"
+    );
+    assert_eq!(index.search("marker12", &filter(5)).unwrap().len(), 1);
+}

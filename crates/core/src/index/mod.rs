@@ -1557,8 +1557,8 @@ const MAX_MERGE_STEPS: usize = 10_000;
 const EXTRACT_AHEAD: usize = 1;
 
 /// Reads and extracts one shard's pending sessions, in order, handing each to the shard's
-/// writer; ends early when the writer stops. Each shard remembers its own terms, so a term may
-/// be listed in two shards (a prefix is spelled out from their union).
+/// writer in chunks; ends early when the writer stops. Each shard remembers its own terms, so a
+/// term may be listed in two shards (a prefix is spelled out from their union).
 fn extract_share(
     providers: &ProviderSet,
     share: Vec<(i64, i64, String)>,
@@ -1567,46 +1567,69 @@ fn extract_share(
 ) -> Result<(), serde_json::Error> {
     for (rowid, updated, meta) in share {
         let meta: SessionMeta = serde_json::from_str(&meta)?;
-        let messages = extract(providers, &meta);
-        let mut terms = Vec::new();
-        if let Some(new_terms) = &mut new_terms {
-            for row in &messages {
-                new_terms.add(&row.text, &mut terms);
+        let mut hand_over = |messages: Vec<text::Row>, last: bool| {
+            let mut terms = Vec::new();
+            if let Some(new_terms) = &mut new_terms {
+                for row in &messages {
+                    new_terms.add(&row.text, &mut terms);
+                }
             }
-        }
-        let item = Extracted {
-            rowid,
-            updated,
-            messages,
-            terms,
+            let item = Extracted {
+                rowid,
+                updated,
+                messages,
+                terms,
+                last,
+            };
+            send.send(item).is_ok()
         };
-        if send.send(item).is_err() {
+        if !extract(providers, &meta, &mut hand_over) {
             break; // the writer stopped
         }
     }
     Ok(())
 }
 
-/// One session's searchable text, extracted off the writing thread.
+/// A chunk of one session's searchable text, extracted off the writing thread.
 struct Extracted {
     rowid: i64,
     updated: i64,
     messages: Vec<text::Row>,
-    /// The terms of `messages` not sent with an earlier session of this run.
+    /// The terms of `messages` not sent with an earlier chunk of this run.
     terms: Vec<String>,
+    /// The session's last chunk: a session is one chunk or more, one after the other.
+    last: bool,
 }
 
-/// The searchable text of a session's messages, read as the transcript streams. A session that
-/// cannot be read (deleted meanwhile) keeps what was read; the next refresh removes or
-/// re-queues it.
-fn extract(providers: &ProviderSet, meta: &SessionMeta) -> Vec<text::Row> {
-    let mut messages = Vec::new();
+/// The text a session's extraction hands its writer at a time, so a session of any size is
+/// indexed with the memory of a few chunks: handed over whole, a 200 MB Claude session took
+/// 208 MB at its peak (`docs/performance.md`).
+const CHUNK_BYTES: usize = 4 << 20;
+
+/// Hands `hand_over` the searchable text of a session's messages in chunks, read as the
+/// transcript streams, the last one marked (`false` from `hand_over`: the writer stopped, and so
+/// does this). A session that cannot be read (deleted meanwhile) keeps what was read; the next
+/// refresh removes or re-queues it. Returns whether the writer took every chunk.
+fn extract(
+    providers: &ProviderSet,
+    meta: &SessionMeta,
+    hand_over: &mut dyn FnMut(Vec<text::Row>, bool) -> bool,
+) -> bool {
+    let (mut chunk, mut bytes, mut open) = (Vec::new(), 0, true);
     if let Some(provider) = providers.get(meta.provider) {
         let _ = provider.load_each(meta, &mut |m| {
-            messages.extend(text::searchable(&m).map(text::Row::new))
+            let Some(row) = text::searchable(&m).filter(|_| open).map(text::Row::new) else {
+                return;
+            };
+            bytes += row.text.len();
+            chunk.push(row);
+            if bytes >= CHUNK_BYTES {
+                open = hand_over(std::mem::take(&mut chunk), false);
+                bytes = 0;
+            }
         });
     }
-    messages
+    open && hand_over(chunk, true)
 }
 
 /// How a pass of [`write_shard`] ends: at `deadline` if any; `last`: its sessions are all that
@@ -1649,9 +1672,21 @@ fn write_shard(
         let start = std::time::Instant::now();
         let mut bytes = 0;
         let mut sessions = Vec::new();
+        // A session's chunks go in one transaction: it ends, or the pass does, between sessions.
+        let mut open: Option<text::SessionRows> = None;
         for item in received.by_ref() {
-            bytes += text::write(&tx, item.rowid, &item.messages)?;
+            let rows = match &mut open {
+                Some(rows) => rows,
+                None => open.insert(text::SessionRows::begin(&tx, item.rowid)?),
+            };
+            bytes += rows.write(&tx, &item.messages)?;
             text::add_terms(&tx, &item.terms)?;
+            if !item.last {
+                continue;
+            }
+            if let Some(rows) = open.take() {
+                rows.finish(&tx)?;
+            }
             sessions.push((item.rowid, item.updated));
             if bytes >= TX_TEXT_BYTES || start.elapsed() >= TX_TIME || ending.passed() {
                 break;
@@ -1681,7 +1716,7 @@ fn write_shard(
 /// merged into one — a merge rewrites the shard's whole index, so an app indexing in steps
 /// merges once its queue is empty, not after every step. `terms_missing`: text was written
 /// without its terms in `terms` (see [`Ending::bulk`]); until they are listed from the index,
-/// a prefix is left to FTS5's prefix syntax (correct, slower).
+/// a prefix is spelled out from the index's vocabulary too (slower, the same terms).
 const SHARD_STATE_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS shard_state (
   id INTEGER PRIMARY KEY CHECK (id = 0),

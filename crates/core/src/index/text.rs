@@ -169,33 +169,58 @@ impl Row {
 /// Separates a message id from the occurrence number in the row key of a repeated id.
 const DUPLICATE: char = '\u{1f}';
 
-/// Makes the message rows of `session` equal `messages`, touching only what changed: through the
-/// connection of the session's shard, whose own file is its `main`. Returns the bytes of text
-/// written.
-pub fn write(tx: &Transaction<'_>, session: i64, messages: &[Row]) -> rusqlite::Result<usize> {
-    let mut old = existing(tx, MAIN, session)?;
-    old.remove(TITLE_ROW);
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut written = 0;
-    for Row { id, text, hash: h } in messages {
-        let n = seen.entry(id.as_str()).or_default();
-        *n += 1;
-        let key = match *n {
-            1 => std::borrow::Cow::Borrowed(id.as_str()),
-            n => std::borrow::Cow::Owned(format!("{id}{DUPLICATE}{n}")),
-        };
-        match old.remove(key.as_ref()) {
-            Some((old_hash, _)) if old_hash == *h => continue,
-            Some((_, fts_rowid)) => delete_row(tx, MAIN, session, &key, fts_rowid)?,
-            None => {}
+/// Makes the message rows of `session` equal the rows handed to [`SessionRows::write`], chunk
+/// after chunk, touching only what changed: through the connection of the session's shard,
+/// whose own file is its `main`. A session's chunks go in one transaction (its rows read at
+/// the start stay its rows), so a transcript of any size is written with the memory of a chunk
+/// and of its row keys.
+pub struct SessionRows {
+    session: i64,
+    /// Rows of the session not met again yet: row key → (hash, FTS rowid).
+    old: HashMap<String, (i64, i64)>,
+    /// How often each message id was met (a repeated id gets a row per occurrence).
+    seen: HashMap<String, usize>,
+}
+
+impl SessionRows {
+    pub fn begin(tx: &Transaction<'_>, session: i64) -> rusqlite::Result<SessionRows> {
+        let mut old = existing(tx, MAIN, session)?;
+        old.remove(TITLE_ROW);
+        Ok(SessionRows {
+            session,
+            old,
+            seen: HashMap::new(),
+        })
+    }
+
+    /// Writes the next messages of the session; returns the bytes of text written.
+    pub fn write(&mut self, tx: &Transaction<'_>, messages: &[Row]) -> rusqlite::Result<usize> {
+        let mut written = 0;
+        for Row { id, text, hash: h } in messages {
+            let n = self.seen.entry(id.clone()).or_default();
+            *n += 1;
+            let key = match *n {
+                1 => std::borrow::Cow::Borrowed(id.as_str()),
+                n => std::borrow::Cow::Owned(format!("{id}{DUPLICATE}{n}")),
+            };
+            match self.old.remove(key.as_ref()) {
+                Some((old_hash, _)) if old_hash == *h => continue,
+                Some((_, fts_rowid)) => delete_row(tx, MAIN, self.session, &key, fts_rowid)?,
+                None => {}
+            }
+            insert_row(tx, self.session, &key, "", text, *h)?;
+            written += text.len();
         }
-        insert_row(tx, session, &key, "", text, *h)?;
-        written += text.len();
+        Ok(written)
     }
-    for (key, (_, fts_rowid)) in old {
-        delete_row(tx, MAIN, session, &key, fts_rowid)?;
+
+    /// Drops the rows of messages the session no longer has.
+    pub fn finish(self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        for (key, (_, fts_rowid)) in self.old {
+            delete_row(tx, MAIN, self.session, &key, fts_rowid)?;
+        }
+        Ok(())
     }
-    Ok(written)
 }
 
 /// Keeps the title row of `session` equal to `title`.

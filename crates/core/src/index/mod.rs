@@ -1667,13 +1667,19 @@ fn write_shard(
     let mut received = received.peekable();
     let mut done = 0;
     // Each pass writes one session at least, whatever its deadline: a step always progresses.
+    // The session whose chunks are being written: a long one goes on over several transactions
+    // (one as long as the whole session kept another process's writer waiting past its busy
+    // timeout), marked indexed in the one that writes its last chunk. A pass ends between
+    // sessions only.
+    let mut open: Option<text::SessionRows> = None;
     while received.peek().is_some() {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(rows) = &mut open {
+            rows.reload(&tx)?;
+        }
         let start = std::time::Instant::now();
         let mut bytes = 0;
         let mut sessions = Vec::new();
-        // A session's chunks go in one transaction: it ends, or the pass does, between sessions.
-        let mut open: Option<text::SessionRows> = None;
         for item in received.by_ref() {
             let rows = match &mut open {
                 Some(rows) => rows,
@@ -1681,14 +1687,18 @@ fn write_shard(
             };
             bytes += rows.write(&tx, &item.messages)?;
             text::add_terms(&tx, &item.terms)?;
+            let long = bytes >= TX_TEXT_BYTES || start.elapsed() >= TX_TIME;
             if !item.last {
+                if long {
+                    break;
+                }
                 continue;
             }
             if let Some(rows) = open.take() {
                 rows.finish(&tx)?;
             }
             sessions.push((item.rowid, item.updated));
-            if bytes >= TX_TEXT_BYTES || start.elapsed() >= TX_TIME || ending.passed() {
+            if long || ending.passed() {
                 break;
             }
         }
@@ -1701,7 +1711,7 @@ fn write_shard(
         std::thread::sleep(WRITER_PAUSE);
         progress.add_done(n as u64, 0);
         done += n;
-        if ending.passed() {
+        if ending.passed() && open.is_none() {
             break;
         }
     }
@@ -2090,6 +2100,43 @@ mod tests {
 
     fn failure(code: std::os::raw::c_int) -> rusqlite::Error {
         rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None)
+    }
+
+    /// A long session is written over several transactions, and reads its rows again at each:
+    /// another process's writer may have written some in between, which must be replaced, not
+    /// left beside ours as a second FTS row (a duplicate hit).
+    #[test]
+    fn a_session_over_several_transactions_reads_its_rows_again_at_each() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(&TEXT_SCHEMA.replace("{db}", "main"))
+            .unwrap();
+        let row = |id: &str, body: &str| text::Row::new((id.to_owned(), body.to_owned()));
+        let tx = conn.transaction().unwrap();
+        let mut ours = text::SessionRows::begin(&tx, 7).unwrap();
+        ours.write(&tx, &[row("a", "alpha"), row("b", "beta")])
+            .unwrap();
+        tx.commit().unwrap();
+        // Another writer indexes the whole session meantime, its last message as it was then.
+        let tx = conn.transaction().unwrap();
+        let mut theirs = text::SessionRows::begin(&tx, 7).unwrap();
+        let all = [row("a", "alpha"), row("b", "beta"), row("c", "gamma")];
+        theirs.write(&tx, &all).unwrap();
+        theirs.finish(&tx).unwrap();
+        tx.commit().unwrap();
+        let tx = conn.transaction().unwrap();
+        ours.reload(&tx).unwrap();
+        ours.write(&tx, &[row("c", "gamma delta")]).unwrap();
+        ours.finish(&tx).unwrap();
+        tx.commit().unwrap();
+        let mut stmt = conn
+            .prepare("SELECT body FROM fts WHERE session = 7 ORDER BY body")
+            .unwrap();
+        let bodies: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(bodies, ["alpha", "beta", "gamma delta"]);
     }
 
     /// The table size read from FTS5's averages record is the one its rank function sees:

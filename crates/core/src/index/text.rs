@@ -171,9 +171,9 @@ const DUPLICATE: char = '\u{1f}';
 
 /// Makes the message rows of `session` equal the rows handed to [`SessionRows::write`], chunk
 /// after chunk, touching only what changed: through the connection of the session's shard,
-/// whose own file is its `main`. A session's chunks go in one transaction (its rows read at
-/// the start stay its rows), so a transcript of any size is written with the memory of a chunk
-/// and of its row keys.
+/// whose own file is its `main`. A transcript of any size is written with the memory of a
+/// chunk and of its row keys; a long one in several transactions ([`SessionRows::reload`] at
+/// the start of each after the first).
 pub struct SessionRows {
     session: i64,
     /// Rows of the session not met again yet: row key → (hash, FTS rowid).
@@ -191,6 +191,22 @@ impl SessionRows {
             old,
             seen: HashMap::new(),
         })
+    }
+
+    /// Reads the session's rows again at the start of a later transaction of the same pass
+    /// (another process's writer may have written them in between), leaving out those this
+    /// pass met already.
+    pub fn reload(&mut self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+        let mut old = existing(tx, MAIN, self.session)?;
+        old.remove(TITLE_ROW);
+        for (id, &n) in &self.seen {
+            old.remove(id.as_str());
+            for k in 2..=n {
+                old.remove(&format!("{id}{DUPLICATE}{k}"));
+            }
+        }
+        self.old = old;
+        Ok(())
     }
 
     /// Writes the next messages of the session; returns the bytes of text written.

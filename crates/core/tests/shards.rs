@@ -240,19 +240,42 @@ fn a_process_whose_cache_was_cleared_follows_the_new_one() {
     assert_eq!(keys(&stale), want);
 }
 
+/// A copy of a Claude fixture store and a cache of it, listed (both removed when dropped).
+struct Listed {
+    store: tempfile::TempDir,
+    cache: tempfile::TempDir,
+    providers: ProviderSet,
+    index: Index,
+}
+
+fn listed_claude_copy() -> Listed {
+    let store = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let roots = common::roots(ProviderKind::Claude, store.path());
+    let providers = ProviderSet::new(&roots, &[]);
+    let cache = tempfile::tempdir().unwrap();
+    let mut index = Index::open(cache.path(), &roots).unwrap();
+    index.refresh(&providers, &ScanProgress::default()).unwrap();
+    Listed {
+        store,
+        cache,
+        providers,
+        index,
+    }
+}
+
 /// Each shard is an FTS5 table of its own, with its own row count and mean row length (the
 /// cache file also holds every title, short rows): scored with its own, the same message
 /// ranked differently by the shard its session fell in. The same transcript in two files, one
 /// in each shard, gets the same score for each message.
 #[test]
 fn the_same_message_scores_the_same_in_either_shard() {
-    let store = common::fixture_copy(ProviderKind::Claude, "2.1.9");
-    let roots = common::roots(ProviderKind::Claude, store.path());
-    let providers = ProviderSet::new(&roots, &[]);
+    let Listed {
+        store: _store,
+        cache: _cache,
+        providers,
+        mut index,
+    } = listed_claude_copy();
     let p = ScanProgress::default();
-    let cache = tempfile::tempdir().unwrap();
-    let mut index = Index::open(cache.path(), &roots).unwrap();
-    index.refresh(&providers, &p).unwrap();
     let path = index.path().to_path_buf();
     let rowid = |file: &Path| -> i64 {
         rusqlite::Connection::open(&path)
@@ -438,13 +461,13 @@ fn steps_of_no_time_progress_and_end_with_what_one_pass_makes() {
 /// after every step of a cold start, nor after a live session's new message.
 #[test]
 fn segments_are_merged_once_the_queue_empties_and_enough_was_written() {
-    let store = common::fixture_copy(ProviderKind::Claude, "2.1.9");
-    let roots = common::roots(ProviderKind::Claude, store.path());
-    let providers = ProviderSet::new(&roots, &[]);
+    let Listed {
+        store,
+        cache: _cache,
+        providers,
+        mut index,
+    } = listed_claude_copy();
     let p = ScanProgress::default();
-    let cache = tempfile::tempdir().unwrap();
-    let mut index = Index::open(cache.path(), &roots).unwrap();
-    index.refresh(&providers, &p).unwrap();
     let files = index::cache_files(index.path());
     assert_eq!(step(&mut index, &providers), 2);
     // As if earlier steps had written much (the fixture's text is far from the threshold).

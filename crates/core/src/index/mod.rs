@@ -928,6 +928,29 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
+    /// Opens the writers' connections to every shard's file (`Index::file_conn`), checked to be
+    /// this cache's files.
+    fn open_writers(&mut self) -> Result<(), Error> {
+        for k in 0..SHARDS {
+            self.file_conn(k)?;
+        }
+        // Replaced while they were opened: the writers have other files than the cache's.
+        self.same_files()
+    }
+
+    /// Settles what the shards marked in `idle` owe (see [`settle`]), through the writers'
+    /// connections ([`Index::open_writers`] first).
+    fn settle_idle(&mut self, idle: &[bool]) -> Result<(), Error> {
+        let path = self.path.clone();
+        let files = self.files.iter_mut().enumerate().zip(idle);
+        for ((k, conn), _) in files.filter(|(_, idle)| **idle) {
+            if let Some(conn) = conn {
+                settle(conn).map_err(|e| cache_error(&shard_path_of(&path, k), e))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Whether a pass of `pending` sessions of shard `k` writes in bulk: as many as the shard has
     /// indexed, or more (a cold start). Its text then goes without its terms, which are listed
     /// from the index once its queue is done ([`list_terms`], one walk of the index) instead of
@@ -1009,16 +1032,8 @@ impl Index {
         if shares.iter().all(Vec::is_empty) {
             // A queue emptied without a last step (its sessions removed), or a kill before a
             // shard settled: what it owes is settled now.
-            for k in 0..SHARDS {
-                self.file_conn(k)?;
-            }
-            self.same_files()?;
-            let path = self.path.clone();
-            for (k, conn) in self.files.iter_mut().enumerate() {
-                if let Some(conn) = conn {
-                    settle(conn).map_err(|e| cache_error(&shard_path_of(&path, k), e))?;
-                }
-            }
+            self.open_writers()?;
+            self.settle_idle(&[true; SHARDS])?;
             return Ok(0);
         }
         let mut bulk = Vec::new();
@@ -1038,12 +1053,13 @@ impl Index {
         // Each writer has a connection to its file alone (`Index::file_conn`): a write
         // transaction on the cache's connection would lock every attached shard. The cache
         // file's writer also marks sessions indexed, for every shard.
-        let path = self.path.clone();
-        for k in 0..SHARDS {
-            self.file_conn(k)?;
+        self.open_writers()?;
+        if last {
+            // Shards with nothing to write now: earlier steps may have left them owing.
+            let idle: Vec<bool> = shares.iter().map(Vec::is_empty).collect();
+            self.settle_idle(&idle)?;
         }
-        // Replaced while they were opened: the writers have other files than the cache's.
-        self.same_files()?;
+        let path = self.path.clone();
         let mut files = self.files.iter_mut().flatten();
         let Some(conn) = files.next() else {
             return Ok(0);
@@ -1052,9 +1068,6 @@ impl Index {
         for ((k, share), shard) in shares.iter().enumerate().skip(1).zip(files) {
             if !share.is_empty() {
                 writers.push((k, shard, shard_path(&path, k)));
-            } else if last {
-                // Earlier steps may have left it segments to merge.
-                settle(shard).map_err(|e| cache_error(&shard_path(&path, k), e))?;
             }
         }
         let (done, extracted) = std::thread::scope(|s| {
@@ -1114,7 +1127,6 @@ impl Index {
                     &mut drop,
                 )
                 .map_err(|e| cache_error(&path, e)),
-                None if last => settle(conn).map(|()| 0).map_err(|e| cache_error(&path, e)),
                 None => Ok(0),
             };
             // What the other shards commit after this one is done is marked as it comes.
@@ -1542,7 +1554,7 @@ struct Expression {
 const RANKED_PHRASES: usize = 32;
 
 /// Text written since a shard's segments were last merged that has them merged once nothing is
-/// pending (see [`merge_when_due`]).
+/// pending (see [`settle`]).
 const MERGE_AFTER_BYTES: usize = TX_TEXT_BYTES;
 
 /// Leaf pages (4 KB) one merge step writes at most: a step of a few tenths of a second.
@@ -1756,11 +1768,21 @@ fn owed(conn: &Connection) -> rusqlite::Result<(i64, bool)> {
     )
 }
 
-/// What a shard owes once nothing of it is pending: its segments merged when due (see
-/// [`merge_when_due`]), then its terms listed from the index when a bulk pass left them out.
+/// What a shard owes once nothing of it is pending: its segments merged into one when at least
+/// [`MERGE_AFTER_BYTES`] were written since they last were (see [`merge_segments`]; a live
+/// session's few new messages are not), then its terms listed from the index when a bulk pass
+/// left them out.
 fn settle(conn: &mut Connection) -> rusqlite::Result<()> {
-    merge_when_due(conn)?;
-    if owed(conn)?.1 {
+    let (unmerged, terms_missing) = owed(conn)?;
+    if unmerged >= MERGE_AFTER_BYTES as i64 {
+        merge_segments(conn)?;
+        // What another process wrote meanwhile stays owed. A kill before this only merges again.
+        conn.execute(
+            "UPDATE shard_state SET unmerged = max(0, unmerged - ?1)",
+            [unmerged],
+        )?;
+    }
+    if terms_missing {
         list_terms(conn)?;
     }
     Ok(())
@@ -1780,22 +1802,6 @@ fn list_terms(conn: &mut Connection) -> rusqlite::Result<()> {
     )?;
     tx.execute("UPDATE shard_state SET terms_missing = 0", [])?;
     tx.commit()
-}
-
-/// Merges the shard's segments (see [`merge_segments`]) when at least [`MERGE_AFTER_BYTES`]
-/// were written since they last were; a live session's few new messages are not.
-fn merge_when_due(conn: &mut Connection) -> rusqlite::Result<()> {
-    let unmerged = owed(conn)?.0;
-    if unmerged < MERGE_AFTER_BYTES as i64 {
-        return Ok(());
-    }
-    merge_segments(conn)?;
-    // What another process wrote meanwhile stays owed. A kill before this only merges again.
-    conn.execute(
-        "UPDATE shard_state SET unmerged = max(0, unmerged - ?1)",
-        [unmerged],
-    )
-    .map(drop)
 }
 
 /// A session whose text a writer wrote: its rowid and its `updated_at` when it was queued.

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use agents::{claude_env, offline, run_agent, Mock};
+use agents::{claude_env, offline, run_agent, Mock, Work};
 use common::testdata;
 
 /// Our CLI with a private cache and no real home; `path` is its PATH.
@@ -91,8 +91,8 @@ fn listed(work: &Path, path: &str, flag: &str, root: &Path, id: &str) -> Value {
 
 /// A fresh work folder, a new home for the agent, and the directory the session moves to
 /// (with a dot and a space in its path, which agents encode in their own ways).
-fn places() -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let work = tempfile::tempdir().unwrap();
+fn places() -> (Work, PathBuf, PathBuf) {
+    let work = Work::new();
     let home = work.path().join("home");
     let dir = work.path().join("moved.to here").join("project");
     std::fs::create_dir_all(&home).unwrap();
@@ -215,7 +215,7 @@ fn claude_code_resumes_a_session_restored_into_a_very_long_directory() {
 
 /// Restores the 2.1.332 fixture session into `dir` and resumes it there with `claude -p
 /// --resume`; the transcript it continued.
-fn claude_resumes_in(work: &tempfile::TempDir, home: &Path, dir: &Path) -> PathBuf {
+fn claude_resumes_in(work: &Work, home: &Path, dir: &Path) -> PathBuf {
     let claude = agents::claude(agents::CLAUDE);
     let dir = dir.to_path_buf();
     let path = system_path();

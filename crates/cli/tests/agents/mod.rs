@@ -249,3 +249,62 @@ pub fn claude_env(home: &Path, root: &Path, mock: &Mock) -> Vec<(&'static str, S
         ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
     ]
 }
+
+/// A test's work folder that, when dropped, ends every process still running a program from
+/// under it, then removes it.
+///
+/// Codex 0.171 starts a background app server (`codex app-server --managed-daemon` and its
+/// `pid-update-loop`) from a 300 MB copy of its binary under `CODEX_HOME/packages`, and leaves
+/// it running after the command that started it. Removing the folder does not free that copy
+/// while it runs: on CI the disk filled up with them and later Codex runs failed with "No
+/// space left on device".
+pub struct Work {
+    dir: tempfile::TempDir,
+    /// The folder as `/proc/<pid>/exe` names what is under it.
+    real: PathBuf,
+}
+
+impl Work {
+    pub fn new() -> Work {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        Work { dir, real }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        for _ in 0..50 {
+            let left = running_under(&self.real);
+            if left.is_empty() {
+                return;
+            }
+            let _ = Command::new("kill").args(&left).status();
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let left = running_under(&self.real);
+        let _ = Command::new("kill").arg("-KILL").args(&left).status();
+    }
+}
+
+/// The pids (as text) of the processes whose executable lies under `dir`.
+fn running_under(dir: &Path) -> Vec<String> {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    procs
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter(|e| std::fs::read_link(e.path().join("exe")).is_ok_and(|exe| exe.starts_with(dir)))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}

@@ -264,7 +264,17 @@ fn index_suite(args: &Args) {
         peak_rss: peak_rss(),
         note: format!("{} changed", report.changed),
     });
-    lib.index_text(&p).unwrap();
+    reset_peak();
+    let start = Instant::now();
+    let cpu = cpu_time();
+    let n = lib.index_text(&p).unwrap();
+    rows.push(Row {
+        what: format!("… then index its text again ({n} session)"),
+        time: start.elapsed(),
+        bytes: 0,
+        peak_rss: peak_rss(),
+        note: format!("CPU {:.1?}", cpu_time() - cpu),
+    });
 
     reset_peak();
     let (times, hits) = search_times(&queries, |q| lib.search_now(q, &filter).unwrap().hits.len());

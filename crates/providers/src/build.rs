@@ -9,10 +9,13 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use std::collections::VecDeque;
+
 use crate::blob::BlobKey;
 use crate::error::Error;
+use crate::held::Held;
 use crate::jsonl::for_each_record_from;
-use crate::tail::LineStart;
+use crate::tail::{LineStart, Resume};
 use agent_sessions_model::{
     Counts, Diagnostics, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, Transcript,
 };
@@ -81,6 +84,16 @@ pub(crate) trait LineBuilder {
 
     /// Every message, when none was released.
     fn into_messages(self) -> Vec<Message>;
+
+    /// The messages it holds.
+    fn held(&self) -> &Held;
+
+    /// What a read resumed before the next record needs of the records before it (see
+    /// [`Resume::state`]); the module's `load_each_from` gives it back to a new builder. Asked
+    /// before every record: cheap, and empty for a builder that carries nothing.
+    fn carried(&self) -> Vec<u8> {
+        Vec::new()
+    }
 }
 
 /// The transcript from `from` (a line start) to the end of the session's file.
@@ -100,18 +113,177 @@ pub(crate) fn read_from(
     Ok(transcript(session, builder.into_messages(), diagnostics))
 }
 
-/// Hands each message of the session's file to `each` as soon as nothing later can change it,
-/// so a transcript of any size streams with bounded memory (see [`crate::held::Held`]).
+/// Hands each message of the session's file from `from` on (a line start) to `each` as soon as
+/// nothing later can change it, so a transcript of any size streams with bounded memory (see
+/// [`Held`]). Also returns where a later read of the file, grown since, can start again (see
+/// [`Held::resume_line`]): from there a new builder given [`LineBuilder::carried`] hands out
+/// what this one would have, so an append costs a read of what is held, not of the file.
 pub(crate) fn stream(
     kind: ProviderKind,
     session: &SessionMeta,
     mut builder: impl LineBuilder,
+    from: LineStart,
     each: &mut dyn FnMut(Message),
-) -> Result<Diagnostics, Error> {
-    let diagnostics = for_each_record_from(kind, &session.source_path, 0, 0, |v, offset, line| {
-        builder.add(v, offset, line);
-        builder.release(each);
-    })?;
+) -> Result<(Diagnostics, Option<Resume>), Error> {
+    // The line starts of the records from the oldest message held on, each with what the
+    // builder carried before it: what a resume point can be, kept as long as the messages are.
+    let mut starts: VecDeque<(LineStart, Vec<u8>)> = VecDeque::new();
+    let diagnostics = for_each_record_from(
+        kind,
+        &session.source_path,
+        from.offset,
+        from.line,
+        |v, offset, line| {
+            let at = LineStart {
+                offset,
+                line: line.saturating_sub(1),
+            };
+            starts.push_back((at, builder.carried()));
+            builder.add(v, offset, line);
+            builder.release(each);
+            let first = builder.held().first_line().unwrap_or(u64::MAX);
+            while starts.front().is_some_and(|(s, _)| s.line + 1 < first) {
+                starts.pop_front();
+            }
+        },
+    )?;
+    let resume = builder.held().resume_line().and_then(|line| {
+        let (from, state) = starts.into_iter().find(|(s, _)| s.line + 1 == line)?;
+        Some(Resume { from, state })
+    });
     builder.release_rest(each);
-    Ok(diagnostics)
+    Ok((diagnostics, resume))
+}
+
+/// Checks [`stream`]'s resume points on `session`'s file, cut at every line end and in the
+/// middle of every line as a live agent leaves it: a read of the prefix says where to start
+/// again; a read from there of the whole file (grown since) hands out exactly the messages a
+/// read of the whole file from the start does from that line on (but for parents before it),
+/// and so does a read from where that read says, after the file grew again, holding messages
+/// as `limits` ([`Held::with_limits`]) say. Returns the points checked.
+#[cfg(test)]
+pub(crate) fn check_resume_points(
+    session: &SessionMeta,
+    limits: (usize, usize),
+    load_each_from: LoadEachFrom,
+) -> usize {
+    let held = || Held::with_limits(limits.0, limits.1);
+    let read = |s: &SessionMeta, resume: Option<&Resume>, held: Held| {
+        let mut read = Vec::new();
+        let (_, next) = load_each_from(s, resume, held, &mut |m| read.push(m)).unwrap();
+        (read, next)
+    };
+    let bytes = std::fs::read(&session.source_path).unwrap();
+    let (whole, _) = read(session, None, held());
+    let from_line = |resume: &Resume| -> Vec<Message> {
+        let first = resume.from.line + 1;
+        whole
+            .iter()
+            .filter(|m| m.source_lines.iter().min().is_some_and(|&l| l >= first))
+            .cloned()
+            .map(without_parent)
+            .collect()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut copy = session.clone();
+    copy.source_path = dir.path().join(session.source_path.file_name().unwrap());
+    let mut cuts = Vec::new();
+    for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+        cuts.push(i + 1);
+    }
+    let mid: Vec<usize> = cuts.windows(2).map(|w| (w[0] + w[1]) / 2).collect();
+    cuts.extend(mid);
+    let mut checked = 0;
+    for &cut in &cuts {
+        std::fs::write(&copy.source_path, &bytes[..cut]).unwrap();
+        let (_, Some(first)) = read(&copy, None, held()) else {
+            continue;
+        };
+        // The file grows to the next cut, then to its whole.
+        let next = cuts.iter().copied().filter(|&c| c > cut).min();
+        let second = next.and_then(|next| {
+            std::fs::write(&copy.source_path, &bytes[..next]).unwrap();
+            read(&copy, Some(&first), held()).1
+        });
+        std::fs::write(&copy.source_path, &bytes).unwrap();
+        for resume in std::iter::once(&first).chain(second.as_ref()) {
+            let (again, _) = read(&copy, Some(resume), held());
+            let again: Vec<Message> = again.into_iter().map(without_parent).collect();
+            assert!(
+                again == from_line(resume),
+                "{}: cut at byte {cut}, read again from line {}",
+                session.id,
+                resume.from.line + 1
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[cfg(test)]
+fn without_parent(mut m: Message) -> Message {
+    m.parent_id = None;
+    m
+}
+
+/// A provider module's `load_each_from`.
+#[cfg(test)]
+type LoadEachFrom = fn(
+    &SessionMeta,
+    Option<&Resume>,
+    Held,
+    &mut dyn FnMut(Message),
+) -> Result<(Diagnostics, Option<Resume>), Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Provider;
+
+    type NewProvider = fn(std::path::PathBuf) -> Box<dyn Provider>;
+
+    /// A read resumed where an earlier read of the same file said it could be gives what a
+    /// whole read does from there: every session of every Claude and Codex fixture, cut at
+    /// every line end and mid-line (see [`check_resume_points`]), holding 2 messages while
+    /// calls wait, 8 at most, and as many as streaming does.
+    #[test]
+    fn reads_resumed_after_an_append_equal_a_whole_read() {
+        let testdata = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+        let agents: [(&str, &str, NewProvider, LoadEachFrom); 2] = [
+            (
+                "claude",
+                "dot-claude",
+                |root| Box::new(crate::claude::ClaudeProvider::new(vec![root])),
+                crate::claude::transcript::load_each_from,
+            ),
+            (
+                "codex",
+                "dot-codex",
+                |root| Box::new(crate::codex::CodexProvider::new(vec![root])),
+                crate::codex::transcript::load_each_from,
+            ),
+        ];
+        for (agent, store, provider, load_each_from) in agents {
+            let (mut sessions, mut points) = (0, 0);
+            for version in std::fs::read_dir(testdata.join(agent)).unwrap().flatten() {
+                let provider = provider(version.path().join(store));
+                let listed = provider.scan(&Vec::new(), &Default::default()).unwrap();
+                for s in listed.changed.iter().filter(|s| provider.reads_in_part(s)) {
+                    for limits in [
+                        (2, 1000),
+                        (8, 8),
+                        (crate::held::KEEP, crate::held::KEEP_AT_MOST),
+                    ] {
+                        points += check_resume_points(s, limits, load_each_from);
+                    }
+                    sessions += 1;
+                }
+            }
+            assert!(
+                sessions > 10 && points > 20 * sessions,
+                "{agent}: {sessions}, {points}"
+            );
+        }
+    }
 }

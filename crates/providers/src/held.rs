@@ -22,6 +22,8 @@ pub struct Held {
     items: VecDeque<Message>,
     keep: usize,
     keep_at_most: usize,
+    /// The last source line of any message handed out (0: none).
+    released_to: u64,
 }
 
 impl Default for Held {
@@ -38,6 +40,7 @@ impl Held {
             items: VecDeque::new(),
             keep,
             keep_at_most: keep_at_most.max(keep),
+            released_to: 0,
         }
     }
 
@@ -84,9 +87,24 @@ impl Held {
                 break;
             };
             self.base += 1;
+            let last = m.source_lines.iter().max().copied().unwrap_or(0);
+            self.released_to = self.released_to.max(last);
             out(m);
         }
         self.base
+    }
+
+    /// The first source line of the oldest message held.
+    pub fn first_line(&self) -> Option<u64> {
+        self.items.front()?.source_lines.iter().min().copied()
+    }
+
+    /// The line a later read of the same file, grown since, can start again at: the first line
+    /// of the oldest message held, so every message that may still change is read again; and
+    /// only when no message handed out has a line from there on (it would be read again in
+    /// part, as another message). `None` when no message is held.
+    pub fn resume_line(&self) -> Option<u64> {
+        self.first_line().filter(|&line| line > self.released_to)
     }
 
     /// Everything still held, in order.

@@ -30,7 +30,8 @@ macro_rules! transcript_methods {
             session: &SessionMeta,
             each: &mut dyn FnMut(agent_sessions_model::Message),
         ) -> Result<agent_sessions_model::Diagnostics, Error> {
-            $module::load_each(session, crate::held::Held::default(), each)
+            $module::load_each_from(session, None, crate::held::Held::default(), each)
+                .map(|(d, _)| d)
         }
 
         fn load_from(
@@ -39,6 +40,21 @@ macro_rules! transcript_methods {
             from: crate::tail::LineStart,
         ) -> Result<Transcript, Error> {
             $module::load_from(session, from)
+        }
+
+        fn load_each_from(
+            &self,
+            session: &SessionMeta,
+            resume: Option<&crate::tail::Resume>,
+            each: &mut dyn FnMut(agent_sessions_model::Message),
+        ) -> Result<
+            (
+                agent_sessions_model::Diagnostics,
+                Option<crate::tail::Resume>,
+            ),
+            Error,
+        > {
+            $module::load_each_from(session, resume, crate::held::Held::default(), each)
         }
 
         fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
@@ -189,6 +205,23 @@ pub trait Provider: Send + Sync {
         let t = self.load(session)?;
         t.messages.into_iter().for_each(each);
         Ok(t.diagnostics)
+    }
+
+    /// [`Provider::load_each`] from `resume` (`None`: from the start; one this provider returned
+    /// for the same file, whose bytes before it the caller found unchanged), also returning
+    /// where a later read of the file, grown since, can start again. A read from there hands
+    /// out what a whole read would from there on (but for the `parent_id` of a message whose
+    /// parent is before it): the messages whose records all lie there or later. So a live
+    /// session's full-text index reads what it holds open, not the file, at each append.
+    /// `None` where it cannot say (a store that is not one append-only file): read it whole.
+    fn load_each_from(
+        &self,
+        session: &SessionMeta,
+        resume: Option<&crate::tail::Resume>,
+        each: &mut dyn FnMut(agent_sessions_model::Message),
+    ) -> Result<(Diagnostics, Option<crate::tail::Resume>), Error> {
+        let _ = resume;
+        Ok((self.load_each(session, each)?, None))
     }
 
     /// The stored records behind message `message_id` of a store without lines (rows, JSON

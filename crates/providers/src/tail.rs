@@ -16,6 +16,15 @@ pub struct LineStart {
     pub line: u64,
 }
 
+/// Where a streamed read of a growing session file can start again (see
+/// [`crate::Provider::load_each_from`]): a line start, and what the provider's transcript
+/// builder carries over the lines before it (opaque to everyone else).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Resume {
+    pub from: LineStart,
+    pub state: Vec<u8>,
+}
+
 const BUF: usize = 64 << 10;
 
 /// The first line start at or after `at` (the end of the file when no newline follows `at`).

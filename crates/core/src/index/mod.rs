@@ -17,6 +17,7 @@
 mod direct;
 mod query;
 mod rank;
+mod resume;
 mod text;
 mod tokens;
 
@@ -37,7 +38,7 @@ use crate::provider::files::fnv1a;
 use crate::provider::{ProviderSet, Roots, ScanProgress, SessionKey};
 
 /// Bump when the schema or the meaning of stored data changes; older files are left alone.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// How many of the newest matches a search ranks.
 pub const RANKED_CANDIDATES: usize = 1000;
@@ -83,11 +84,13 @@ CREATE INDEX IF NOT EXISTS diagnostics_provider ON diagnostics (provider);
 
 /// The text tables of one shard, in database `{db}` (`main` or an attached `text<k>`).
 const TEXT_SCHEMA: &str = "
+-- `line`: the first line of the message's records (0: none), see `resume`.
 CREATE TABLE IF NOT EXISTS {db}.indexed_messages (
   session INTEGER NOT NULL,
   message_id TEXT NOT NULL,
   hash INTEGER NOT NULL,
   fts_rowid INTEGER NOT NULL,
+  line INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (session, message_id)
 ) WITHOUT ROWID;
 -- No prefix indexes: they were 60% of the indexing time. A prefix query is answered by an OR
@@ -431,6 +434,8 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
         let had_text = has_table(&tx, &db, "fts").map_err(err)?;
         tx.execute_batch(&TEXT_SCHEMA.replace("{db}", &db))
             .map_err(err)?;
+        tx.execute_batch(&resume::SCHEMA.replace("{db}", &db))
+            .map_err(err)?;
         if !had_text {
             tx.execute_batch(&FTS_SETTINGS.replace("{db}", &db))
                 .map_err(err)?;
@@ -446,7 +451,8 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
             .map_err(err)?;
         } else if !listed && had_text {
             tx.execute_batch(&format!(
-                "DELETE FROM {db}.fts; DELETE FROM {db}.indexed_messages; DELETE FROM {db}.terms;"
+                "DELETE FROM {db}.fts; DELETE FROM {db}.indexed_messages; DELETE FROM {db}.terms;
+                 DELETE FROM {db}.text_resume;"
             ))
             .map_err(err)?;
         }
@@ -526,7 +532,7 @@ fn ready(conn: &Connection) -> rusqlite::Result<bool> {
     }
     for k in 0..SHARDS {
         let db = shard_db(k);
-        for table in ["fts", "indexed_messages", "terms"] {
+        for table in ["fts", "indexed_messages", "terms", "text_resume"] {
             if !has_table(conn, &db, table)? {
                 return Ok(false);
             }
@@ -1025,9 +1031,16 @@ impl Index {
         let last = max.is_none_or(|m| pending.len() <= m);
         pending.truncate(max.unwrap_or(usize::MAX));
         progress.add_total(pending.len() as u64, 0);
-        let mut shares: Vec<Vec<_>> = (0..SHARDS).map(|_| Vec::new()).collect();
-        for item in pending {
-            shares[shard_of(item.0)].push(item);
+        let mut shares: Vec<Vec<Queued>> = (0..SHARDS).map(|_| Vec::new()).collect();
+        for (rowid, updated, meta) in pending {
+            let k = shard_of(rowid);
+            let resume = resume::load(&self.conn, &shard_db(k), rowid).map_err(|e| self.err(e))?;
+            shares[k].push(Queued {
+                rowid,
+                updated,
+                meta,
+                resume,
+            });
         }
         if shares.iter().all(Vec::is_empty) {
             // A queue emptied without a last step (its sessions removed), or a kill before a
@@ -1078,7 +1091,7 @@ impl Index {
                     continue;
                 }
                 let (send, received) = std::sync::mpsc::sync_channel(EXTRACT_AHEAD);
-                let first = shard_of(share[0].0) == 0;
+                let first = shard_of(share[0].rowid) == 0;
                 extractors.push(s.spawn(move || extract_share(providers, share, new_terms, send)));
                 receivers.push((first, received));
             }
@@ -1571,31 +1584,52 @@ const EXTRACT_AHEAD: usize = 1;
 /// Reads and extracts one shard's pending sessions, in order, handing each to the shard's
 /// writer in chunks; ends early when the writer stops. Each shard remembers its own terms, so a
 /// term may be listed in two shards (a prefix is spelled out from their union).
+/// A session whose text is to be indexed: its rowid, its `updated_at` when it was queued, its
+/// metadata as stored, and where its last read said the next can start (see [`resume`]).
+struct Queued {
+    rowid: i64,
+    updated: i64,
+    meta: String,
+    resume: Option<resume::Stored>,
+}
+
 fn extract_share(
     providers: &ProviderSet,
-    share: Vec<(i64, i64, String)>,
+    share: Vec<Queued>,
     mut new_terms: Option<tokens::NewTerms>,
     send: std::sync::mpsc::SyncSender<Extracted>,
 ) -> Result<(), serde_json::Error> {
-    for (rowid, updated, meta) in share {
-        let meta: SessionMeta = serde_json::from_str(&meta)?;
-        let mut hand_over = |messages: Vec<text::Row>, last: bool| {
-            let mut terms = Vec::new();
-            if let Some(new_terms) = &mut new_terms {
-                for row in &messages {
-                    new_terms.add(&row.text, &mut terms);
+    for queued in share {
+        let meta: SessionMeta = serde_json::from_str(&queued.meta)?;
+        let from = providers
+            .get(meta.provider)
+            .filter(|p| p.reads_in_part(&meta))
+            .and(queued.resume.as_ref())
+            .filter(|r| r.holds(&meta.source_path));
+        let mut first = true;
+        let mut hand_over =
+            |messages: Vec<text::Row>, from: u64, end: Option<Option<resume::Stored>>| {
+                let mut terms = Vec::new();
+                if let Some(new_terms) = &mut new_terms {
+                    for row in &messages {
+                        new_terms.add(&row.text, &mut terms);
+                    }
                 }
-            }
-            let item = Extracted {
-                rowid,
-                updated,
-                messages,
-                terms,
-                last,
+                let item = Extracted {
+                    rowid: queued.rowid,
+                    updated: queued.updated,
+                    messages,
+                    terms,
+                    from,
+                    based_on: std::mem::take(&mut first)
+                        .then(|| queued.resume.clone())
+                        .flatten(),
+                    last: end.is_some(),
+                    resume: end.flatten(),
+                };
+                send.send(item).is_ok()
             };
-            send.send(item).is_ok()
-        };
-        if !extract(providers, &meta, &mut hand_over) {
+        if !extract(providers, &meta, from, &mut hand_over) {
             break; // the writer stopped
         }
     }
@@ -1609,8 +1643,16 @@ struct Extracted {
     messages: Vec<text::Row>,
     /// The terms of `messages` not sent with an earlier chunk of this run.
     terms: Vec<String>,
+    /// The first line read (1-based; 0: the read was whole): rows of earlier lines stay.
+    from: u64,
+    /// With a session's first chunk: the resume point stored when its read began, which must
+    /// still be the stored one when a resumed read is written (another process may have
+    /// indexed the session since).
+    based_on: Option<resume::Stored>,
     /// The session's last chunk: a session is one chunk or more, one after the other.
     last: bool,
+    /// With the last chunk: where the next read of the session can start.
+    resume: Option<resume::Stored>,
 }
 
 /// The text a session's extraction hands its writer at a time, so a session of any size is
@@ -1619,29 +1661,45 @@ struct Extracted {
 const CHUNK_BYTES: usize = 4 << 20;
 
 /// Hands `hand_over` the searchable text of a session's messages in chunks, read as the
-/// transcript streams, the last one marked (`false` from `hand_over`: the writer stopped, and so
-/// does this). A session that cannot be read (deleted meanwhile) keeps what was read; the next
+/// transcript streams from `from` (none: from the start), each with the first line read (0: the
+/// read is whole), the last one with where the next read can start (`false` from `hand_over`:
+/// the writer stopped, and so does this). A resumed read that fails before it handed anything
+/// over (its state unreadable, the file cut meanwhile) is done again whole. A session that
+/// cannot be read (deleted meanwhile) keeps what was read, and its next read is whole; the next
 /// refresh removes or re-queues it. Returns whether the writer took every chunk.
 fn extract(
     providers: &ProviderSet,
     meta: &SessionMeta,
-    hand_over: &mut dyn FnMut(Vec<text::Row>, bool) -> bool,
+    mut from: Option<&resume::Stored>,
+    hand_over: &mut dyn FnMut(Vec<text::Row>, u64, Option<Option<resume::Stored>>) -> bool,
 ) -> bool {
-    let (mut chunk, mut bytes, mut open) = (Vec::new(), 0, true);
-    if let Some(provider) = providers.get(meta.provider) {
-        let _ = provider.load_each(meta, &mut |m| {
-            let Some(row) = text::searchable(&m).filter(|_| open).map(text::Row::new) else {
+    let Some(provider) = providers.get(meta.provider) else {
+        return hand_over(Vec::new(), 0, Some(None));
+    };
+    loop {
+        let first = from.map_or(0, resume::Stored::first_line);
+        let (mut chunk, mut bytes, mut open, mut handed) = (Vec::new(), 0, true, false);
+        let read = provider.load_each_from(meta, from.map(|r| &r.resume), &mut |m| {
+            let Some(row) = text::Row::of(&m).filter(|_| open) else {
                 return;
             };
             bytes += row.text.len();
             chunk.push(row);
             if bytes >= CHUNK_BYTES {
-                open = hand_over(std::mem::take(&mut chunk), false);
+                open = hand_over(std::mem::take(&mut chunk), first, None);
+                handed = true;
                 bytes = 0;
             }
         });
+        if read.is_err() && from.is_some() && !handed {
+            from = None;
+            continue;
+        }
+        let next = read
+            .ok()
+            .and_then(|(_, r)| resume::Stored::of(&meta.source_path, r?));
+        return open && hand_over(chunk, first, Some(next));
     }
-    open && hand_over(chunk, true)
 }
 
 /// How a pass of [`write_shard`] ends: at `deadline` if any; `last`: its sessions are all that
@@ -1684,6 +1742,9 @@ fn write_shard(
     // timeout), marked indexed in the one that writes its last chunk. A pass ends between
     // sessions only.
     let mut open: Option<text::SessionRows> = None;
+    // A resumed read of a session another process indexed since it began: its chunks are
+    // dropped, and it stays pending for a whole read.
+    let mut dropping = None;
     while received.peek().is_some() {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         if let Some(rows) = &mut open {
@@ -1693,9 +1754,13 @@ fn write_shard(
         let mut bytes = 0;
         let mut sessions = Vec::new();
         for item in received.by_ref() {
+            if dropping == Some(item.rowid) || begins_stale(&tx, &item, open.is_none())? {
+                dropping = (!item.last).then_some(item.rowid);
+                continue;
+            }
             let rows = match &mut open {
                 Some(rows) => rows,
-                None => open.insert(text::SessionRows::begin(&tx, item.rowid)?),
+                None => open.insert(text::SessionRows::begin(&tx, item.rowid, item.from)?),
             };
             bytes += rows.write(&tx, &item.messages)?;
             text::add_terms(&tx, &item.terms)?;
@@ -1709,6 +1774,7 @@ fn write_shard(
             if let Some(rows) = open.take() {
                 rows.finish(&tx)?;
             }
+            resume::save(&tx, item.rowid, item.resume.as_ref())?;
             sessions.push((item.rowid, item.updated));
             if long || ending.passed() {
                 break;
@@ -1731,6 +1797,17 @@ fn write_shard(
         settle(conn)?;
     }
     Ok(done)
+}
+
+/// Whether `item` is the first chunk of a resumed read whose resume point is no longer the one
+/// stored (another process indexed the session since the read began): then the point is
+/// forgotten, so the session's next read is whole.
+fn begins_stale(tx: &Transaction<'_>, item: &Extracted, first: bool) -> rusqlite::Result<bool> {
+    if !first || item.from == 0 || resume::load(tx, "main", item.rowid)? == item.based_on {
+        return Ok(false);
+    }
+    resume::forget(tx, "main", item.rowid)?;
+    Ok(true)
 }
 
 /// What a shard's file owes after passes that write in bulk (one row; created by the writer:
@@ -2116,15 +2193,20 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(&TEXT_SCHEMA.replace("{db}", "main"))
             .unwrap();
-        let row = |id: &str, body: &str| text::Row::new((id.to_owned(), body.to_owned()));
+        let row = |id: &str, body: &str| text::Row {
+            id: id.to_owned(),
+            text: body.to_owned(),
+            hash: crate::provider::files::fnv1a(body.as_bytes()) as i64,
+            line: 0,
+        };
         let tx = conn.transaction().unwrap();
-        let mut ours = text::SessionRows::begin(&tx, 7).unwrap();
+        let mut ours = text::SessionRows::begin(&tx, 7, 0).unwrap();
         ours.write(&tx, &[row("a", "alpha"), row("b", "beta")])
             .unwrap();
         tx.commit().unwrap();
         // Another writer indexes the whole session meantime, its last message as it was then.
         let tx = conn.transaction().unwrap();
-        let mut theirs = text::SessionRows::begin(&tx, 7).unwrap();
+        let mut theirs = text::SessionRows::begin(&tx, 7, 0).unwrap();
         let all = [row("a", "alpha"), row("b", "beta"), row("c", "gamma")];
         theirs.write(&tx, &all).unwrap();
         theirs.finish(&tx).unwrap();
@@ -2143,6 +2225,80 @@ mod tests {
             .map(Result::unwrap)
             .collect();
         assert_eq!(bodies, ["alpha", "beta", "gamma delta"]);
+    }
+
+    /// A resumed read is written only over the resume point it began from: when another
+    /// process indexed the session meanwhile (the stored point changed), its chunks are dropped,
+    /// the session is not marked indexed, and the point is forgotten so its next read is whole.
+    #[test]
+    fn a_resumed_read_of_a_session_indexed_meanwhile_is_dropped() {
+        use crate::provider::tail::{LineStart, Resume};
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(&TEXT_SCHEMA.replace("{db}", "main"))
+            .unwrap();
+        conn.execute_batch(&resume::SCHEMA.replace("{db}", "main"))
+            .unwrap();
+        let point = |line: u64| resume::Stored {
+            resume: Resume {
+                from: LineStart {
+                    offset: line * 100,
+                    line,
+                },
+                state: Vec::new(),
+            },
+            check: 1,
+        };
+        let tx = conn.transaction().unwrap();
+        resume::save(&tx, 7, Some(&point(40))).unwrap();
+        tx.commit().unwrap();
+        let row = |id: &str| text::Row {
+            id: id.to_owned(),
+            text: format!("{id} text"),
+            hash: 1,
+            line: 50,
+        };
+        let chunk = |rowid, based_on, last, id: &str| Extracted {
+            rowid,
+            updated: 0,
+            messages: vec![row(id)],
+            terms: Vec::new(),
+            from: 21,
+            based_on,
+            last,
+            resume: last.then(|| point(60)),
+        };
+        let items = vec![
+            // Begun from line 20's point; line 40's is stored now.
+            chunk(7, Some(point(20)), false, "a"),
+            chunk(7, None, true, "b"),
+            chunk(9, None, true, "c"),
+        ];
+        let ending = Ending {
+            deadline: None,
+            last: false,
+            bulk: false,
+        };
+        let mut committed = Vec::new();
+        write_shard(
+            &mut conn,
+            items.into_iter(),
+            ending,
+            &ScanProgress::default(),
+            &mut |_, _| Ok(()),
+            &mut |done| committed.extend(done),
+        )
+        .unwrap();
+        assert_eq!(committed, [(9, 0)]);
+        let ids: Vec<String> = conn
+            .prepare("SELECT message_id FROM indexed_messages ORDER BY 1")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(ids, ["c"]);
+        assert_eq!(resume::load(&conn, "main", 7).unwrap(), None);
+        assert_eq!(resume::load(&conn, "main", 9).unwrap(), Some(point(60)));
     }
 
     /// The table size read from FTS5's averages record is the one its rank function sees:

@@ -92,19 +92,29 @@ const TITLE_ROW: &str = "";
 const MAIN: &str = "main";
 
 /// The index rows of `session` in the text tables of database `db` (`main` or an attached
-/// shard, see `SHARDS` in the parent module): row key → (hash, FTS rowid).
+/// shard, see `SHARDS` in the parent module) from line `from` on: row key → (hash, FTS rowid).
+/// The keys of the rows before that line go to `before`.
 fn existing(
     tx: &Transaction<'_>,
     db: &str,
     session: i64,
+    from: u64,
+    before: &mut Vec<String>,
 ) -> rusqlite::Result<HashMap<String, (i64, i64)>> {
     let mut stmt = tx.prepare_cached(&format!(
-        "SELECT message_id, hash, fts_rowid FROM {db}.indexed_messages WHERE session = ?1"
+        "SELECT message_id, hash, fts_rowid, line FROM {db}.indexed_messages WHERE session = ?1"
     ))?;
-    let rows = stmt.query_map([session], |r| {
-        Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
-    })?;
-    rows.collect()
+    let mut rows = stmt.query([session])?;
+    let mut from_line = HashMap::new();
+    while let Some(r) = rows.next()? {
+        let key: String = r.get(0)?;
+        if (r.get::<_, i64>(3)? as u64) < from {
+            before.push(key);
+        } else {
+            from_line.insert(key, (r.get(1)?, r.get(2)?));
+        }
+    }
+    Ok(from_line)
 }
 
 /// Adds the FTS row of one message (`key` is its row key in `indexed_messages`).
@@ -112,9 +122,9 @@ fn insert_row(
     tx: &Transaction<'_>,
     session: i64,
     key: &str,
-    title: &str,
-    body: &str,
+    (title, body): (&str, &str),
     hash: i64,
+    line: u64,
 ) -> rusqlite::Result<()> {
     let message_id = key.split(DUPLICATE).next().unwrap_or(key);
     tx.prepare_cached(
@@ -123,10 +133,10 @@ fn insert_row(
     .execute(params![title, body, session, message_id])?;
     let fts_rowid = tx.last_insert_rowid();
     tx.prepare_cached(
-        "INSERT INTO indexed_messages (session, message_id, hash, fts_rowid) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (session, message_id) DO UPDATE SET hash = excluded.hash, fts_rowid = excluded.fts_rowid",
+        "INSERT INTO indexed_messages (session, message_id, hash, fts_rowid, line) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (session, message_id) DO UPDATE SET hash = excluded.hash, fts_rowid = excluded.fts_rowid, line = excluded.line",
     )?
-    .execute(params![session, key, hash, fts_rowid])?;
+    .execute(params![session, key, hash, fts_rowid, line as i64])?;
     Ok(())
 }
 
@@ -157,12 +167,23 @@ pub struct Row {
     pub id: String,
     pub text: String,
     pub hash: i64,
+    /// The first line of the message's records (0: none), which tells whether a read resumed
+    /// at a line reads it again (see `super::resume`).
+    pub line: u64,
 }
 
 impl Row {
-    pub fn new((id, text): (String, String)) -> Row {
+    /// The row of a message with searchable text (see [`searchable`]).
+    pub fn of(m: &Message) -> Option<Row> {
+        let (id, text) = searchable(m)?;
         let hash = hash(&text);
-        Row { id, text, hash }
+        let line = m.source_lines.iter().min().copied().unwrap_or(0);
+        Some(Row {
+            id,
+            text,
+            hash,
+            line,
+        })
     }
 }
 
@@ -173,9 +194,12 @@ const DUPLICATE: char = '\u{1f}';
 /// after chunk, touching only what changed: through the connection of the session's shard,
 /// whose own file is its `main`. A transcript of any size is written with the memory of a
 /// chunk and of its row keys; a long one in several transactions ([`SessionRows::reload`] at
-/// the start of each after the first).
+/// the start of each after the first). A read resumed at line `from` hands over the messages
+/// from that line on: the rows of earlier lines stay, and only count for the occurrence numbers
+/// of repeated ids.
 pub struct SessionRows {
     session: i64,
+    from: u64,
     /// Rows of the session not met again yet: row key → (hash, FTS rowid).
     old: HashMap<String, (i64, i64)>,
     /// How often each message id was met (a repeated id gets a row per occurrence).
@@ -183,13 +207,23 @@ pub struct SessionRows {
 }
 
 impl SessionRows {
-    pub fn begin(tx: &Transaction<'_>, session: i64) -> rusqlite::Result<SessionRows> {
-        let mut old = existing(tx, MAIN, session)?;
+    pub fn begin(tx: &Transaction<'_>, session: i64, from: u64) -> rusqlite::Result<SessionRows> {
+        let mut before = Vec::new();
+        let mut old = existing(tx, MAIN, session, from, &mut before)?;
         old.remove(TITLE_ROW);
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for key in before.iter().filter(|k| !k.is_empty()) {
+            let mut parts = key.splitn(2, DUPLICATE);
+            let id = parts.next().unwrap_or_default();
+            let n = parts.next().and_then(|n| n.parse().ok()).unwrap_or(1);
+            let count = seen.entry(id.to_owned()).or_default();
+            *count = (*count).max(n);
+        }
         Ok(SessionRows {
             session,
+            from,
             old,
-            seen: HashMap::new(),
+            seen,
         })
     }
 
@@ -197,7 +231,7 @@ impl SessionRows {
     /// (another process's writer may have written them in between), leaving out those this
     /// pass met already.
     pub fn reload(&mut self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
-        let mut old = existing(tx, MAIN, self.session)?;
+        let mut old = existing(tx, MAIN, self.session, self.from, &mut Vec::new())?;
         old.remove(TITLE_ROW);
         for (id, &n) in &self.seen {
             old.remove(id.as_str());
@@ -212,7 +246,13 @@ impl SessionRows {
     /// Writes the next messages of the session; returns the bytes of text written.
     pub fn write(&mut self, tx: &Transaction<'_>, messages: &[Row]) -> rusqlite::Result<usize> {
         let mut written = 0;
-        for Row { id, text, hash: h } in messages {
+        for Row {
+            id,
+            text,
+            hash: h,
+            line,
+        } in messages
+        {
             let n = self.seen.entry(id.clone()).or_default();
             *n += 1;
             let key = match *n {
@@ -224,7 +264,7 @@ impl SessionRows {
                 Some((_, fts_rowid)) => delete_row(tx, MAIN, self.session, &key, fts_rowid)?,
                 None => {}
             }
-            insert_row(tx, self.session, &key, "", text, *h)?;
+            insert_row(tx, self.session, &key, ("", text), *h, *line)?;
             written += text.len();
         }
         Ok(written)
@@ -261,7 +301,7 @@ pub fn write_title(
         None => {}
     }
     if !title.is_empty() {
-        insert_row(tx, session, TITLE_ROW, title, "", h)?;
+        insert_row(tx, session, TITLE_ROW, (title, ""), h, 0)?;
         let mut new = Vec::new();
         terms.add(title, &mut new);
         add_terms(tx, &new)?;
@@ -280,8 +320,8 @@ pub fn add_terms(tx: &Transaction<'_>, terms: &[String]) -> rusqlite::Result<()>
 
 /// Drops every index row of `session` in database `db`.
 pub fn remove(tx: &Transaction<'_>, db: &str, session: i64) -> rusqlite::Result<()> {
-    for (id, (_, fts_rowid)) in existing(tx, db, session)? {
+    for (id, (_, fts_rowid)) in existing(tx, db, session, 0, &mut Vec::new())? {
         delete_row(tx, db, session, &id, fts_rowid)?;
     }
-    Ok(())
+    super::resume::forget(tx, db, session)
 }

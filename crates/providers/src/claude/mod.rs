@@ -7,7 +7,7 @@
 mod live;
 pub mod records;
 pub mod scan;
-mod transcript;
+pub(crate) mod transcript;
 
 use std::path::{Path, PathBuf};
 

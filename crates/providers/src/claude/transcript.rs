@@ -19,7 +19,7 @@ use crate::cut;
 use crate::error::Error;
 use crate::held::Held;
 use crate::jsonl::{parse_line, LineReader};
-use crate::tail::LineStart;
+use crate::tail::{LineStart, Resume};
 use agent_sessions_model::{
     Diagnostics, FileChange, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, ToolPart,
     ToolStatus, Transcript,
@@ -36,14 +36,19 @@ pub fn load(session: &SessionMeta) -> Result<Transcript, Error> {
 
 /// Hands each message of the transcript to `each` as soon as nothing later can change it, so a
 /// transcript of any size streams with bounded memory (see [`Held`], which tests make small).
-pub fn load_each(
+/// From `resume` (see [`crate::Provider::load_each_from`]): a Claude builder carries nothing
+/// over, since what a record refers to before the resume point is a parent (threading only) or
+/// a message handed out already, which reads as unknown either way.
+pub fn load_each_from(
     session: &SessionMeta,
+    resume: Option<&Resume>,
     held: Held,
     each: &mut dyn FnMut(Message),
-) -> Result<Diagnostics, Error> {
+) -> Result<(Diagnostics, Option<Resume>), Error> {
     let mut builder = Builder::new(session.parent_id.is_some());
     builder.messages = held;
-    build::stream(ProviderKind::Claude, session, builder, each)
+    let from = resume.map_or(LineStart::default(), |r| r.from);
+    build::stream(ProviderKind::Claude, session, builder, from, each)
 }
 
 /// The transcript from `from` (a line start) to the end. Records whose parent lies before
@@ -84,6 +89,10 @@ impl LineBuilder for Builder {
 
     fn into_messages(self) -> Vec<Message> {
         self.messages.into_vec()
+    }
+
+    fn held(&self) -> &Held {
+        &self.messages
     }
 }
 
@@ -693,7 +702,7 @@ mod tests {
                 for (keep, at_most) in [(2, 4), (2, 1000), (8, 8)] {
                     let mut streamed = Vec::new();
                     let held = Held::with_limits(keep, at_most);
-                    let d = load_each(s, held, &mut |m| streamed.push(m)).unwrap();
+                    let (d, _) = load_each_from(s, None, held, &mut |m| streamed.push(m)).unwrap();
                     assert_eq!(d, whole.diagnostics);
                     // Only a call released before its result arrives reads differently (its
                     // result becomes a notice): with room for pending calls, all is equal.

@@ -8,7 +8,7 @@ mod patch;
 pub mod records;
 pub mod scan;
 pub mod statedb;
-mod transcript;
+pub(crate) mod transcript;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -19,7 +19,7 @@ use crate::cut;
 use crate::error::Error;
 use crate::held::Held;
 use crate::jsonl::{parse_line, LineReader};
-use crate::tail::LineStart;
+use crate::tail::{LineStart, Resume};
 use agent_sessions_model::{
     Diagnostics, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus,
     Transcript,
@@ -51,24 +51,48 @@ pub fn load_from(session: &SessionMeta, from: LineStart) -> Result<Transcript, E
     build::read_from(ProviderKind::Codex, session, Builder::default(), from)
 }
 
+/// What a Codex builder carries over a resume point: the model of the turn, and whether user
+/// items came (they decide, for the whole rollout, whether `user_message` events show).
+#[derive(serde::Serialize, Deserialize)]
+struct Carried {
+    model: Option<String>,
+    had_user_items: bool,
+}
+
 /// Hands each message of a JSONL rollout to `each` as soon as nothing later can change it, so
 /// a rollout of any size streams with bounded memory (see [`Held`], which tests make small); a
 /// single-document JSON rollout is read whole (its size is bounded when it is read).
-pub fn load_each(
+/// From `resume` (see [`crate::Provider::load_each_from`]); a state of another format is an
+/// error (before anything is read): the caller reads from the start instead.
+pub fn load_each_from(
     session: &SessionMeta,
+    resume: Option<&Resume>,
     held: Held,
     each: &mut dyn FnMut(Message),
-) -> Result<Diagnostics, Error> {
+) -> Result<(Diagnostics, Option<Resume>), Error> {
     if is_single_json(&session.source_path) {
         let t = load(session)?;
         t.messages.into_iter().for_each(each);
-        return Ok(t.diagnostics);
+        return Ok((t.diagnostics, None));
     }
-    let b = Builder {
+    let mut b = Builder {
         messages: held,
         ..Builder::default()
     };
-    build::stream(ProviderKind::Codex, session, b, each)
+    let mut from = LineStart::default();
+    if let Some(r) = resume {
+        let Some(c) = crate::decode_state::<Carried>(&r.state) else {
+            let e = std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a resume point of another version",
+            );
+            return Err(Error::io(&session.source_path, e));
+        };
+        b.model = c.model;
+        b.had_user_items = c.had_user_items;
+        from = r.from;
+    }
+    build::stream(ProviderKind::Codex, session, b, from, each)
 }
 
 /// A `user_message` event (a hidden user message) is the prompt itself when the rollout has no
@@ -136,6 +160,17 @@ impl LineBuilder for Builder {
 
     fn into_messages(self) -> Vec<Message> {
         self.finish()
+    }
+
+    fn held(&self) -> &Held {
+        &self.messages
+    }
+
+    fn carried(&self) -> Vec<u8> {
+        crate::encode_state(&Carried {
+            model: self.model.clone(),
+            had_user_items: self.had_user_items,
+        })
     }
 }
 
@@ -617,7 +652,7 @@ mod tests {
                 for keep in [2, 8] {
                     let mut streamed = Vec::new();
                     let held = Held::with_limits(keep, 1000);
-                    let d = load_each(s, held, &mut |m| streamed.push(m)).unwrap();
+                    let (d, _) = load_each_from(s, None, held, &mut |m| streamed.push(m)).unwrap();
                     assert_eq!(d, whole.diagnostics);
                     assert_eq!(streamed, whole.messages, "{} keep {keep}", s.id);
                 }

@@ -1,0 +1,164 @@
+//! A growing session's text is indexed again from where its last read said the next could start
+//! (`index/resume.rs`): an append costs a read of what the transcript builder held open at the
+//! end, the index then equals one made from scratch, and a file rewritten rather than grown is
+//! read whole.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use agent_sessions_core::index::{self, Index};
+use agent_sessions_core::{ProviderKind, ProviderSet, Roots, ScanProgress};
+use agent_sessions_test_support::{append_line, long_claude_session};
+
+const ID: &str = "5e1f0c2a-8d3b-4c6e-9f70-1a2b3c4d5e6f";
+
+/// Every message row of every file of the cache: (row key, hash, text), sorted.
+fn rows(index: &Index) -> Vec<(String, i64, String)> {
+    let mut all = Vec::new();
+    for file in index::cache_files(index.path()) {
+        let conn = rusqlite::Connection::open(&file).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT m.message_id, m.hash, f.body FROM indexed_messages m
+                 JOIN fts f ON f.rowid = m.fts_rowid WHERE m.message_id != ''",
+            )
+            .unwrap();
+        let found = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap();
+        all.extend(found.map(Result::unwrap));
+    }
+    all.sort();
+    all
+}
+
+/// A cache made from scratch of `roots` (kept while the folder is).
+fn made_whole(roots: &Roots) -> (Index, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let (index, _) = common::indexed(dir.path(), roots);
+    (index, dir)
+}
+
+/// A Claude store of one session of 600 prompts and answers (1,200 messages: far more than a
+/// transcript builder holds open); its root and the session's file.
+fn long_store(dir: &Path) -> (Roots, PathBuf) {
+    let root = dir.join("claude");
+    let path = long_claude_session(&root, ID, 600);
+    (common::roots(ProviderKind::Claude, &root), path)
+}
+
+fn refresh_and_index(index: &mut Index, roots: &Roots) {
+    let providers = ProviderSet::new(roots, &[]);
+    let p = ScanProgress::default();
+    index.refresh(&providers, &p).unwrap();
+    assert_eq!(index.index_text(&providers, None, &p).unwrap(), 1);
+}
+
+/// What the agent writes next: the last answer goes on in a second record of its message, a
+/// tool is called and answers, and a new prompt comes.
+fn answer_on(path: &Path) {
+    let t = "2026-11-30T11:00:00.000Z";
+    let at = |uuid: &str, parent: &str| {
+        format!(r#""uuid":"{uuid}","parentUuid":"{parent}","sessionId":"{ID}","timestamp":"{t}""#)
+    };
+    append_line(
+        path,
+        &format!(
+            r#"{{"type":"assistant",{},"message":{{"id":"m599","model":"claude-x","role":"assistant","content":[{{"type":"text","text":"and a zebra"}}]}}}}"#,
+            at("a599b", "a599")
+        ),
+    );
+    append_line(
+        path,
+        &format!(
+            r#"{{"type":"assistant",{},"message":{{"id":"m600","model":"claude-x","role":"assistant","content":[{{"type":"tool_use","id":"t1","name":"Bash","input":{{"command":"ls giraffe"}}}}]}}}}"#,
+            at("a600", "a599b")
+        ),
+    );
+    append_line(
+        path,
+        &format!(
+            r#"{{"type":"user",{},"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":"okapi.txt"}}]}}}}"#,
+            at("r600", "a600")
+        ),
+    );
+    append_line(
+        path,
+        &format!(
+            r#"{{"type":"user",{},"message":{{"role":"user","content":"question quokka"}}}}"#,
+            at("u601", "r600")
+        ),
+    );
+}
+
+/// The index of a grown session equals a whole index of it, and the read behind it started past
+/// the session's early lines: an early line changed in place (which an agent never does, and
+/// which is not looked at) is not read again, while everything after the resume point is.
+#[test]
+fn an_append_is_read_from_the_resume_point_and_indexes_as_a_whole_read_does() {
+    let store = tempfile::tempdir().unwrap();
+    let (roots, path) = long_store(store.path());
+    let cache = tempfile::tempdir().unwrap();
+    let (mut index, _) = common::indexed(cache.path(), &roots);
+
+    answer_on(&path);
+    refresh_and_index(&mut index, &roots);
+    let (whole, _dir) = made_whole(&roots);
+    let grown = rows(&index);
+    assert_eq!(grown, rows(&whole));
+    for word in ["zebra", "giraffe", "okapi", "quokka"] {
+        assert!(
+            grown.iter().any(|(_, _, text)| text.contains(word)),
+            "{word}"
+        );
+    }
+
+    // Prompt 5 reworded in place, the same length, and one more prompt.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text.replacen("\"question 5\"", "\"quixotic 5\"", 1);
+    std::fs::write(&path, text).unwrap();
+    append_line(
+        &path,
+        &format!(
+            r#"{{"type":"user","uuid":"u602","parentUuid":"u601","sessionId":"{ID}","timestamp":"2026-11-30T11:01:00.000Z","message":{{"role":"user","content":"question wombat"}}}}"#
+        ),
+    );
+    refresh_and_index(&mut index, &roots);
+    let (whole, _dir) = made_whole(&roots);
+    let (ours, theirs) = (rows(&index), rows(&whole));
+    let differ: Vec<_> = ours.iter().filter(|r| !theirs.contains(r)).collect();
+    assert_eq!(differ.len(), 1, "{differ:?}");
+    assert_eq!(differ[0].0, "u5");
+    assert!(differ[0].2.contains("question 5"));
+    assert!(ours
+        .iter()
+        .any(|(id, _, text)| id == "u602" && text.contains("wombat")));
+}
+
+/// A session file rewritten (here: every answer reworded, the file longer) is not resumed: the
+/// bytes before its resume point changed, so it is read whole and indexes as a new cache does.
+#[test]
+fn a_rewritten_file_is_read_whole() {
+    let store = tempfile::tempdir().unwrap();
+    let (roots, path) = long_store(store.path());
+    let cache = tempfile::tempdir().unwrap();
+    let (mut index, _) = common::indexed(cache.path(), &roots);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("\"answer ", "\"reworded answer ")).unwrap();
+    answer_on(&path);
+    refresh_and_index(&mut index, &roots);
+    let (whole, _dir) = made_whole(&roots);
+    let ours = rows(&index);
+    assert_eq!(ours, rows(&whole));
+    assert!(ours.iter().all(|(_, _, text)| !text.starts_with("answer ")));
+
+    // Cut short below its resume point: read whole too.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let half: String = text.lines().take(300).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, half).unwrap();
+    refresh_and_index(&mut index, &roots);
+    let (whole, _dir) = made_whole(&roots);
+    assert_eq!(rows(&index), rows(&whole));
+    assert_eq!(rows(&index).len(), 300);
+}

@@ -33,6 +33,18 @@ fn rows(index: &Index) -> Vec<(String, i64, String)> {
     all
 }
 
+/// Fails, naming the rows that differ, unless `index` has exactly the rows of `whole`.
+#[track_caller]
+fn assert_same_rows(index: &Index, whole: &Index, what: &str) {
+    let (ours, theirs) = (rows(index), rows(whole));
+    let extra: Vec<_> = ours.iter().filter(|r| !theirs.contains(r)).collect();
+    let missing: Vec<_> = theirs.iter().filter(|r| !ours.contains(r)).collect();
+    assert!(
+        extra.is_empty() && missing.is_empty(),
+        "{what}: rows not in a whole index {extra:?}; rows missing {missing:?}"
+    );
+}
+
 /// A cache made from scratch of `roots` (kept while the folder is).
 fn made_whole(roots: &Roots) -> (Index, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
@@ -92,6 +104,16 @@ fn answer_on(path: &Path) {
     );
 }
 
+/// One more prompt, after [`answer_on`]'s.
+fn ask_wombat(path: &Path) {
+    append_line(
+        path,
+        &format!(
+            r#"{{"type":"user","uuid":"u602","parentUuid":"u601","sessionId":"{ID}","timestamp":"2026-11-30T11:01:00.000Z","message":{{"role":"user","content":"question wombat"}}}}"#
+        ),
+    );
+}
+
 /// The index of a grown session equals a whole index of it, and the read behind it started past
 /// the session's early lines: an early line changed in place (which an agent never does, and
 /// which is not looked at) is not read again, while everything after the resume point is.
@@ -118,12 +140,7 @@ fn an_append_is_read_from_the_resume_point_and_indexes_as_a_whole_read_does() {
     let text = std::fs::read_to_string(&path).unwrap();
     let text = text.replacen("\"question 5\"", "\"quixotic 5\"", 1);
     std::fs::write(&path, text).unwrap();
-    append_line(
-        &path,
-        &format!(
-            r#"{{"type":"user","uuid":"u602","parentUuid":"u601","sessionId":"{ID}","timestamp":"2026-11-30T11:01:00.000Z","message":{{"role":"user","content":"question wombat"}}}}"#
-        ),
-    );
+    ask_wombat(&path);
     refresh_and_index(&mut index, &roots);
     let (whole, _dir) = made_whole(&roots);
     let (ours, theirs) = (rows(&index), rows(&whole));
@@ -161,4 +178,74 @@ fn a_rewritten_file_is_read_whole() {
     let (whole, _dir) = made_whole(&roots);
     assert_eq!(rows(&index), rows(&whole));
     assert_eq!(rows(&index).len(), 300);
+}
+
+/// A record the transcript builder passes over (Claude writes these between messages).
+const SNAPSHOT: &str = r#"{"type":"file-history-snapshot","messageId":"x","snapshot":{}}"#;
+
+/// A session whose messages moved to other lines, their text the same (lines put in before
+/// them, then taken out again), is read whole; the rows it leaves say where their messages
+/// are now, so the next append is read from its resume point and still indexes as a read from
+/// scratch: no message of the resume point's line is numbered as a second occurrence of its
+/// id, and none just before it is dropped as gone.
+#[test]
+fn rows_of_messages_moved_to_other_lines_say_where_they_are_now() {
+    let store = tempfile::tempdir().unwrap();
+    let (roots, path) = long_store(store.path());
+    let cache = tempfile::tempdir().unwrap();
+    let (mut index, _) = common::indexed(cache.path(), &roots);
+    let original = std::fs::read_to_string(&path).unwrap();
+
+    // Two lines put in before every message: each is two lines further down.
+    std::fs::write(&path, format!("{SNAPSHOT}\n{SNAPSHOT}\n{original}")).unwrap();
+    refresh_and_index(&mut index, &roots);
+    answer_on(&path);
+    refresh_and_index(&mut index, &roots);
+    let (whole, _dir) = made_whole(&roots);
+    assert_same_rows(&index, &whole, "moved");
+
+    // Taken out again: each message is two lines further up.
+    let grown = std::fs::read_to_string(&path).unwrap();
+    let taken_out = grown.replacen(&format!("{SNAPSHOT}\n{SNAPSHOT}\n"), "", 1);
+    std::fs::write(&path, taken_out).unwrap();
+    refresh_and_index(&mut index, &roots);
+    ask_wombat(&path);
+    refresh_and_index(&mut index, &roots);
+    let (whole, _dir) = made_whole(&roots);
+    assert_same_rows(&index, &whole, "moved");
+}
+
+/// Every shard file of the cache, opened for writing.
+fn shard_files(index: &Index) -> Vec<rusqlite::Connection> {
+    index::cache_files(index.path())
+        .iter()
+        .map(|f| rusqlite::Connection::open(f).unwrap())
+        .collect()
+}
+
+/// A stored resume point with a value out of range (a damaged cache file: a negative line or
+/// offset, state that does not decode) is not started from: the session is read whole, with
+/// no panic, and indexes as a read from scratch.
+#[test]
+fn a_damaged_resume_point_is_not_started_from() {
+    for damage in [
+        "UPDATE text_resume SET line = -1",
+        "UPDATE text_resume SET line = -2, offset = -5",
+        "UPDATE text_resume SET offset = 9223372036854775807",
+        "UPDATE text_resume SET state = x'ffffffff'",
+    ] {
+        let store = tempfile::tempdir().unwrap();
+        let (roots, path) = long_store(store.path());
+        let cache = tempfile::tempdir().unwrap();
+        let (mut index, _) = common::indexed(cache.path(), &roots);
+        let mut damaged = 0;
+        for conn in shard_files(&index) {
+            damaged += conn.execute(damage, []).unwrap();
+        }
+        assert_eq!(damaged, 1, "{damage}");
+        answer_on(&path);
+        refresh_and_index(&mut index, &roots);
+        let (whole, _dir) = made_whole(&roots);
+        assert_same_rows(&index, &whole, damage);
+    }
 }

@@ -68,24 +68,34 @@ CREATE TABLE IF NOT EXISTS {db}.text_resume (
 );
 ";
 
-/// The resume point of `session` in database `db` of `conn`.
+/// The resume point of `session` in database `db` of `conn`; none when its values are out of
+/// range (a damaged file: a negative offset or line would wrap to a point that is no line).
 pub fn load(conn: &Connection, db: &str, session: i64) -> rusqlite::Result<Option<Stored>> {
-    conn.prepare_cached(&format!(
-        "SELECT offset, line, state, check_hash FROM {db}.text_resume WHERE session = ?1"
-    ))?
-    .query_row([session], |r| {
-        Ok(Stored {
+    let row = conn
+        .prepare_cached(&format!(
+            "SELECT offset, line, state, check_hash FROM {db}.text_resume WHERE session = ?1"
+        ))?
+        .query_row([session], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, Vec<u8>>(2)?,
+                r.get(3)?,
+            ))
+        })
+        .optional()?;
+    Ok(row.and_then(|(offset, line, state, check)| {
+        Some(Stored {
             resume: Resume {
                 from: LineStart {
-                    offset: r.get::<_, i64>(0)? as u64,
-                    line: r.get::<_, i64>(1)? as u64,
+                    offset: u64::try_from(offset).ok()?,
+                    line: u64::try_from(line).ok()?,
                 },
-                state: r.get(2)?,
+                state,
             },
-            check: r.get(3)?,
+            check,
         })
-    })
-    .optional()
+    }))
 }
 
 /// Keeps `resume` as the resume point of `session` in the writer's own file (none: forgets it).

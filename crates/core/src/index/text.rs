@@ -91,16 +91,24 @@ const TITLE_ROW: &str = "";
 /// first shard, a shard's own file for the others (see `SHARDS` in the parent module).
 const MAIN: &str = "main";
 
+/// An index row of a session as stored: its hash, FTS rowid and line (see [`Row::line`]).
+#[derive(Clone, Copy)]
+struct Stored {
+    hash: i64,
+    fts_rowid: i64,
+    line: u64,
+}
+
 /// The index rows of `session` in the text tables of database `db` (`main` or an attached
-/// shard, see `SHARDS` in the parent module) from line `from` on: row key → (hash, FTS rowid).
-/// The keys of the rows before that line go to `before`.
+/// shard, see `SHARDS` in the parent module) from line `from` on, by row key. The keys of the
+/// rows before that line go to `before`.
 fn existing(
     tx: &Transaction<'_>,
     db: &str,
     session: i64,
     from: u64,
     before: &mut Vec<String>,
-) -> rusqlite::Result<HashMap<String, (i64, i64)>> {
+) -> rusqlite::Result<HashMap<String, Stored>> {
     let mut stmt = tx.prepare_cached(&format!(
         "SELECT message_id, hash, fts_rowid, line FROM {db}.indexed_messages WHERE session = ?1"
     ))?;
@@ -108,10 +116,19 @@ fn existing(
     let mut from_line = HashMap::new();
     while let Some(r) = rows.next()? {
         let key: String = r.get(0)?;
-        if (r.get::<_, i64>(3)? as u64) < from {
+        let line = u64::try_from(r.get::<_, i64>(3)?).unwrap_or(0);
+        if line < from {
             before.push(key);
         } else {
-            from_line.insert(key, (r.get(1)?, r.get(2)?));
+            let (hash, fts_rowid) = (r.get(1)?, r.get(2)?);
+            from_line.insert(
+                key,
+                Stored {
+                    hash,
+                    fts_rowid,
+                    line,
+                },
+            );
         }
     }
     Ok(from_line)
@@ -138,6 +155,15 @@ fn insert_row(
     )?
     .execute(params![session, key, hash, fts_rowid, line as i64])?;
     Ok(())
+}
+
+/// Moves the row `key` of `session` to `line`, its text unchanged.
+fn set_line(tx: &Transaction<'_>, session: i64, key: &str, line: u64) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "UPDATE indexed_messages SET line = ?3 WHERE session = ?1 AND message_id = ?2",
+    )?
+    .execute(params![session, key, line as i64])
+    .map(drop)
 }
 
 fn delete_row(
@@ -200,8 +226,8 @@ const DUPLICATE: char = '\u{1f}';
 pub struct SessionRows {
     session: i64,
     from: u64,
-    /// Rows of the session not met again yet: row key → (hash, FTS rowid).
-    old: HashMap<String, (i64, i64)>,
+    /// Rows of the session not met again yet, by row key.
+    old: HashMap<String, Stored>,
     /// How often each message id was met (a repeated id gets a row per occurrence).
     seen: HashMap<String, usize>,
 }
@@ -260,8 +286,17 @@ impl SessionRows {
                 n => std::borrow::Cow::Owned(format!("{id}{DUPLICATE}{n}")),
             };
             match self.old.remove(key.as_ref()) {
-                Some((old_hash, _)) if old_hash == *h => continue,
-                Some((_, fts_rowid)) => delete_row(tx, MAIN, self.session, &key, fts_rowid)?,
+                // The same text: its row stays, saying where the message is now (a whole read
+                // after lines were put in or taken out before it), or a later read resumed
+                // between its old and new line would count it before the resume line and
+                // index it again as a second occurrence (or drop it as gone).
+                Some(old) if old.hash == *h => {
+                    if old.line != *line {
+                        set_line(tx, self.session, &key, *line)?;
+                    }
+                    continue;
+                }
+                Some(old) => delete_row(tx, MAIN, self.session, &key, old.fts_rowid)?,
                 None => {}
             }
             insert_row(tx, self.session, &key, ("", text), *h, *line)?;
@@ -272,8 +307,8 @@ impl SessionRows {
 
     /// Drops the rows of messages the session no longer has.
     pub fn finish(self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
-        for (key, (_, fts_rowid)) in self.old {
-            delete_row(tx, MAIN, self.session, &key, fts_rowid)?;
+        for (key, old) in self.old {
+            delete_row(tx, MAIN, self.session, &key, old.fts_rowid)?;
         }
         Ok(())
     }
@@ -320,8 +355,8 @@ pub fn add_terms(tx: &Transaction<'_>, terms: &[String]) -> rusqlite::Result<()>
 
 /// Drops every index row of `session` in database `db`.
 pub fn remove(tx: &Transaction<'_>, db: &str, session: i64) -> rusqlite::Result<()> {
-    for (id, (_, fts_rowid)) in existing(tx, db, session, 0, &mut Vec::new())? {
-        delete_row(tx, db, session, &id, fts_rowid)?;
+    for (id, old) in existing(tx, db, session, 0, &mut Vec::new())? {
+        delete_row(tx, db, session, &id, old.fts_rowid)?;
     }
     super::resume::forget(tx, db, session)
 }

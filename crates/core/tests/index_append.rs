@@ -249,3 +249,75 @@ fn a_damaged_resume_point_is_not_started_from() {
         assert_same_rows(&index, &whole, damage);
     }
 }
+
+/// Every FTS row of every file of the cache: (message id, body), sorted; with how many rows
+/// `indexed_messages` lists (each names one FTS row: an FTS row not listed is never removed).
+fn fts_rows(index: &Index) -> (Vec<(String, String)>, usize) {
+    let (mut all, mut listed) = (Vec::new(), 0);
+    for file in index::cache_files(index.path()) {
+        let conn = rusqlite::Connection::open(&file).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT message_id, body FROM fts WHERE message_id != ''")
+            .unwrap();
+        let found = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        all.extend(found.map(Result::unwrap));
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM indexed_messages WHERE message_id != ''",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        listed += n as usize;
+    }
+    all.sort();
+    (all, listed)
+}
+
+/// Message ids are the transcript's: one holding the separator of a repeated id's occurrence
+/// number (`id\u{1f}2`) neither takes the row of the id's second occurrence (which left that
+/// row's FTS row behind, listed nowhere, so never removed) nor is counted as one; each FTS row
+/// names its own message, and a resumed read numbers as a whole one.
+#[test]
+fn a_message_id_holding_the_occurrence_separator_is_a_message_of_its_own() {
+    let store = tempfile::tempdir().unwrap();
+    let (roots, path) = long_store(store.path());
+    let prompt = |uuid: &str, text: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"{uuid}","sessionId":"{ID}","timestamp":"2026-11-30T11:00:00.000Z","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    };
+    // First, far before any resume point: a line written again, and ids made to look like
+    // its second and seventh occurrence.
+    let lines = [
+        prompt("q", "alpha"),
+        prompt("q", "beta"),
+        prompt(r"q\u001f2", "gamma"),
+        prompt(r"q\u001f7", "delta"),
+        std::fs::read_to_string(&path).unwrap(),
+    ];
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let (mut index, _) = common::indexed(cache.path(), &roots);
+    let (fts, listed) = fts_rows(&index);
+    assert_eq!(fts.len(), listed);
+    let ours: Vec<_> = fts.iter().filter(|(id, _)| id.starts_with('q')).collect();
+    let expected = [
+        ("q", "alpha\n"),
+        ("q", "beta\n"),
+        ("q\u{1f}2", "gamma\n"),
+        ("q\u{1f}7", "delta\n"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(id, body)| (id.to_string(), body.to_string()))
+        .collect();
+    assert_eq!(ours, expected.iter().collect::<Vec<_>>());
+
+    // Read again from its resume point: the id after it is numbered as a whole read does.
+    append_line(&path, &prompt("q", "epsilon"));
+    refresh_and_index(&mut index, &roots);
+    let (whole, _dir) = made_whole(&roots);
+    assert_same_rows(&index, &whole, "resumed");
+    assert_eq!(fts_rows(&index), fts_rows(&whole));
+}

@@ -1,7 +1,8 @@
 //! What of a transcript goes into the search index, and keeping the index rows of a session in
 //! step with it: one FTS row per message (plus one for the title), rewritten only when that
 //! message's text changed. A message id seen twice in one transcript (a line written again)
-//! gets a row per occurrence, keyed `id`, `id\u{1f}2`, …, each naming the message `id`.
+//! gets a row per occurrence, keyed `id`, `id\u{1f}2`, …, each naming the message `id` (an id
+//! holding U+001F itself has it made U+FFFD in its keys, see `key_base`).
 //! Title rows live in the cache file; message rows in the file of the session's shard.
 
 use std::collections::HashMap;
@@ -134,16 +135,15 @@ fn existing(
     Ok(from_line)
 }
 
-/// Adds the FTS row of one message (`key` is its row key in `indexed_messages`).
+/// Adds the FTS row of message `message_id` (`key` is its row key in `indexed_messages`).
 fn insert_row(
     tx: &Transaction<'_>,
     session: i64,
-    key: &str,
+    (key, message_id): (&str, &str),
     (title, body): (&str, &str),
     hash: i64,
     line: u64,
 ) -> rusqlite::Result<()> {
-    let message_id = key.split(DUPLICATE).next().unwrap_or(key);
     tx.prepare_cached(
         "INSERT INTO fts (title, body, session, message_id) VALUES (?1, ?2, ?3, ?4)",
     )?
@@ -216,6 +216,16 @@ impl Row {
 /// Separates a message id from the occurrence number in the row key of a repeated id.
 const DUPLICATE: char = '\u{1f}';
 
+/// The part of a row key that names message `id`: the id, with any [`DUPLICATE`] in it (a
+/// transcript's ids are its own) made U+FFFD, so that a key splits at its first one into what
+/// names the message and the occurrence number, and an id never takes another's key.
+fn key_base(id: &str) -> std::borrow::Cow<'_, str> {
+    match id.contains(DUPLICATE) {
+        true => std::borrow::Cow::Owned(id.replace(DUPLICATE, "\u{fffd}")),
+        false => std::borrow::Cow::Borrowed(id),
+    }
+}
+
 /// Makes the message rows of `session` equal the rows handed to [`SessionRows::write`], chunk
 /// after chunk, touching only what changed: through the connection of the session's shard,
 /// whose own file is its `main`. A transcript of any size is written with the memory of a
@@ -228,7 +238,8 @@ pub struct SessionRows {
     from: u64,
     /// Rows of the session not met again yet, by row key.
     old: HashMap<String, Stored>,
-    /// How often each message id was met (a repeated id gets a row per occurrence).
+    /// How often each message id was met, by [`key_base`] (a repeated id gets a row per
+    /// occurrence).
     seen: HashMap<String, usize>,
 }
 
@@ -279,11 +290,12 @@ impl SessionRows {
             line,
         } in messages
         {
-            let n = self.seen.entry(id.clone()).or_default();
+            let base = key_base(id);
+            let n = self.seen.entry(base.to_string()).or_default();
             *n += 1;
             let key = match *n {
-                1 => std::borrow::Cow::Borrowed(id.as_str()),
-                n => std::borrow::Cow::Owned(format!("{id}{DUPLICATE}{n}")),
+                1 => base,
+                n => std::borrow::Cow::Owned(format!("{base}{DUPLICATE}{n}")),
             };
             match self.old.remove(key.as_ref()) {
                 // The same text: its row stays, saying where the message is now (a whole read
@@ -299,7 +311,7 @@ impl SessionRows {
                 Some(old) => delete_row(tx, MAIN, self.session, &key, old.fts_rowid)?,
                 None => {}
             }
-            insert_row(tx, self.session, &key, ("", text), *h, *line)?;
+            insert_row(tx, self.session, (&key, id), ("", text), *h, *line)?;
             written += text.len();
         }
         Ok(written)
@@ -336,7 +348,7 @@ pub fn write_title(
         None => {}
     }
     if !title.is_empty() {
-        insert_row(tx, session, TITLE_ROW, (title, ""), h, 0)?;
+        insert_row(tx, session, (TITLE_ROW, TITLE_ROW), (title, ""), h, 0)?;
         let mut new = Vec::new();
         terms.add(title, &mut new);
         add_terms(tx, &new)?;

@@ -223,9 +223,9 @@ fn shard_files(index: &Index) -> Vec<rusqlite::Connection> {
         .collect()
 }
 
-/// A stored resume point with a value out of range (a damaged cache file: a negative line or
-/// offset, state that does not decode) is not started from: the session is read whole, with
-/// no panic, and indexes as a read from scratch.
+/// A stored resume point with a value out of range or of another type (a damaged cache file: a
+/// negative line or offset, state that does not decode, text for a number) is not started
+/// from: the session is read whole, with no panic or error, and indexes as a read from scratch.
 #[test]
 fn a_damaged_resume_point_is_not_started_from() {
     for damage in [
@@ -233,6 +233,8 @@ fn a_damaged_resume_point_is_not_started_from() {
         "UPDATE text_resume SET line = -2, offset = -5",
         "UPDATE text_resume SET offset = 9223372036854775807",
         "UPDATE text_resume SET state = x'ffffffff'",
+        "UPDATE text_resume SET offset = 'far', state = 12",
+        "UPDATE text_resume SET check_hash = 'x', line = 2.5",
     ] {
         let store = tempfile::tempdir().unwrap();
         let (roots, path) = long_store(store.path());

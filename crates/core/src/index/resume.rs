@@ -68,34 +68,33 @@ CREATE TABLE IF NOT EXISTS {db}.text_resume (
 );
 ";
 
-/// The resume point of `session` in database `db` of `conn`; none when its values are out of
-/// range (a damaged file: a negative offset or line would wrap to a point that is no line).
+/// The resume point of `session` in database `db` of `conn`; none when a value is out of range
+/// or of another type (a damaged file: a negative offset or line would wrap to a point that is
+/// no line start). A point is only a shortcut: one that does not decode is read whole, not
+/// an error that would stop every indexing pass, and the next read replaces it.
 pub fn load(conn: &Connection, db: &str, session: i64) -> rusqlite::Result<Option<Stored>> {
-    let row = conn
+    let stored = conn
         .prepare_cached(&format!(
             "SELECT offset, line, state, check_hash FROM {db}.text_resume WHERE session = ?1"
         ))?
-        .query_row([session], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, Vec<u8>>(2)?,
-                r.get(3)?,
-            ))
-        })
+        .query_row([session], |r| Ok(decode(r)))
         .optional()?;
-    Ok(row.and_then(|(offset, line, state, check)| {
-        Some(Stored {
-            resume: Resume {
-                from: LineStart {
-                    offset: u64::try_from(offset).ok()?,
-                    line: u64::try_from(line).ok()?,
-                },
-                state,
+    Ok(stored.flatten())
+}
+
+/// A `text_resume` row (offset, line, state, check_hash), when every value is in range.
+fn decode(r: &rusqlite::Row<'_>) -> Option<Stored> {
+    let whole = |i: usize| u64::try_from(r.get::<_, i64>(i).ok()?).ok();
+    Some(Stored {
+        resume: Resume {
+            from: LineStart {
+                offset: whole(0)?,
+                line: whole(1)?,
             },
-            check,
-        })
-    }))
+            state: r.get(2).ok()?,
+        },
+        check: r.get(3).ok()?,
+    })
 }
 
 /// Keeps `resume` as the resume point of `session` in the writer's own file (none: forgets it).

@@ -323,3 +323,90 @@ fn a_message_id_holding_the_occurrence_separator_is_a_message_of_its_own() {
     assert_same_rows(&index, &whole, "resumed");
     assert_eq!(fts_rows(&index), fts_rows(&whole));
 }
+
+/// The line of every stored resume point of the cache (see `index/resume.rs`).
+fn resume_lines(index: &Index) -> Vec<i64> {
+    let mut all = Vec::new();
+    for conn in shard_files(index) {
+        let mut stmt = conn.prepare("SELECT line FROM text_resume").unwrap();
+        let found = stmt.query_map([], |r| r.get::<_, i64>(0)).unwrap();
+        all.extend(found.map(Result::unwrap));
+    }
+    all
+}
+
+/// A real session's records over and over (the first record once for Codex: its session
+/// header), to `lines` lines at least: far longer than a transcript builder holds. Each round
+/// has ids of its own (uuids but the session's, message, tool and call ids), as a session as
+/// long would: a record whose id came before is the same record written again.
+fn repeated(kind: ProviderKind, session: &str, text: &str, lines: usize) -> Vec<String> {
+    let all: Vec<&str> = text.lines().collect();
+    let (head, body) = match kind {
+        ProviderKind::Codex => all.split_at(1),
+        _ => all.split_at(0),
+    };
+    let ids = regex::Regex::new(
+        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(msg|toolu|call)_",
+    )
+    .unwrap();
+    let mut out: Vec<String> = head.iter().map(|l| l.to_string()).collect();
+    for round in 0.. {
+        if out.len() >= lines {
+            break;
+        }
+        out.extend(body.iter().map(|l| {
+            ids.replace_all(l, |c: &regex::Captures<'_>| match &c[0] {
+                id if id == session => id.to_owned(),
+                id if id.len() == 36 => format!("{round:08x}{}", &id[8..]),
+                prefix => format!("{prefix}{round}_"),
+            })
+            .into_owned()
+        }));
+    }
+    out
+}
+
+/// The longest JSONL session of each Claude and Codex fixture store, its records repeated to
+/// 2,000 lines, grows in steps (two fifths, seven tenths, all): after each, the index read from
+/// the last resume point has exactly the rows of an index made from scratch, occurrence
+/// numbers of repeated ids included.
+#[test]
+fn real_sessions_grown_in_steps_index_as_from_scratch() {
+    for &(kind, version) in common::JSONL_STORES {
+        let store = common::fixture_copy(kind, version);
+        let roots = common::roots(kind, store.path());
+        let catalog = common::catalog(kind, store.path());
+        let longest = common::jsonl_sessions(&catalog)
+            .into_iter()
+            .max_by_key(|s| std::fs::metadata(&s.source_path).map_or(0, |m| m.len()))
+            .unwrap();
+        let path = longest.source_path;
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines = repeated(kind, &longest.id, &text, 2000);
+        let cut = |n: usize| {
+            let text: String = lines[..n].iter().map(|l| format!("{l}\n")).collect();
+            std::fs::write(&path, text).unwrap();
+        };
+        cut(lines.len() * 2 / 5);
+        let cache = tempfile::tempdir().unwrap();
+        let (mut index, _) = common::indexed(cache.path(), &roots);
+        for n in [lines.len() * 7 / 10, lines.len()] {
+            // Claude's next read starts far into the session, where the last one stopped.
+            // (Codex's builder holds these rollouts back to an early line: what it holds is the
+            // provider's; its reads are compared all the same.)
+            let from = resume_lines(&index).into_iter().max().unwrap_or(0);
+            if kind == ProviderKind::Claude {
+                assert!(from > 150, "{version}: resumes at line {from}");
+            }
+            cut(n);
+            let providers = ProviderSet::new(&roots, &[]);
+            let p = ScanProgress::default();
+            index.refresh(&providers, &p).unwrap();
+            index.index_text(&providers, None, &p).unwrap();
+            let (whole, _dir) = made_whole(&roots);
+            let what = format!("{kind:?} {version} {} at {n} lines", path.display());
+            assert_same_rows(&index, &whole, &what);
+            assert_eq!(fts_rows(&index), fts_rows(&whole), "{what}");
+        }
+    }
+}

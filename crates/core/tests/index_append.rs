@@ -410,3 +410,39 @@ fn real_sessions_grown_in_steps_index_as_from_scratch() {
         }
     }
 }
+
+/// A kill after a shard committed a session's rows and resume point, before the cache file
+/// marked it indexed, leaves it pending with both in step: its next read starts at that point
+/// (the same rows again, then an append's) and indexes as a read from scratch.
+#[test]
+fn a_session_left_pending_after_its_shard_committed_is_read_from_its_new_point() {
+    let store = tempfile::tempdir().unwrap();
+    let (roots, path) = long_store(store.path());
+    let cache = tempfile::tempdir().unwrap();
+    let (mut index, _) = common::indexed(cache.path(), &roots);
+    answer_on(&path);
+    refresh_and_index(&mut index, &roots);
+    let points = resume_lines(&index);
+    // The mark lost: pending again, its rows and point as the shard committed them.
+    let conn = rusqlite::Connection::open(index.path()).unwrap();
+    conn.execute("UPDATE sessions SET text_indexed = 0", [])
+        .unwrap();
+    // Prompt 300, far before the point, reworded in place for the read alone: the read starts
+    // at the point, so its row stays as it was.
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("question 300\"", "quixotic 300\"", 1)).unwrap();
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    assert_eq!(index.index_text(&providers, None, &p).unwrap(), 1);
+    std::fs::write(&path, text).unwrap();
+    assert_eq!(resume_lines(&index), points);
+    let (whole, _dir) = made_whole(&roots);
+    assert_same_rows(&index, &whole, "pending again");
+
+    conn.execute("UPDATE sessions SET text_indexed = 0", [])
+        .unwrap();
+    ask_wombat(&path);
+    refresh_and_index(&mut index, &roots);
+    let (whole, _dir) = made_whole(&roots);
+    assert_same_rows(&index, &whole, "pending, then grown");
+}

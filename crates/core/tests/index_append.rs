@@ -60,6 +60,16 @@ fn long_store(dir: &Path) -> (Roots, PathBuf) {
     (common::roots(ProviderKind::Claude, &root), path)
 }
 
+/// [`long_store`] in a folder of its own, indexed in a cache of its own (both folders kept while
+/// they are): the store's roots, the session's file and the index.
+fn indexed_long() -> (tempfile::TempDir, tempfile::TempDir, Roots, PathBuf, Index) {
+    let store = tempfile::tempdir().unwrap();
+    let (roots, path) = long_store(store.path());
+    let cache = tempfile::tempdir().unwrap();
+    let (index, _) = common::indexed(cache.path(), &roots);
+    (store, cache, roots, path, index)
+}
+
 fn refresh_and_index(index: &mut Index, roots: &Roots) {
     let providers = ProviderSet::new(roots, &[]);
     let p = ScanProgress::default();
@@ -119,10 +129,7 @@ fn ask_wombat(path: &Path) {
 /// which is not looked at) is not read again, while everything after the resume point is.
 #[test]
 fn an_append_is_read_from_the_resume_point_and_indexes_as_a_whole_read_does() {
-    let store = tempfile::tempdir().unwrap();
-    let (roots, path) = long_store(store.path());
-    let cache = tempfile::tempdir().unwrap();
-    let (mut index, _) = common::indexed(cache.path(), &roots);
+    let (_store, _cache, roots, path, mut index) = indexed_long();
 
     answer_on(&path);
     refresh_and_index(&mut index, &roots);
@@ -157,10 +164,7 @@ fn an_append_is_read_from_the_resume_point_and_indexes_as_a_whole_read_does() {
 /// bytes before its resume point changed, so it is read whole and indexes as a new cache does.
 #[test]
 fn a_rewritten_file_is_read_whole() {
-    let store = tempfile::tempdir().unwrap();
-    let (roots, path) = long_store(store.path());
-    let cache = tempfile::tempdir().unwrap();
-    let (mut index, _) = common::indexed(cache.path(), &roots);
+    let (_store, _cache, roots, path, mut index) = indexed_long();
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replace("\"answer ", "\"reworded answer ")).unwrap();
     answer_on(&path);
@@ -190,10 +194,7 @@ const SNAPSHOT: &str = r#"{"type":"file-history-snapshot","messageId":"x","snaps
 /// id, and none just before it is dropped as gone.
 #[test]
 fn rows_of_messages_moved_to_other_lines_say_where_they_are_now() {
-    let store = tempfile::tempdir().unwrap();
-    let (roots, path) = long_store(store.path());
-    let cache = tempfile::tempdir().unwrap();
-    let (mut index, _) = common::indexed(cache.path(), &roots);
+    let (_store, _cache, roots, path, mut index) = indexed_long();
     let original = std::fs::read_to_string(&path).unwrap();
 
     // Two lines put in before every message: each is two lines further down.
@@ -236,10 +237,7 @@ fn a_damaged_resume_point_is_not_started_from() {
         "UPDATE text_resume SET offset = 'far', state = 12",
         "UPDATE text_resume SET check_hash = 'x', line = 2.5",
     ] {
-        let store = tempfile::tempdir().unwrap();
-        let (roots, path) = long_store(store.path());
-        let cache = tempfile::tempdir().unwrap();
-        let (mut index, _) = common::indexed(cache.path(), &roots);
+        let (_store, _cache, roots, path, mut index) = indexed_long();
         let mut damaged = 0;
         for conn in shard_files(&index) {
             damaged += conn.execute(damage, []).unwrap();
@@ -416,10 +414,7 @@ fn real_sessions_grown_in_steps_index_as_from_scratch() {
 /// (the same rows again, then an append's) and indexes as a read from scratch.
 #[test]
 fn a_session_left_pending_after_its_shard_committed_is_read_from_its_new_point() {
-    let store = tempfile::tempdir().unwrap();
-    let (roots, path) = long_store(store.path());
-    let cache = tempfile::tempdir().unwrap();
-    let (mut index, _) = common::indexed(cache.path(), &roots);
+    let (_store, _cache, roots, path, mut index) = indexed_long();
     answer_on(&path);
     refresh_and_index(&mut index, &roots);
     let points = resume_lines(&index);

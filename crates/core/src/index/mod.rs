@@ -2228,8 +2228,9 @@ mod tests {
     }
 
     /// A resumed read is written only over the resume point it began from: when another
-    /// process indexed the session meanwhile (the stored point changed), its chunks are dropped,
-    /// the session is not marked indexed, and the point is forgotten so its next read is whole.
+    /// process indexed the session meanwhile (the stored point changed), its chunks are dropped
+    /// (that process's rows stay), the session is not marked indexed, and the point is
+    /// forgotten so its next read is whole; a pass out of time still writes the next session.
     #[test]
     fn a_resumed_read_of_a_session_indexed_meanwhile_is_dropped() {
         use crate::provider::tail::{LineStart, Resume};
@@ -2248,15 +2249,19 @@ mod tests {
             },
             check: 1,
         };
-        let tx = conn.transaction().unwrap();
-        resume::save(&tx, 7, Some(&point(40))).unwrap();
-        tx.commit().unwrap();
         let row = |id: &str| text::Row {
             id: id.to_owned(),
             text: format!("{id} text"),
             hash: 1,
             line: 50,
         };
+        // What the other process wrote: its rows and its point.
+        let tx = conn.transaction().unwrap();
+        let mut theirs = text::SessionRows::begin(&tx, 7, 0).unwrap();
+        theirs.write(&tx, &[row("x"), row("y")]).unwrap();
+        theirs.finish(&tx).unwrap();
+        resume::save(&tx, 7, Some(&point(40))).unwrap();
+        tx.commit().unwrap();
         let chunk = |rowid, based_on, last, id: &str| Extracted {
             rowid,
             updated: 0,
@@ -2272,9 +2277,12 @@ mod tests {
             chunk(7, Some(point(20)), false, "a"),
             chunk(7, None, true, "b"),
             chunk(9, None, true, "c"),
+            chunk(11, None, true, "d"),
         ];
+        // The pass's time is up from the start: it still writes one session, the first it
+        // does not drop, and ends there.
         let ending = Ending {
-            deadline: None,
+            deadline: Some(std::time::Instant::now()),
             last: false,
             bulk: false,
         };
@@ -2296,8 +2304,9 @@ mod tests {
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        assert_eq!(ids, ["c"]);
+        assert_eq!(ids, ["c", "x", "y"]);
         assert_eq!(resume::load(&conn, "main", 7).unwrap(), None);
+        assert_eq!(resume::load(&conn, "main", 11).unwrap(), None);
         assert_eq!(resume::load(&conn, "main", 9).unwrap(), Some(point(60)));
     }
 

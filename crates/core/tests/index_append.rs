@@ -441,3 +441,28 @@ fn a_session_left_pending_after_its_shard_committed_is_read_from_its_new_point()
     let (whole, _dir) = made_whole(&roots);
     assert_same_rows(&index, &whole, "pending, then grown");
 }
+
+/// A session whose lines end in CRLF is resumed as one ending in LF: its point is far into
+/// the file, and after an append (CRLF too) the index is the one made from scratch.
+#[test]
+fn a_session_with_crlf_line_ends_resumes_too() {
+    let store = tempfile::tempdir().unwrap();
+    let (roots, path) = long_store(store.path());
+    let crlf = |path: &Path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        std::fs::write(path, text.replace("\r\n", "\n").replace('\n', "\r\n")).unwrap();
+    };
+    crlf(&path);
+    let cache = tempfile::tempdir().unwrap();
+    let (mut index, _) = common::indexed(cache.path(), &roots);
+    let from = resume_lines(&index).into_iter().max().unwrap_or(0);
+    assert!(from > 600, "resumes at line {from}");
+    answer_on(&path);
+    crlf(&path);
+    refresh_and_index(&mut index, &roots);
+    let (whole, _dir) = made_whole(&roots);
+    assert_same_rows(&index, &whole, "crlf");
+    assert!(rows(&index)
+        .iter()
+        .any(|(_, _, text)| text.contains("quokka")));
+}

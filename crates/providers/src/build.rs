@@ -113,26 +113,80 @@ pub(crate) fn read_from(
     Ok(transcript(session, builder.into_messages(), diagnostics))
 }
 
-/// Hands each message of the session's file from `from` on (a line start) to `each` as soon as
-/// nothing later can change it, so a transcript of any size streams with bounded memory (see
-/// [`Held`]). Also returns where a later read of the file, grown since, can start again (see
+/// Where a streamed read starts: a line start, and for a read resumed where an earlier one said
+/// it could (see [`stream`]), what the builder carried there and the start of the last record
+/// that read took.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Start {
+    from: LineStart,
+    /// [`LineBuilder::carried`] at `from`, for the module to give its new builder.
+    pub carried: Vec<u8>,
+    /// The last record the earlier read took (`None`: a read from the start).
+    held_through: Option<u64>,
+}
+
+/// What [`stream`] keeps in [`Resume::state`].
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Point {
+    carried: Vec<u8>,
+    held_through: u64,
+}
+
+impl Start {
+    /// Where `resume` says a read starts (`None`: from the start); a state this build did not
+    /// write is an error before anything is read, so the caller reads from the start instead.
+    pub(crate) fn of(session: &SessionMeta, resume: Option<&Resume>) -> Result<Start, Error> {
+        let Some(resume) = resume else {
+            return Ok(Start::default());
+        };
+        let Some(point) = crate::decode_state::<Point>(&resume.state) else {
+            return Err(other_version(session));
+        };
+        Ok(Start {
+            from: resume.from,
+            carried: point.carried,
+            held_through: Some(point.held_through),
+        })
+    }
+}
+
+/// The error for a resume point this build cannot read (an older build wrote it).
+pub(crate) fn other_version(session: &SessionMeta) -> Error {
+    let e = std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "a resume point of another version: read the session from the start",
+    );
+    Error::io(&session.source_path, e)
+}
+
+/// Hands each message of the session's file from `start` on to `each` as soon as nothing later
+/// can change it, so a transcript of any size streams with bounded memory (see [`Held`]). Also
+/// returns where a later read of the file, grown since, can start again (see
 /// [`Held::resume_line`]): from there a new builder given [`LineBuilder::carried`] hands out
 /// what this one would have, so an append costs a read of what is held, not of the file.
+///
+/// A resumed read hands nothing out until it is past the last record the read before took:
+/// up to there that read held every message from the resume point on, while a new builder,
+/// which has not seen the older messages held with them (a call waiting for its result keeps
+/// everything after it), would let one go that a later record of the same answer still
+/// changes. From there on both hold the same messages. What it holds meanwhile is what the
+/// read before held.
 pub(crate) fn stream(
     kind: ProviderKind,
     session: &SessionMeta,
     mut builder: impl LineBuilder,
-    from: LineStart,
+    start: Start,
     each: &mut dyn FnMut(Message),
 ) -> Result<(Diagnostics, Option<Resume>), Error> {
     // The line starts of the records from the oldest message held on, each with what the
     // builder carried before it: what a resume point can be, kept as long as the messages are.
     let mut starts: VecDeque<(LineStart, Vec<u8>)> = VecDeque::new();
+    let mut last = None;
     let diagnostics = for_each_record_from(
         kind,
         &session.source_path,
-        from.offset,
-        from.line,
+        start.from.offset,
+        start.from.line,
         |v, offset, line| {
             let at = LineStart {
                 offset,
@@ -140,6 +194,10 @@ pub(crate) fn stream(
             };
             starts.push_back((at, builder.carried()));
             builder.add(v, offset, line);
+            last = Some(offset);
+            if start.held_through.is_some_and(|held| offset <= held) {
+                return;
+            }
             builder.release(each);
             let first = builder.held().first_line().unwrap_or(u64::MAX);
             while starts.front().is_some_and(|(s, _)| s.line + 1 < first) {
@@ -148,7 +206,12 @@ pub(crate) fn stream(
         },
     )?;
     let resume = builder.held().resume_line().and_then(|line| {
-        let (from, state) = starts.into_iter().find(|(s, _)| s.line + 1 == line)?;
+        let (from, carried) = starts.into_iter().find(|(s, _)| s.line + 1 == line)?;
+        let held_through = last?;
+        let state = crate::encode_state(&Point {
+            carried,
+            held_through,
+        });
         Some(Resume { from, state })
     });
     builder.release_rest(each);
@@ -160,13 +223,24 @@ pub(crate) fn stream(
 /// again; a read from there of the whole file (grown since) hands out exactly the messages a
 /// read of the whole file from the start does from that line on (but for parents before it),
 /// and so does a read from where that read says, after the file grew again, holding messages
-/// as `limits` ([`Held::with_limits`]) say. Returns the points checked.
+/// as `limits` ([`Held::with_limits`]) say. Returns the points checked; panics on a mismatch.
 #[cfg(test)]
 pub(crate) fn check_resume_points(
     session: &SessionMeta,
     limits: (usize, usize),
     load_each_from: LoadEachFrom,
 ) -> usize {
+    resume_mismatch(session, limits, load_each_from).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`check_resume_points`], saying what differs at the first mismatch instead of panicking
+/// (the property tests shrink on it).
+#[cfg(test)]
+pub(crate) fn resume_mismatch(
+    session: &SessionMeta,
+    limits: (usize, usize),
+    load_each_from: LoadEachFrom,
+) -> Result<usize, String> {
     let held = || Held::with_limits(limits.0, limits.1);
     let read = |s: &SessionMeta, resume: Option<&Resume>, held: Held| {
         let mut read = Vec::new();
@@ -209,16 +283,25 @@ pub(crate) fn check_resume_points(
         for resume in std::iter::once(&first).chain(second.as_ref()) {
             let (again, _) = read(&copy, Some(resume), held());
             let again: Vec<Message> = again.into_iter().map(without_parent).collect();
-            assert!(
-                again == from_line(resume),
-                "{}: cut at byte {cut}, read again from line {}",
-                session.id,
-                resume.from.line + 1
-            );
+            let expected = from_line(resume);
+            if again != expected {
+                let at = again.iter().zip(&expected).position(|(a, e)| a != e);
+                let at = at.unwrap_or(again.len().min(expected.len()));
+                return Err(format!(
+                    "{}: cut at byte {cut}, read again from line {}: {} messages, a whole read \
+                     has {} from there; first difference at #{at}:\n resumed {:?}\n whole   {:?}",
+                    session.id,
+                    resume.from.line + 1,
+                    again.len(),
+                    expected.len(),
+                    again.get(at),
+                    expected.get(at),
+                ));
+            }
             checked += 1;
         }
     }
-    checked
+    Ok(checked)
 }
 
 #[cfg(test)]
@@ -229,7 +312,7 @@ fn without_parent(mut m: Message) -> Message {
 
 /// A provider module's `load_each_from`.
 #[cfg(test)]
-type LoadEachFrom = fn(
+pub(crate) type LoadEachFrom = fn(
     &SessionMeta,
     Option<&Resume>,
     Held,

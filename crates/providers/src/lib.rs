@@ -76,6 +76,8 @@ pub mod lenient;
 pub mod opencode;
 pub mod process;
 pub mod registry;
+#[cfg(test)]
+mod resume_props;
 pub mod sqlite;
 pub mod tail;
 

@@ -45,10 +45,10 @@ pub fn load_each_from(
     held: Held,
     each: &mut dyn FnMut(Message),
 ) -> Result<(Diagnostics, Option<Resume>), Error> {
+    let start = build::Start::of(session, resume)?;
     let mut builder = Builder::new(session.parent_id.is_some());
     builder.messages = held;
-    let from = resume.map_or(LineStart::default(), |r| r.from);
-    build::stream(ProviderKind::Claude, session, builder, from, each)
+    build::stream(ProviderKind::Claude, session, builder, start, each)
 }
 
 /// The transcript from `from` (a line start) to the end. Records whose parent lies before

@@ -75,24 +75,19 @@ pub fn load_each_from(
         t.messages.into_iter().for_each(each);
         return Ok((t.diagnostics, None));
     }
+    let start = build::Start::of(session, resume)?;
     let mut b = Builder {
         messages: held,
         ..Builder::default()
     };
-    let mut from = LineStart::default();
-    if let Some(r) = resume {
-        let Some(c) = crate::decode_state::<Carried>(&r.state) else {
-            let e = std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "a resume point of another version",
-            );
-            return Err(Error::io(&session.source_path, e));
+    if resume.is_some() {
+        let Some(c) = crate::decode_state::<Carried>(&start.carried) else {
+            return Err(build::other_version(session));
         };
         b.model = c.model;
         b.had_user_items = c.had_user_items;
-        from = r.from;
     }
-    build::stream(ProviderKind::Codex, session, b, from, each)
+    build::stream(ProviderKind::Codex, session, b, start, each)
 }
 
 /// A `user_message` event (a hidden user message) is the prompt itself when the rollout has no

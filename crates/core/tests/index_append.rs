@@ -231,6 +231,8 @@ fn shard_files(index: &Index) -> Vec<rusqlite::Connection> {
 fn a_damaged_resume_point_is_not_started_from() {
     for damage in [
         "UPDATE text_resume SET line = -1",
+        "UPDATE text_resume SET line = offset + 1",
+        "UPDATE text_resume SET line = 9223372036854775000",
         "UPDATE text_resume SET line = -2, offset = -5",
         "UPDATE text_resume SET offset = 9223372036854775807",
         "UPDATE text_resume SET state = x'ffffffff'",

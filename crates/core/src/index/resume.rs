@@ -82,15 +82,19 @@ pub fn load(conn: &Connection, db: &str, session: i64) -> rusqlite::Result<Optio
     Ok(stored.flatten())
 }
 
-/// A `text_resume` row (offset, line, state, check_hash), when every value is in range.
+/// A `text_resume` row (offset, line, state, check_hash), when every value is in range: no more
+/// lines before the point than bytes (a line ends in one at least), or the lines read from it
+/// would be numbered past the rows they replace.
 fn decode(r: &rusqlite::Row<'_>) -> Option<Stored> {
     let whole = |i: usize| u64::try_from(r.get::<_, i64>(i).ok()?).ok();
+    let from = LineStart {
+        offset: whole(0)?,
+        line: whole(1)?,
+    };
+    (from.line <= from.offset).then_some(())?;
     Some(Stored {
         resume: Resume {
-            from: LineStart {
-                offset: whole(0)?,
-                line: whole(1)?,
-            },
+            from,
             state: r.get(2).ok()?,
         },
         check: r.get(3).ok()?,

@@ -71,6 +71,7 @@ fn generated() -> String {
     d.visit::<raw::RawRecords>();
     d.visit::<live::follow::Update>();
     d.visit::<index::Hit>();
+    d.visit::<commands::search::Found>();
     d.visit::<view::ResumeView>();
     d.visit::<view::TranslationView>();
     // Settings, terminals, export, handoff.

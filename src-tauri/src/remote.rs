@@ -14,7 +14,7 @@ use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
 use agent_sessions_core::actions::trash::Plan;
 use agent_sessions_core::blob::{self, BlobView};
 use agent_sessions_core::health::{self, CacheInfo, Health};
-use agent_sessions_core::index::Hit;
+use agent_sessions_core::index::SearchResults;
 use agent_sessions_core::live::follow::Update;
 use agent_sessions_core::raw::RawRecords;
 use agent_sessions_core::service::WatcherState;
@@ -226,14 +226,14 @@ impl Host {
         query: &str,
         providers: Vec<ProviderKind>,
         limit: usize,
-    ) -> CmdResult<Vec<Hit>> {
+    ) -> CmdResult<SearchResults> {
         let params = wire::SearchParams {
             query: query.to_owned(),
             limit,
             providers,
             ..wire::SearchParams::default()
         };
-        Ok(self.with(|c| c.search(&params))?.results.hits)
+        Ok(self.with(|c| c.search(&params))?.results.into())
     }
 
     /// What the window may show of a blob (the remote sends it whole, at most 32 MiB).
@@ -925,7 +925,7 @@ mod tests {
         let cache = tempfile::tempdir().unwrap();
         let host = host_cached(Some(cache.path()));
         let (_, sessions) = local();
-        let hits = host.search("the", vec![], 20).unwrap();
+        let hits = host.search("the", vec![], 20).unwrap().hits;
         assert!(!hits.is_empty());
         assert!(hits
             .iter()

@@ -187,3 +187,46 @@ fn the_service_refreshes_reports_changes_indexes_switches_and_stops() {
     assert_eq!(changes.removed, vec![SessionKey::of(&gone)], "{changes:?}");
     assert!(service.resolve(ProviderKind::Codex, &gone.id).is_err());
 }
+
+/// A search asked for right after a cold start waits for the first list (not for the text
+/// index), then answers every match, read directly from the sessions not indexed yet: asked
+/// before the list, it found nothing and said nothing of it. Also after a switch of roots.
+#[test]
+fn a_first_search_waits_for_the_list_and_finds_every_match() {
+    let store = tempfile::tempdir().unwrap();
+    let root = store.path().join("claude");
+    // Enough sessions that the first scan takes a while.
+    for i in 0..400 {
+        let id = format!("00000000-0000-4000-8000-{i:012}");
+        agent_sessions_test_support::long_claude_session(&root, &id, 5);
+    }
+    let roots = common::roots(ProviderKind::Claude, &root);
+    let cache = tempfile::tempdir().unwrap();
+    let service = Service::new(roots.clone(), Some(cache.path().to_path_buf()));
+    service.start(|_| {});
+    assert!(
+        !service.wait_listed(Duration::ZERO),
+        "the first list cannot be done yet"
+    );
+    assert!(service.wait_listed(WAIT));
+    let filter = SearchFilter {
+        limit: 500,
+        ..SearchFilter::default()
+    };
+    let found = service
+        .library()
+        .search_now("\"question 3\"", &filter)
+        .unwrap();
+    let sessions: BTreeSet<String> = found.hits.iter().map(|h| h.session_id.clone()).collect();
+    assert_eq!(sessions.len(), 400, "{} sessions", sessions.len());
+    assert!(!found.partial);
+
+    service.switch(common::roots(
+        ProviderKind::Claude,
+        &store.path().join("none"),
+    ));
+    assert!(service.wait_listed(WAIT));
+    let found = service.library().search_now("question", &filter).unwrap();
+    assert!(found.hits.is_empty());
+    service.stop();
+}

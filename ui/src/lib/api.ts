@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
-  AppError, BlobView, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, HandoffText, Health, Hit, HostsView, Opened, Provider, RawRecords, ResumeView,
+  AppError, BlobView, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, Found, HandoffText, Health, HostsView, Opened, Provider, RawRecords, ResumeView,
   ScanProgress, SessionChanges, SessionList, SessionRef, SettingChange, SettingsView, Stats, StatsBy, Status, Terminals, Timeline, TranscriptPage, Translation,
   TrashDone, TrashPlan,
 } from "./types";
@@ -61,7 +61,7 @@ export const messageRaw = (session: SessionRef, messageId: string) =>
 /** The session's normalized events, as `agent-sessions-cli log` prints them. */
 export const sessionEvents = (session: SessionRef) => call<Timeline>("session_events", { session: sessionRef(session) });
 export const search = (query: string, providers: Provider[] = [], limit = 50) =>
-  call<Hit[]>("search", { query, providers, limit });
+  call<Found>("search", { query, providers, limit });
 export const resumeCommand = (session: SessionRef) => call<ResumeView>("resume_command", { session: sessionRef(session) });
 export const reveal = (session: SessionRef) => call<void>("reveal", { session: sessionRef(session) });
 /** One message's text translated by the configured endpoint (the request is made by the backend). */

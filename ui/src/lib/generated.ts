@@ -215,6 +215,25 @@ export type FileChange = { path: string,
 change: string, diff: string | null, additions: number, deletions: number, };
 export type Filter = { agent: ProviderKind | null, since: string | null, until: string | null, model: string | null, has_subagents: boolean, archived: boolean, live: boolean, };
 /**
+ * What a search found, and how complete that is.
+ */
+export type Found = { hits: Array<Hit>, 
+/**
+ * Sessions whose text was not indexed yet, searched by reading them: their hits are all
+ * there, ranked by how recent they are until the index has them.
+ */
+read_directly: number, 
+/**
+ * Matches may be missing: some sessions could not be read, or the first list of sessions
+ * was not done yet (`listing`).
+ */
+partial: boolean, 
+/**
+ * The first list of sessions was still being made: sessions not listed yet were not
+ * searched.
+ */
+listing: boolean, };
+/**
  * How the session tree is grouped by default (the app's group modes).
  */
 export type GroupBy = "dir-agent" | "agent-dir" | "flat";

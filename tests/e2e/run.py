@@ -625,6 +625,33 @@ def run_main_suite(d):
         d.shot("07-long-transcript-end")
     check("a 5,000-message transcript keeps only what is on screen in the DOM", long_transcript)
 
+    def long_live_transcript():
+        """A long session read from its top grows: only its count does (its pages before the end
+        stay unloaded), and "latest" loads to the end, new message included."""
+        other = [r for r in d.wait_all('[data-testid="session-row"]') if d.attr(r, "data-id") != BIG_SESSION]
+        d.click(other[0])  # opened again from its top
+        d.click(d.wait_all(f'[data-testid="session-row"][data-id="{BIG_SESSION}"]')[0])
+        d.until(f"return document.querySelector('[data-testid=\"transcript\"]')?.dataset.total == {2 * BIG_PAIRS}", 30)
+        d.js("const s = document.querySelector('[data-testid=\"transcript\"]'); s.scrollTop = 0; s.dispatchEvent(new Event('scroll'))")
+        loaded = int(d.js("return document.querySelector('[data-testid=\"transcript\"]').dataset.loaded"))
+        assert loaded < 2 * BIG_PAIRS, f"{loaded} loaded before the append"
+        path = CLAUDE_ROOT / "projects" / "-home-eve-big" / f"{BIG_SESSION}.jsonl"
+        now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        with path.open("a") as f:
+            f.write(json.dumps({"type": "user", "uuid": "big-live-1", "sessionId": BIG_SESSION, "cwd": "/home/eve/big",
+                                "timestamp": now, "message": {"role": "user", "content": "LIVE BIG question"}}) + "\n")
+        d.until(f"return document.querySelector('[data-testid=\"transcript\"]')?.dataset.total == {2 * BIG_PAIRS + 1}", 30)
+        after = int(d.js("return document.querySelector('[data-testid=\"transcript\"]').dataset.loaded"))
+        assert after == loaded, f"{loaded} loaded before the append, {after} after"
+        d.click(d.wait_all('[data-testid="jump-latest-top"]')[0])
+        d.until("return [...document.querySelectorAll('[data-testid=\"message\"]')].some(m => m.textContent.includes('LIVE BIG question'))", 30)
+        end = int(d.js("return document.querySelector('[data-testid=\"transcript\"]').dataset.loaded"))
+        assert end == 2 * BIG_PAIRS + 1, end
+        in_dom = d.js("return document.querySelectorAll('[data-testid=\"message\"]').length")
+        assert in_dom < 100, f"{in_dom} messages in the DOM at the end"
+        d.shot("07b-long-live-transcript-latest")
+    check("a long session read from its top grows by its count alone, and \"latest\" loads to its new end", long_live_transcript)
+
     def growing_session():
         sid = "ceefe47d-84be-4483-8ce5-5f829cfd22c9"
         d.click(d.wait_all(f'[data-testid="session-row"][data-id="{sid}"]')[0])

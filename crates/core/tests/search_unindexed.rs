@@ -170,6 +170,9 @@ fn queries() -> Vec<&'static str> {
         "hello-from-tool",
         "main.py",
         "\"main.py prints\"",
+        // A phrase whose last word is a prefix.
+        "\"retry con*\"",
+        "\"main.py pri\"*",
         "compac*",
         "stage*",
         "stage4*",

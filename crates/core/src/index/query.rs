@@ -71,11 +71,26 @@ pub fn parse(query: &str) -> Result<Vec<Item>, Error> {
                     "the quote before {phrase:?} is not closed; add a closing \""
                 )));
             }
+            // `"connection ref*"` and `"connection ref"*`: the phrase's last word is a prefix.
+            let mut prefix = false;
+            while chars.peek() == Some(&'*') {
+                chars.next();
+                prefix = true;
+            }
+            let trimmed = phrase.trim_end();
+            if let Some(stem) = trimmed.strip_suffix('*') {
+                phrase = stem.trim_end_matches(['*', ' ']).to_owned();
+                prefix = true;
+            }
             if !phrase.trim().is_empty() {
                 terms.push(Item::Term {
                     text: phrase,
-                    prefix: false,
+                    prefix,
                 });
+            } else if prefix {
+                return Err(Error::BadQuery(
+                    "a lone * matches nothing; put it after a word, like build*".into(),
+                ));
             }
             continue;
         }
@@ -266,6 +281,11 @@ mod tests {
             r#""connection refused" "retry"*"#
         );
         assert_eq!(to_fts("a OR b").unwrap(), r#""a" OR "b""#);
+        // A phrase's last word as a prefix, the star inside the quotes or after them.
+        for q in [r#""hello wor*""#, r#""hello wor"*"#, r#""hello wor **""#] {
+            assert_eq!(to_fts(q).unwrap(), r#""hello wor"*"#, "{q}");
+        }
+        assert!(to_fts(r#""*""#).is_err());
         assert_eq!(
             to_fts("NEAR(x) -y ^z col:w").unwrap(),
             r#""NEAR(x)" "-y" "^z" "col:w""#

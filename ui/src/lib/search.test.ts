@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { searchCompleteness } from "./search";
+import { idHits, searchCompleteness } from "./search";
+import type { SessionMeta } from "./types";
 
 const found = (f: Partial<{ read_directly: number; partial: boolean; listing: boolean }>) =>
   ({ hits: [], read_directly: 0, partial: false, listing: false, ...f });
@@ -17,5 +18,19 @@ describe("search completeness", () => {
   it("says matches may be missing when they may, the list first", () => {
     expect(searchCompleteness(found({ partial: true, read_directly: 3 }))).toMatch(/could not be read/);
     expect(searchCompleteness(found({ partial: true, listing: true }))).toMatch(/still being listed/);
+  });
+});
+
+describe("id hits", () => {
+  const session = (id: string, title: string) => ({ id, title, provider: "claude", source_path: `/s/${id}.jsonl` }) as unknown as SessionMeta;
+  const sessions = [session("9d22e384-6685-4b75-ac35-088162e4c4a9", "fix the parser"), session("9d22e384-0000-4000-8000-000000000000", "other")];
+  it("names the sessions whose id the query starts, title hits that open at the top", () => {
+    const hits = idHits("9D22E384-6685", sessions);
+    expect(hits.map((h) => [h.session_id, h.message_id, h.title, h.snippet])).toEqual([
+      ["9d22e384-6685-4b75-ac35-088162e4c4a9", "", "fix the parser", "session «9d22e384-6685-4b75-ac35-088162e4c4a9»"]]);
+    expect(idHits("9d22e384", sessions)).toHaveLength(2);
+  });
+  it("leaves short words, phrases, prefixes and several words to the text search", () => {
+    for (const q of ["9d22e38", "\"9d22e384\"", "9d22e384*", "9d22e384 parser"]) expect(idHits(q, sessions)).toEqual([]);
   });
 });

@@ -496,6 +496,19 @@ def run_main_suite(d):
         open_bigctx_hit(d, hits, flash_timeout=5)
     check("a search opens the hit at its message", search)
 
+    def hit_in_tool_output():
+        """A word only a tool's output holds: its hit opens the message with that tool call
+        unfolded, the word on screen."""
+        box = d.find_all('[data-testid="search-input"]')[0]
+        d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
+        d.type(box, "drwxr\ue007")
+        hits = d.wait_all('[data-testid="search-hit"]')
+        d.click(hits[0])
+        d.until("return [...document.querySelectorAll('details[data-testid=\"tool\"]')]"
+                ".some(t => t.open && t.textContent.includes('drwxr'))", 10)
+        d.shot("03b-hit-in-tool-output")
+    check("a hit in a tool's output opens its message with that tool call unfolded", hit_in_tool_output)
+
     def group_modes():
         sel = {"element-6066-11e4-a52e-4f735466cecf": d.find_all('[data-testid="group-mode"]')[0]}
         d.js("arguments[0].value = 'agent-dir'; arguments[0].dispatchEvent(new Event('change'))", sel)

@@ -20,12 +20,13 @@ use agent_sessions_model::{ProviderKind, SessionMeta};
 enum ClaudeStep {
     Prompt,
     /// A new answer: one record per block (thinking, text, calls), all with one `message.id`,
-    /// with `between` other records (hook attachments, notes) after its first block.
+    /// with `between` other records after its first block: hook attachments (0), notes (1),
+    /// or the result of the newest call (2: Claude Code runs a call while the answer streams).
     Answer {
         thinking: bool,
         text: bool,
         calls: u8,
-        between: u8,
+        between: Vec<u8>,
     },
     /// One more record of an earlier answer's `message.id` (a late split record, or a repeated
     /// id), with a text or a call.
@@ -96,7 +97,7 @@ fn claude_step() -> impl Strategy<Value = ClaudeStep> {
     use ClaudeStep::*;
     prop_oneof![
         4 => Just(Prompt),
-        6 => (any::<bool>(), any::<bool>(), 0u8..3, prop_oneof![Just(0u8), 1u8..5])
+        6 => (any::<bool>(), any::<bool>(), 0u8..3, between())
             .prop_map(|(thinking, text, calls, between)| Answer { thinking, text, calls, between }),
         4 => (0u8..3, any::<bool>()).prop_map(|(back, call)| More { back, call }),
         3 => (prop::collection::vec(0u8..4, 1..3), any::<bool>())
@@ -112,6 +113,11 @@ fn claude_step() -> impl Strategy<Value = ClaudeStep> {
         1 => Just(Attachment),
         1 => Just(System),
     ]
+}
+
+/// What comes between an answer's first block and the rest: mostly nothing.
+fn between() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![Just(vec![]), prop::collection::vec(0u8..3, 1..5)]
 }
 
 fn codex_step(with_user_items: bool) -> impl Strategy<Value = CodexStep> {
@@ -218,21 +224,30 @@ impl ClaudeWriter {
             } => {
                 let id = format!("msg_{n}");
                 self.answers.push(id.clone());
+                // `None`: a call, numbered when written (results in between find it).
                 let mut blocks = Vec::new();
                 if *thinking {
                     let text = format!("think {n}");
-                    blocks.push(json!({"type": "thinking", "thinking": text, "signature": "s"}));
+                    blocks.push(Some(
+                        json!({"type": "thinking", "thinking": text, "signature": "s"}),
+                    ));
                 }
                 if *text || (*calls == 0 && !*thinking) {
-                    blocks.push(json!({"type": "text", "text": format!("answer {n}")}));
+                    blocks.push(Some(json!({"type": "text", "text": format!("answer {n}")})));
                 }
-                for _ in 0..*calls {
-                    blocks.push(self.call_block());
-                }
+                blocks.extend((0..*calls).map(|_| None));
                 for (i, b) in blocks.into_iter().enumerate() {
+                    let b = b.unwrap_or_else(|| self.call_block());
                     self.assistant(&id, b, false);
-                    for _ in 0..if i == 0 { *between } else { 0 } {
-                        self.step(&ClaudeStep::Attachment);
+                    for other in between.iter().filter(|_| i == 0) {
+                        self.step(&match other {
+                            0 => ClaudeStep::Attachment,
+                            1 => ClaudeStep::System,
+                            _ => ClaudeStep::Results {
+                                back: vec![0],
+                                error: false,
+                            },
+                        });
                     }
                 }
             }
@@ -541,8 +556,8 @@ fn property<T: std::fmt::Debug>(
 fn claude_reads_resumed_equal_a_whole_read() {
     let steps = prop::collection::vec(claude_step(), 3..20);
     let load = crate::claude::transcript::load_each_from;
-    let points = property(128, steps, claude_file, ProviderKind::Claude, load);
-    assert!(points > 128 * 10, "{points}");
+    let points = property(192, steps, claude_file, ProviderKind::Claude, load);
+    assert!(points > 192 * 10, "{points}");
 }
 
 #[test]
@@ -569,13 +584,13 @@ fn an_answer_split_around_other_records_reads_resumed_as_whole() {
             thinking: false,
             text: false,
             calls: 1,
-            between: 0,
+            between: vec![],
         },
         Answer {
             thinking: false,
             text: true,
             calls: 1,
-            between: 2,
+            between: vec![0, 0],
         },
         Prompt,
         Attachment,

@@ -33,6 +33,10 @@ pub fn run(
         print_event(e, json);
     }
     if first.ended {
+        // Said on stderr: a user tailing a file that is being written would wait for more.
+        eprintln!(
+            "note: no running agent holds this session, so it has ended: nothing more to follow"
+        );
         return Ok(Envelope::silent());
     }
     let (tx, rx) = mpsc::channel();

@@ -682,3 +682,27 @@ fn every_agent_has_its_root_flag() {
         }
     }
 }
+
+/// `log --follow` of a session no running agent holds prints its timeline and ends at once,
+/// saying why on stderr (a user tailing a file being written would wait for more otherwise).
+#[test]
+fn log_follow_of_an_ended_session_says_it_has_ended() {
+    let root = store("2.1.332");
+    let out = cli(&[
+        "--claude-root",
+        root.to_str().unwrap(),
+        "log",
+        "9d22e384",
+        "--follow",
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success());
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("session_end"), "{printed}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("no running agent holds this session"),
+        "{said}"
+    );
+}

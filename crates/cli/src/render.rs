@@ -43,7 +43,7 @@ pub fn session_table(sessions: &[SessionMeta], diagnostics: &Diagnostics) -> Str
             ]
         })
         .collect();
-    let header = ["UPDATED", "AGENT", "ID", "MSGS", "TITLE", "CWD"].map(String::from);
+    let header = ["UPDATED", "AGENT", "ID", "USER/ASST", "TITLE", "CWD"].map(String::from);
     let mut widths = header.clone().map(|h| h.chars().count());
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -60,7 +60,8 @@ pub fn session_table(sessions: &[SessionMeta], diagnostics: &Diagnostics) -> Str
             .collect();
         let _ = writeln!(out, "{}", cells.join("  ").trim_end());
     }
-    let _ = writeln!(out, "{} sessions", sessions.len());
+    let n = sessions.len();
+    let _ = writeln!(out, "{n} session{}", if n == 1 { "" } else { "s" });
     if diagnostics.parse_errors > 0 {
         let _ = writeln!(
             out,

@@ -67,8 +67,12 @@ pub fn parse(query: &str) -> Result<Vec<Item>, Error> {
                 phrase.push(c);
             }
             if !closed {
+                let at = match phrase.trim() {
+                    "" => "at the end".to_owned(),
+                    text => format!("before {text:?}"),
+                };
                 return Err(Error::BadQuery(format!(
-                    "the quote before {phrase:?} is not closed; add a closing \""
+                    "the quote {at} is not closed; add a closing \""
                 )));
             }
             // `"connection ref*"` and `"connection ref"*`: the phrase's last word is a prefix.
@@ -101,6 +105,10 @@ pub fn parse(query: &str) -> Result<Vec<Item>, Error> {
             }
             word.push(c);
             chars.next();
+        }
+        // All words must match already: `AND` between two says so, and is not a word.
+        if word == "AND" {
+            continue;
         }
         if word == "OR" {
             if terms.last().is_some_and(|t| *t != Item::Or) {
@@ -281,6 +289,10 @@ mod tests {
             r#""connection refused" "retry"*"#
         );
         assert_eq!(to_fts("a OR b").unwrap(), r#""a" OR "b""#);
+        assert_eq!(to_fts("a AND b").unwrap(), r#""a" "b""#);
+        assert_eq!(to_fts("a and b").unwrap(), r#""a" "and" "b""#);
+        let lone = to_fts("parser \"").unwrap_err().to_string();
+        assert!(lone.contains("the quote at the end is not closed"), "{lone}");
         // A phrase's last word as a prefix, the star inside the quotes or after them.
         for q in [r#""hello wor*""#, r#""hello wor"*"#, r#""hello wor **""#] {
             assert_eq!(to_fts(q).unwrap(), r#""hello wor"*"#, "{q}");

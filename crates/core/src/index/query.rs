@@ -292,7 +292,10 @@ mod tests {
         assert_eq!(to_fts("a AND b").unwrap(), r#""a" "b""#);
         assert_eq!(to_fts("a and b").unwrap(), r#""a" "and" "b""#);
         let lone = to_fts("parser \"").unwrap_err().to_string();
-        assert!(lone.contains("the quote at the end is not closed"), "{lone}");
+        assert!(
+            lone.contains("the quote at the end is not closed"),
+            "{lone}"
+        );
         // A phrase's last word as a prefix, the star inside the quotes or after them.
         for q in [r#""hello wor*""#, r#""hello wor"*"#, r#""hello wor **""#] {
             assert_eq!(to_fts(q).unwrap(), r#""hello wor"*"#, "{q}");

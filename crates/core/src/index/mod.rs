@@ -103,6 +103,14 @@ CREATE VIRTUAL TABLE IF NOT EXISTS {db}.fts USING fts5(
 CREATE TABLE IF NOT EXISTS {db}.terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
 ";
 
+/// Every table of one shard's text, in database `db`: its rows ([`TEXT_SCHEMA`]), what it owes
+/// ([`SHARD_STATE_SCHEMA`]) and its sessions' resume points ([`resume::SCHEMA`]).
+fn text_schema(db: &str) -> String {
+    [TEXT_SCHEMA, SHARD_STATE_SCHEMA, resume::SCHEMA]
+        .concat()
+        .replace("{db}", db)
+}
+
 /// The FTS5 tokenizer of the index (in [`SCHEMA`]), also used to match sessions read directly.
 const TOKENIZER: &str = "unicode61 remove_diacritics 2";
 
@@ -432,10 +440,7 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     for k in 0..SHARDS {
         let db = shard_db(k);
         let had_text = has_table(&tx, &db, "fts").map_err(err)?;
-        tx.execute_batch(&TEXT_SCHEMA.replace("{db}", &db))
-            .map_err(err)?;
-        tx.execute_batch(&resume::SCHEMA.replace("{db}", &db))
-            .map_err(err)?;
+        tx.execute_batch(&text_schema(&db)).map_err(err)?;
         if !had_text {
             tx.execute_batch(&FTS_SETTINGS.replace("{db}", &db))
                 .map_err(err)?;
@@ -532,7 +537,13 @@ fn ready(conn: &Connection) -> rusqlite::Result<bool> {
     }
     for k in 0..SHARDS {
         let db = shard_db(k);
-        for table in ["fts", "indexed_messages", "terms", "text_resume"] {
+        for table in [
+            "fts",
+            "indexed_messages",
+            "terms",
+            "text_resume",
+            "shard_state",
+        ] {
             if !has_table(conn, &db, table)? {
                 return Ok(false);
             }
@@ -1239,11 +1250,10 @@ impl Index {
     fn terms_unlisted(&self) -> rusqlite::Result<Vec<usize>> {
         let mut out = Vec::new();
         for k in 0..SHARDS {
-            let db = shard_db(k);
-            if !has_table(&self.conn, &db, "shard_state")? {
-                continue;
-            }
-            let sql = format!("SELECT coalesce(max(terms_missing), 0) FROM {db}.shard_state");
+            let sql = format!(
+                "SELECT coalesce(max(terms_missing), 0) FROM {}.shard_state",
+                shard_db(k)
+            );
             if self
                 .conn
                 .prepare_cached(&sql)?
@@ -1581,9 +1591,6 @@ const MAX_MERGE_STEPS: usize = 10_000;
 /// for no change in time beyond the spread (`docs/performance.md`).
 const EXTRACT_AHEAD: usize = 1;
 
-/// Reads and extracts one shard's pending sessions, in order, handing each to the shard's
-/// writer in chunks; ends early when the writer stops. Each shard remembers its own terms, so a
-/// term may be listed in two shards (a prefix is spelled out from their union).
 /// A session whose text is to be indexed: its rowid, its `updated_at` when it was queued, its
 /// metadata as stored, and where its last read said the next can start (see [`resume`]).
 struct Queued {
@@ -1593,6 +1600,9 @@ struct Queued {
     resume: Option<resume::Stored>,
 }
 
+/// Reads and extracts one shard's pending sessions, in order, handing each to the shard's
+/// writer in chunks; ends early when the writer stops. Each shard remembers its own terms, so a
+/// term may be listed in two shards (a prefix is spelled out from their union).
 fn extract_share(
     providers: &ProviderSet,
     share: Vec<Queued>,
@@ -1733,7 +1743,6 @@ fn write_shard(
     in_transaction: &mut InTransaction<'_>,
     committed: &mut dyn FnMut(Vec<Written>),
 ) -> rusqlite::Result<usize> {
-    conn.execute_batch(SHARD_STATE_SCHEMA)?;
     let mut received = received.peekable();
     let mut done = 0;
     // Each pass writes one session at least, whatever its deadline: a step always progresses.
@@ -1810,14 +1819,14 @@ fn begins_stale(tx: &Transaction<'_>, item: &Extracted, first: bool) -> rusqlite
     Ok(true)
 }
 
-/// What a shard's file owes after passes that write in bulk (one row; created by the writer:
-/// caches made before it lack it). `unmerged`: text written since its segments were last
+/// What a shard's file owes after passes that write in bulk (one row; in each shard, `{db}` as
+/// in [`TEXT_SCHEMA`]). `unmerged`: text written since its segments were last
 /// merged into one — a merge rewrites the shard's whole index, so an app indexing in steps
 /// merges once its queue is empty, not after every step. `terms_missing`: text was written
 /// without its terms in `terms` (see [`Ending::bulk`]); until they are listed from the index,
 /// a prefix is spelled out from the index's vocabulary too (slower, the same terms).
 const SHARD_STATE_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS shard_state (
+CREATE TABLE IF NOT EXISTS {db}.shard_state (
   id INTEGER PRIMARY KEY CHECK (id = 0),
   unmerged INTEGER NOT NULL DEFAULT 0,
   terms_missing INTEGER NOT NULL DEFAULT 0
@@ -1837,7 +1846,6 @@ fn owe(tx: &Transaction<'_>, bytes: usize, terms_missing: bool) -> rusqlite::Res
 
 /// The shard's (unmerged bytes, terms missing).
 fn owed(conn: &Connection) -> rusqlite::Result<(i64, bool)> {
-    conn.execute_batch(SHARD_STATE_SCHEMA)?;
     conn.query_row(
         "SELECT coalesce(sum(unmerged), 0), coalesce(max(terms_missing), 0) FROM shard_state",
         [],
@@ -2191,8 +2199,7 @@ mod tests {
     #[test]
     fn a_session_over_several_transactions_reads_its_rows_again_at_each() {
         let mut conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(&TEXT_SCHEMA.replace("{db}", "main"))
-            .unwrap();
+        conn.execute_batch(&text_schema("main")).unwrap();
         let row = |id: &str, body: &str| text::Row {
             id: id.to_owned(),
             text: body.to_owned(),
@@ -2235,10 +2242,7 @@ mod tests {
     fn a_resumed_read_of_a_session_indexed_meanwhile_is_dropped() {
         use crate::provider::tail::{LineStart, Resume};
         let mut conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(&TEXT_SCHEMA.replace("{db}", "main"))
-            .unwrap();
-        conn.execute_batch(&resume::SCHEMA.replace("{db}", "main"))
-            .unwrap();
+        conn.execute_batch(&text_schema("main")).unwrap();
         let point = |line: u64| resume::Stored {
             resume: Resume {
                 from: LineStart {
@@ -2317,8 +2321,7 @@ mod tests {
     fn table_size_is_what_fts5_counts() {
         let conn = Connection::open_in_memory().unwrap();
         rank::register(&conn).unwrap();
-        conn.execute_batch(&TEXT_SCHEMA.replace("{db}", "main"))
-            .unwrap();
+        conn.execute_batch(&text_schema("main")).unwrap();
         let long = "word ".repeat(300);
         for (i, body) in (0..200).map(|i| (i, if i % 2 == 0 { "alpha beta" } else { &long })) {
             conn.execute(

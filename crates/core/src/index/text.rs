@@ -226,6 +226,22 @@ fn key_base(id: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The row key of the `n`th occurrence (from 1) of the message whose [`key_base`] is `base`.
+fn row_key(base: &str, n: usize) -> std::borrow::Cow<'_, str> {
+    match n {
+        1 => std::borrow::Cow::Borrowed(base),
+        n => std::borrow::Cow::Owned(format!("{base}{DUPLICATE}{n}")),
+    }
+}
+
+/// What [`row_key`] made `key` of: its base and occurrence number.
+fn key_parts(key: &str) -> (&str, usize) {
+    match key.split_once(DUPLICATE) {
+        Some((base, n)) => (base, n.parse().unwrap_or(1)),
+        None => (key, 1),
+    }
+}
+
 /// Makes the message rows of `session` equal the rows handed to [`SessionRows::write`], chunk
 /// after chunk, touching only what changed: through the connection of the session's shard,
 /// whose own file is its `main`. A transcript of any size is written with the memory of a
@@ -250,10 +266,8 @@ impl SessionRows {
         old.remove(TITLE_ROW);
         let mut seen: HashMap<String, usize> = HashMap::new();
         for key in before.iter().filter(|k| !k.is_empty()) {
-            let mut parts = key.splitn(2, DUPLICATE);
-            let id = parts.next().unwrap_or_default();
-            let n = parts.next().and_then(|n| n.parse().ok()).unwrap_or(1);
-            let count = seen.entry(id.to_owned()).or_default();
+            let (base, n) = key_parts(key);
+            let count = seen.entry(base.to_owned()).or_default();
             *count = (*count).max(n);
         }
         Ok(SessionRows {
@@ -270,10 +284,9 @@ impl SessionRows {
     pub fn reload(&mut self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
         let mut old = existing(tx, MAIN, self.session, self.from, &mut Vec::new())?;
         old.remove(TITLE_ROW);
-        for (id, &n) in &self.seen {
-            old.remove(id.as_str());
-            for k in 2..=n {
-                old.remove(&format!("{id}{DUPLICATE}{k}"));
+        for (base, &n) in &self.seen {
+            for k in 1..=n {
+                old.remove(row_key(base, k).as_ref());
             }
         }
         self.old = old;
@@ -293,10 +306,7 @@ impl SessionRows {
             let base = key_base(id);
             let n = self.seen.entry(base.to_string()).or_default();
             *n += 1;
-            let key = match *n {
-                1 => base,
-                n => std::borrow::Cow::Owned(format!("{base}{DUPLICATE}{n}")),
-            };
+            let key = row_key(&base, *n);
             match self.old.remove(key.as_ref()) {
                 // The same text: its row stays, saying where the message is now (a whole read
                 // after lines were put in or taken out before it), or a later read resumed

@@ -350,6 +350,12 @@ impl ProviderSet {
         ProviderSet { providers }
     }
 
+    /// A set of the given providers, in this order: for a front end (or a test) that brings
+    /// providers of its own instead of the registry's.
+    pub fn of(providers: Vec<Box<dyn Provider>>) -> Self {
+        ProviderSet { providers }
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &dyn Provider> {
         self.providers.iter().map(|p| p.as_ref())
     }

@@ -1676,7 +1676,10 @@ const CHUNK_BYTES: usize = 4 << 20;
 /// the writer stopped, and so does this). A resumed read that fails before it handed anything
 /// over (its state unreadable, the file cut meanwhile) is done again whole. A session that
 /// cannot be read (deleted meanwhile) keeps what was read, and its next read is whole; the next
-/// refresh removes or re-queues it. Returns whether the writer took every chunk.
+/// refresh removes or re-queues it. A provider that panics on a session counts as a read that
+/// failed there (the panic's message goes to stderr through the default hook): without that
+/// the extractor's thread ended, the session stayed pending, and every later pass of its shard
+/// stopped at it. Returns whether the writer took every chunk.
 fn extract(
     providers: &ProviderSet,
     meta: &SessionMeta,
@@ -1689,25 +1692,28 @@ fn extract(
     loop {
         let first = from.map_or(0, resume::Stored::first_line);
         let (mut chunk, mut bytes, mut open, mut handed) = (Vec::new(), 0, true, false);
-        let read = provider.load_each_from(meta, from.map(|r| &r.resume), &mut |m| {
-            let Some(row) = text::Row::of(&m).filter(|_| open) else {
-                return;
-            };
-            bytes += row.text.len();
-            chunk.push(row);
-            if bytes >= CHUNK_BYTES {
-                open = hand_over(std::mem::take(&mut chunk), first, None);
-                handed = true;
-                bytes = 0;
-            }
-        });
-        if read.is_err() && from.is_some() && !handed {
+        // Unwind safety: after a panic, `chunk` holds whole rows (each is pushed once made),
+        // and nothing else the closure touches is read again but `open` and `handed`.
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            provider.load_each_from(meta, from.map(|r| &r.resume), &mut |m| {
+                let Some(row) = text::Row::of(&m).filter(|_| open) else {
+                    return;
+                };
+                bytes += row.text.len();
+                chunk.push(row);
+                if bytes >= CHUNK_BYTES {
+                    open = hand_over(std::mem::take(&mut chunk), first, None);
+                    handed = true;
+                    bytes = 0;
+                }
+            })
+        }));
+        let read = read.ok().and_then(Result::ok);
+        if read.is_none() && from.is_some() && !handed {
             from = None;
             continue;
         }
-        let next = read
-            .ok()
-            .and_then(|(_, r)| resume::Stored::of(&meta.source_path, r?));
+        let next = read.and_then(|(_, r)| resume::Stored::of(&meta.source_path, r?));
         return open && hand_over(chunk, first, Some(next));
     }
 }
@@ -2232,6 +2238,149 @@ mod tests {
             .map(Result::unwrap)
             .collect();
         assert_eq!(bodies, ["alpha", "beta", "gamma delta"]);
+    }
+
+    /// A Claude provider whose streamed reads panic after `after` messages (`usize::MAX`:
+    /// never), and only resumed ones when `resumed_only`.
+    struct Panicky {
+        inner: Box<dyn crate::provider::Provider>,
+        after: usize,
+        resumed_only: bool,
+    }
+
+    impl crate::provider::Provider for Panicky {
+        fn kind(&self) -> ProviderKind {
+            self.inner.kind()
+        }
+        fn roots(&self) -> &[std::path::PathBuf] {
+            self.inner.roots()
+        }
+        fn detect(&self) -> bool {
+            self.inner.detect()
+        }
+        fn scan(
+            &self,
+            prev: &crate::provider::ProviderState,
+            progress: &ScanProgress,
+        ) -> Result<crate::provider::ScanOutput, crate::provider::Error> {
+            self.inner.scan(prev, progress)
+        }
+        fn load(
+            &self,
+            session: &SessionMeta,
+        ) -> Result<crate::model::Transcript, crate::provider::Error> {
+            self.inner.load(session)
+        }
+        fn reads_in_part(&self, session: &SessionMeta) -> bool {
+            self.inner.reads_in_part(session)
+        }
+        fn load_each_from(
+            &self,
+            session: &SessionMeta,
+            resume: Option<&crate::provider::tail::Resume>,
+            each: &mut dyn FnMut(crate::model::Message),
+        ) -> Result<
+            (
+                crate::model::Diagnostics,
+                Option<crate::provider::tail::Resume>,
+            ),
+            crate::provider::Error,
+        > {
+            let mut n = 0;
+            let armed = resume.is_some() || !self.resumed_only;
+            self.inner.load_each_from(session, resume, &mut |m| {
+                if armed && n == self.after {
+                    panic!("a provider defect (this test's)");
+                }
+                n += 1;
+                each(m);
+            })
+        }
+        fn blob(
+            &self,
+            session: &SessionMeta,
+            key: &str,
+        ) -> Result<Vec<u8>, crate::provider::Error> {
+            self.inner.blob(session, key)
+        }
+        fn watch_paths(&self) -> Vec<std::path::PathBuf> {
+            self.inner.watch_paths()
+        }
+        fn resume_command(
+            &self,
+            session: &SessionMeta,
+        ) -> Result<crate::model::ResumeCommand, crate::provider::Error> {
+            self.inner.resume_command(session)
+        }
+    }
+
+    /// A long Claude session, listed by a provider that panics as `Panicky` says.
+    fn panicky(
+        root: &std::path::Path,
+        after: usize,
+        resumed_only: bool,
+    ) -> (ProviderSet, SessionMeta) {
+        agent_sessions_test_support::long_claude_session(root, "p1", 50);
+        let claude = crate::provider::registry::agent(ProviderKind::Claude);
+        let inner = (claude.provider)(vec![root.to_path_buf()]);
+        let scan = inner.scan(&Vec::new(), &ScanProgress::default()).unwrap();
+        let meta = scan.changed.into_iter().next().unwrap();
+        let set = ProviderSet::of(vec![Box::new(Panicky {
+            inner,
+            after,
+            resumed_only,
+        })]);
+        (set, meta)
+    }
+
+    /// A chunk `extract` handed over: its messages' ids, its first line, and with the last
+    /// chunk where the next read can start.
+    type Chunk = (Vec<String>, u64, Option<Option<resume::Stored>>);
+
+    /// Whether the writer took every chunk `extract` handed over for `meta`, and those chunks.
+    fn extracted(
+        set: &ProviderSet,
+        meta: &SessionMeta,
+        from: Option<&resume::Stored>,
+    ) -> (bool, Vec<Chunk>) {
+        let mut got = Vec::new();
+        let took = extract(set, meta, from, &mut |rows, first, end| {
+            got.push((rows.into_iter().map(|r| r.id).collect(), first, end));
+            true
+        });
+        (took, got)
+    }
+
+    /// A provider that panics on a session counts as a read that failed there: what was read
+    /// before is handed over as the session's last chunk, with no resume point (the next read
+    /// is whole), and the extraction goes on, where the panic used to end the extractor's
+    /// thread and leave the session pending for every later pass.
+    #[test]
+    fn a_provider_panic_is_a_failed_read_not_a_stalled_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        let (set, meta) = panicky(dir.path(), 30, false);
+        let (took, got) = extracted(&set, &meta, None);
+        assert!(took);
+        assert_eq!(got.len(), 1, "{got:?}");
+        let (ids, first, end) = &got[0];
+        assert_eq!(ids.len(), 30);
+        assert_eq!(*first, 0);
+        assert!(matches!(end, Some(None)), "{end:?}");
+    }
+
+    /// A resumed read that panics before it handed anything over is done again whole, as a
+    /// resumed read that fails is.
+    #[test]
+    fn a_resumed_read_that_panics_is_done_again_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (set, meta) = panicky(dir.path(), 0, true);
+        let (_, whole) = extracted(&set, &meta, None);
+        let Some(Some(point)) = whole.last().unwrap().2.clone() else {
+            panic!("a whole read of a Claude file says where to resume: {whole:?}");
+        };
+        let (took, again) = extracted(&set, &meta, Some(&point));
+        assert!(took);
+        assert_eq!(again, whole, "read again whole, from line 0");
     }
 
     /// A resumed read is written only over the resume point it began from: when another

@@ -367,7 +367,10 @@ impl ProviderSet {
     /// Scans every provider from its state (`states`, in this set's order) side by side — the
     /// scans only read — and hands each result to `landed` on this thread as that scan
     /// finishes, so a caller can commit or keep an agent's sessions as soon as they are there.
-    /// Stops at the first error of a scan or of `landed`.
+    /// Stops at the first error of a scan or of `landed`. A provider that panics (a defect of
+    /// ours, met on some input) lands as a scan that found nothing new, with that as its one
+    /// diagnostic and its state as it was: the other agents' sessions still land, and its own
+    /// stay listed as they were, where the panic used to end the whole refresh.
     pub fn scan_each<E: From<Error>>(
         &self,
         states: &[ProviderState],
@@ -379,7 +382,11 @@ impl ProviderSet {
             for (p, state) in self.iter().zip(states) {
                 let tx = tx.clone();
                 s.spawn(move || {
-                    let _ = tx.send((p.kind(), p.scan(state, progress)));
+                    let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        p.scan(state, progress)
+                    }));
+                    let output = scanned.unwrap_or_else(|panic| Ok(stopped(p, state, &*panic)));
+                    let _ = tx.send((p.kind(), output));
                 });
             }
             drop(tx);
@@ -390,6 +397,11 @@ impl ProviderSet {
         })
     }
 }
+
+    /// The providers, in this set's order (to make a set of some of them and others).
+    pub fn into_vec(self) -> Vec<Box<dyn Provider>> {
+        self.providers
+    }
 
 /// Longest title kept.
 pub const TITLE_CHARS: usize = 200;
@@ -426,6 +438,35 @@ const STATE_FORMAT: &[u8; 8] = b"ASstate4";
 
 /// Serializes a provider's state, compactly (postcard): it is decoded and re-encoded on every
 /// refresh, and as JSON that cost grew with the number of files (≈ 40 ms for 2,000 sessions).
+/// What a scan that panicked (`panic`, its payload) lands as: see [`ProviderSet::scan_each`].
+fn stopped(
+    p: &dyn Provider,
+    state: &ProviderState,
+    panic: &(dyn std::any::Any + Send),
+) -> ScanOutput {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    let mut diagnostics = Diagnostics::default();
+    diagnostics.push(Diagnostic {
+        provider: p.kind(),
+        path: p.roots().first().cloned().unwrap_or_default(),
+        line: None,
+        reason: format!(
+            "the scan of this agent's sessions stopped on a defect in agent-sessions ({message}); \
+             its sessions are listed as they were before. Please report it with this message."
+        ),
+    });
+    ScanOutput {
+        changed: Vec::new(),
+        removed: Vec::new(),
+        diagnostics,
+        state: state.clone(),
+    }
+}
+
 /// It is our own plain data, so failing is a bug: loud in debug builds, a full rescan next time
 /// in release builds.
 pub(crate) fn encode_state(state: &impl Serialize) -> ProviderState {

@@ -2240,8 +2240,8 @@ mod tests {
         assert_eq!(bodies, ["alpha", "beta", "gamma delta"]);
     }
 
-    /// A Claude provider whose streamed reads panic after `after` messages (`usize::MAX`:
-    /// never), and only resumed ones when `resumed_only`.
+    /// A Claude provider whose streamed reads panic after `after` messages, and only resumed
+    /// ones when `resumed_only`; whose scans panic when `after` is 0 and not `resumed_only`.
     struct Panicky {
         inner: Box<dyn crate::provider::Provider>,
         after: usize,
@@ -2277,6 +2277,9 @@ mod tests {
         fn load_each_from(
             &self,
             session: &SessionMeta,
+            if self.after == 0 && !self.resumed_only {
+                panic!("a scan defect (this test's)");
+            }
             resume: Option<&crate::provider::tail::Resume>,
             each: &mut dyn FnMut(crate::model::Message),
         ) -> Result<
@@ -2382,6 +2385,40 @@ mod tests {
         assert!(took);
         assert_eq!(again, whole, "read again whole, from line 0");
     }
+    /// A provider whose scan panics lands as a scan that found nothing, with one diagnostic
+    /// saying so and its state as it was; the other providers' scans land as usual.
+    #[test]
+    fn a_scan_that_panics_lands_as_a_diagnostic() {
+        let dir = tempfile::tempdir().unwrap();
+        let (claude, _) = panicky(dir.path(), 0, false);
+        let codex_store = agent_sessions_test_support::fixture(ProviderKind::Codex, "0.171.0");
+        let codex = crate::provider::registry::agent(ProviderKind::Codex);
+        let mut set = claude.into_vec();
+        set.push((codex.provider)(vec![codex_store]));
+        let set = ProviderSet::of(set);
+        let before = b"the state before".to_vec();
+        let mut landed = Vec::new();
+        set.scan_each::<crate::provider::Error>(
+            &[before.clone(), Vec::new()],
+            &ScanProgress::default(),
+            &mut |kind, output| {
+                landed.push((kind, output));
+                Ok(())
+            },
+        )
+        .unwrap();
+        landed.sort_by_key(|(k, _)| *k);
+        let [(ProviderKind::Claude, claude), (ProviderKind::Codex, codex)] = &landed[..] else {
+            panic!("{landed:?}");
+        };
+        assert!(claude.changed.is_empty() && claude.removed.is_empty());
+        assert_eq!(claude.state, before);
+        assert_eq!(claude.diagnostics.parse_errors, 1);
+        let reason = &claude.diagnostics.items[0].reason;
+        assert!(reason.contains("a scan defect (this test's)"), "{reason}");
+        assert!(!codex.changed.is_empty());
+    }
+
 
     /// A resumed read is written only over the resume point it began from: when another
     /// process indexed the session meanwhile (the stored point changed), its chunks are dropped

@@ -115,23 +115,28 @@ fn generated_store(root: &Path, sessions: usize, month: &str) {
                     ]});
                 }
             }
-            let mut line = serde_json::to_string(&rec).unwrap();
-            if rng.below(3) == 0 {
-                line = line
-                    .chars()
-                    .map(|c| match c {
-                        c if c.is_ascii() => c.to_string(),
-                        c => c
-                            .encode_utf16(&mut [0; 2])
-                            .iter()
-                            .map(|u| format!("\\u{u:04x}"))
-                            .collect(),
-                    })
-                    .collect();
-            }
-            writeln!(f, "{line}").unwrap();
+            writeln!(f, "{}", json_line(&rec, rng.below(3) == 0)).unwrap();
         }
     }
+}
+
+/// A record as one JSON line; `escaped`: with every non-ASCII character written as `\u`
+/// escapes (UTF-16, pairs for those past the BMP), as some writers do.
+fn json_line(rec: &serde_json::Value, escaped: bool) -> String {
+    let line = serde_json::to_string(rec).unwrap();
+    if !escaped {
+        return line;
+    }
+    line.chars()
+        .map(|c| match c {
+            c if c.is_ascii() => c.to_string(),
+            c => c
+                .encode_utf16(&mut [0; 2])
+                .iter()
+                .map(|u| format!("\\u{u:04x}"))
+                .collect(),
+        })
+        .collect()
 }
 
 fn queries() -> Vec<&'static str> {
@@ -216,6 +221,38 @@ fn with_codex_and_opencode(claude: impl IntoIterator<Item = PathBuf>) -> Roots {
         )
 }
 
+/// One store's sessions in three caches: text all indexed, none, half.
+struct Three {
+    indexed: Library,
+    unindexed: Library,
+    halfway: Library,
+    /// How many sessions have text.
+    sessions: usize,
+    _dirs: [tempfile::TempDir; 3],
+}
+
+fn three(roots: &Roots) -> Three {
+    let p = ScanProgress::default();
+    let dirs = [(); 3].map(|_| tempfile::tempdir().unwrap());
+    let open = |k: usize| {
+        let mut lib = Library::open(roots, &[], Some(dirs[k].path().to_path_buf()));
+        lib.refresh(&p).unwrap();
+        lib
+    };
+    let (mut indexed, unindexed, mut halfway) = (open(0), open(1), open(2));
+    let sessions = indexed.pending_text();
+    indexed.index_text(&p).unwrap();
+    assert_eq!(indexed.pending_text(), 0);
+    halfway.index_some_text(sessions / 2, &p).unwrap();
+    Three {
+        indexed,
+        unindexed,
+        halfway,
+        sessions,
+        _dirs: dirs,
+    }
+}
+
 #[test]
 fn search_finds_the_same_with_and_without_the_text_index() {
     let generated = tempfile::tempdir().unwrap();
@@ -225,23 +262,14 @@ fn search_finds_the_same_with_and_without_the_text_index() {
         common::fixture(ProviderKind::Claude, "2.0.50"),
         generated.path().to_path_buf(),
     ]);
-    let p = ScanProgress::default();
-    let (full, none, half) = (
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-    );
-    let mut indexed = Library::open(&roots, &[], Some(full.path().to_path_buf()));
-    indexed.refresh(&p).unwrap();
-    let sessions = indexed.pending_text();
+    let Three {
+        indexed,
+        unindexed,
+        halfway,
+        sessions,
+        ..
+    } = three(&roots);
     assert!(sessions > 60, "{sessions}");
-    indexed.index_text(&p).unwrap();
-    assert_eq!(indexed.pending_text(), 0);
-    let mut unindexed = Library::open(&roots, &[], Some(none.path().to_path_buf()));
-    unindexed.refresh(&p).unwrap();
-    let mut halfway = Library::open(&roots, &[], Some(half.path().to_path_buf()));
-    halfway.refresh(&p).unwrap();
-    halfway.index_some_text(sessions / 2, &p).unwrap();
 
     let all = SearchFilter {
         limit: 100_000,
@@ -366,4 +394,170 @@ fn sessions_read_only_whole_are_indexed_first() {
     assert_eq!(read(ProviderKind::Opencode), 0);
     assert!(read(ProviderKind::Claude) > 0);
     assert!(read(ProviderKind::Codex) > 0);
+}
+
+/// Real Chinese, Japanese and Korean sentences (no spaces between their words), some beside
+/// ASCII words or full-width forms, as people write prompts in those languages.
+const CJK_SENTENCES: &[&str] = &[
+    "连接数据库失败，请检查配置文件中的端口号。",
+    "请帮我重构这个函数，让它支持异步调用。",
+    "测试用例在持续集成环境里超时了。",
+    "运行 cargo test 之后出现了 panic。",
+    "全文検索の機能を追加してください。",
+    "このエラーはタイムアウトが原因だと思います。",
+    "データベースのマイグレーションを実行しました。",
+    "テストが失敗したので、ログを確認します。",
+    "日本語のドキュメントを更新しました",
+    "parserのバグを修正しました（issue #42）。",
+    "Ｗｅｂサーバーの設定を変更",
+    "데이터베이스에 연결할 수 없습니다.",
+    "이 함수를 비동기로 리팩터링해 주세요.",
+    "테스트가 시간 초과로 실패했습니다.",
+    "로그 레벨을 디버그로 바꿔서 다시 실행해 보세요.",
+    "timeout after 30s, retrying",
+];
+
+/// A Claude store of prompts and answers made of [`CJK_SENTENCES`], a third of its lines with
+/// the non-ASCII written as JSON `\u` escapes. Returns every message's text.
+fn cjk_store(root: &Path, sessions: usize) -> Vec<String> {
+    let mut rng = Rng(0xc1c_2026);
+    let mut texts = Vec::new();
+    let project = root.join("projects/-tmp-cjk");
+    std::fs::create_dir_all(&project).unwrap();
+    for s in 0..sessions {
+        let id = format!("00000000-0000-4000-9000-{s:012x}");
+        let mut f = std::fs::File::create(project.join(format!("{id}.jsonl"))).unwrap();
+        for m in 0..(2 + rng.below(8)) {
+            let text = (0..1 + rng.below(3))
+                .map(|_| CJK_SENTENCES[rng.below(CJK_SENTENCES.len())])
+                .collect::<Vec<_>>()
+                .join(["", " ", "\n"][rng.below(3)]);
+            let mut rec = serde_json::json!({
+                "sessionId": id, "cwd": "/tmp/cjk", "uuid": format!("c-{s}-{m}"),
+                "timestamp": format!("2026-11-{:02}T09:{:02}:00Z", 1 + s % 28, m),
+                "version": "2.1.9",
+            });
+            if m % 2 == 0 {
+                rec["type"] = "user".into();
+                rec["message"] = serde_json::json!({"role": "user", "content": text});
+            } else {
+                rec["type"] = "assistant".into();
+                rec["message"] = serde_json::json!({
+                    "id": format!("msg-c-{s}-{m}"), "role": "assistant",
+                    "content": [{"type": "text", "text": text}],
+                });
+            }
+            texts.push(text);
+            writeln!(f, "{}", json_line(&rec, rng.below(3) == 0)).unwrap();
+        }
+    }
+    texts
+}
+
+/// Whether `text` holds `run` where a token can start: a run that starts with a word (Latin,
+/// full-width) is part of a longer one right after an ASCII letter or digit (`retryingparser`).
+fn holds(text: &str, run: &str) -> bool {
+    let starts_cjk = run
+        .chars()
+        .next()
+        .is_some_and(|c| !c.is_ascii() && c < '\u{ff00}');
+    text.match_indices(run).any(|(at, _)| {
+        starts_cjk
+            || !text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+    })
+}
+
+/// Any run of Chinese, Japanese or Korean characters inside a message finds it (words are
+/// not separated by spaces there), with the run marked in the snippet; and the index, the
+/// direct read of sessions not indexed yet and half of each agree, hit for hit and snippet for
+/// snippet. (With `unicode61` a run was one token: `検索` found nothing in 全文検索の機能.)
+#[test]
+fn any_cjk_run_finds_its_messages_with_and_without_the_text_index() {
+    let store = tempfile::tempdir().unwrap();
+    let texts = cjk_store(store.path(), 40);
+    let roots = Roots::default().with(
+        ProviderKind::Claude,
+        [
+            store.path().to_path_buf(),
+            common::fixture(ProviderKind::Claude, "2.1.332"),
+        ],
+    );
+    let Three {
+        indexed,
+        unindexed,
+        halfway,
+        ..
+    } = three(&roots);
+    let all = SearchFilter {
+        limit: 100_000,
+        ..SearchFilter::default()
+    };
+    // (query, the run each hit's message holds, marked in its snippet as typed or folded)
+    let runs: &[(&str, &str, &str)] = &[
+        ("検索", "検索", "«検索»"),
+        ("数据库", "数据库", "«数据库»"),
+        ("失败", "失败", "«失败»"),
+        ("失敗", "失敗", "«失敗»"),
+        ("데이터베이스", "데이터베이스", "«데이터베이스»"),
+        ("연결", "연결", "«연결»"),
+        ("タイムアウト", "タイムアウト", "«タイムアウト»"),
+        ("マイグレーション", "マイグレーション", "«マイグレーション»"),
+        ("日本*", "日本", "«日本»"),
+        ("리팩터*", "리팩터", "«리팩터»"),
+        ("\"全文検索の機能\"", "全文検索の機能", "«全文検索の機能»"),
+        ("バグ", "バグ", "«バグ»"),
+        ("parserのバグ", "parserのバグ", "«parserのバグ»"),
+        ("サーバー", "サーバー", "«サーバー»"),
+        ("ｗｅｂ", "Ｗｅｂ", "«Ｗｅｂ»"),
+        ("异步调用", "异步调用", "«异步调用»"),
+    ];
+    for (q, run, marked) in runs {
+        let want = indexed.search_now(q, &all).unwrap();
+        let holding = texts.iter().filter(|t| holds(t, run)).count();
+        assert!(holding > 0, "{run} is in the store");
+        // A hit with no message is the session's title (its first prompt).
+        let messages = want.hits.iter().filter(|h| !h.message_id.is_empty());
+        assert_eq!(
+            messages.count(),
+            holding,
+            "{q}: every message holding {run}"
+        );
+        // Marked whole, but where FTS5's snippet starts at the text's start and the window of
+        // 24 tokens ends inside the run: then its start is marked.
+        let start: String = marked.chars().take(2).collect();
+        for hit in &want.hits {
+            assert!(hit.snippet.contains(&start), "{q}: {}", hit.snippet);
+        }
+        assert!(want.hits.iter().any(|h| h.snippet.contains(marked)), "{q}");
+    }
+    let others = [
+        "検索機能",
+        "索検",
+        "\"cargo test\"",
+        "cargo 之后",
+        "ログ OR 로그",
+        "重构 函数",
+        "テスト",
+        "parser",
+        "timeout",
+        "issue",
+        "実行*",
+        "\"데이터 베이스\"",
+    ];
+    let queries = runs.iter().map(|(q, ..)| *q).chain(others);
+    for q in queries {
+        let want = indexed.search_now(q, &all).unwrap();
+        for (name, lib) in [("unindexed", &unindexed), ("half indexed", &halfway)] {
+            let got = lib.search_now(q, &all).unwrap();
+            assert!(got.read_directly > 0 && !got.partial, "{q} {name}");
+            assert_eq!(hits(&got), hits(&want), "{q:?}, {name}");
+        }
+    }
+    // Characters in another order, or a run the text does not hold, find nothing.
+    for q in ["検索機能", "索検"] {
+        assert!(indexed.search_now(q, &all).unwrap().hits.is_empty(), "{q}");
+    }
 }

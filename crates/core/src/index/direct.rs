@@ -8,9 +8,10 @@
 //! parsed. Of those, the messages whose folded text passes the same test are put in a
 //! temporary FTS5 table (the same tokenizer as the index) and the query runs there, so a
 //! message matches exactly when it would match in the index, and its snippet is made the same
-//! way. The filters only ever let too much through: the folding here is never finer than
-//! FTS5's `unicode61` (it also decomposes compatibility forms and drops every combining mark),
-//! and a token boundary is only ruled out by an ASCII letter or digit, which both agree on.
+//! way. The filters only ever let too much through: the folding here is never finer than the
+//! index's tokenizer (`unicode61`'s folding; this one also decomposes compatibility forms and
+//! drops every combining mark), a token boundary is only ruled out by an ASCII letter or
+//! digit, which both agree on, and a CJK character (a token of its own) is looked for anywhere.
 
 use std::collections::{BTreeSet, HashSet};
 use std::io::Read;
@@ -23,7 +24,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::query::{expand, starting_with, Item};
 use super::text;
-use super::tokens::Tokenizer;
+use super::tokens::{self, Tokenizer};
 use super::{Hit, MARK_END, MARK_START};
 use crate::model::SessionMeta;
 use crate::provider::ProviderSet;
@@ -43,6 +44,8 @@ struct Needle {
     finder: Finder<'static>,
     /// The token must end there (every token but a prefix term's last).
     whole: bool,
+    /// A CJK character, a token wherever it is (no boundary needed around it).
+    anywhere: bool,
 }
 
 /// The query as the filters see it: `OR` groups, each a list of tokens that must all occur.
@@ -59,20 +62,8 @@ impl Needles {
             match item {
                 Item::Or => groups.push(Vec::new()),
                 Item::Term { text, prefix } => {
-                    let mut folded = Vec::new();
-                    fold_str(text, &mut folded);
-                    let tokens: Vec<&[u8]> = folded
-                        .split(|b| !b.is_ascii_alphanumeric() && b.is_ascii())
-                        .filter(|t| !t.is_empty())
-                        .collect();
-                    let last = tokens.len().saturating_sub(1);
                     let group = groups.last_mut().expect("one group at least");
-                    for (i, token) in tokens.iter().enumerate() {
-                        group.push(Needle {
-                            finder: Finder::new(token).into_owned(),
-                            whole: !(*prefix && i == last),
-                        });
-                    }
+                    needles_of(text, *prefix, group);
                 }
             }
         }
@@ -85,6 +76,57 @@ impl Needles {
         self.groups
             .iter()
             .any(|g| g.iter().all(|n| occurs(n, folded)))
+    }
+}
+
+/// Adds the needles of one query term to `group`. Its CJK characters are tokens of their own,
+/// each a needle found anywhere: a phrase of them also matches where the text has separators
+/// between them (`検 索` holds the phrase `"検索"`), so the run itself is not looked for. Between
+/// them, the term's other words are cut at ASCII separators, as the tokenizer cuts them.
+fn needles_of(text: &str, prefix: bool, group: &mut Vec<Needle>) {
+    let mut words: Vec<Vec<u8>> = Vec::new();
+    let mut buf = [0u8; 4];
+    let mut run = String::new();
+    let fold_run = |run: &mut String, words: &mut Vec<Vec<u8>>| {
+        let mut folded = Vec::new();
+        fold_str(run, &mut folded);
+        words.extend(
+            folded
+                .split(|b| !b.is_ascii_alphanumeric() && b.is_ascii())
+                .filter(|t| !t.is_empty())
+                .map(<[u8]>::to_vec),
+        );
+        run.clear();
+    };
+    for c in text.chars() {
+        if !tokens::is_cjk(c) {
+            run.push(c);
+            continue;
+        }
+        fold_run(&mut run, &mut words);
+        let mut folded = Vec::new();
+        fold_str(c.encode_utf8(&mut buf), &mut folded);
+        group.push(Needle {
+            finder: Finder::new(&folded).into_owned(),
+            whole: false,
+            anywhere: true,
+        });
+    }
+    fold_run(&mut run, &mut words);
+    let last = words.len().saturating_sub(1);
+    // Only the term's last token is a prefix, and only when it is not a CJK character (then
+    // the query has dropped the star).
+    let ends_in_word = !text
+        .trim_end()
+        .chars()
+        .next_back()
+        .is_some_and(tokens::is_cjk);
+    for (i, word) in words.iter().enumerate() {
+        group.push(Needle {
+            finder: Finder::new(word).into_owned(),
+            whole: !(prefix && ends_in_word && i == last),
+            anywhere: false,
+        });
     }
 }
 
@@ -108,6 +150,9 @@ fn occurs_raw(needle: &Needle, raw: &[u8]) -> bool {
 }
 
 fn occurs_where(needle: &Needle, text: &[u8], starts: impl Fn(usize) -> bool) -> bool {
+    if needle.anywhere {
+        return needle.finder.find(text).is_some();
+    }
     let len = needle.finder.needle().len();
     needle.finder.find_iter(text).any(|at| {
         let ends = !needle.whole
@@ -439,8 +484,9 @@ fn matches(
             insert.execute(params![text, *i as i64, id])?;
         }
         let mut stmt = conn.prepare(&format!(
-            "SELECT session, message_id, snippet(unindexed, -1, '{MARK_START}', '{MARK_END}', '…', 12), rank
-             FROM temp.unindexed WHERE unindexed MATCH ?1 ORDER BY rank"
+            "SELECT session, message_id, snippet(unindexed, -1, '{MARK_START}', '{MARK_END}', '…', {}), rank
+             FROM temp.unindexed WHERE unindexed MATCH ?1 ORDER BY rank",
+            super::query::snippet_tokens(fts)
         ))?;
         let rows = stmt.query_map([fts], |r| {
             Ok((
@@ -465,7 +511,7 @@ fn spelled_out(
 ) -> rusqlite::Result<Option<String>> {
     let mut terms = BTreeSet::new();
     for (_, _, text) in messages {
-        super::tokens::each_token(tokenizer, text, &mut |t| {
+        tokenizer.tokens(text, &mut |t| {
             if !terms.contains(t) {
                 terms.insert(t.to_owned());
             }

@@ -38,7 +38,7 @@ use crate::provider::files::fnv1a;
 use crate::provider::{ProviderSet, Roots, ScanProgress, SessionKey};
 
 /// Bump when the schema or the meaning of stored data changes; older files are left alone.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// How many of the newest matches a search ranks.
 pub const RANKED_CANDIDATES: usize = 1000;
@@ -98,7 +98,7 @@ CREATE TABLE IF NOT EXISTS {db}.indexed_messages (
 -- the transaction that indexes it (a term whose rows are gone later stays, matching nothing).
 CREATE VIRTUAL TABLE IF NOT EXISTS {db}.fts USING fts5(
   title, body, session UNINDEXED, message_id UNINDEXED,
-  tokenize = 'unicode61 remove_diacritics 2'
+  tokenize = 'as_cjk'
 );
 CREATE TABLE IF NOT EXISTS {db}.terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
 ";
@@ -111,8 +111,18 @@ fn text_schema(db: &str) -> String {
         .replace("{db}", db)
 }
 
-/// The FTS5 tokenizer of the index (in [`SCHEMA`]), also used to match sessions read directly.
-const TOKENIZER: &str = "unicode61 remove_diacritics 2";
+/// The FTS5 tokenizer of the index (in [`SCHEMA`]), also used to match sessions read directly:
+/// `unicode61 remove_diacritics 2`, but one token per Chinese, Japanese or Korean character
+/// (`tokens.rs`). Registered on each connection by [`functions`].
+const TOKENIZER: &str = tokens::NAME;
+
+/// Registers our tokenizer and rank function on a connection to the cache: FTS5 makes a table's
+/// tokenizer when the connection first opens the table, so this comes before any statement on
+/// one (a table whose tokenizer is missing cannot be read or written at all).
+fn functions(conn: &Connection) -> rusqlite::Result<()> {
+    tokens::register(conn)?;
+    rank::register(conn)
+}
 
 /// FTS5's settings, stored in the table (set once, when it is created). `hashsize`: the terms
 /// of a transaction are gathered in memory up to this size before FTS5 writes them out as a
@@ -378,6 +388,7 @@ fn writer(path: &Path) -> Result<Connection, Error> {
         .map_err(|e| cache_error(path, e))?;
     conn.pragma_update(None, "synchronous", "normal")
         .map_err(|e| cache_error(path, e))?;
+    tokens::register(&conn).map_err(|e| cache_error(path, e))?;
     Ok(conn)
 }
 
@@ -422,8 +433,10 @@ fn setup(conn: &mut Connection, path: &Path) -> Result<(), Error> {
     // A cache in use is opened without a write lock: the files' one writer each, another
     // process indexing, hold them most of the time.
     if ready(conn).map_err(err)? {
-        return rank::register(conn).map_err(err);
+        return functions(conn).map_err(err);
     }
+    // The schema's tables are made with the tokenizer (a file that cannot be read failed above).
+    tokens::register(conn).map_err(err)?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(err)?;
@@ -495,11 +508,11 @@ fn attach_shards(conn: &Connection, path: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// A connection a search reads with, beside the cache's own: the same files and rank function.
+/// A connection a search reads with, beside the cache's own: the same files and functions.
 fn reader(path: &Path) -> Result<Connection, Error> {
     let conn = connect(path)?;
     attach_shards(&conn, path)?;
-    rank::register(&conn).map_err(|e| cache_error(path, e))?;
+    functions(&conn).map_err(|e| cache_error(path, e))?;
     Ok(conn)
 }
 
@@ -1425,9 +1438,10 @@ impl Index {
             }
             let sql = format!(
                 "SELECT s.id, s.provider, fts.message_id, s.title,
-                        snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12), s.source_path
+                        snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', {}), s.source_path
                  FROM {}.fts JOIN main.sessions s ON s.rowid = fts.session
                  WHERE fts MATCH ?1 AND fts.rowid = ?2",
+                query::snippet_tokens(fts),
                 shard_db(row.shard)
             );
             let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
@@ -1462,11 +1476,12 @@ impl Index {
             let sql = format!(
                 "SELECT s.id, s.provider, h.message_id, s.title, h.snip, s.source_path
                  FROM (SELECT rowid AS row, session, message_id,
-                              snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', 12) AS snip
+                              snippet(fts, -1, '{MARK_START}', '{MARK_END}', '…', {}) AS snip
                        FROM {}.fts WHERE fts MATCH ?{listed}
                        ORDER BY rowid DESC LIMIT ?) h
                  JOIN main.sessions s ON s.rowid = h.session
                  ORDER BY h.row DESC",
+                query::snippet_tokens(fts),
                 shard_db(shard)
             );
             let mut stmt = conn.prepare_cached(&sql)?;
@@ -2205,6 +2220,7 @@ mod tests {
     #[test]
     fn a_session_over_several_transactions_reads_its_rows_again_at_each() {
         let mut conn = Connection::open_in_memory().unwrap();
+        functions(&conn).unwrap();
         conn.execute_batch(&text_schema("main")).unwrap();
         let row = |id: &str, body: &str| text::Row {
             id: id.to_owned(),
@@ -2428,6 +2444,7 @@ mod tests {
     fn a_resumed_read_of_a_session_indexed_meanwhile_is_dropped() {
         use crate::provider::tail::{LineStart, Resume};
         let mut conn = Connection::open_in_memory().unwrap();
+        functions(&conn).unwrap();
         conn.execute_batch(&text_schema("main")).unwrap();
         let point = |line: u64| resume::Stored {
             resume: Resume {
@@ -2506,7 +2523,7 @@ mod tests {
     #[test]
     fn table_size_is_what_fts5_counts() {
         let conn = Connection::open_in_memory().unwrap();
-        rank::register(&conn).unwrap();
+        functions(&conn).unwrap();
         conn.execute_batch(&text_schema("main")).unwrap();
         let long = "word ".repeat(300);
         for (i, body) in (0..200).map(|i| (i, if i % 2 == 0 { "alpha beta" } else { &long })) {

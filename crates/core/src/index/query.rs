@@ -1,7 +1,9 @@
 //! The search syntax users type — words, "quoted phrases", prefix* — turned into an FTS5 match
-//! expression that can never be an SQL or FTS syntax error.
+//! expression that can never be an SQL or FTS syntax error. A word of Chinese, Japanese or
+//! Korean characters needs nothing of its own here: quoted, FTS5 splits it with the index's
+//! tokenizer into one token per character, a phrase, so it matches any message holding that run.
 
-use super::tokens::Tokenizer;
+use super::tokens::{is_cjk, Tokenizer};
 use crate::error::Error;
 
 /// The most terms (words, phrases, prefixes) a query may have. FTS5's cost grows with the
@@ -87,6 +89,7 @@ pub fn parse(query: &str) -> Result<Vec<Item>, Error> {
                 prefix = true;
             }
             if !phrase.trim().is_empty() {
+                let prefix = prefix && !ends_cjk(&phrase);
                 terms.push(Item::Term {
                     text: phrase,
                     prefix,
@@ -130,7 +133,7 @@ pub fn parse(query: &str) -> Result<Vec<Item>, Error> {
         }
         terms.push(Item::Term {
             text: stem.to_owned(),
-            prefix,
+            prefix: prefix && !ends_cjk(stem),
         });
     }
     if terms.last() == Some(&Item::Or) {
@@ -148,6 +151,23 @@ pub fn parse(query: &str) -> Result<Vec<Item>, Error> {
         )));
     }
     Ok(terms)
+}
+
+/// Whether a term ends with a CJK character: each is a token of its own, so such a prefix
+/// (`日本*`) is its phrase (`"日本"`, which finds 日本語 as it finds any run holding 日本).
+fn ends_cjk(text: &str) -> bool {
+    text.trim_end().chars().next_back().is_some_and(is_cjk)
+}
+
+/// How many tokens a snippet shows: twelve words, or twenty-four characters when the query
+/// holds a CJK character (its hits are mostly such text, one token per character: at twelve,
+/// FTS5's snippet, which likes to start at the start of the text, cut a six-character hit in
+/// two).
+pub fn snippet_tokens(fts: &str) -> usize {
+    match fts.chars().any(is_cjk) {
+        true => 24,
+        false => 12,
+    }
 }
 
 /// A query whose prefix terms match more known terms than this, in all, is left to FTS5
@@ -387,6 +407,23 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{q} as {fts}: {e}"));
             assert_eq!(rows, want, "{q} as {fts}");
         }
+    }
+
+    /// A CJK word is quoted as any word (FTS5 makes it a phrase of its characters); a prefix
+    /// ending in a CJK character is that phrase, one ending in another word stays a prefix.
+    #[test]
+    fn a_cjk_prefix_is_its_phrase() {
+        assert_eq!(to_fts("日本* 検索").unwrap(), r#""日本" "検索""#);
+        assert_eq!(to_fts(r#""接続 데이터*""#).unwrap(), r#""接続 데이터""#);
+        assert_eq!(to_fts("日本abc*").unwrap(), r#""日本abc"*"#);
+        let mut tokenizer = Tokenizer::new().unwrap();
+        let items = parse("ログparse*").unwrap();
+        let mut known = |p: &str| Ok(starting_with(["parser", "parses"].iter(), p));
+        let fts = expand(&items, &mut tokenizer, &mut known)
+            .unwrap()
+            .unwrap()
+            .fts;
+        assert_eq!(fts, r#"("ロ グ parser" OR "ロ グ parses")"#);
     }
 
     #[test]

@@ -204,9 +204,11 @@ mod tests {
     fn table() -> Connection {
         let conn = Connection::open_in_memory().unwrap();
         register(&conn).unwrap();
-        conn.execute_batch(
-            "CREATE VIRTUAL TABLE t USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');",
-        )
+        super::super::tokens::register(&conn).unwrap();
+        conn.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE t USING fts5(title, body, tokenize = '{}');",
+            super::super::TOKENIZER
+        ))
         .unwrap();
         let words = [
             "alpha",

@@ -1,11 +1,16 @@
-//! The index's own tokenizer (FTS5's `unicode61`, reached through the `fts5_api` of a
-//! connection), so that we see exactly the terms FTS5 indexes: the table `terms` lists every
-//! term of the indexed text, and a prefix query is answered by an `OR` of the terms that start
-//! with it instead of FTS5's prefix indexes (which cost 60% of the indexing time).
+//! The index's own tokenizer, `as_cjk`: FTS5's `unicode61` (reached through the `fts5_api` of
+//! a connection) for every script that writes spaces between words, and one token per
+//! character for Chinese, Japanese and Korean, which do not — so that any run of those
+//! characters in a message is found as a phrase of its characters (`検索` in 全文検索の機能).
+//! The same code tokenizes for FTS5 (registered on every connection to the cache, see
+//! [`register`]) and for us: the table `terms` lists every term of the indexed text, and a
+//! prefix query is answered by an `OR` of the terms that start with it instead of FTS5's
+//! prefix indexes (which cost 60% of the indexing time).
 //!
 //! rusqlite does not wrap FTS5's C API, so this is a small unsafe binding: `SELECT fts5(?1)`
-//! hands out the connection's `fts5_api` (the documented way), `xFindTokenizer` the
-//! tokenizer's functions, `xCreate` an instance with the index's arguments.
+//! hands out the connection's `fts5_api` (the documented way), `xFindTokenizer` unicode61's
+//! functions, `xCreate` an instance with the index's arguments, `xCreateTokenizer` registers
+//! ours.
 
 use std::collections::HashSet;
 use std::ffi::{c_char, c_int, c_void};
@@ -15,13 +20,32 @@ use std::ptr;
 use rusqlite::ffi;
 use rusqlite::Connection;
 
-/// A `unicode61` tokenizer with the index's arguments, on an in-memory connection of its own
-/// (so it can live beside a transaction of the cache's connection, or on another thread).
-pub struct Tokenizer {
-    functions: ffi::fts5_tokenizer,
-    instance: *mut ffi::Fts5Tokenizer,
-    /// Owns what `functions` and `instance` point into; dropped after them (see `Drop`).
-    _conn: Connection,
+/// The name of the index's tokenizer in the schema (`tokenize = 'as_cjk'`).
+pub const NAME: &str = "as_cjk";
+
+/// Whether `c` is a token of its own: a Han ideograph (CJK Unified Ideographs with extensions
+/// A–H, compatibility ideographs, 々〆〇), Hiragana, Katakana (with its phonetic extensions and
+/// the half-width forms) or a Hangul syllable or compatibility letter. Only letters: the
+/// punctuation of those blocks (・, the voicing marks) stays a separator, as in `unicode61`.
+/// Full-width Latin letters and digits are not here: they stay `unicode61`'s (one token per
+/// word, case folded, not equal to the ASCII word).
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3005..=0x3007
+        | 0x3041..=0x3096
+        | 0x309D..=0x309F
+        | 0x30A1..=0x30FA
+        | 0x30FC..=0x30FF
+        | 0x3131..=0x318E
+        | 0x31F0..=0x31FF
+        | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF
+        | 0xAC00..=0xD7A3
+        | 0xF900..=0xFAFF
+        | 0xFF66..=0xFF9F
+        | 0x20000..=0x2FA1F
+        | 0x30000..=0x323AF)
+        && c.is_alphanumeric()
 }
 
 fn failure(code: c_int, what: &str) -> rusqlite::Error {
@@ -57,82 +81,277 @@ pub(super) fn fts5_api(conn: &Connection) -> rusqlite::Result<*mut ffi::fts5_api
     Ok(api)
 }
 
-// SAFETY: the instance is plain memory of the tokenizer, used through `&mut self` only, and
-// its connection (which rusqlite lets move between threads) moves with it.
-unsafe impl Send for Tokenizer {}
+/// Where each token goes: its bytes (folded), and where it stands in the text (byte offsets).
+/// A code other than `SQLITE_OK` stops the tokenizing (FTS5's callback may fail).
+type Emit<'a> = dyn FnMut(&[u8], usize, usize) -> c_int + 'a;
 
-impl Tokenizer {
-    /// The index's tokenizer (`unicode61 remove_diacritics 2`, as in the schema).
-    pub fn new() -> rusqlite::Result<Tokenizer> {
-        let conn = Connection::open_in_memory()?;
-        let api = fts5_api(&conn)?;
+/// An instance of FTS5's `unicode61` with the index's arguments (`remove_diacritics 2`).
+struct Unicode61 {
+    functions: ffi::fts5_tokenizer,
+    instance: *mut ffi::Fts5Tokenizer,
+}
+
+impl Unicode61 {
+    /// # Safety
+    /// `api` is a live connection's, and stays alive while the result is.
+    unsafe fn create(api: *mut ffi::fts5_api) -> rusqlite::Result<Unicode61> {
         let mut user_data: *mut c_void = ptr::null_mut();
         let mut functions = ffi::fts5_tokenizer {
             xCreate: None,
             xDelete: None,
             xTokenize: None,
         };
-        // SAFETY: `api` is the live connection's; the functions and user data FTS5 returns
-        // stay valid while the connection is open, and the tokenizer owns it.
-        unsafe {
-            let find = (*api)
-                .xFindTokenizer
-                .ok_or_else(|| failure(1, "no xFindTokenizer"))?;
-            let rc = find(api, c"unicode61".as_ptr(), &mut user_data, &mut functions);
-            if rc != ffi::SQLITE_OK {
-                return Err(failure(rc, "FTS5 has no unicode61 tokenizer"));
-            }
-            let create = functions.xCreate.ok_or_else(|| failure(1, "no xCreate"))?;
-            let mut args: [*const c_char; 2] = [c"remove_diacritics".as_ptr(), c"2".as_ptr()];
-            let mut instance = ptr::null_mut();
-            let rc = create(user_data, args.as_mut_ptr(), 2, &mut instance);
-            if rc != ffi::SQLITE_OK || instance.is_null() {
-                return Err(failure(rc, "cannot create the unicode61 tokenizer"));
-            }
-            Ok(Tokenizer {
-                functions,
-                instance,
-                _conn: conn,
-            })
+        let find = (*api)
+            .xFindTokenizer
+            .ok_or_else(|| failure(1, "no xFindTokenizer"))?;
+        let rc = find(api, c"unicode61".as_ptr(), &mut user_data, &mut functions);
+        if rc != ffi::SQLITE_OK {
+            return Err(failure(rc, "FTS5 has no unicode61 tokenizer"));
         }
+        let create = functions.xCreate.ok_or_else(|| failure(1, "no xCreate"))?;
+        let mut args: [*const c_char; 2] = [c"remove_diacritics".as_ptr(), c"2".as_ptr()];
+        let mut instance = ptr::null_mut();
+        let rc = create(user_data, args.as_mut_ptr(), 2, &mut instance);
+        if rc != ffi::SQLITE_OK || instance.is_null() {
+            return Err(failure(rc, "cannot create the unicode61 tokenizer"));
+        }
+        Ok(Unicode61 {
+            functions,
+            instance,
+        })
     }
 
-    /// Calls `each` with every token of `text`, as FTS5 indexes it (folded).
-    pub fn tokens(&mut self, text: &str, each: &mut dyn FnMut(&str)) {
+    /// Tokenizes `text`, which stands at `offset` in the whole text the offsets are of.
+    fn tokenize(&mut self, flags: c_int, text: &[u8], offset: usize, emit: &mut Emit) -> c_int {
         unsafe extern "C" fn on_token(
             ctx: *mut c_void,
             _flags: c_int,
             token: *const c_char,
             len: c_int,
-            _start: c_int,
-            _end: c_int,
+            start: c_int,
+            end: c_int,
         ) -> c_int {
-            // SAFETY: `ctx` is the `&mut dyn FnMut` passed below, alive during xTokenize;
-            // `token` points to `len` bytes of UTF-8 that unicode61 wrote.
-            let each = &mut *ctx.cast::<&mut dyn FnMut(&str)>();
+            // SAFETY: `ctx` is the pair passed below, alive during xTokenize; `token` points
+            // to `len` bytes that unicode61 wrote.
+            let (emit, offset) = &mut *ctx.cast::<(&mut Emit, usize)>();
             let bytes = std::slice::from_raw_parts(token.cast::<u8>(), len.max(0) as usize);
-            if let Ok(token) = std::str::from_utf8(bytes) {
-                each(token);
-            }
-            ffi::SQLITE_OK
+            let at = |i: c_int| *offset + i.max(0) as usize;
+            emit(bytes, at(start), at(end))
         }
         let Some(tokenize) = self.functions.xTokenize else {
-            return;
+            return ffi::SQLITE_OK;
         };
+        if text.is_empty() {
+            return ffi::SQLITE_OK;
+        }
         // A text over 2 GiB is tokenized in part (never happens: messages are capped far lower).
         let len = c_int::try_from(text.len()).unwrap_or(c_int::MAX);
-        let mut each = each;
-        // SAFETY: the instance is alive (dropped only in Drop); the text outlives the call.
+        let mut ctx = (emit, offset);
+        // SAFETY: the instance is alive (deleted only in Drop); the text outlives the call.
         unsafe {
             tokenize(
                 self.instance,
-                (&mut each as *mut &mut dyn FnMut(&str)).cast(),
-                ffi::FTS5_TOKENIZE_DOCUMENT,
+                (&mut ctx as *mut (&mut Emit, usize)).cast(),
+                flags,
                 text.as_ptr().cast(),
                 len,
                 Some(on_token),
-            );
+            )
         }
+    }
+}
+
+impl Drop for Unicode61 {
+    fn drop(&mut self) {
+        if let Some(delete) = self.functions.xDelete {
+            // SAFETY: created by xCreate of the same functions, deleted once.
+            unsafe { delete(self.instance) };
+        }
+    }
+}
+
+/// Stops at the first code other than `SQLITE_OK`.
+macro_rules! ok {
+    ($rc:expr) => {
+        let rc = $rc;
+        if rc != ffi::SQLITE_OK {
+            return rc;
+        }
+    };
+}
+
+/// The index's tokenizing of `text` (any bytes; FTS5 hands them as stored). Without crossing
+/// into `unicode61` for ASCII words (most of a transcript), which is exact because `unicode61`
+/// (with no `tokenchars`/`separators` options, as in the schema) treats every ASCII character
+/// but a letter or digit as a separator: a token never spans one, so the text is cut at them,
+/// a piece of ASCII letters and digits is one token (folded: ASCII case only), and a piece
+/// holding other characters goes to [`mixed`].
+fn tokenize(u61: &mut Unicode61, flags: c_int, text: &[u8], emit: &mut Emit) -> c_int {
+    let mut folded = Vec::new();
+    let mut piece = |start: usize, end: usize, ascii: bool, upper: bool| {
+        if start == end {
+            ffi::SQLITE_OK
+        } else if !ascii {
+            mixed(u61, flags, text, start, end, emit)
+        } else if upper {
+            folded.clear();
+            folded.extend_from_slice(&text[start..end]);
+            folded.make_ascii_lowercase();
+            emit(&folded, start, end)
+        } else {
+            emit(&text[start..end], start, end)
+        }
+    };
+    let (mut start, mut ascii, mut upper) = (0, true, false);
+    for (i, &b) in text.iter().enumerate() {
+        if b.is_ascii_alphanumeric() {
+            upper |= b.is_ascii_uppercase();
+        } else if !b.is_ascii() {
+            ascii = false;
+        } else {
+            ok!(piece(start, i, ascii, upper));
+            (start, ascii, upper) = (i + 1, true, false);
+        }
+    }
+    piece(start, text.len(), ascii, upper)
+}
+
+/// A piece of `text` holding characters beyond ASCII: each CJK character ([`is_cjk`]) is a
+/// token, and the runs between them go to `unicode61` whole (so a script with spaces is
+/// tokenized exactly as before). Bytes that are not UTF-8 go with the run they are in.
+fn mixed(
+    u61: &mut Unicode61,
+    flags: c_int,
+    text: &[u8],
+    start: usize,
+    end: usize,
+    emit: &mut Emit,
+) -> c_int {
+    let (mut run, mut at) = (start, start);
+    for chunk in text[start..end].utf8_chunks() {
+        for (i, c) in chunk.valid().char_indices() {
+            if is_cjk(c) {
+                let (from, to) = (at + i, at + i + c.len_utf8());
+                ok!(u61.tokenize(flags, &text[run..from], run, emit));
+                ok!(emit(&text[from..to], from, to));
+                run = to;
+            }
+        }
+        at += chunk.valid().len() + chunk.invalid().len();
+    }
+    u61.tokenize(flags, &text[run..end], run, emit)
+}
+
+/// Registers `as_cjk` on `conn`. Every connection that opens the cache does, before it touches
+/// a full-text table (FTS5 makes the table's tokenizer when it first opens the table).
+pub fn register(conn: &Connection) -> rusqlite::Result<()> {
+    unsafe extern "C" fn x_create(
+        api: *mut c_void,
+        _args: *mut *const c_char,
+        _count: c_int,
+        out: *mut *mut ffi::Fts5Tokenizer,
+    ) -> c_int {
+        // SAFETY: the user data is the connection's `fts5_api`, alive with the connection
+        // that made the table asking for a tokenizer.
+        match Unicode61::create(api.cast()) {
+            Ok(u61) => {
+                *out = Box::into_raw(Box::new(u61)).cast();
+                ffi::SQLITE_OK
+            }
+            Err(_) => ffi::SQLITE_ERROR,
+        }
+    }
+    unsafe extern "C" fn x_delete(instance: *mut ffi::Fts5Tokenizer) {
+        // SAFETY: made by `x_create`, deleted once by FTS5.
+        drop(Box::from_raw(instance.cast::<Unicode61>()));
+    }
+    unsafe extern "C" fn x_tokenize(
+        instance: *mut ffi::Fts5Tokenizer,
+        ctx: *mut c_void,
+        flags: c_int,
+        text: *const c_char,
+        len: c_int,
+        x_token: Option<
+            unsafe extern "C" fn(*mut c_void, c_int, *const c_char, c_int, c_int, c_int) -> c_int,
+        >,
+    ) -> c_int {
+        let Some(x_token) = x_token else {
+            return ffi::SQLITE_OK;
+        };
+        // SAFETY: FTS5 hands an instance of `x_create` and `len` bytes of text, alive during
+        // the call; offsets within a text under 2 GiB fit in an int.
+        let u61 = &mut *instance.cast::<Unicode61>();
+        let text = match len {
+            1.. => std::slice::from_raw_parts(text.cast::<u8>(), len as usize),
+            _ => &[],
+        };
+        let mut emit = |token: &[u8], start: usize, end: usize| {
+            x_token(
+                ctx,
+                0,
+                token.as_ptr().cast(),
+                token.len() as c_int,
+                start as c_int,
+                end as c_int,
+            )
+        };
+        tokenize(u61, flags, text, &mut emit)
+    }
+    let api = fts5_api(conn)?;
+    let mut functions = ffi::fts5_tokenizer {
+        xCreate: Some(x_create),
+        xDelete: Some(x_delete),
+        xTokenize: Some(x_tokenize),
+    };
+    // SAFETY: `api` is the live connection's; FTS5 copies the functions, and the user data
+    // (the api itself) lives as long as the connection, which owns the registration.
+    let rc = unsafe {
+        let create = (*api)
+            .xCreateTokenizer
+            .ok_or_else(|| failure(1, "no xCreateTokenizer"))?;
+        create(api, c"as_cjk".as_ptr(), api.cast(), &mut functions, None)
+    };
+    if rc != ffi::SQLITE_OK {
+        return Err(failure(rc, "cannot register the index's tokenizer"));
+    }
+    Ok(())
+}
+
+/// The index's tokenizer for our own use, on an in-memory connection of its own (so it can
+/// live beside a transaction of the cache's connection, or on another thread).
+pub struct Tokenizer {
+    u61: Unicode61,
+    /// Owns what `u61` points into; dropped after it (fields drop in order).
+    _conn: Connection,
+}
+
+// SAFETY: the instance is plain memory of the tokenizer, used through `&mut self` only, and
+// its connection (which rusqlite lets move between threads) moves with it.
+unsafe impl Send for Tokenizer {}
+
+impl Tokenizer {
+    pub fn new() -> rusqlite::Result<Tokenizer> {
+        let conn = Connection::open_in_memory()?;
+        let api = fts5_api(&conn)?;
+        // SAFETY: the connection lives in the tokenizer, dropped after the instance.
+        let u61 = unsafe { Unicode61::create(api)? };
+        Ok(Tokenizer { u61, _conn: conn })
+    }
+
+    /// Calls `each` with every token of `text`, as FTS5 indexes it (folded).
+    pub fn tokens(&mut self, text: &str, each: &mut dyn FnMut(&str)) {
+        let mut emit = |token: &[u8], _: usize, _: usize| {
+            if let Ok(token) = std::str::from_utf8(token) {
+                each(token);
+            }
+            ffi::SQLITE_OK
+        };
+        tokenize(
+            &mut self.u61,
+            ffi::FTS5_TOKENIZE_DOCUMENT,
+            text.as_bytes(),
+            &mut emit,
+        );
     }
 
     /// The tokens of `text`, in order.
@@ -142,16 +361,6 @@ impl Tokenizer {
         out
     }
 }
-
-impl Drop for Tokenizer {
-    fn drop(&mut self) {
-        if let Some(delete) = self.functions.xDelete {
-            // SAFETY: created by xCreate of the same functions, deleted once.
-            unsafe { delete(self.instance) };
-        }
-    }
-}
-
 /// Gathers the distinct terms of texts, leaving out those already handed out in this run (the
 /// writer keeps them anyway: `INSERT OR IGNORE`); the memory of what was handed out is bounded.
 /// Every token of the indexed text is looked up here (tens of millions at 300 MB), so the set
@@ -232,46 +441,8 @@ impl NewTerms {
                 out.push(t.to_owned());
             }
         };
-        each_token(&mut self.tokenizer, text, &mut note);
+        self.tokenizer.tokens(text, &mut note);
     }
-}
-
-/// Calls `each` with every token of `text`, exactly as [`Tokenizer::tokens`] does, but without
-/// crossing into SQLite for ASCII words (most of a transcript), which cost a third of the term
-/// pass there. Exact because `unicode61` (with no `tokenchars`/`separators` options, as in the
-/// schema) treats every ASCII character but a letter or digit as a separator: a token never
-/// spans one, so the text is cut at them, a piece of ASCII letters and digits is one token
-/// (folded: ASCII case only), and a piece holding other characters goes to `unicode61` whole.
-pub fn each_token(tokenizer: &mut Tokenizer, text: &str, each: &mut dyn FnMut(&str)) {
-    let mut folded = String::new();
-    let mut piece = |start: usize, end: usize, ascii: bool, upper: bool| {
-        // Cut at ASCII bytes only, so these are character boundaries (`get` checks in O(1)).
-        let Some(piece) = text.get(start..end).filter(|p| !p.is_empty()) else {
-            return;
-        };
-        if !ascii {
-            tokenizer.tokens(piece, each);
-        } else if upper {
-            folded.clear();
-            folded.push_str(piece);
-            folded.make_ascii_lowercase();
-            each(&folded);
-        } else {
-            each(piece);
-        }
-    };
-    let (mut start, mut ascii, mut upper) = (0, true, false);
-    for (i, &b) in text.as_bytes().iter().enumerate() {
-        if b.is_ascii_alphanumeric() {
-            upper |= b.is_ascii_uppercase();
-        } else if !b.is_ascii() {
-            ascii = false;
-        } else {
-            piece(start, i, ascii, upper);
-            (start, ascii, upper) = (i + 1, true, false);
-        }
-    }
-    piece(start, text.len(), ascii, upper);
 }
 
 #[cfg(test)]
@@ -297,18 +468,26 @@ mod tests {
         assert_eq!(again, ["new"]);
     }
 
-    /// The tokens we see are the terms FTS5 stores (fts5vocab over a table of the same text).
-    #[test]
-    fn tokens_equal_the_terms_fts5_indexes() {
+    /// A connection with `as_cjk` and a table `t` of one column tokenized by it.
+    fn table() -> Connection {
         let conn = Connection::open_in_memory().unwrap();
-        let text = "Café NAÏVE straße İstanbul ﬁle 日本語テスト ωmega src/mod_12.rs \
-                    parseConfig7 handle_request don't 0x1f E0042 a\u{301}b ™x";
+        register(&conn).unwrap();
         conn.execute_batch(&format!(
             "CREATE VIRTUAL TABLE t USING fts5(body, tokenize = '{}');
              CREATE VIRTUAL TABLE v USING fts5vocab(t, row);",
             super::super::TOKENIZER
         ))
         .unwrap();
+        conn
+    }
+
+    /// The tokens we see are the terms FTS5 stores (fts5vocab over a table of the same text).
+    #[test]
+    fn tokens_equal_the_terms_fts5_indexes() {
+        let conn = table();
+        let text = "Café NAÏVE straße İstanbul ﬁle 日本語テスト ωmega src/mod_12.rs \
+                    parseConfig7 handle_request don't 0x1f E0042 a\u{301}b ™x \
+                    连接数据库失败 데이터베이스에 ｶﾀｶﾅ Ｗｅｂサーバー・設定";
         conn.execute("INSERT INTO t (body) VALUES (?1)", [text])
             .unwrap();
         let mut want: Vec<String> = conn
@@ -323,29 +502,182 @@ mod tests {
         got.dedup();
         want.sort();
         assert_eq!(got, want);
-        assert!(got.contains(&"cafe".to_owned()) && got.contains(&"parseconfig7".to_owned()));
+        for term in [
+            "cafe",
+            "parseconfig7",
+            "日",
+            "テ",
+            "连",
+            "데",
+            "ｶ",
+            "ｗｅｂ",
+            "サ",
+            "ー",
+        ] {
+            assert!(got.contains(&term.to_owned()), "{term} in {got:?}");
+        }
+        assert!(!got.contains(&"・".to_owned()) && !got.contains(&"日本語テスト".to_owned()));
     }
 
-    /// The fast path finds the very tokens `unicode61` does, in order, on any mix of ASCII
-    /// words, punctuation, accented and other scripts, combining marks and emoji.
+    /// Any run of CJK characters in a text is found as a phrase, next to any other characters;
+    /// the snippet marks the run.
     #[test]
-    fn each_token_equals_unicode61() {
+    fn a_cjk_run_is_found_anywhere_as_a_phrase() {
+        let conn = table();
+        for body in [
+            "全文検索の機能を追加",
+            "连接数据库失败 (error 42)",
+            "데이터베이스에 연결할 수 없습니다",
+            "ログをparseする",
+        ] {
+            conn.execute("INSERT INTO t (body) VALUES (?1)", [body])
+                .unwrap();
+        }
+        let find = |q: &str| -> Vec<String> {
+            conn.prepare("SELECT highlight(t, 0, '«', '»') FROM t WHERE t MATCH ?1")
+                .unwrap()
+                .query_map([q], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(find("\"検索\""), ["全文«検索»の機能を追加"]);
+        assert_eq!(find("\"数据库\""), ["连接«数据库»失败 (error 42)"]);
+        assert_eq!(
+            find("\"데이터베이스\""),
+            ["«데이터베이스»에 연결할 수 없습니다"]
+        );
+        assert_eq!(find("\"ログ\" parse"), ["«ログ»を«parse»する"]);
+        assert!(find("\"索検\"").is_empty());
+        assert!(find("\"検索機能\"").is_empty());
+    }
+
+    /// (token, start, end) of `text` through `tokenize` with `u61`, or through unicode61 alone.
+    fn triples(t: &mut Tokenizer, text: &[u8], ours: bool) -> Vec<(String, usize, usize)> {
+        let mut out = Vec::new();
+        let mut emit = |token: &[u8], start: usize, end: usize| {
+            out.push((String::from_utf8_lossy(token).into_owned(), start, end));
+            ffi::SQLITE_OK
+        };
+        let flags = ffi::FTS5_TOKENIZE_DOCUMENT;
+        match ours {
+            true => tokenize(&mut t.u61, flags, text, &mut emit),
+            false => t.u61.tokenize(flags, text, 0, &mut emit),
+        };
+        out
+    }
+
+    /// On text without CJK characters the index's tokenizer is `unicode61` exactly (tokens and
+    /// offsets, for snippets), on any mix of ASCII words, punctuation, accented and other
+    /// scripts, combining marks, full-width forms and emoji; with them, each CJK character is
+    /// a token of its own, at its place, and the rest is what `unicode61` makes of the text
+    /// with spaces around each.
+    #[test]
+    fn the_tokenizer_is_unicode61_but_for_cjk_characters() {
         use proptest::prelude::*;
         let alphabet = prop::sample::select(vec![
-            "a", "Z", "q", "7", "0", " ", "\n", "\t", "_", "-", ".", "/", "'", "\\", "\u{0}", "é",
-            "É", "ß", "İ", "ﬁ", "日", "本", "ω", "\u{301}", "™", "—", "😀", "\u{a0}", "Ⅻ",
+            "a",
+            "Z",
+            "q",
+            "7",
+            "0",
+            " ",
+            "\n",
+            "\t",
+            "_",
+            "-",
+            ".",
+            "/",
+            "'",
+            "\\",
+            "\u{0}",
+            "é",
+            "É",
+            "ß",
+            "İ",
+            "ﬁ",
+            "ω",
+            "\u{301}",
+            "™",
+            "—",
+            "😀",
+            "\u{a0}",
+            "Ⅻ",
+            "Ｗ",
+            "ｅ",
+            "１",
+            "日",
+            "本",
+            "検",
+            "々",
+            "の",
+            "ガ",
+            "ー",
+            "・",
+            "。",
+            "\u{3099}",
+            "ｶ",
+            "한",
+            "ㅋ",
+            "\u{20b9f}",
+            "豈",
         ]);
         let texts = prop::collection::vec(alphabet, 0..60).prop_map(|parts| parts.concat());
         let mut runner = proptest::test_runner::TestRunner::default();
         runner
             .run(&texts, |text| {
-                let mut tokenizer = Tokenizer::new().unwrap();
-                let want = tokenizer.split(&text);
-                let mut got = Vec::new();
-                each_token(&mut tokenizer, &text, &mut |t| got.push(t.to_owned()));
-                prop_assert_eq!(got, want, "text {:?}", text);
+                let mut t = Tokenizer::new().unwrap();
+                let got = triples(&mut t, text.as_bytes(), true);
+                if !text.chars().any(is_cjk) {
+                    let want = triples(&mut t, text.as_bytes(), false);
+                    prop_assert_eq!(got, want, "text {:?}", text);
+                    return Ok(());
+                }
+                let spaced: String = text
+                    .chars()
+                    .map(|c| match is_cjk(c) {
+                        true => format!(" {c} "),
+                        false => c.to_string(),
+                    })
+                    .collect();
+                let want: Vec<String> = triples(&mut t, spaced.as_bytes(), false)
+                    .into_iter()
+                    .map(|(token, ..)| token)
+                    .collect();
+                let tokens: Vec<String> = got.iter().map(|(token, ..)| token.clone()).collect();
+                prop_assert_eq!(&tokens, &want, "text {:?}", text);
+                let mut after = 0;
+                for (token, start, end) in &got {
+                    prop_assert!(after <= *start && start < end, "{:?} in {:?}", got, text);
+                    let cjk = token.chars().next().is_some_and(is_cjk);
+                    prop_assert!(!cjk || text[*start..*end] == **token, "{:?}", got);
+                    after = *end;
+                }
                 Ok(())
             })
             .unwrap();
+    }
+
+    /// Bytes that are not UTF-8 (FTS5 hands a blob's as they are) go to `unicode61` with the
+    /// run around them: no panic, and the CJK characters beside them are still tokens.
+    #[test]
+    fn bytes_that_are_not_utf8_are_tokenized_as_unicode61_does() {
+        let mut t = Tokenizer::new().unwrap();
+        let text = b"ab\xff\xfecd \xe6\x97\xa5\xe6\x9c\xac\xe2\x82 x\xe6\x97";
+        let tokens: Vec<String> = triples(&mut t, text, true)
+            .into_iter()
+            .map(|(token, ..)| token)
+            .collect();
+        let mut want: Vec<String> = triples(&mut t, b"ab\xff\xfecd ", false)
+            .into_iter()
+            .map(|(token, ..)| token)
+            .collect();
+        want.extend(["日".to_owned(), "本".to_owned()]);
+        want.extend(
+            triples(&mut t, b"\xe2\x82 x\xe6\x97", false)
+                .into_iter()
+                .map(|(token, ..)| token),
+        );
+        assert_eq!(tokens, want);
     }
 }

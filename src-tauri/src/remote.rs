@@ -472,6 +472,20 @@ pub fn login_shell_in(dir: &str) -> CmdResult<ResumeCommand> {
         .map_err(|e| CmdError::invalid_input(e.to_string()))
 }
 
+/// `command` kept on screen when it fails: run by `sh -c` there, and when it ends with a failure
+/// (the directory is gone there, the agent is not installed there, it stopped at once) the
+/// window says so and waits for Enter. A local terminal closes when its command ends, so
+/// without this the user saw a window flash and no reason (the launch itself had worked). The
+/// alias reaches the script as `$1`, never inside its text.
+pub fn held(command: &ResumeCommand, alias: &str) -> CmdResult<ResumeCommand> {
+    let script = format!(
+        "{} || {{ s=$?; printf '\\n%s\\n' \"agent-sessions: this ended with exit status $s on $1 (the reason is above). Press Enter to close this window.\"; read -r _; exit \"$s\"; }}",
+        command.posix()
+    );
+    ResumeCommand::new("sh", &["-c", &script, "agent-sessions", alias], None)
+        .map_err(|e| CmdError::invalid_input(e.to_string()))
+}
+
 /// What Continue in… runs there: `cd -- DIR && exec ARGV…` (POSIX-quoted when wrapped in ssh;
 /// a directory or word holding a control character is refused by `ResumeCommand::new`).
 pub fn handoff_command(prepared: &wire::HandoffPrepared) -> CmdResult<ResumeCommand> {
@@ -1012,6 +1026,46 @@ mod tests {
             assert_eq!(login_shell_in(bad).unwrap_err().code, "invalid_input");
         }
         assert!(ssh_command("devbox", None, "true\u{7}").is_err());
+    }
+
+    /// Resume (or Open terminal) on a host where it cannot run: the terminal's ssh command, run
+    /// by a real `sh` as the remote's login shell would, says why and that it waits for Enter
+    /// (a local terminal closes when its command ends: the window only flashed). A command that
+    /// works runs exactly, nothing added to what it prints.
+    #[test]
+    fn a_remote_command_that_fails_stays_on_screen_saying_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("it's gone");
+        let resume = ResumeCommand::new("true", &[], Some(gone.to_str().unwrap())).unwrap();
+        let ssh = ssh_command("devbox", None, &held(&resume, "devbox").unwrap().posix()).unwrap();
+        let out = run_pasted(&ssh.posix(), dir.path(), Path::new("/bin/sh"));
+        let said = String::from_utf8_lossy(&out.stdout);
+        let why = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(why.contains("it's gone"), "{why}");
+        assert!(
+            said.contains(
+                "exit status 2 on devbox (the reason is above). Press Enter to close this window."
+            ),
+            "{said}"
+        );
+
+        let here = dir.path().join("a $(touch pwned) dir");
+        std::fs::create_dir(&here).unwrap();
+        let resume = ResumeCommand::new("pwd", &[], Some(here.to_str().unwrap())).unwrap();
+        let ssh = ssh_command(
+            "devbox",
+            None,
+            &held(&resume, "x; touch pwned").unwrap().posix(),
+        )
+        .unwrap();
+        let out = run_pasted(&ssh.posix(), dir.path(), Path::new("/bin/sh"));
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim_end(),
+            here.to_str().unwrap()
+        );
+        assert!(!dir.path().join("pwned").exists() && !here.join("pwned").exists());
     }
 
     /// A WSL host's command: the distribution's `sh` gets the same POSIX text ssh's login

@@ -712,6 +712,8 @@ def run_main_suite(d):
     check("the raw JSON toggle shows the agent's own lines behind each message", lambda: raw_records(d))
     check("the Timeline tab lists the session's events as log prints them", lambda: timeline_tab(d))
     check("tree and list move with the arrow keys, open with Enter and say what is selected", lambda: keyboard(d))
+    check("the Export and Continue in… menus and Settings take the focus when opened and close on Escape",
+          lambda: menus_keyboard(d))
     check("axe-core finds no serious or critical violations in the main view and the dialogs", lambda: accessibility(d))
     check("with allow_delete on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
     check("a complete bundle exported through the save dialog restores through the import dialogs into another directory",
@@ -877,6 +879,37 @@ def keyboard(d):
     d.js(f"document.querySelector('[data-testid=\"session-row\"][data-id=\"{parent}\"]').focus()")
     press(d, ARROW_RIGHT)
     d.until(f"return document.querySelector('[data-testid=\"session-row\"][data-id=\"{parent}\"]').getAttribute('aria-expanded') === 'true'", 5)
+
+
+def focus_in(d, testid):
+    return d.js(f"return !!document.querySelector('[data-testid=\"{testid}\"]')?.contains(document.activeElement)")
+
+
+def menus_keyboard(d):
+    """`e` and `,` open what they name with the focus inside (it stayed on the page: the first
+    Tab went to the machine picker at the top); Escape closes a menu (it did nothing) and the
+    focus goes back to the button that opened it."""
+    open_session(d, TOOLS_SESSION)
+    key(d, "e")
+    d.wait_all('[data-testid="export-menu"]')
+    assert focus_in(d, "export-menu"), d.js("return document.activeElement.outerHTML.slice(0, 120)")
+    assert d.js("return document.activeElement.dataset.testid") == "export-format-markdown"
+    press(d, "\ue00c")
+    d.until("return !document.querySelector('[data-testid=\"export-menu\"]')", 5)
+    toggle = d.find_all('[data-testid="handoff-toggle"]')[0]
+    d.click(toggle)
+    d.wait_all('[data-testid="handoff-menu"]')
+    assert focus_in(d, "handoff-menu"), d.js("return document.activeElement.outerHTML.slice(0, 120)")
+    press(d, "\ue00c")
+    d.until("return !document.querySelector('[data-testid=\"handoff-menu\"]')", 5)
+    assert d.js("return document.activeElement.dataset.testid") == "handoff-toggle"
+    key(d, ",")
+    d.wait_all('[data-testid="settings"]')
+    assert focus_in(d, "settings"), d.js("return document.activeElement.outerHTML.slice(0, 120)")
+    press(d, "\ue004")  # Tab: still inside the pane
+    assert focus_in(d, "settings"), d.js("return document.activeElement.outerHTML.slice(0, 120)")
+    press(d, "\ue00c")
+    d.until("return !document.querySelector('[data-testid=\"settings\"]')", 5)
 
 
 def axe(d):
@@ -1788,7 +1821,9 @@ def trash(d):
     d.until("return !document.querySelector('[data-testid=\"trash-dialog\"]')", 20)
     d.until(f"return !document.querySelector('[data-testid=\"session-row\"][data-id=\"{sid}\"]')", 5)
     kind, text, _ = notice(d)
-    assert kind == "ok" and "Moved to the trash: 1 session" in text, text
+    # It names the session and where it can be had back.
+    assert kind == "ok" and text == ("Moved to the trash: “EDIT create and edit hello.txt”; it can be restored "
+                                      "from your desktop's Trash"), text
     close_notice(d)
     trash_dir = TMP / "data/Trash"
     assert not transcript.exists()
@@ -1988,6 +2023,10 @@ def translation(d):
 
 def empty_state(d):
     d.wait_all('[data-testid="empty-state"]', timeout=30)
+    # It says where it looked, and where to go when the sessions are elsewhere.
+    looked = d.text(d.wait_all('[data-testid="empty-roots"]')[0])
+    assert all(str(TMP / "none" / p) in looked for p in ["claude", "codex", "data/opencode"]), looked
+    assert "Settings" in looked and "Import bundle" in looked, looked
     d.shot("09-empty-state")
     d.click(d.wait_all('[data-testid="open-demo"]')[0])
     rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
@@ -2371,7 +2410,8 @@ def remote_suite(d, ssh_config):
         d.click(d.find_all('[data-testid="trash-confirm"]')[0])
         d.until("return !document.querySelector('[data-testid=\"trash-dialog\"]')", 30)
         kind, text, _ = notice(d)
-        assert kind == "ok" and "Moved to the trash: 1 session" in text, text
+        assert kind == "ok" and text == ("Moved to the trash: “EDIT create and edit hello.txt”; it can be restored "
+                                          "from the Trash on testbox"), text
         close_notice(d)
         assert not transcript.exists()
         assert (TMP / "remote-home/.local/share/Trash/files" / f"{sid}.jsonl").is_file()
@@ -2421,6 +2461,23 @@ def remote_suite(d, ssh_config):
         assert ran.stdout.strip().splitlines()[-1:] == [workdir], (ran.stdout, ran.stderr)
         assert not (TMP / TERM_DIR_NAME / "pwned").exists()
     check("open terminal on a remote session runs ssh -t into its directory there", terminal)
+
+    def resume_gone_there():
+        # The fixture's directory does not exist there: the terminal's command, run for real,
+        # says why and waits for Enter (the window closed at once, saying nothing).
+        before = len(launches())
+        open_session(d, "9d22e384-6685-4b75-ac35-088162e4c4a9")
+        d.click(d.find_all('[data-testid="resume-terminal"]')[0])
+        kind, text, _ = notice(d)
+        assert kind == "ok" and text == "Resuming in xterm in testbox:/home/bob/projects/demo", (kind, text)
+        argv = wait_launches(before + 1)[before]["argv"]
+        close_notice(d)
+        ran = subprocess.run(argv[2:], input="\n", capture_output=True, text=True, timeout=60)
+        assert ran.returncode != 0, (ran.stdout, ran.stderr)
+        assert "/home/bob/projects/demo" in ran.stderr, ran.stderr
+        assert "on testbox (the reason is above). Press Enter to close this window." in ran.stdout, (ran.stdout, ran.stderr)
+    check("resume of a remote session whose directory is gone there keeps the terminal open saying why",
+          resume_gone_there)
 
     def live():
         claude = TMP / "remote-home/.claude"

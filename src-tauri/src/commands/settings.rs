@@ -28,6 +28,9 @@ pub struct SettingsView {
     /// The roots in effect per provider and where they came from (an agent's variable wins
     /// over the config's roots).
     providers: Vec<ProviderRoots>,
+    /// The roots in effect that are not folders here (a mistyped store in the pane read
+    /// nothing, saying nothing: its agent's sessions just left the list).
+    missing_roots: Vec<PathBuf>,
 }
 
 impl SettingsView {
@@ -37,8 +40,21 @@ impl SettingsView {
             exists: file.exists(),
             settings: file.settings(),
             problems: file.warnings().to_vec(),
+            missing_roots: Vec::new(),
             providers: resolved(file).map(|r| r.providers).unwrap_or_default(),
         }
+        .with_missing_roots()
+    }
+
+    fn with_missing_roots(mut self) -> Self {
+        self.missing_roots = self
+            .providers
+            .iter()
+            .flat_map(|p| &p.roots)
+            .filter(|root| !root.is_dir())
+            .cloned()
+            .collect();
+        self
     }
 }
 
@@ -160,6 +176,43 @@ mod tests {
             "{text}"
         );
         assert!(!ConfigFile::load(&path).settings().translate.api_key_set);
+    }
+
+    /// A root typed in the pane that is not a folder is named as missing (it read nothing,
+    /// and nothing said so); one that is there is not.
+    #[test]
+    fn a_root_that_is_not_there_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let there = dir.path().join("claude-store");
+        std::fs::create_dir(&there).unwrap();
+        let gone = dir.path().join("no such store");
+        let roots = json!([there.to_str().unwrap(), gone.to_str().unwrap()]);
+        let mut file = edited(
+            ConfigFile::load(&path),
+            &[change("providers.claude.roots", roots)],
+        )
+        .unwrap();
+        file.save().unwrap();
+        let view = SettingsView::of(&ConfigFile::load(&path));
+        let claude = view
+            .providers
+            .iter()
+            .find(|p| p.provider == agent_sessions_core::ProviderKind::Claude)
+            .unwrap();
+        if claude.env_var.is_none() {
+            assert_eq!(claude.roots, [there.clone(), gone.clone()]);
+            assert!(
+                view.missing_roots.contains(&gone),
+                "{:?}",
+                view.missing_roots
+            );
+        }
+        assert!(
+            !view.missing_roots.contains(&there),
+            "{:?}",
+            view.missing_roots
+        );
     }
 
     #[test]

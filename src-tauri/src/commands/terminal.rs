@@ -8,7 +8,7 @@ use agent_sessions_core::actions::terminal::{self, Host, Installed};
 use serde::Serialize;
 use tauri::AppHandle;
 
-use super::{off_main, CmdResult, SessionRef};
+use super::{off_main, CmdError, CmdResult, SessionRef};
 
 #[derive(Serialize, ts_rs::TS)]
 pub struct Terminals {
@@ -73,7 +73,8 @@ pub async fn open_terminal(app: AppHandle, session: SessionRef, resume: bool) ->
                 requested.as_deref(),
                 resume,
                 &Host::this(),
-            )?
+            )
+            .map_err(to_settings)?
         };
         terminal::launch(&launch).map_err(agent_sessions_core::Error::from)?;
         Ok(Opened {
@@ -98,7 +99,7 @@ fn open_remote(
     } else {
         host.shell_in_dir(session)?
     };
-    let ssh = host.ssh_command(&there)?;
+    let ssh = host.ssh_command(&crate::remote::held(&there, &host.alias)?)?;
     let terminal = in_local_terminal(&ssh, requested)?;
     Ok(Opened {
         terminal,
@@ -111,7 +112,8 @@ fn open_remote(
 pub(super) fn local_terminal_ready(requested: Option<&str>) -> CmdResult<()> {
     let here = Host::this();
     let found = terminal::installed(&here);
-    terminal::choose(requested, &here, &found).map_err(agent_sessions_core::Error::from)?;
+    terminal::choose(requested, &here, &found)
+        .map_err(|e| to_settings(agent_sessions_core::Error::from(e)))?;
     Ok(())
 }
 
@@ -127,10 +129,48 @@ pub(super) fn in_local_terminal(
         .filter(|h| h.is_dir())
         .unwrap_or_else(std::env::temp_dir);
     let found = terminal::installed(&here);
-    let chosen =
-        terminal::choose(requested, &here, &found).map_err(agent_sessions_core::Error::from)?;
+    let chosen = terminal::choose(requested, &here, &found)
+        .map_err(|e| to_settings(agent_sessions_core::Error::from(e)))?;
     let launch = terminal::plan(chosen, &found, &here, &home, Some(ssh))
         .map_err(agent_sessions_core::Error::from)?;
     terminal::launch(&launch).map_err(agent_sessions_core::Error::from)?;
     Ok(launch.terminal)
+}
+
+/// A configured terminal that cannot be used, said with where to choose another: the notice
+/// named the terminals installed and left the user to find where the choice is made.
+fn to_settings(e: agent_sessions_core::Error) -> CmdError {
+    let hint = matches!(e.code(), "terminal_not_installed" | "unknown_terminal");
+    let mut error = CmdError::from(e);
+    if hint {
+        error
+            .message
+            .push_str(". Choose one under Terminal in Settings (the , key), or Automatic");
+    }
+    error
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_sessions_core::actions::terminal::TerminalError;
+
+    use super::*;
+
+    #[test]
+    fn a_terminal_that_cannot_be_used_says_where_to_choose_another() {
+        let missing = TerminalError::NotInstalled {
+            id: "alacritty",
+            name: "Alacritty",
+            installed: "xterm, kitty".into(),
+        };
+        let said = to_settings(missing.into());
+        assert_eq!(
+            said.message,
+            "Alacritty (alacritty) is not installed here; the installed terminals are: xterm, kitty. \
+             Choose one under Terminal in Settings (the , key), or Automatic"
+        );
+        // Nothing to choose in Settings when the directory is gone.
+        let gone = to_settings(TerminalError::DirMissing("/w/gone".into()).into());
+        assert!(!gone.message.contains("Settings"), "{}", gone.message);
+    }
 }

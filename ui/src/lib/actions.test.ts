@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SESSION_MENU, actionForKey, errorNotice } from "./actions";
+import { SESSION_MENU, actionForKey, errorNotice, trashedText } from "./actions";
 
 const key = (k: string, mods: Partial<KeyboardEvent> = {}) => ({ key: k, ctrlKey: false, altKey: false, metaKey: false, ...mods });
 
@@ -23,5 +23,21 @@ describe("actions", () => {
     const n = errorNotice({ code: "not_found", message: "claude was not found on PATH", copy: "cd -- /w && claude --resume x" });
     expect(n).toEqual({ kind: "error", text: "claude was not found on PATH", copy: "cd -- /w && claude --resume x" });
     expect(errorNotice("boom")).toEqual({ kind: "error", text: "boom", copy: undefined });
+  });
+
+  it("says what a trash did to which session, and an archived Codex session as archived", () => {
+    const target = (provider: "claude" | "codex", title: string | null) =>
+      ({ provider, id: "0199-a", title, source_path: "/s/a.jsonl", updated_at: null });
+    const plan = (notes: string[]) => ({ mode: "trash" as const, session: target("codex", "t"), subagents: [],
+      include_subagents: null, steps: [], notes });
+    expect(trashedText({ mode: "trash", removed: [target("claude", "fix the build")], output: [] }, null))
+      .toBe("Moved to the trash: “fix the build”; it can be restored from your desktop's Trash");
+    expect(trashedText({ mode: "trash", removed: [target("claude", "fix the build")], output: [] }, null, "devbox"))
+      .toBe("Moved to the trash: “fix the build”; it can be restored from the Trash on devbox");
+    const back = "the session is archived the way Codex archives it; codex unarchive 0199-a brings it back";
+    expect(trashedText({ mode: "trash", removed: [target("codex", null)], output: [] }, plan([back])))
+      .toBe(`Archived as Codex archives: “0199-a” stays in the list, marked archived (${back})`);
+    expect(trashedText({ mode: "permanent", removed: [target("claude", "a"), target("claude", "b")], output: [] }, null))
+      .toBe("Deleted for good: 2 sessions");
   });
 });

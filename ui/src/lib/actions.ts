@@ -3,7 +3,7 @@
 
 import { AGENTS } from "./agents";
 import { toApiError } from "./api";
-import type { Provider } from "./types";
+import type { Provider, TrashDone, TrashPlan } from "./types";
 
 export type SessionAction = "resume-terminal" | "open-terminal" | "copy-resume" | "export" | "reveal" | "trash";
 
@@ -34,3 +34,18 @@ export function errorNotice(e: unknown): Notice {
 
 /** The agents a session (or a bundle) can continue in ("Continue in…"). */
 export const HANDOFF_TARGETS: { id: Provider; name: string }[] = AGENTS.map((a) => ({ id: a.kind, name: a.label }));
+
+/** What a trash or deletion did, said after it: which session, and how to get it back. A Codex
+ * session is archived, not trashed: it stays listed, marked archived, and the plan's notes say
+ * which command brings it back ("Moved to the trash" beside a row still there misled). */
+export function trashedText(done: TrashDone, plan: TrashPlan | null, host: string | null = null): string {
+  const n = done.removed.length;
+  const first = done.removed[0];
+  const what = n === 1 && first ? `“${first.title ?? first.id}”` : `${n} sessions`;
+  if (done.mode === "permanent") return `Deleted for good: ${what}`;
+  if (first?.provider === "codex") {
+    const notes = plan?.notes.length ? ` (${plan.notes.join("; ")})` : "";
+    return `Archived as Codex archives: ${what} stays in the list, marked archived${notes}`;
+  }
+  return `Moved to the trash: ${what}; it can be restored from ${host ? `the Trash on ${host}` : "your desktop's Trash"}`;
+}

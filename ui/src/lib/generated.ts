@@ -537,7 +537,12 @@ problems: Array<ConfigProblem>,
  * The roots in effect per provider and where they came from (an agent's variable wins
  * over the config's roots).
  */
-providers: Array<ProviderRoots>, };
+providers: Array<ProviderRoots>, 
+/**
+ * The roots in effect that are not folders here (a mistyped store in the pane read
+ * nothing, saying nothing: its agent's sessions just left the list).
+ */
+missing_roots: Array<string>, };
 /**
  * How a list is ordered; every order is largest (newest) first, ties by provider and id.
  */

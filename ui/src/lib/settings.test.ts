@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { changesOf, draftOf, isHidden, linesOf } from "./settings";
+import { changesOf, draftOf, isHidden, linesOf, missingOf } from "./settings";
 import type { Settings } from "./types";
 
 const saved: Settings = {
@@ -72,5 +72,15 @@ describe("settings", () => {
     expect(isHidden("C:\\work\\x", ["C:\\work"])).toBe(true);
     expect(isHidden("/anything", ["/"])).toBe(true);
     expect(isHidden("/x", [])).toBe(false);
+  });
+
+  it("names a missing root only when it was set, not a default store the agent never made", () => {
+    const missing = ["/typo/.claude", "/home/u/.codex"];
+    const set = { provider: "claude" as const, enabled: true, enabled_from: "default" as const,
+      roots: ["/home/u/.claude", "/typo/.claude"], roots_from: "config" as const, env_var: null };
+    expect(missingOf(set, missing)).toEqual(["/typo/.claude"]);
+    expect(missingOf({ ...set, roots_from: "env", env_var: "CLAUDE_CONFIG_DIR" }, missing)).toEqual(["/typo/.claude"]);
+    const byDefault = { ...set, provider: "codex" as const, roots: ["/home/u/.codex"], roots_from: "default" as const };
+    expect(missingOf(byDefault, missing)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 // directories rule. Pure functions, unit-tested.
 
 import { AGENTS } from "./agents";
-import type { GroupBy, JsonValue, Provider, ProviderSettings, SettingChange, Settings, Theme } from "./types";
+import type { GroupBy, JsonValue, Provider, ProviderRoots, ProviderSettings, SettingChange, Settings, Theme } from "./types";
 
 export const PROVIDERS: Provider[] = AGENTS.map((a) => a.kind);
 
@@ -93,4 +93,11 @@ export function isHidden(cwd: string | null, hidden: string[]): boolean {
     // "/" (empty once trimmed) holds every absolute directory.
     return dir === root || dir.startsWith(root + "/") || dir.startsWith(root + "\\");
   });
+}
+
+/** The roots of `roots` the backend found missing, when they were set (config, a variable):
+ * a default store that is not there only means the agent never ran here. */
+export function missingOf(roots: ProviderRoots, missing: string[]): string[] {
+  if (roots.roots_from === "default") return [];
+  return roots.roots.filter((r) => missing.includes(r));
 }

@@ -325,6 +325,30 @@ fn share_safe_bundles_subagents_and_bad_targets_are_refused_before_anything_is_w
         assert_eq!(e.code(), code, "{}: {e}", dir.display());
         assert_eq!(common::snapshot(&root), before);
     }
+    // A store or a directory that does not exist says so and what to do (it said "cannot be
+    // used: No such file or directory (os error 2)").
+    let e = restore(
+        &path,
+        kind,
+        &work.path().join("no-store"),
+        work.path(),
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), "bad_target", "{e}");
+    let said = e.to_string();
+    assert!(
+        said.contains(
+            "no-store does not exist: Claude Code makes it when it first runs here: run it once"
+        ),
+        "{said}"
+    );
+    let e = restore(&path, kind, &root, &work.path().join("missing"), false).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("missing does not exist: create it first, or choose another"),
+        "{e}"
+    );
     // OpenCode sessions are never copies.
     let oc = ProviderKind::Opencode;
     let oc_source = common::fixture(oc, "1.18.33").canonicalize().unwrap();

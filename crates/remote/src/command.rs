@@ -311,5 +311,7 @@ pub(crate) fn last_words(stderr: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect();
     let tail = lines[lines.len().saturating_sub(2)..].join(" ");
+    // Without its final full stop: the messages go on after it with ". " of their own.
+    let tail = tail.trim_end_matches('.');
     tail.chars().filter(|c| !c.is_control()).take(300).collect()
 }

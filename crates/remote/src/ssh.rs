@@ -282,6 +282,10 @@ mod tests {
         );
         assert_eq!(auth.code(), "ssh_auth");
         assert!(auth.to_string().contains("ssh-add"), "{auth}");
+        assert!(
+            auth.to_string().contains("(publickey). Load your key"),
+            "{auth}"
+        );
         assert_eq!(
             classify("dev", "Host key verification failed.\n", None).code(),
             "ssh_host_key"

@@ -44,7 +44,7 @@ pub fn handoff(
     target: ProviderKind,
     budget: Budget,
 ) -> Result<Continued, Error> {
-    let dir = checked_folder(dir, "directory")?;
+    let dir = checked_folder(dir, "directory", super::restore::CREATE_IT)?;
     let bytes = bundle.read(TRANSCRIPT)?;
     let exported: Exported = serde_json::from_slice(&bytes).map_err(|e| {
         BundleError::Invalid(format!(

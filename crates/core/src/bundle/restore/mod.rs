@@ -234,10 +234,16 @@ fn binding<'a>(bundle: &'a Bundle, root: &'a Path, dir: &'a Path, target: &Targe
 
 /// `p` as a folder a session can continue in: existing, a folder, its canonical path valid
 /// UTF-8 without control or bidi characters (it reaches the agent's records and a terminal).
-pub(super) fn checked_folder(p: &Path, what: &str) -> Result<PathBuf, Error> {
+/// `missing` says what to do when it does not exist.
+pub(super) fn checked_folder(p: &Path, what: &str, missing: &str) -> Result<PathBuf, Error> {
     let bad = |why: String| Error::from(BundleError::Target(why));
-    let canonical = std::fs::canonicalize(p)
-        .map_err(|e| bad(format!("the {what} {} cannot be used: {e}", p.display())))?;
+    let canonical = std::fs::canonicalize(p).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => bad(format!(
+            "the {what} {} does not exist: {missing}",
+            p.display()
+        )),
+        _ => bad(format!("the {what} {} cannot be used: {e}", p.display())),
+    })?;
     if !canonical.is_dir() {
         return Err(bad(format!("the {what} {} is not a folder", p.display())));
     }
@@ -252,6 +258,9 @@ pub(super) fn checked_folder(p: &Path, what: &str) -> Result<PathBuf, Error> {
     }
     Ok(canonical)
 }
+
+/// What to do about a directory to continue in that does not exist.
+pub(super) const CREATE_IT: &str = "create it first, or choose another";
 
 /// The store root and the directory, both existing folders, as absolute paths without links;
 /// the bundle a complete one with records of its session.
@@ -272,9 +281,14 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
         .into());
     }
     let provider = m.source.provider;
-    let store = format!("{} store", crate::provider::registry::agent(provider).label);
-    let root = checked_folder(&target.root, &store)?;
-    let dir = checked_folder(&target.dir, "directory")?;
+    let label = crate::provider::registry::agent(provider).label;
+    let store = format!("{label} store");
+    // A machine the agent never ran on has no store yet (a bundle's usual destination).
+    let first_run = format!(
+        "{label} makes it when it first runs here: run it once (or name its store in the settings), then restore again"
+    );
+    let root = checked_folder(&target.root, &store, &first_run)?;
+    let dir = checked_folder(&target.dir, "directory", CREATE_IT)?;
     if dir.starts_with(&root) {
         return Err(BundleError::Target(format!(
             "the directory {} is inside the {store}; choose a project folder",

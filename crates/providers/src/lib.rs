@@ -356,6 +356,11 @@ impl ProviderSet {
         ProviderSet { providers }
     }
 
+    /// The providers, in this set's order (to make a set of some of them and others).
+    pub fn into_vec(self) -> Vec<Box<dyn Provider>> {
+        self.providers
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &dyn Provider> {
         self.providers.iter().map(|p| p.as_ref())
     }
@@ -398,10 +403,34 @@ impl ProviderSet {
     }
 }
 
-    /// The providers, in this set's order (to make a set of some of them and others).
-    pub fn into_vec(self) -> Vec<Box<dyn Provider>> {
-        self.providers
+/// What a scan that panicked (`panic`, its payload) lands as: see [`ProviderSet::scan_each`].
+fn stopped(
+    p: &dyn Provider,
+    state: &ProviderState,
+    panic: &(dyn std::any::Any + Send),
+) -> ScanOutput {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    let mut diagnostics = Diagnostics::default();
+    diagnostics.push(Diagnostic {
+        provider: p.kind(),
+        path: p.roots().first().cloned().unwrap_or_default(),
+        line: None,
+        reason: format!(
+            "the scan of this agent's sessions stopped on a defect in agent-sessions ({message}); \
+             its sessions are listed as they were before. Please report it with this message."
+        ),
+    });
+    ScanOutput {
+        changed: Vec::new(),
+        removed: Vec::new(),
+        diagnostics,
+        state: state.clone(),
     }
+}
 
 /// Longest title kept.
 pub const TITLE_CHARS: usize = 200;
@@ -438,35 +467,6 @@ const STATE_FORMAT: &[u8; 8] = b"ASstate4";
 
 /// Serializes a provider's state, compactly (postcard): it is decoded and re-encoded on every
 /// refresh, and as JSON that cost grew with the number of files (≈ 40 ms for 2,000 sessions).
-/// What a scan that panicked (`panic`, its payload) lands as: see [`ProviderSet::scan_each`].
-fn stopped(
-    p: &dyn Provider,
-    state: &ProviderState,
-    panic: &(dyn std::any::Any + Send),
-) -> ScanOutput {
-    let message = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("no message");
-    let mut diagnostics = Diagnostics::default();
-    diagnostics.push(Diagnostic {
-        provider: p.kind(),
-        path: p.roots().first().cloned().unwrap_or_default(),
-        line: None,
-        reason: format!(
-            "the scan of this agent's sessions stopped on a defect in agent-sessions ({message}); \
-             its sessions are listed as they were before. Please report it with this message."
-        ),
-    });
-    ScanOutput {
-        changed: Vec::new(),
-        removed: Vec::new(),
-        diagnostics,
-        state: state.clone(),
-    }
-}
-
 /// It is our own plain data, so failing is a bug: loud in debug builds, a full rescan next time
 /// in release builds.
 pub(crate) fn encode_state(state: &impl Serialize) -> ProviderState {

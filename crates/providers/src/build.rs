@@ -79,8 +79,9 @@ pub(crate) trait LineBuilder {
     /// Hands to `each` the messages nothing later can change (see [`crate::held::Held::release`]).
     fn release(&mut self, each: &mut dyn FnMut(Message));
 
-    /// Hands out every message still held, at the end of the file.
-    fn release_rest(self, each: &mut dyn FnMut(Message));
+    /// Hands out every message still held, at the end of the file (the builder is left with
+    /// none: what else it holds, its caller may still take).
+    fn release_rest(&mut self, each: &mut dyn FnMut(Message));
 
     /// Every message, when none was released.
     fn into_messages(self) -> Vec<Message>;
@@ -174,7 +175,7 @@ pub(crate) fn other_version(session: &SessionMeta) -> Error {
 pub(crate) fn stream(
     kind: ProviderKind,
     session: &SessionMeta,
-    mut builder: impl LineBuilder,
+    builder: &mut impl LineBuilder,
     start: Start,
     each: &mut dyn FnMut(Message),
 ) -> Result<(Diagnostics, Option<Resume>), Error> {

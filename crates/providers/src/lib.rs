@@ -57,6 +57,16 @@ macro_rules! transcript_methods {
             $module::load_each_from(session, resume, crate::held::Held::default(), each)
         }
 
+        fn load_each_linked(
+            &self,
+            session: &SessionMeta,
+            resume: Option<&crate::tail::Resume>,
+            links: &mut crate::tail::Links,
+            each: &mut dyn FnMut(agent_sessions_model::Message),
+        ) -> crate::tail::Streamed {
+            $module::load_each_linked(session, resume, links.held(), links, each)
+        }
+
         fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
             $module::blob(session, key)
         }
@@ -224,6 +234,25 @@ pub trait Provider: Send + Sync {
     ) -> Result<(Diagnostics, Option<crate::tail::Resume>), Error> {
         let _ = resume;
         Ok((self.load_each(session, each)?, None))
+    }
+
+    /// [`Provider::load_each_from`] for a reader that keeps every message it read and, after
+    /// an append, reads from the resume point and splices (the app's open transcript). `links`
+    /// goes from one read to the next ([`Links::default`](crate::tail::Links) for a read from
+    /// the start; the one the read before left for a read resumed where it said): with it a
+    /// resumed read gives each message the `parent_id` a whole read does, and
+    /// [`Links::earlier_changed`](crate::tail::Links::earlier_changed) says when a message
+    /// before the point would now read otherwise (then read whole). Its memory is kept as long
+    /// as the transcript (Claude: each record's uuid).
+    fn load_each_linked(
+        &self,
+        session: &SessionMeta,
+        resume: Option<&crate::tail::Resume>,
+        links: &mut crate::tail::Links,
+        each: &mut dyn FnMut(agent_sessions_model::Message),
+    ) -> crate::tail::Streamed {
+        let _ = links;
+        self.load_each_from(session, resume, each)
     }
 
     /// The stored records behind message `message_id` of a store without lines (rows, JSON

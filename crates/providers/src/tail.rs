@@ -25,6 +25,62 @@ pub struct Resume {
     pub state: Vec<u8>,
 }
 
+/// What a reader that keeps the whole transcript of a growing session file (the app's open
+/// transcript) carries from one read to the next beside its [`Resume`] (see
+/// [`crate::Provider::load_each_linked`]): what a resumed read needs to give every message what
+/// a whole read would, where that depends on records before the resume point.
+#[derive(Debug, Clone)]
+pub struct Links {
+    /// How many messages the reads hold open (see [`crate::held::Held::with_limits`]): the
+    /// window a resumed read reads again.
+    keep: (usize, usize),
+    /// Claude: the message each record went into (record uuid → message id, line of the
+    /// record), so a parent before the resume point is found as a whole read finds it. Kept as
+    /// long as the transcript: a parent may be any earlier record.
+    pub(crate) owners: std::collections::HashMap<String, (String, u64)>,
+    /// Set by a resumed read after which a message before its point reads otherwise than it
+    /// did (Codex: the rollout's first user item came, so the `user_message` events before it
+    /// are no longer its prompts).
+    pub(crate) earlier_changed: bool,
+    /// Codex: the line of the first `user_message` event read (one before the point is what
+    /// the first user item changes).
+    pub(crate) first_user_event: Option<u64>,
+}
+
+impl Default for Links {
+    fn default() -> Self {
+        Links::with_window(crate::held::KEEP, crate::held::KEEP_AT_MOST)
+    }
+}
+
+impl Links {
+    /// Links whose reads hold `keep` messages open, `keep_at_most` while the oldest waits for
+    /// a tool's result (tests make them small, so a resumed read starts well into a file).
+    pub fn with_window(keep: usize, keep_at_most: usize) -> Self {
+        Links {
+            keep: (keep, keep_at_most),
+            owners: Default::default(),
+            earlier_changed: false,
+            first_user_event: None,
+        }
+    }
+
+    /// A new builder's held messages, as this window says.
+    pub(crate) fn held(&self) -> crate::held::Held {
+        crate::held::Held::with_limits(self.keep.0, self.keep.1)
+    }
+
+    /// Whether the last resumed read changed a message before its point: then what was kept
+    /// from before it is stale, and the file must be read whole.
+    pub fn earlier_changed(&self) -> bool {
+        self.earlier_changed
+    }
+}
+
+/// What a streamed read of a session file ends with: its diagnostics, and where a later read
+/// of the file, grown since, can start again.
+pub type Streamed = Result<(agent_sessions_model::Diagnostics, Option<Resume>), crate::Error>;
+
 const BUF: usize = 64 << 10;
 
 /// The first line start at or after `at` (the end of the file when no newline follows `at`).

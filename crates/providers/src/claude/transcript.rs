@@ -19,10 +19,10 @@ use crate::cut;
 use crate::error::Error;
 use crate::held::Held;
 use crate::jsonl::{parse_line, LineReader};
-use crate::tail::{LineStart, Resume};
+use crate::tail::{LineStart, Links, Resume, Streamed};
 use agent_sessions_model::{
-    Diagnostics, FileChange, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, ToolPart,
-    ToolStatus, Transcript,
+    FileChange, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus,
+    Transcript,
 };
 
 /// Tool output longer than this is cut to a preview; the rest is a blob.
@@ -44,11 +44,34 @@ pub fn load_each_from(
     resume: Option<&Resume>,
     held: Held,
     each: &mut dyn FnMut(Message),
-) -> Result<(Diagnostics, Option<Resume>), Error> {
+) -> Streamed {
+    load_each_linked(session, resume, held, &mut Links::default(), each)
+}
+
+/// [`load_each_from`] carrying `links` from the read before (see
+/// [`crate::Provider::load_each_linked`]): the builder starts with the records it saw before
+/// the resume point and their messages, so a parent there is found, and leaves every record it
+/// saw in `links` for the next read.
+pub fn load_each_linked(
+    session: &SessionMeta,
+    resume: Option<&Resume>,
+    held: Held,
+    links: &mut Links,
+    each: &mut dyn FnMut(Message),
+) -> Streamed {
     let start = build::Start::of(session, resume)?;
     let mut builder = Builder::new(session.parent_id.is_some());
     builder.messages = held;
-    build::stream(ProviderKind::Claude, session, builder, start, each)
+    if let Some(resume) = resume {
+        // Records from the point on are read again, in order, as a whole read meets them.
+        builder.owner = std::mem::take(&mut links.owners);
+        builder
+            .owner
+            .retain(|_, (_, line)| *line <= resume.from.line);
+    }
+    let read = build::stream(ProviderKind::Claude, session, &mut builder, start, each);
+    links.owners = builder.owner;
+    read
 }
 
 /// The transcript from `from` (a line start) to the end. Records whose parent lies before
@@ -65,8 +88,9 @@ struct Builder {
     by_message_id: HashMap<String, usize>,
     /// Tool call id → (message index, part index), to merge results into calls.
     tools: HashMap<String, (usize, usize)>,
-    /// Record uuid → the id of the message it went into, to thread by `parentUuid`.
-    owner: HashMap<String, String>,
+    /// Record uuid → the id of the message it went into and the record's line, to thread by
+    /// `parentUuid`.
+    owner: HashMap<String, (String, u64)>,
     /// The message the current record went into.
     touched: Option<usize>,
     /// Messages below this index were handed out and the maps above forgot them.
@@ -83,8 +107,10 @@ impl LineBuilder for Builder {
         self.forget_below(kept_from);
     }
 
-    fn release_rest(self, each: &mut dyn FnMut(Message)) {
-        self.messages.into_rest().for_each(each);
+    fn release_rest(&mut self, each: &mut dyn FnMut(Message)) {
+        std::mem::take(&mut self.messages)
+            .into_rest()
+            .for_each(each);
     }
 
     fn into_messages(self) -> Vec<Message> {
@@ -139,7 +165,7 @@ impl Builder {
                 .parent_uuid
                 .as_deref()
                 .or(rec.logical_parent_uuid.as_deref())
-                .and_then(|p| self.owner.get(p).cloned()),
+                .and_then(|p| self.owner.get(p).map(|(id, _)| id.clone())),
         };
         self.touched = None;
         match rec.kind() {
@@ -158,7 +184,7 @@ impl Builder {
         }
         if let (Some(uuid), Some(i)) = (at.uuid, self.touched) {
             if let Some(m) = self.messages.get(i) {
-                self.owner.insert(uuid, m.id.clone());
+                self.owner.insert(uuid, (m.id.clone(), line));
             }
         }
     }

@@ -19,7 +19,7 @@ use crate::cut;
 use crate::error::Error;
 use crate::held::Held;
 use crate::jsonl::{parse_line, LineReader};
-use crate::tail::{LineStart, Resume};
+use crate::tail::{LineStart, Links, Resume, Streamed};
 use agent_sessions_model::{
     Diagnostics, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, ToolPart, ToolStatus,
     Transcript,
@@ -69,7 +69,22 @@ pub fn load_each_from(
     resume: Option<&Resume>,
     held: Held,
     each: &mut dyn FnMut(Message),
-) -> Result<(Diagnostics, Option<Resume>), Error> {
+) -> Streamed {
+    load_each_linked(session, resume, held, &mut Links::default(), each)
+}
+
+/// [`load_each_from`] for a reader that keeps what it read (see
+/// [`crate::Provider::load_each_linked`]): Codex messages have no parents, but the rollout's
+/// first user item, coming after the point, makes the `user_message` events before it no
+/// prompts (a whole read hides them): that read sets [`Links::earlier_changed`].
+pub fn load_each_linked(
+    session: &SessionMeta,
+    resume: Option<&Resume>,
+    held: Held,
+    links: &mut Links,
+    each: &mut dyn FnMut(Message),
+) -> Streamed {
+    links.earlier_changed = false;
     if is_single_json(&session.source_path) {
         let t = load(session)?;
         t.messages.into_iter().for_each(each);
@@ -87,7 +102,13 @@ pub fn load_each_from(
         b.model = c.model;
         b.had_user_items = c.had_user_items;
     }
-    build::stream(ProviderKind::Codex, session, b, start, each)
+    let had_user_items = b.had_user_items;
+    let read = build::stream(ProviderKind::Codex, session, &mut b, start, each);
+    let first_user_item = !had_user_items && b.had_user_items;
+    let event_before = |r: &Resume| links.first_user_event.is_some_and(|l| l <= r.from.line);
+    links.earlier_changed = first_user_item && resume.is_some_and(event_before);
+    links.first_user_event = links.first_user_event.or(b.first_user_event);
+    read
 }
 
 /// A `user_message` event (a hidden user message) is the prompt itself when the rollout has no
@@ -114,6 +135,8 @@ struct Builder {
     had_user_items: bool,
     /// `user_message` events, kept hidden unless the rollout has no user items at all.
     user_events: Vec<usize>,
+    /// The line of the first `user_message` event (kept when it is forgotten).
+    first_user_event: Option<u64>,
     /// The last assistant reply, while no other response item has followed it: it may turn out
     /// to be a compaction's summary (see [`Builder::take_back_summary`]).
     last_reply: Option<Reply>,
@@ -146,9 +169,9 @@ impl LineBuilder for Builder {
         self.release_ready(each);
     }
 
-    fn release_rest(self, each: &mut dyn FnMut(Message)) {
+    fn release_rest(&mut self, each: &mut dyn FnMut(Message)) {
         let visible_events = !self.had_user_items;
-        for m in self.messages.into_rest() {
+        for m in std::mem::take(&mut self.messages).into_rest() {
             each(shown_event(m, visible_events));
         }
     }
@@ -459,6 +482,7 @@ impl Builder {
             "user_message" => {
                 let i = self.push(at, Role::User, false, true, vec![Part::Text { text }]);
                 self.user_events.push(i);
+                self.first_user_event = self.first_user_event.or(Some(at.line));
             }
             "turn_aborted" => {
                 let reason = raw["reason"].as_str().unwrap_or("interrupted").to_owned();

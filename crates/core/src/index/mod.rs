@@ -17,7 +17,7 @@
 mod direct;
 mod query;
 mod rank;
-mod resume;
+pub(crate) mod resume;
 mod text;
 mod tokens;
 

@@ -41,6 +41,7 @@ pub use changes::{Changes, Delta};
 
 use changes::{ChangeLog, Seen};
 use transcript::TranscriptCache;
+pub use transcript::TranscriptReads;
 
 /// Events closer than this are one change.
 const DEBOUNCE: Duration = Duration::from_millis(100);
@@ -398,6 +399,20 @@ impl Service {
         f: impl FnOnce(&Transcript) -> T,
     ) -> Result<T, Error> {
         self.shared.transcripts.with(&self.shared.library, meta, f)
+    }
+
+    /// How many times the transcripts asked for were read whole, and from where the read
+    /// before left off after an append.
+    pub fn transcript_reads(&self) -> TranscriptReads {
+        self.shared.transcripts.reads()
+    }
+
+    /// Transcripts read from now on hold `keep` messages open (`keep_at_most` while the
+    /// oldest waits for a tool's result) instead of the providers' defaults: what a read after
+    /// an append reads again. For tests, whose small fixture sessions a default window holds
+    /// whole.
+    pub fn set_transcript_window(&self, keep: usize, keep_at_most: usize) {
+        self.shared.transcripts.set_window(keep, keep_at_most);
     }
 
     /// The change sequence now: a cursor for [`Service::changes_since`].

@@ -2279,6 +2279,9 @@ mod tests {
             prev: &crate::provider::ProviderState,
             progress: &ScanProgress,
         ) -> Result<crate::provider::ScanOutput, crate::provider::Error> {
+            if self.after == 0 && !self.resumed_only {
+                panic!("a scan defect (this test's)");
+            }
             self.inner.scan(prev, progress)
         }
         fn load(
@@ -2293,9 +2296,6 @@ mod tests {
         fn load_each_from(
             &self,
             session: &SessionMeta,
-            if self.after == 0 && !self.resumed_only {
-                panic!("a scan defect (this test's)");
-            }
             resume: Option<&crate::provider::tail::Resume>,
             each: &mut dyn FnMut(crate::model::Message),
         ) -> Result<
@@ -2387,20 +2387,6 @@ mod tests {
         assert!(matches!(end, Some(None)), "{end:?}");
     }
 
-    /// A resumed read that panics before it handed anything over is done again whole, as a
-    /// resumed read that fails is.
-    #[test]
-    fn a_resumed_read_that_panics_is_done_again_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let (set, meta) = panicky(dir.path(), 0, true);
-        let (_, whole) = extracted(&set, &meta, None);
-        let Some(Some(point)) = whole.last().unwrap().2.clone() else {
-            panic!("a whole read of a Claude file says where to resume: {whole:?}");
-        };
-        let (took, again) = extracted(&set, &meta, Some(&point));
-        assert!(took);
-        assert_eq!(again, whole, "read again whole, from line 0");
-    }
     /// A provider whose scan panics lands as a scan that found nothing, with one diagnostic
     /// saying so and its state as it was; the other providers' scans land as usual.
     #[test]
@@ -2435,6 +2421,20 @@ mod tests {
         assert!(!codex.changed.is_empty());
     }
 
+    /// A resumed read that panics before it handed anything over is done again whole, as a
+    /// resumed read that fails is.
+    #[test]
+    fn a_resumed_read_that_panics_is_done_again_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (set, meta) = panicky(dir.path(), 0, true);
+        let (_, whole) = extracted(&set, &meta, None);
+        let Some(Some(point)) = whole.last().unwrap().2.clone() else {
+            panic!("a whole read of a Claude file says where to resume: {whole:?}");
+        };
+        let (took, again) = extracted(&set, &meta, Some(&point));
+        assert!(took);
+        assert_eq!(again, whole, "read again whole, from line 0");
+    }
 
     /// A resumed read is written only over the resume point it began from: when another
     /// process indexed the session meanwhile (the stored point changed), its chunks are dropped

@@ -614,6 +614,36 @@ fn big_live_session(args: &Args) -> Vec<Row> {
             (saw, timelines.last_cost())
         },
     ));
+    // The app's open transcript (the service's cache, as `load_transcript` reads it): after
+    // each append the UI asks for the page from the last message it holds to the end.
+    let service = agent_sessions_core::service::Service::new(roots.clone(), None);
+    let page = |from: usize| {
+        let page = |t: &agent_sessions_core::Transcript| {
+            agent_sessions_core::view::page(
+                t,
+                from.min(t.messages.len().saturating_sub(1)),
+                100_000,
+            )
+        };
+        service.with_transcript_of(&s, page).unwrap()
+    };
+    let mut total = page(usize::MAX).total;
+    let mut row = polls_after_appends(
+        "app: open transcript's new page after a one-record append",
+        &file,
+        id,
+        &mut || {
+            let new = page(total - 1);
+            let saw = new.total > total && new.messages.len() == new.total - total + 1;
+            total = new.total;
+            (saw, Default::default())
+        },
+    );
+    row.note = row
+        .note
+        .replace("each parsed at most 0 B, scanned 0 B; ", "");
+    rows.push(row);
+    drop(service);
     reset_peak();
     let start = Instant::now();
     let whole = catalog.load(&s).unwrap();

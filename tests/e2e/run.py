@@ -712,7 +712,7 @@ def run_main_suite(d):
     check("the raw JSON toggle shows the agent's own lines behind each message", lambda: raw_records(d))
     check("the Timeline tab lists the session's events as log prints them", lambda: timeline_tab(d))
     check("tree and list move with the arrow keys, open with Enter and say what is selected", lambda: keyboard(d))
-    check("the Export and Continue in… menus and Settings take the focus when opened and close on Escape",
+    check("the Export, Continue in… and context menus and Settings take the focus when opened and close on Escape",
           lambda: menus_keyboard(d))
     check("axe-core finds no serious or critical violations in the main view and the dialogs", lambda: accessibility(d))
     check("with allow_delete on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
@@ -903,6 +903,18 @@ def menus_keyboard(d):
     press(d, "\ue00c")
     d.until("return !document.querySelector('[data-testid=\"handoff-menu\"]')", 5)
     assert d.js("return document.activeElement.dataset.testid") == "handoff-toggle"
+    # The row's context menu from the keyboard (Shift+F10): it opened only on a right click.
+    d.js(f"document.querySelector('[data-testid=\"session-row\"][data-id=\"{TOOLS_SESSION}\"]').focus()")
+    d.call("POST", d.s("/actions"), {"actions": [{"type": "key", "id": "kbd", "actions": [
+        {"type": "keyDown", "value": "\ue008"}, {"type": "keyDown", "value": "\ue03a"},
+        {"type": "keyUp", "value": "\ue03a"}, {"type": "keyUp", "value": "\ue008"}]}]})
+    d.wait_all('[data-testid="session-menu"]', timeout=5)
+    assert d.js("return document.activeElement.dataset.testid") == "menu-resume-terminal"
+    press(d, ARROW_DOWN)
+    assert d.js("return document.activeElement.dataset.testid") == "menu-open-terminal"
+    press(d, "\ue00c")
+    d.until("return !document.querySelector('[data-testid=\"session-menu\"]')", 5)
+    assert d.js("return document.activeElement.dataset.id") == TOOLS_SESSION
     key(d, ",")
     d.wait_all('[data-testid="settings"]')
     assert focus_in(d, "settings"), d.js("return document.activeElement.outerHTML.slice(0, 120)")
@@ -1594,6 +1606,23 @@ def settings(d):
     d.until(f"return !!document.querySelector('[data-testid=\"session-row\"][data-id=\"{BIG_SESSION}\"]')", 10)
     d.until("return document.querySelector('[data-testid=\"agent-count\"][data-provider=\"opencode\"]').dataset.count === '7'", 30)
     assert d.js("return document.documentElement.dataset.theme") == "light"
+    # Edited in an editor while the app runs: Settings shows the file as it is now (it showed
+    # what was read at start), and saving keeps the hand edit.
+    before = CONFIG.read_text()
+    edit = 'model = "typed-in-an-editor"  # by hand\n'
+    CONFIG.write_text(before.replace("[translate]\n", "[translate]\n" + edit, 1) if "[translate]\n" in before
+                      else before + "\n[translate]\n" + edit)
+    d.js("document.activeElement?.blur()")
+    press(d, ",")  # (`key` is the API key field here)
+    d.wait_all('[data-testid="settings"]')
+    model = d.find_all('[data-testid="settings"] [data-testid="settings-model"]')[0]
+    assert d.js("return arguments[0].value", {ELEMENT: model}) == "typed-in-an-editor"
+    set_field(d, "settings-language", "French")
+    assert save_settings(d) is None
+    d.click(d.find_all('[data-testid="settings-close"]')[0])
+    text = CONFIG.read_text()
+    assert 'model = "typed-in-an-editor"  # by hand' in text and 'language = "French"' in text, text
+    CONFIG.write_text(before)  # as the next checks expect it (no [translate] yet)
 
 
 def context_menu(d, sid):
@@ -2027,6 +2056,9 @@ def empty_state(d):
     looked = d.text(d.wait_all('[data-testid="empty-roots"]')[0])
     assert all(str(TMP / "none" / p) in looked for p in ["claude", "codex", "data/opencode"]), looked
     assert "Settings" in looked and "Import bundle" in looked, looked
+    # No ssh config here: the picker says where other machines come from.
+    none = d.text(d.wait_all('[data-testid="host-none"]')[0])
+    assert "Host entries of" in none and ".ssh/config" in none, none
     d.shot("09-empty-state")
     d.click(d.wait_all('[data-testid="open-demo"]')[0])
     rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)

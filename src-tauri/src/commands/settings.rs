@@ -88,10 +88,26 @@ impl From<ConfigError> for CmdError {
 #[tauri::command]
 pub async fn get_settings(app: AppHandle) -> CmdResult<SettingsView> {
     off_main(app, |state| {
-        let file = state.config.lock()?;
-        Ok(SettingsView::of(&file))
+        let loaded = state.config.lock()?.clone();
+        match changed_on_disk(&loaded) {
+            Some(fresh) => {
+                let view = SettingsView::of(&fresh);
+                state.apply_config(fresh)?;
+                Ok(view)
+            }
+            None => Ok(SettingsView::of(&loaded)),
+        }
     })
     .await
+}
+
+/// The file as it is on disk now, when it reads differently from `loaded` (an edit made in an
+/// editor while the app runs): the pane showed what was read at start ("not created yet" for
+/// a file made since), though a save already merged into the file as it is. Nothing is written.
+fn changed_on_disk(loaded: &ConfigFile) -> Option<ConfigFile> {
+    let fresh = ConfigFile::load(loaded.path()?);
+    let seen = |f: &ConfigFile| serde_json::to_value(SettingsView::of(f)).ok();
+    (seen(&fresh) != seen(loaded)).then_some(fresh)
 }
 
 /// Applies `changes` to the file as it is on disk now, saves it, and makes the app use it.
@@ -176,6 +192,25 @@ mod tests {
             "{text}"
         );
         assert!(!ConfigFile::load(&path).settings().translate.api_key_set);
+    }
+
+    /// A file edited by hand while the app runs is read again when Settings is opened: the
+    /// new values and that it exists now; an unchanged one is not.
+    #[test]
+    fn an_edit_made_meanwhile_is_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let loaded = ConfigFile::load(&path);
+        assert!(changed_on_disk(&loaded).is_none());
+        std::fs::write(&path, "# by hand\n[translate]\nmodel = \"edited\"\n").unwrap();
+        let fresh = changed_on_disk(&loaded).expect("the edit is seen");
+        let view = SettingsView::of(&fresh);
+        assert!(view.exists && view.settings.translate.model == "edited");
+        assert!(changed_on_disk(&fresh).is_none());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "# by hand\n[translate]\nmodel = \"edited\"\n"
+        );
     }
 
     /// A root typed in the pane that is not a folder is named as missing (it read nothing,

@@ -615,7 +615,10 @@ fn big_live_session(args: &Args) -> Vec<Row> {
         },
     ));
     // The app's open transcript (the service's cache, as `load_transcript` reads it): after
-    // each append the UI asks for the page from the last message it holds to the end.
+    // each append the UI asks for the page from the last message it holds to the end. From
+    // the file as generated: the appends above used the same message ids.
+    let f = fs::OpenOptions::new().write(true).open(&file).unwrap();
+    f.set_len(size).unwrap();
     let service = agent_sessions_core::service::Service::new(roots.clone(), None);
     let page = |from: usize| {
         let page = |t: &agent_sessions_core::Transcript| {

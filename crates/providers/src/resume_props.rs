@@ -3,7 +3,8 @@
 //! [`Held`](crate::held::Held) limits so messages are handed out early, are checked by
 //! [`build::resume_mismatch`] at every cut (line ends and mid-line) and after a second growth:
 //! a read resumed where a read of the prefix said it could be hands out exactly what a whole
-//! read does from that line on (but for parents before that line).
+//! read does from that line on (but for parents before that line). The linked reads
+//! (`load_each_linked`, what the app's open transcript splices) are checked with parents.
 //!
 //! A session is a list of abstract steps ([`ClaudeStep`], [`CodexStep`]) rendered into the
 //! agents' record shapes (as in `testdata/`), so a failing case shrinks to a few steps.
@@ -529,6 +530,21 @@ fn property<T: std::fmt::Debug>(
     provider: ProviderKind,
     load_each_from: LoadEachFrom,
 ) -> usize {
+    let check = move |bytes: &[u8], limits| resume_points(provider, load_each_from, bytes, limits);
+    property_of(cases, steps, file, &check)
+}
+
+/// A check of a file's bytes read with these held limits: the points it checked, or what differs.
+type Check = dyn Fn(&[u8], (usize, usize)) -> Result<usize, String>;
+
+/// Runs `check` (a file's bytes and held limits → the points it checked) on `cases` sessions
+/// made of `steps`, as [`property`] says.
+fn property_of<T: std::fmt::Debug>(
+    cases: u32,
+    steps: impl Strategy<Value = Vec<T>>,
+    file: fn(&[T], Option<f64>) -> Vec<u8>,
+    check: &Check,
+) -> usize {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -542,7 +558,7 @@ fn property<T: std::fmt::Debug>(
     let strategy = (steps, partial(), limits());
     let result = TestRunner::new(config).run(&strategy, |(steps, partial, limits)| {
         let bytes = file(&steps, partial);
-        let checked = resume_points(provider, load_each_from, &bytes, limits);
+        let checked = check(&bytes, limits);
         points.set(points.get() + checked.map_err(TestCaseError::fail)?);
         Ok(())
     });
@@ -599,4 +615,104 @@ fn an_answer_split_around_other_records_reads_resumed_as_whole() {
     let load = crate::claude::transcript::load_each_from;
     let points = resume_points(ProviderKind::Claude, load, &bytes, (2, 4)).unwrap();
     assert!(points > 5, "{points}");
+}
+
+/// A provider module's `load_each_linked`.
+type LoadEachLinked = fn(
+    &SessionMeta,
+    Option<&crate::tail::Resume>,
+    crate::held::Held,
+    &mut crate::tail::Links,
+    &mut dyn FnMut(agent_sessions_model::Message),
+) -> crate::tail::Streamed;
+
+/// What the app's open transcript relies on (`service/transcript.rs`): a linked read of the
+/// file cut at a line end, then of it grown to the next line end and to its whole, each read
+/// resumed where the one before said with the links it left and its messages put in place of
+/// the held ones from the point's line on, equals a whole read of the file as it is then,
+/// parents included.
+fn linked_mismatch(
+    provider: ProviderKind,
+    linked: LoadEachLinked,
+    bytes: &[u8],
+    limits: (usize, usize),
+) -> Result<usize, String> {
+    use agent_sessions_model::Message;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("props.jsonl");
+    let session = SessionMeta::new(provider, "props".into(), path.clone());
+    let held = || crate::held::Held::with_limits(limits.0, limits.1);
+    let read = |resume: Option<&crate::tail::Resume>, links: &mut crate::tail::Links| {
+        let mut out = Vec::new();
+        let (_, next) = linked(&session, resume, held(), links, &mut |m| out.push(m)).unwrap();
+        (out, next)
+    };
+    let ends: Vec<usize> = (0..bytes.len())
+        .filter(|&i| bytes[i] == b'\n')
+        .map(|i| i + 1)
+        .collect();
+    let mut checked = 0;
+    for (i, &cut) in ends.iter().enumerate() {
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let mut links = crate::tail::Links::default();
+        let (mut messages, mut point) = read(None, &mut links);
+        // Grown to the next line end, then to the whole file (partial line included).
+        for &to in ends.get(i + 1).iter().copied().chain([&bytes.len()]) {
+            std::fs::write(&path, &bytes[..to]).unwrap();
+            let Some(resume) = point.take() else { break };
+            let (again, next) = read(Some(&resume), &mut links);
+            if links.earlier_changed() {
+                break;
+            }
+            let first = resume.from.line + 1;
+            let at = messages
+                .iter()
+                .position(|m: &Message| m.source_lines.iter().min().is_some_and(|&l| l >= first));
+            messages.truncate(at.unwrap_or(messages.len()));
+            messages.extend(again);
+            point = next;
+            let (whole, _) = read(None, &mut crate::tail::Links::default());
+            if messages != whole {
+                let at = messages.iter().zip(&whole).position(|(a, b)| a != b);
+                return Err(format!(
+                    "cut at byte {cut}, grown to {to}, resumed at line {first}: first difference \
+                     at #{at:?}:\n spliced {:?}\n whole   {:?}\nlimits {limits:?}, file:\n{}",
+                    at.and_then(|i| messages.get(i)),
+                    at.and_then(|i| whole.get(i)),
+                    String::from_utf8_lossy(bytes)
+                ));
+            }
+            checked += 1;
+        }
+    }
+    Ok(checked)
+}
+
+/// [`linked_mismatch`] over random sessions of `steps`, as [`property`] runs them.
+fn linked_property<T: std::fmt::Debug>(
+    cases: u32,
+    steps: impl Strategy<Value = Vec<T>>,
+    file: fn(&[T], Option<f64>) -> Vec<u8>,
+    provider: ProviderKind,
+    linked: LoadEachLinked,
+) -> usize {
+    let check = move |bytes: &[u8], limits| linked_mismatch(provider, linked, bytes, limits);
+    property_of(cases, steps, file, &check)
+}
+
+#[test]
+fn claude_linked_reads_spliced_equal_a_whole_read_with_parents() {
+    let steps = prop::collection::vec(claude_step(), 3..20);
+    let linked = crate::claude::transcript::load_each_linked;
+    let points = linked_property(96, steps, claude_file, ProviderKind::Claude, linked);
+    assert!(points > 96 * 5, "{points}");
+}
+
+#[test]
+fn codex_linked_reads_spliced_equal_a_whole_read() {
+    let steps = any::<bool>()
+        .prop_flat_map(|with_user_items| prop::collection::vec(codex_step(with_user_items), 3..24));
+    let linked = crate::codex::transcript::load_each_linked;
+    let points = linked_property(64, steps, codex_file, ProviderKind::Codex, linked);
+    assert!(points > 64 * 5, "{points}");
 }

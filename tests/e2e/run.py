@@ -1944,6 +1944,7 @@ def bundle_round_trip(d):
     d.click(d.find_all('[data-testid="import-preview-button"]')[0])
     shown = d.text(d.wait_all('[data-testid="import-preview"]', timeout=20)[0])
     assert str(newdir) in shown and "as a copy" in shown, shown
+    assert "Into the Claude Code store" in shown, shown  # the agent's name, not its key ("claude")
     d.shot("22-import-preview")
     d.click(d.find_all('[data-testid="import-restore"]')[0])
     d.until("return !document.querySelector('[data-testid=\"import-dialog\"]')", 30)

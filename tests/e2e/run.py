@@ -675,6 +675,15 @@ def run_main_suite(d):
         pidfile = CLAUDE_ROOT / "sessions/4242.json"
         pidfile.write_text(json.dumps({"pid": os.getpid(), "sessionId": sid, "procStart": ticks, "status": "busy"}))
         transcript = CLAUDE_ROOT / "projects/-home-bob-projects-demo" / f"{sid}.jsonl"
+        # What the window asks after each append: the pages from its last message on, not the
+        # transcript again. Each `load_transcript` call's offset is recorded from the IPC request
+        # (a fetch of ipc://localhost/<command> with the arguments as JSON: Tauri's invoke
+        # cannot be replaced).
+        loaded = int(d.js("return document.querySelector('[data-testid=\"transcript\"]').dataset.loaded"))
+        d.js("const f = window.fetch; window.__pages = [];"
+             "window.fetch = function (url, o) { if (String(url).includes('load_transcript'))"
+             " { try { window.__pages.push(JSON.parse(o.body).offset) } catch (e) { window.__pages.push(String(e)) } }"
+             " return f.apply(this, arguments); }")
         now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
         with transcript.open("a") as f:
             f.write(json.dumps({"type": "user", "uuid": "live-1", "sessionId": sid, "timestamp": now,
@@ -687,6 +696,9 @@ def run_main_suite(d):
                                 "message": {"id": "msg_live2", "model": "claude-x", "role": "assistant",
                                             "content": [{"type": "text", "text": "LIVE answer arrived"}]}}) + "\n")
         d.until("return [...document.querySelectorAll('[data-testid=\"message\"]')].some(m => m.textContent.includes('LIVE answer arrived'))", 20)
+        pages = d.js("return window.__pages")
+        assert pages and all(isinstance(p, int) and p >= loaded - 1 for p in pages), \
+            f"{loaded} messages loaded before the appends; pages asked from {pages}"
         assert d.until("return document.querySelector('[data-testid=\"turn-state\"]')?.textContent === 'waiting'", 20)
         # The header's counts come from the list's change feed, the messages from the
         # transcript's own refresh: the two may land a moment apart.

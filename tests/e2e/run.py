@@ -1330,7 +1330,13 @@ def terminals(d):
     kind, text, _ = notice(d)
     assert kind == "ok" and text == f"Resuming in xterm in {workdir}", (kind, text)
     got = wait_launches(2)
-    assert got[1] == {"argv": [xterm, "-e", claude, "--resume", TERM_SESSION], "cwd": workdir}, got
+    # The agent runs under a constant `sh -c` script that keeps a failure on screen; the
+    # session's words are its arguments, never inside its text.
+    argv = got[1]["argv"]
+    assert got[1]["cwd"] == workdir, got
+    assert argv[:4] == [xterm, "-e", "/bin/sh", "-c"], got
+    assert argv[5:] == ["agent-sessions", claude, "--resume", TERM_SESSION], got
+    assert TERM_SESSION not in argv[4] and workdir not in argv[4], got
     close_notice(d)
     # The keyboard: r resumes the open session.
     key(d, "r")

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use agent_sessions_core::actions::terminal::HOLD;
 use agent_sessions_test_support::probe::{executable, recorder, wait_for_record};
 use serde_json::Value;
 
@@ -190,6 +191,10 @@ fn open_dry_run_prints_the_argv_and_starts_nothing() {
             m.bin().join("kitty").to_str().unwrap(),
             "--directory",
             m.dir.to_str().unwrap(),
+            "/bin/sh",
+            "-c",
+            HOLD,
+            "agent-sessions",
             claude.to_str().unwrap(),
             "--resume",
             ID
@@ -245,6 +250,10 @@ fn open_starts_the_terminal_in_the_session_directory() {
         [
             &m.real_dir(),
             "-e",
+            "/bin/sh",
+            "-c",
+            HOLD,
+            "agent-sessions",
             claude.to_str().unwrap(),
             "--resume",
             ID
@@ -330,6 +339,52 @@ fn a_missing_directory_is_refused_and_nothing_starts() {
     assert_eq!(out.status.code(), Some(1));
     std::thread::sleep(Duration::from_millis(200));
     assert!(!m.record("xterm").exists());
+}
+
+/// What the terminal runs, run for real (the planned argv after the terminal's own words):
+/// an agent that fails at once leaves its message on screen, then the exit status and a wait
+/// for Enter (a terminal closes when its command ends, so it used to flash shut with no
+/// reason); one that ends well closes at once. The session's hostile directory and id reach
+/// the agent as words, never inside the script.
+#[test]
+fn an_agent_that_fails_at_once_leaves_its_reason_on_screen() {
+    use std::io::Write;
+    let m = Machine::new();
+    m.terminal("kitty");
+    let run = |agent: &str| {
+        m.executable("claude", agent);
+        let (out, v) = m.run(&["open", ID, "--resume", "--dry-run", "--json"]);
+        assert!(out.status.success(), "{v}");
+        let argv = strings(&v["data"]["argv"]);
+        let (program, args) = argv[3..].split_first().unwrap();
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(&m.dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"\n").unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let failed = run("#!/bin/sh\necho \"No conversation found with session ID: $2\" >&2\nexit 3\n");
+    assert_eq!(failed.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&failed.stderr),
+        format!("No conversation found with session ID: {ID}\n")
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&failed.stdout),
+        "\nagent-sessions: the agent ended with exit status 3 (the reason is above). Press Enter to close this window.\n"
+    );
+    let ended = run("#!/bin/sh\necho \"$1 $2 in $(pwd)\"\n");
+    assert_eq!(ended.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&ended.stdout),
+        format!("--resume {ID} in {}\n", m.real_dir())
+    );
+    assert!(!m.dir.join("PWNED").exists() && !m.tmp.path().join("PWNED").exists());
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
 use agent_sessions_core::actions::terminal::{
-    self, automatic, choose, installed, plan, Host, Installed, Os, TerminalError,
+    self, automatic, choose, held, installed, plan, Host, Installed, Os, TerminalError,
 };
 use base64::Engine;
 
@@ -1160,7 +1160,9 @@ mod real {
         for (name, t) in &tried {
             let out = root.join(format!("out-{name}"));
             let probe = probe(&bin, &out);
+            // As Resume in terminal runs it: under the script that keeps a failure on screen.
             let cmd = ResumeCommand::new(probe.to_str().unwrap(), HOSTILE_ARGS, None).unwrap();
+            let cmd = held(cmd, &host).unwrap();
             let launch = plan(t, &found, &host, &dir, Some(&cmd)).unwrap();
             let bytes = match launched(&desktop, &launch, &out) {
                 Ok(bytes) => bytes,

@@ -794,13 +794,32 @@ pub fn plan_session(
     };
     let found = installed(host);
     let chosen = choose(terminal, host, &found)?;
-    Ok(plan(
-        chosen,
-        &found,
-        host,
-        Path::new(dir),
-        command.as_ref(),
-    )?)
+    let dir = Path::new(dir);
+    check_dir(dir)?;
+    let command = match command {
+        Some(c) => Some(held(in_dir(&c, dir, host)?, host)?),
+        None => None,
+    };
+    Ok(plan(chosen, &found, host, dir, command.as_ref())?)
+}
+
+/// What keeps an agent's last words on screen when it fails: run by `sh -c` with the command's
+/// words as its arguments (`"$@"`), so the script is the same for every session and nothing of
+/// a session (its directory, its id) is ever inside its text.
+pub const HOLD: &str = r#""$@" || { s=$?; printf '\n%s\n' "agent-sessions: the agent ended with exit status $s (the reason is above). Press Enter to close this window."; read -r _; exit "$s"; }"#;
+
+/// `command` (its program found) run so that a failure stays on screen: a terminal closes when
+/// its command ends, so an agent that stopped at once (a session it cannot find, an install
+/// that is broken) flashed a window and left no reason. A success closes it as before. On
+/// Windows the command runs as it is (no POSIX shell there).
+pub fn held(command: ResumeCommand, host: &Host) -> Result<ResumeCommand, TerminalError> {
+    if host.os == Os::Windows {
+        return Ok(command);
+    }
+    let mut args = vec!["-c", HOLD, "agent-sessions", command.program()];
+    args.extend(command.args().iter().map(String::as_str));
+    ResumeCommand::new("/bin/sh", &args, command.cwd())
+        .map_err(|e| TerminalError::Command(Box::new(e.into())))
 }
 
 /// Starts `launch` detached and returns once it is running (or has handed over, like

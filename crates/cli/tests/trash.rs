@@ -354,10 +354,13 @@ fn refusals_touch_nothing_and_exit_2() {
         v
     };
     assert_eq!(error_code(&v), "session_recent");
-    assert!(v["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("10 minutes"));
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("10 minutes"), "{message}");
+    // The agent as people know it, not its key.
+    assert!(
+        message.starts_with(&format!("the Claude Code session {id} was updated")),
+        "{message}"
+    );
     assert!(transcript.exists());
 }
 
@@ -381,6 +384,10 @@ fn a_live_session_is_refused() {
     let (out, v) = m.run(&["trash", id, "--yes", "--json"]);
     assert_eq!(out.status.code(), Some(2), "{v}");
     assert_eq!(error_code(&v), "session_live");
+    assert_eq!(
+        v["error"]["message"],
+        format!("the Claude Code session {id} is live (a running claude process has it open); close it first")
+    );
     assert_eq!(m.snapshot(), before);
     // A subagent going along is checked too.
     std::fs::write(m.store().join("sessions/4242.json"), pid_file(SUBAGENT)).unwrap();

@@ -32,6 +32,7 @@ use crate::catalog::Catalog;
 use crate::config::ActionSettings;
 use crate::error::Error;
 use crate::model::{ProviderKind, SessionMeta};
+use crate::provider::registry::agent;
 use crate::provider::SessionKey;
 
 pub use agent::Tools;
@@ -235,6 +236,11 @@ pub struct Done {
     pub output: Vec<String>,
 }
 
+/// The agent's name as people know it (`Claude Code`), for messages.
+fn label(kind: ProviderKind) -> &'static str {
+    agent(kind).label
+}
+
 /// Why nothing was done (or everything was put back).
 #[derive(Debug, thiserror::Error)]
 pub enum TrashError {
@@ -246,10 +252,10 @@ pub enum TrashError {
     #[error("permanent deletion is turned off; turn on actions.allow_permanent_delete in the settings to allow it (it cannot be undone)")]
     PermanentDisabled,
 
-    #[error("the {provider} session {id} is live (a running {provider} process has it open); close it first")]
+    #[error("the {} session {id} is live (a running {} process has it open); close it first", label(*provider), agent(*provider).program)]
     Live { provider: ProviderKind, id: String },
 
-    #[error("the {provider} session {id} was updated {ago}; sessions updated in the last {RECENT_MINUTES} minutes are left alone because an agent may still be writing them; try again later")]
+    #[error("the {} session {id} was updated {ago}; sessions updated in the last {RECENT_MINUTES} minutes are left alone because an agent may still be writing them; try again later", label(*provider))]
     Recent {
         provider: ProviderKind,
         id: String,

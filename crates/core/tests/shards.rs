@@ -75,7 +75,7 @@ fn rows_left_for_a_removed_session_take_no_real_hits_place() {
         .collect();
     assert_eq!(before, limits, "enough hits to fill each limit");
     // The late writer's row: newest in its file, and the best match there is.
-    rusqlite::Connection::open(&shard)
+    index::open_file(&shard)
         .unwrap()
         .execute(
             "INSERT INTO fts (title, body, session, message_id) VALUES ('', 'file file file', ?1, 'late')",
@@ -116,7 +116,7 @@ fn rows_left_for_a_removed_session_take_no_newest_hits_place() {
         )
         .unwrap();
     let shard = index::cache_files(index.path()).pop().unwrap();
-    let late = rusqlite::Connection::open(&shard).unwrap();
+    let late = index::open_file(&shard).unwrap();
     for _ in 0..want.len() {
         late.execute(
             "INSERT INTO fts (title, body, session, message_id) VALUES ('', ?1, 1000000, 'late')",

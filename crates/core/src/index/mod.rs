@@ -124,6 +124,15 @@ fn functions(conn: &Connection) -> rusqlite::Result<()> {
     rank::register(conn)
 }
 
+/// A connection to one of the cache's files ([`cache_files`]) with the index's tokenizer and
+/// rank function registered: what a tool or a test that writes its full-text tables directly
+/// needs (FTS5 refuses to write them, or to match in them, without the tokenizer).
+pub fn open_file(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(path)?;
+    functions(&conn)?;
+    Ok(conn)
+}
+
 /// FTS5's settings, stored in the table (set once, when it is created). `hashsize`: the terms
 /// of a transaction are gathered in memory up to this size before FTS5 writes them out as a
 /// segment. The default, 1 MiB, cut a 32 MB transaction into dozens of small segments to merge

@@ -203,7 +203,8 @@ pub fn hits(hits: &[Hit]) -> String {
         );
         let _ = writeln!(out, "    {}", h.snippet.replace('\n', " "));
     }
-    let _ = writeln!(out, "{} hits", hits.len());
+    let n = hits.len();
+    let _ = writeln!(out, "{n} hit{}", if n == 1 { "" } else { "s" });
     out
 }
 
@@ -279,6 +280,23 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::terminal_safe;
+
+    /// The count under the hits agrees with its number ("1 hit", it said "1 hits").
+    #[test]
+    fn the_hit_count_is_singular_for_one() {
+        let hit = agent_sessions_core::index::Hit {
+            session_id: "s".into(),
+            provider: agent_sessions_core::ProviderKind::Claude,
+            message_id: "m".into(),
+            title: None,
+            snippet: "«x»".into(),
+            score: 1.0,
+            source_path: Default::default(),
+        };
+        assert_eq!(super::hits(&[]), "0 hits\n");
+        assert!(super::hits(std::slice::from_ref(&hit)).ends_with("\n1 hit\n"));
+        assert!(super::hits(&[hit.clone(), hit]).ends_with("\n2 hits\n"));
+    }
 
     #[test]
     fn terminal_output_carries_no_control_sequences() {

@@ -1401,12 +1401,15 @@ def handoff(d):
     ok, text, _ = handoff_status(d)
     assert ok and text == f"Codex CLI continues in xterm ({workdir})", (ok, text)
     got = wait_launches(before + 1)[before]
-    # The terminal runs a constant script that hands the prompt file to codex as one argument.
-    argv, prompt_file = got["argv"], got["argv"][6]
+    # The terminal runs a constant script that hands the prompt file to codex as one argument,
+    # held (as Resume in terminal) by the constant script that keeps a failure on screen.
+    argv, prompt_file = got["argv"], got["argv"][10]
     assert got["cwd"] == workdir, got
-    assert argv[:6] == [xterm, "-e", "/bin/sh", "-c", 'p=$(cat -- "$1") && rm -f -- "$1" && shift && exec "$@" "$p"',
-                        "agent-sessions-handoff"], argv
-    assert argv[7:] == [str(codex)], argv
+    assert argv[:4] == [xterm, "-e", "/bin/sh", "-c"] and argv[5] == "agent-sessions", argv
+    assert "exit status" in argv[4] and workdir not in argv[4], argv
+    assert argv[6:10] == ["/bin/sh", "-c", 'p=$(cat -- "$1") && rm -f -- "$1" && shift && exec "$@" "$p"',
+                          "agent-sessions-handoff"], argv
+    assert argv[11:] == [str(codex)], argv
     prompt = Path(prompt_file).read_text()
     assert oct(Path(prompt_file).stat().st_mode & 0o777) == "0o600", prompt_file
     assert prompt.startswith("This is a handoff. The work below was started in a Claude Code session; you (Codex CLI)"), prompt[:200]

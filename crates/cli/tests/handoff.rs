@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use agent_sessions_core::actions::terminal::HOLD;
 use agent_sessions_test_support::probe;
 use serde_json::Value;
 
@@ -122,6 +123,10 @@ fn dry_run_prints_the_launch_and_writes_nothing() {
             m.bin().join("kitty").to_str().unwrap(),
             "--directory",
             m.dir.to_str().unwrap(),
+            "/bin/sh",
+            "-c",
+            HOLD,
+            "agent-sessions",
             "/bin/sh",
             "-c",
             r#"p=$(cat -- "$1") && rm -f -- "$1" && shift && exec "$@" "$p""#,

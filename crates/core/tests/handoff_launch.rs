@@ -15,7 +15,7 @@ mod handoff_support;
 
 use agent_sessions_core::actions::handoff::launch::{agent_command, program, UNIX_SCRIPT};
 use agent_sessions_core::actions::handoff::{self, Budget};
-use agent_sessions_core::actions::terminal::{Host, Os};
+use agent_sessions_core::actions::terminal::{Host, Os, HOLD};
 use agent_sessions_core::{Error, ProviderKind, ScanProgress, SessionMeta};
 use agent_sessions_test_support::probe::{executable, recorder, wait_for_record};
 use handoff_support::ClaudeLog;
@@ -37,6 +37,9 @@ const ODD: &[&str] = &[
 /// A prompt no shell may touch: expansions, quotes, globs, leading dashes and blank lines.
 const PROMPT: &str = "This is a handoff.\n\n$(touch PWNED) `touch PWNED` ${HOME} $HOME 'q' \"dq\" \
                       \\ back\\slash *?[x]\n-rf --help\n\n  indented  \n\u{e9}\u{1F642}\n\n";
+
+/// The handoff's own script and its name, as the argv has them.
+const SCRIPT: [&str; 4] = ["/bin/sh", "-c", UNIX_SCRIPT, "agent-sessions-handoff"];
 
 fn strings(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
@@ -199,6 +202,11 @@ impl Machine {
         })
     }
 
+    /// The launch of `target` for the session in Automatic's terminal.
+    fn plan(&self, target: ProviderKind) -> Result<handoff::Planned, Error> {
+        handoff::plan(&self.session, target, None, &self.host(), &self.prompts())
+    }
+
     /// An xterm that runs its `-e` command in its own directory, as xterm does.
     fn running_terminal(&self) {
         let text = "#!/bin/sh\nwhile [ \"$1\" != -e ]; do shift; done\nshift\nexec \"$@\"\n";
@@ -215,7 +223,7 @@ fn a_launch_starts_the_agent_in_the_session_directory_with_the_handoff() {
     for target in ProviderKind::ALL {
         let out = m.root().join(format!("agent-{target}"));
         let agent = probe(&m.bin(), program(target), &out);
-        let planned = handoff::plan(&m.session, target, None, &m.host(), &m.prompts()).unwrap();
+        let planned = m.plan(target).unwrap();
         assert_eq!(planned.launch.terminal, "xterm");
         assert_eq!(planned.launch.cwd, m.dir);
         assert!(planned.prompt_file.starts_with(m.prompts()));
@@ -227,7 +235,10 @@ fn a_launch_starts_the_agent_in_the_session_directory_with_the_handoff() {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let mut want = vec![m.bin().join("xterm").to_string_lossy().into_owned()];
-        for word in ["-e", "/bin/sh", "-c", UNIX_SCRIPT, "agent-sessions-handoff"] {
+        // Held as Resume in terminal holds it, around the handoff's own script: two constant
+        // scripts, the session's words only ever their arguments.
+        let words = ["-e", "/bin/sh", "-c", HOLD, "agent-sessions"];
+        for word in words.into_iter().chain(SCRIPT) {
             want.push(word.to_owned());
         }
         want.push(planned.prompt_file.to_string_lossy().into_owned());
@@ -259,6 +270,76 @@ fn a_launch_starts_the_agent_in_the_session_directory_with_the_handoff() {
     no_payload_ran(&m.root());
 }
 
+/// What the terminal runs, run for real (the planned argv after `xterm -e`), in the session's
+/// hostile directory: an agent that fails at once leaves its message on screen, then the exit
+/// status and a wait for Enter (a terminal closes when its command ends, so the window used to
+/// flash shut with no reason); so does a prompt file that cannot be read; an agent that ends
+/// well closes at once. The transcript's text reaches the agent as its argument only.
+#[test]
+fn an_agent_that_fails_at_once_leaves_its_reason_on_screen() {
+    use std::io::Write;
+    use std::process::{Output, Stdio};
+    let m = Machine::new();
+    probe(&m.bin(), "xterm", &m.root().join("terminal-record"));
+    let codex = m.bin().join("codex");
+    let run = |agent: &str, written: bool| -> Output {
+        executable(&codex, agent);
+        let planned = m.plan(ProviderKind::Codex).unwrap();
+        if written {
+            handoff::launch(&planned, &m.markdown).unwrap();
+        }
+        let argv: Vec<_> = planned.launch.argv[2..].to_vec();
+        assert_eq!(argv[2], HOLD);
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .current_dir(&planned.launch.cwd)
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"\n").unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(!planned.prompt_file.exists(), "the prompt file was left");
+        out
+    };
+    let held = |status: i32| {
+        format!("\nagent-sessions: the agent ended with exit status {status} (the reason is above). Press Enter to close this window.\n")
+    };
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+
+    let failed = run(
+        "#!/bin/sh\necho \"codex: cannot start with $# argument(s)\" >&2\nexit 3\n",
+        true,
+    );
+    assert_eq!(failed.status.code(), Some(3));
+    assert_eq!(
+        text(&failed.stderr),
+        "codex: cannot start with 1 argument(s)\n"
+    );
+    assert_eq!(text(&failed.stdout), held(3));
+
+    // The prompt file gone before the terminal ran (a sweep, a second click): cat says so.
+    let unread = run("#!/bin/sh\necho ran\n", false);
+    assert_eq!(unread.status.code(), Some(1));
+    assert!(
+        text(&unread.stderr).contains("handoff-"),
+        "{}",
+        text(&unread.stderr)
+    );
+    assert_eq!(text(&unread.stdout), held(1));
+
+    let ended = run(
+        "#!/bin/sh\nprintf '%s|%s|%s' \"$#\" \"$(pwd)\" \"$1\"\n",
+        true,
+    );
+    assert_eq!(ended.status.code(), Some(0), "{}", text(&ended.stderr));
+    let want = format!("1|{}|{}", m.dir.display(), as_read(&m.markdown));
+    assert_eq!(text(&ended.stdout), want);
+    no_payload_ran(&m.root());
+}
+
 /// A terminal that only records what it was given: the prompt file is there, the user's only,
 /// holding exactly the handoff.
 #[test]
@@ -267,14 +348,7 @@ fn the_prompt_file_holds_the_handoff_for_the_user_only() {
     let record = m.root().join("terminal-record");
     probe(&m.bin(), "xterm", &record);
     executable(&m.bin().join("claude"), "#!/bin/sh\n");
-    let planned = handoff::plan(
-        &m.session,
-        ProviderKind::Claude,
-        None,
-        &m.host(),
-        &m.prompts(),
-    )
-    .unwrap();
+    let planned = m.plan(ProviderKind::Claude).unwrap();
     handoff::launch(&planned, &m.markdown).unwrap();
     wait_for(&record);
     let meta = std::fs::metadata(&planned.prompt_file).unwrap();
@@ -292,14 +366,7 @@ fn refusals_and_failures_leave_nothing() {
     let m = Machine::new();
     executable(&m.bin().join("xterm"), "#!/bin/sh\nexit 3\n");
     // No agent installed.
-    let e = handoff::plan(
-        &m.session,
-        ProviderKind::Codex,
-        None,
-        &m.host(),
-        &m.prompts(),
-    )
-    .unwrap_err();
+    let e = m.plan(ProviderKind::Codex).unwrap_err();
     assert_eq!(e.code(), "agent_not_found");
     assert!(e.to_string().contains("cd -- '"), "{e}");
     // No such terminal; a session whose directory is gone.
@@ -332,14 +399,7 @@ fn refusals_and_failures_leave_nothing() {
         let file = std::fs::File::options().write(true).open(f).unwrap();
         file.set_modified(two_days).unwrap();
     }
-    let planned = handoff::plan(
-        &m.session,
-        ProviderKind::Codex,
-        None,
-        &m.host(),
-        &m.prompts(),
-    )
-    .unwrap();
+    let planned = m.plan(ProviderKind::Codex).unwrap();
     let e = handoff::launch(&planned, &m.markdown).unwrap_err();
     assert!(matches!(e, Error::Terminal(_)), "{e}");
     assert_eq!(e.code(), "terminal_failed");

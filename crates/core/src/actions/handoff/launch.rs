@@ -12,7 +12,12 @@
 //!   read into a quoted variable, which the shell does not expand further. The file is removed
 //!   once read. The agent gets the prompt as one argv element: `claude PROMPT`, `codex PROMPT`,
 //!   `opencode --prompt PROMPT`. The prompt always starts with the words "This is a handoff",
-//!   so no agent can read it as an option, a subcommand or a slash command.
+//!   so no agent can read it as an option, a subcommand or a slash command. A local terminal
+//!   runs all that under [`terminal::HOLD`] (`/bin/sh -c HOLD agent-sessions /bin/sh -c SCRIPT
+//!   …`, the same constant script as Resume in terminal): when it fails (the agent stopped at
+//!   once, the file could not be read) the window shows the exit status and waits for Enter
+//!   instead of closing with the reason. [`prepare`]'s command is not held here: the app
+//!   holds what it runs over ssh itself.
 //! - **Windows:** an argument cannot carry line breaks through PowerShell 5.1 and the agents'
 //!   `.cmd` shims, so the agent's first prompt is one line that names the file and asks the
 //!   agent to read it first; the file stays (removed by the sweep below).
@@ -121,6 +126,9 @@ pub fn plan(
     let found = terminal::installed(host);
     let chosen = terminal::choose(terminal, host, &found)?;
     let (prompt_file, command) = agent_in(target, host, &dir, prompt_dir)?;
+    // As Resume in terminal: a failure (the agent stopped at once, the prompt file could not
+    // be read) stays on screen with its exit status instead of closing the window.
+    let command = terminal::held(command, host)?;
     let launch = terminal::plan(chosen, &found, host, &dir, Some(&command))?;
     Ok(Planned {
         launch,

@@ -587,6 +587,54 @@ fn a_codex_without_the_commands_is_recognised_from_its_help() {
     assert_eq!(v["data"]["plan"]["steps"][0]["kind"], "archive");
 }
 
+/// A `codex` that never answers `--help` (a hung install): planning gives up on it soon with
+/// what happened and what to check, instead of holding the dialog for the minute an archive
+/// may take; the trash goes ahead with the archive made as Codex makes it, saying why; what
+/// the hung codex started is stopped with it.
+#[test]
+fn a_codex_that_does_not_answer_its_help_is_given_up_on_saying_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let started = tmp.path().join("sleeper.pid");
+    let hung = tmp.path().join("codex");
+    let script = format!(
+        "#!/bin/sh\n/bin/sleep 600 &\necho $! > '{}'\nwait\n",
+        started.display()
+    );
+    std::fs::write(&hung, script).unwrap();
+    std::fs::set_permissions(&hung, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let m = codex_machine().with_path(&[("codex", &hung)]);
+    m.allow(true, true);
+    let before = m.snapshot();
+    let (out, v) = m.run(&["delete", CODEX_PLAIN, "--permanent", "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "agent_missing");
+    let message = v["error"]["message"].as_str().unwrap();
+    let says = format!(
+        "`codex --help` did not answer within 5 s and was stopped; check that {} runs in a terminal",
+        m.path.as_ref().unwrap().join("codex").display()
+    );
+    assert!(message.contains(&says), "{message}");
+    assert_eq!(m.snapshot(), before);
+    let sleeper = std::fs::read_to_string(&started).unwrap();
+    let state = format!("/proc/{}/stat", sleeper.trim());
+    let start = std::time::Instant::now();
+    // Gone, or a zombie waiting for init: either way no longer running.
+    while std::fs::read_to_string(&state).is_ok_and(|s| !s.contains(") Z ")) {
+        assert!(
+            start.elapsed().as_secs() < 30,
+            "what codex started still runs"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+
+    let (out, v) = m.run(&["trash", CODEX_PLAIN, "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(v["data"]["plan"]["steps"][0]["kind"], "archive");
+    let notes = v["data"]["plan"]["notes"].to_string();
+    assert!(notes.contains("did not answer within 5 s"), "{notes}");
+    assert!(notes.contains("without Codex"), "{notes}");
+}
+
 // ---- OpenCode -----------------------------------------------------------------------------
 
 const OC_PARENT: &str = "ses_dd4341096ffef285TaeIhrVhqh";

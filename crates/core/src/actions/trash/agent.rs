@@ -12,6 +12,9 @@ use crate::actions::terminal::Host;
 /// How long an agent's command may take (Codex answers `archive` in well under a second; the
 /// first start of an npm-installed CLI is slower).
 const TIMEOUT: Duration = Duration::from_secs(60);
+/// How long `--help` may take: it is asked while the trash dialog says "Working out what would
+/// be removed…", and a real agent answers at once, so one that does not is stuck.
+pub(crate) const HELP_TIMEOUT: Duration = Duration::from_secs(5);
 /// How much of an agent's output is kept.
 const MAX_OUTPUT: u64 = 64 << 10;
 
@@ -39,10 +42,7 @@ impl Tools {
 /// The subcommands `program --help` lists (the first word of each line of its `Commands:`
 /// section), or why it could not be asked.
 pub(super) fn subcommands(program: &Path, env: &[(String, String)]) -> Result<Vec<String>, String> {
-    let help = output(
-        &[program.to_string_lossy().into_owned(), "--help".into()],
-        env,
-    )?;
+    let help = help(program, env)?;
     let mut in_commands = false;
     let mut out = Vec::new();
     for line in help.lines() {
@@ -57,6 +57,21 @@ pub(super) fn subcommands(program: &Path, env: &[(String, String)]) -> Result<Ve
         }
     }
     Ok(out)
+}
+
+/// What `program --help` prints, given [`HELP_TIMEOUT`] to answer.
+pub(crate) fn help(program: &Path, env: &[(String, String)]) -> Result<String, String> {
+    let argv = [program.to_string_lossy().into_owned(), "--help".into()];
+    run_within(&argv, env, None, HELP_TIMEOUT).map_err(|e| match e {
+        Failure::Late(limit) => format!(
+            "`{} --help` did not answer within {} s and was stopped; check that {} runs in a \
+             terminal (a real one answers at once)",
+            name(&argv),
+            limit.as_secs(),
+            program.display()
+        ),
+        Failure::Other(why) => why,
+    })
 }
 
 /// Runs `argv` and checks that every path of `removes` is gone afterwards; Ok: what it printed.
@@ -100,7 +115,41 @@ pub(crate) fn output_in(
     env: &[(String, String)],
     cwd: Option<&Path>,
 ) -> Result<String, String> {
-    let (program, args) = argv.split_first().ok_or("no command")?;
+    run_within(argv, env, cwd, TIMEOUT).map_err(|e| match e {
+        Failure::Late(limit) => format!(
+            "{} did not finish within {} s and was stopped; check the session in {} itself",
+            name(argv),
+            limit.as_secs(),
+            name(argv)
+        ),
+        Failure::Other(why) => why,
+    })
+}
+
+/// Why a command gave no output to use.
+enum Failure {
+    /// It was still running after this long, and was stopped.
+    Late(Duration),
+    /// It could not be run, or failed (what it said, tidied).
+    Other(String),
+}
+
+impl From<String> for Failure {
+    fn from(why: String) -> Self {
+        Failure::Other(why)
+    }
+}
+
+/// [`output_in`] with `limit` for the time it may take. The command gets a process group of its
+/// own, and all of it is stopped at the limit: an npm-installed agent is a Node script that
+/// starts the real binary, which would outlive its parent.
+fn run_within(
+    argv: &[String],
+    env: &[(String, String)],
+    cwd: Option<&Path>,
+    limit: Duration,
+) -> Result<String, Failure> {
+    let (program, args) = argv.split_first().ok_or("no command".to_owned())?;
     let mut cmd = Command::new(program);
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
@@ -111,6 +160,11 @@ pub(crate) fn output_in(
         .stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
     }
     let mut child = cmd
         .spawn()
@@ -124,18 +178,12 @@ pub(crate) fn output_in(
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() > TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "{} did not finish within {} s and was stopped; check the session in {} itself",
-                    name(argv),
-                    TIMEOUT.as_secs(),
-                    name(argv)
-                ));
+            Ok(None) if started.elapsed() > limit => {
+                stop(&mut child);
+                return Err(Failure::Late(limit));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(format!("cannot wait for {program}: {e}")),
+            Err(e) => return Err(format!("cannot wait for {program}: {e}").into()),
         }
     };
     let text: Vec<String> = readers
@@ -148,7 +196,7 @@ pub(crate) fn output_in(
         Ok(said)
     } else {
         let said = tidy(&said);
-        Err(format!(
+        Err(Failure::Other(format!(
             "{} failed ({status}){}",
             name(argv),
             if said.is_empty() {
@@ -156,8 +204,21 @@ pub(crate) fn output_in(
             } else {
                 format!(": {said}")
             }
-        ))
+        )))
     }
+}
+
+/// Kills `child` and, on Unix, every process of its group (the child leads it).
+fn stop(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(group) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 fn read_bounded(pipe: impl Read) -> String {

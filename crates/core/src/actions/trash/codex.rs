@@ -66,10 +66,15 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
                     s.id
                 )));
             }
-            let notes = vec![format!(
+            let mut notes = vec![format!(
                 "the session is archived the way Codex archives it; codex unarchive {} brings it back",
                 s.id
             )];
+            // A Codex that is there but could not be asked (it hung, it failed): say why its own
+            // command is not used.
+            if let (Some(_), Err(why)) = (&ctx.tools.codex, &commands) {
+                notes.push(format!("{why}; so the archive is made here, without Codex"));
+            }
             if let Some(program) = has("archive") {
                 let step = Step::Agent {
                     argv: vec![program, "archive".into(), s.id.clone()],

@@ -22,6 +22,7 @@ mod text;
 mod tokens;
 
 pub use query::{MAX_QUERY_CHARS, MAX_TERMS};
+pub use tokens::Tokenizer;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -2234,7 +2235,7 @@ mod tests {
         let row = |id: &str, body: &str| text::Row {
             id: id.to_owned(),
             text: body.to_owned(),
-            hash: crate::provider::files::fnv1a(body.as_bytes()) as i64,
+            hash: text::hash(body),
             line: 0,
         };
         let tx = conn.transaction().unwrap();

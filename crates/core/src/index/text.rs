@@ -12,7 +12,6 @@ use serde_json::Value;
 
 use super::tokens::NewTerms;
 use crate::model::{Message, Part};
-use crate::provider::files::fnv1a;
 
 /// Tool output indexed per call: errors and commands are near the start; the rest of a huge
 /// output adds little to search and much to the index.
@@ -182,8 +181,10 @@ fn delete_row(
     Ok(())
 }
 
-fn hash(text: &str) -> i64 {
-    fnv1a(text.as_bytes()) as i64
+/// A message text's hash. A cache written with another hash function (fnv1a, before) only
+/// sees its rows as changed: a session indexed again rewrites them once.
+pub(crate) fn hash(text: &str) -> i64 {
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes()) as i64
 }
 
 /// One message's searchable text with its hash (what tells whether its index row is current),

@@ -473,6 +473,26 @@ api_key = "sk-new"
     assert!(!ConfigFile::load(&path).settings().translate.api_key_set);
 }
 
+/// Unset (a list cleared in the app's Settings) takes the key out, and the comment lines written
+/// above it stay, above the key that followed it.
+#[test]
+fn unset_keeps_the_comments_above_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let text = "# mine\n[providers.claude]\n# work store\n# (for now)\nroots = [\"/srv/c\"] # gone with it\nenabled = true\n\n[ui]\n# last\nhidden_dirs = [\"/tmp\"]\n";
+    std::fs::write(&path, text).unwrap();
+    let mut config = ConfigFile::load(&path);
+    config.unset("providers.claude.roots").unwrap();
+    config.unset("ui.hidden_dirs").unwrap();
+    config.save().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "# mine\n[providers.claude]\n# work store\n# (for now)\nenabled = true\n\n[ui]\n"
+    );
+    let s = ConfigFile::load(&path).settings();
+    assert!(s.provider(ProviderKind::Claude).roots.is_empty() && s.ui.hidden_dirs.is_empty());
+}
+
 #[test]
 fn save_makes_the_file_and_its_directory() {
     let dir = tempfile::tempdir().unwrap();

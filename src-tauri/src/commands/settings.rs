@@ -194,6 +194,44 @@ mod tests {
         assert!(!ConfigFile::load(&path).settings().translate.api_key_set);
     }
 
+    /// Clearing an agent's roots in the pane sends null (ui `changesOf`): the key goes, so the
+    /// agent's own store applies, and no `roots = []` is left in the user's file; every comment
+    /// stays, the one written above the key too.
+    #[test]
+    fn a_cleared_list_removes_its_key_and_keeps_the_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let store = dir.path().join("work-claude");
+        std::fs::create_dir(&store).unwrap();
+        let text = format!(
+            "# my settings\n[providers.claude]\n# the work store, for now\nroots = [{:?}] # work\nenabled = true # on\n# after the keys\n\n[ui]\n# hidden\nhidden_dirs = [\"/tmp\"]\ntheme = \"light\" # I like it light\n",
+            store.to_str().unwrap()
+        );
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(
+            ConfigFile::load(&path)
+                .settings()
+                .provider(agent_sessions_core::ProviderKind::Claude)
+                .roots,
+            [store]
+        );
+        let changes = [
+            change("providers.claude.roots", json!(null)),
+            change("ui.hidden_dirs", json!(null)),
+        ];
+        let mut file = edited(ConfigFile::load(&path), &changes).unwrap();
+        file.save().unwrap();
+        let saved = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            saved,
+            "# my settings\n[providers.claude]\n# the work store, for now\nenabled = true # on\n# after the keys\n\n[ui]\n# hidden\ntheme = \"light\" # I like it light\n"
+        );
+        let settings = ConfigFile::load(&path).settings();
+        let claude = settings.provider(agent_sessions_core::ProviderKind::Claude);
+        assert!(claude.roots.is_empty() && claude.enabled);
+        assert!(settings.ui.hidden_dirs.is_empty());
+    }
+
     /// A file edited by hand while the app runs is read again when Settings is opened: the
     /// new values and that it exists now; an unchanged one is not.
     #[test]

@@ -38,10 +38,20 @@ describe("settings", () => {
     expect(changesOf(saved, d)).toEqual([
       { key: "providers.claude.roots", value: ["/home/u/.claude", "/home/u/.claude-work", "/srv/claude"] },
       { key: "providers.opencode.enabled", value: true },
-      { key: "ui.hidden_dirs", value: [] },
+      { key: "ui.hidden_dirs", value: null },
       { key: "ui.theme", value: "dark" },
       { key: "terminal.app", value: "kitty" },
     ]);
+  });
+
+  it("a list emptied is sent as null, which removes its key (the default applies), not as []", () => {
+    const d = draftOf(saved);
+    d.providers.claude.roots = "  \n\n";
+    expect(changesOf(saved, d)).toEqual([{ key: "providers.claude.roots", value: null }]);
+    // A list that was empty already and stays empty changes nothing.
+    d.providers.claude.roots = draftOf(saved).providers.claude.roots;
+    d.providers.codex.roots = "";
+    expect(changesOf(saved, d)).toEqual([]);
   });
 
   it("the API key is only ever sent when replaced, and cleared with null", () => {

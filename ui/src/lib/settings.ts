@@ -57,12 +57,15 @@ export function draftOf(s: Settings): Draft {
 
 const sameList = (a: JsonValue[], b: JsonValue[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** The keys whose value the draft changes, with their new values, in the file's order. */
+/** The keys whose value the draft changes, with their new values, in the file's order. A list
+ * emptied goes as null: the key is removed and its default (an empty list, the agent's own
+ * store for roots) applies, rather than `roots = []` left in the user's file. */
 export function changesOf(saved: Settings, d: Draft): SettingChange[] {
   const out: SettingChange[] = [];
   const put = (key: string, before: JsonValue, after: JsonValue) => {
     const same = Array.isArray(before) && Array.isArray(after) ? sameList(before, after) : before === after;
-    if (!same) out.push({ key, value: after });
+    const cleared = Array.isArray(after) && after.length === 0;
+    if (!same) out.push({ key, value: cleared ? null : after });
   };
   for (const p of PROVIDERS) {
     put(`providers.${p}.enabled`, providerOf(saved, p).enabled, d.providers[p].enabled);

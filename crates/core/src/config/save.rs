@@ -25,7 +25,10 @@ pub fn put(doc: &mut DocumentMut, key: &str, mut item: Item) -> Result<(), Strin
     Ok(())
 }
 
-/// Removes dotted `key` if it is there; the tables around it stay.
+/// Removes dotted `key` if it is there; the tables around it stay, and so do the comment lines
+/// written above it: they go to the key after it (toml_edit keeps them with the key, and
+/// clearing a setting in the app must not drop the user's words). Above a table's last key
+/// they go with it.
 pub fn remove(doc: &mut DocumentMut, key: &str) {
     let (sections, name) = split(key);
     let mut table: &mut dyn TableLike = doc.as_table_mut();
@@ -35,7 +38,22 @@ pub fn remove(doc: &mut DocumentMut, key: &str) {
             None => return,
         }
     }
+    let at = table.iter().position(|(k, _)| k == name);
+    let comments = table
+        .key(name)
+        .and_then(|k| k.leaf_decor().prefix())
+        .and_then(|p| p.as_str())
+        .filter(|p| p.contains('#'))
+        .map(str::to_owned);
     table.remove(name);
+    if let (Some(at), Some(comments)) = (at, comments) {
+        if let Some((mut next, _)) = table.iter_mut().nth(at) {
+            let decor = next.leaf_decor_mut();
+            let rest = decor.prefix().and_then(|p| p.as_str()).unwrap_or("");
+            let prefix = format!("{comments}{rest}");
+            decor.set_prefix(prefix);
+        }
+    }
 }
 
 fn split(key: &str) -> (Vec<&str>, &str) {

@@ -727,7 +727,7 @@ def run_main_suite(d):
     check("the Export, Continue in… and context menus and Settings take the focus when opened and close on Escape",
           lambda: menus_keyboard(d))
     check("axe-core finds no serious or critical violations in the main view and the dialogs", lambda: accessibility(d))
-    check("with allow_delete on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
+    check("trash off is shown greyed out saying where to turn it on; on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
     check("a complete bundle exported through the save dialog restores through the import dialogs into another directory",
           lambda: bundle_round_trip(d))
 
@@ -1849,20 +1849,51 @@ def allow_delete(d):
     d.click(d.find_all('[data-testid="settings-close"]')[0])
 
 
+TRASH_OFF = ("Moving sessions to the trash is off. Turn it on in Settings ▸ Destructive actions (the , key), "
+             "or set allow_delete = true under [actions] in config.toml.")
+
+
+def trash_is_off(d, sid):
+    """Off, Move to trash… is still shown (a new user could not find it), greyed out, saying
+    where to turn it on, and neither a click nor the keyboard opens anything."""
+    button = d.find_all('[data-testid="trash-open"]')[0]
+    assert (d.attr(button, "aria-disabled"), d.attr(button, "title")) == ("true", TRASH_OFF)
+    d.click(button)
+    assert context_menu(d, sid)[-1] == "menu-trash"
+    item = d.find_all('[data-testid="menu-trash"]')[0]
+    words = d.js("return [...arguments[0].querySelectorAll('span')].map(s => s.textContent)", {ELEMENT: item})
+    assert (d.attr(item, "aria-disabled"), d.attr(item, "title"), words) == ("true", TRASH_OFF, ["Move to trash…", "off"]), words
+    d.click(item)
+    # The keyboard reaches it (Up from the first item wraps to it), and Enter does nothing.
+    d.js("document.querySelector('[data-testid=\"menu-resume-terminal\"]').focus()")
+    press(d, "\ue013")
+    assert d.js("return document.activeElement.dataset.testid") == "menu-trash"
+    press(d, ENTER)
+    time.sleep(1)
+    assert d.find_all('[data-testid="session-menu"]'), "the menu closed as if an action were chosen"
+    assert not d.find_all('[data-testid="trash-dialog"]'), "a trash that is off opened its dialog"
+    d.shot("19b-trash-off")
+    key(d, "\ue00c")  # Escape closes the menu
+    d.until("return !document.querySelector('[data-testid=\"session-menu\"]')", 5)
+
+
 def trash(d):
-    """Off, there is no way to trash; on (Settings), the header and the list offer it, the dialog
-    lists exactly the files, and confirming moves them to $XDG_DATA_HOME/Trash (freedesktop) and
-    drops the row at once; a session written just now is refused in the dialog."""
+    """Off, Move to trash… is greyed out saying where to turn it on; on (Settings), the header
+    and the list offer it, the dialog lists exactly the files, and confirming moves them to
+    $XDG_DATA_HOME/Trash (freedesktop) and drops the row at once; a session written just now is
+    refused in the dialog."""
     sid = "7938f0db-aeb3-409b-ab80-42085a5431da"
     transcript = CLAUDE_ROOT / "projects/-home-bob-projects-demo" / f"{sid}.jsonl"
     open_session(d, sid)
-    assert not d.find_all('[data-testid="trash-open"]')
-    assert "menu-trash" not in context_menu(d, sid)
-    key(d, "\ue00c")  # Escape closes the menu
+    trash_is_off(d, sid)
     allow_delete(d)
     assert "allow_delete = true" in CONFIG.read_text()
     assert "menu-trash" in context_menu(d, sid)
+    item = d.find_all('[data-testid="menu-trash"]')[0]
+    words = d.js("return [...arguments[0].querySelectorAll('span')].map(s => s.textContent)", {ELEMENT: item})
+    assert d.attr(item, "aria-disabled") is None and words == ["Move to trash…"], words
     key(d, "\ue00c")  # Escape closes the menu
+    assert d.attr(d.find_all('[data-testid="trash-open"]')[0], "aria-disabled") is None
     d.click(d.wait_all('[data-testid="trash-open"]')[0])
     steps = [d.text(e) for e in d.wait_all('[data-testid="trash-step"]')]
     assert steps == [f"To the trash {transcript} ({transcript.stat().st_size / 1024:.1f} KiB)"], steps

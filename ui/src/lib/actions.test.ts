@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SESSION_MENU, actionForKey, errorNotice, trashedText } from "./actions";
+import { SESSION_MENU, TRASH_OFF, actionForKey, errorNotice, sessionMenu, trashedText } from "./actions";
 
 const key = (k: string, mods: Partial<KeyboardEvent> = {}) => ({ key: k, ctrlKey: false, altKey: false, metaKey: false, ...mods });
 
@@ -17,6 +17,19 @@ describe("actions", () => {
     const keys = SESSION_MENU.flatMap((m) => (m.key ? [m.key] : []));
     expect(new Set(keys).size).toBe(keys.length);
     for (const taken of ["j", "k", "/", ","]) expect(keys).not.toContain(taken);
+  });
+
+  it("Move to trash… is always in the menu: greyed out while allow_delete is off, saying where to turn it on", () => {
+    const off = sessionMenu(false);
+    const on = sessionMenu(true);
+    expect(off.slice(0, -1)).toEqual(SESSION_MENU);
+    expect(on.slice(0, -1)).toEqual(SESSION_MENU);
+    expect(off[off.length - 1]).toEqual({ action: "trash", label: "Move to trash…", off: TRASH_OFF });
+    expect(on[on.length - 1]).toEqual({ action: "trash", label: "Move to trash…" });
+    expect(TRASH_OFF).toContain("Settings ▸ Destructive actions");
+    expect(TRASH_OFF).toContain("allow_delete = true under [actions] in config.toml");
+    // Only the trash item is ever off.
+    expect(on.every((m) => !m.off) && off.filter((m) => m.off).length === 1).toBe(true);
   });
 
   it("an agent-not-found error becomes a notice with the command to copy", () => {

@@ -7,7 +7,13 @@ import type { Provider, TrashDone, TrashPlan } from "./types";
 
 export type SessionAction = "resume-terminal" | "open-terminal" | "copy-resume" | "export" | "reveal" | "trash";
 
-export interface MenuItem { action: SessionAction; label: string; key?: string }
+export interface MenuItem {
+  action: SessionAction;
+  label: string;
+  key?: string;
+  /** Why it cannot be chosen now (its tooltip); it is shown greyed out and does nothing. */
+  off?: string;
+}
 
 /** The context menu of a session row, in order; `key` is its keyboard shortcut. */
 export const SESSION_MENU: MenuItem[] = [
@@ -17,6 +23,18 @@ export const SESSION_MENU: MenuItem[] = [
   { action: "export", label: "Export…", key: "e" },
   { action: "reveal", label: "Reveal source file" },
 ];
+
+/** Why Move to trash… is greyed out while `[actions] allow_delete` is off, and where to turn it on. */
+export const TRASH_OFF =
+  "Moving sessions to the trash is off. Turn it on in Settings ▸ Destructive actions (the , key), " +
+  "or set allow_delete = true under [actions] in config.toml.";
+
+/** The context menu with Move to trash… last: always there, so a new user can find it, greyed
+ * out and saying where to turn it on while `allow_delete` is off (it was absent until then). */
+export function sessionMenu(allowDelete: boolean): MenuItem[] {
+  const trash: MenuItem = { action: "trash", label: "Move to trash…" };
+  return [...SESSION_MENU, allowDelete ? trash : { ...trash, off: TRASH_OFF }];
+}
 
 /** The session action a key press asks for: a plain key (no Ctrl, Alt or Meta). */
 export function actionForKey(e: Pick<KeyboardEvent, "key" | "ctrlKey" | "altKey" | "metaKey">): SessionAction | null {

@@ -1984,7 +1984,9 @@ def bundle_round_trip(d):
     assert status == f"Codex CLI continues in xterm ({newdir})", status
     got = wait_launches(before + 1)[before]
     assert got["cwd"] == str(newdir) and got["argv"][-1].endswith("codex"), got
-    prompt = Path(got["argv"][6]).read_text()
+    # The prompt file follows the handoff script's name (the launch is held: see handoff()).
+    argv = got["argv"]
+    prompt = Path(argv[argv.index("agent-sessions-handoff") + 1]).read_text()
     assert prompt.startswith("This is a handoff. The work below was started in a Claude Code session; you (Codex CLI)"), prompt[:200]
     assert not any(newdir.iterdir()), list(newdir.iterdir())
     d.shot("22a-import-continue")

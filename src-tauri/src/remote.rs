@@ -443,14 +443,44 @@ impl Host {
         self.with(|c| c.resume(&wire_ref(session)))
     }
 
-    /// What "Open terminal" runs there: a login shell in the session's directory.
+    /// What "Resume in terminal" runs there: the session's resume command, once the host has
+    /// checked that its directory is there and its agent installed. A refusal names the host,
+    /// and a missing agent carries the `ssh -t` command that resumes it by hand (`copy`).
+    pub fn resume_in_terminal(&self, session: &SessionRef) -> CmdResult<ResumeCommand> {
+        let checked = self.client.lock()?.resume_in_terminal(&wire_ref(session));
+        match checked {
+            Err(RemoteError::Server(w)) if w.code == "agent_not_found" => {
+                let mut e = self.refused_there(w);
+                e.copy = Some(self.ssh_command(&self.resume(session)?)?.posix());
+                Err(e)
+            }
+            Err(RemoteError::Server(w)) if w.code == "directory_missing" => {
+                Err(self.refused_there(w))
+            }
+            other => other.map_err(remote_error),
+        }
+    }
+
+    /// What "Open terminal" runs there: a login shell in the session's directory, once the
+    /// host has checked that it is there.
     pub fn shell_in_dir(&self, session: &SessionRef) -> CmdResult<ResumeCommand> {
-        let meta = self.with(|c| c.session(wire_ref(session)))?;
-        let dir = meta
-            .cwd
-            .filter(|d| !d.is_empty())
-            .ok_or_else(|| CmdError::not_found("the session records no directory"))?;
+        let dir = self
+            .client
+            .lock()?
+            .terminal_dir(&wire_ref(session))
+            .map_err(|e| match e {
+                RemoteError::Server(w) if w.code == "directory_missing" => self.refused_there(w),
+                other => remote_error(other),
+            })?;
         login_shell_in(&dir)
+    }
+
+    /// A check of the host's that refused a terminal, said as on that host (its message reads
+    /// as a local one: "the session's directory … no longer exists").
+    fn refused_there(&self, w: wire::WireError) -> CmdError {
+        let mut e = remote_error(RemoteError::Server(w));
+        e.message = format!("On {}: {}", self.alias, e.message);
+        e
     }
 
     /// `ssh [-F FILE] -t -- ALIAS <remote command>`: the remote's login shell runs the command
@@ -1066,6 +1096,32 @@ mod tests {
             here.to_str().unwrap()
         );
         assert!(!dir.path().join("pwned").exists() && !here.join("pwned").exists());
+    }
+
+    /// Resume in terminal and Open terminal into a directory that is not on the host are
+    /// refused by the host before a terminal opens, saying where; Copy resume command still
+    /// copies the command (it is not for a terminal here).
+    #[test]
+    fn a_terminal_into_a_directory_gone_there_is_refused_naming_the_host() {
+        let host = host();
+        let session = SessionRef {
+            provider: ProviderKind::Claude,
+            id: "9d22e384-6685-4b75-ac35-088162e4c4a9".into(),
+            source_path: None,
+        };
+        let want = "On testbox: the session's directory /home/bob/projects/demo no longer exists";
+        for refused in [
+            host.resume_in_terminal(&session).unwrap_err(),
+            host.shell_in_dir(&session).unwrap_err(),
+        ] {
+            assert_eq!(refused.code, ErrorCode::NotFound);
+            assert!(refused.message.starts_with(want), "{}", refused.message);
+            assert_eq!(refused.copy, None);
+        }
+        assert_eq!(
+            host.resume(&session).unwrap().cwd(),
+            Some("/home/bob/projects/demo")
+        );
     }
 
     /// A WSL host's command: the distribution's `sh` gets the same POSIX text ssh's login

@@ -2550,20 +2550,26 @@ def remote_suite(d, ssh_config):
     check("open terminal on a remote session runs ssh -t into its directory there", terminal)
 
     def resume_gone_there():
-        # The fixture's directory does not exist there: the terminal's command, run for real,
-        # says why and waits for Enter (the window closed at once, saying nothing).
+        # The fixture's directory does not exist there: the host refuses before anything opens,
+        # as a local Resume in terminal is refused (a terminal opened, only to fail there).
         before = len(launches())
         open_session(d, "9d22e384-6685-4b75-ac35-088162e4c4a9")
         d.click(d.find_all('[data-testid="resume-terminal"]')[0])
         kind, text, _ = notice(d)
-        assert kind == "ok" and text == "Resuming in xterm in testbox:/home/bob/projects/demo", (kind, text)
-        argv = wait_launches(before + 1)[before]["argv"]
+        assert kind == "error" and text.startswith(
+            "On testbox: the session's directory /home/bob/projects/demo no longer exists; nothing was opened"), (kind, text)
         close_notice(d)
-        ran = subprocess.run(argv[2:], input="\n", capture_output=True, text=True, timeout=60)
-        assert ran.returncode != 0, (ran.stdout, ran.stderr)
-        assert "/home/bob/projects/demo" in ran.stderr, ran.stderr
-        assert "on testbox (the reason is above). Press Enter to close this window." in ran.stdout, (ran.stdout, ran.stderr)
-    check("resume of a remote session whose directory is gone there keeps the terminal open saying why",
+        # Its directory is there but claude is not installed there: refused, with the ssh command
+        # that resumes it by hand to copy.
+        open_session(d, TERM_SESSION)
+        d.click(d.find_all('[data-testid="resume-terminal"]')[0])
+        kind, text, copy = notice(d)
+        assert kind == "error" and text.startswith("On testbox: claude was not found"), (kind, text)
+        assert copy and copy.startswith(f"ssh -F {ssh_config} -t -- testbox ") and TERM_SESSION in copy, copy
+        close_notice(d)
+        time.sleep(1)
+        assert len(launches()) == before, launches()[before:]
+    check("resume of a remote session whose directory or agent is missing there is refused, opening nothing",
           resume_gone_there)
 
     def live():

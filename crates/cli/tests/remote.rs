@@ -12,11 +12,12 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use agent_sessions_core::actions::resume::ShellCommand;
 use agent_sessions_remote::loopback::Sshd as Loopback;
 use agent_sessions_remote::protocol::{ListParams, SessionRef, ShowParams};
 use agent_sessions_remote::ssh::Ssh;
 use agent_sessions_remote::Client;
-use agent_sessions_test_support::SameIdStore;
+use agent_sessions_test_support::{probe, SameIdStore};
 use common::{copy_dir, testdata};
 use serde_json::Value;
 
@@ -51,6 +52,11 @@ impl Sshd {
         } else {
             &[]
         };
+        Self::serve(dir, env)
+    }
+
+    /// The remote served from `dir` (its home in `home`), its sessions given `env`.
+    fn serve(dir: tempfile::TempDir, env: &[(&str, &str)]) -> Sshd {
         let home = dir.path().join("home");
         copy_dir(
             &testdata("claude/2.1.332/dot-claude"),
@@ -897,4 +903,99 @@ fn trash_through_host_uses_the_hosts_opt_in_and_trash() {
         .collect();
     assert_eq!(removed, [(S, file.as_path())], "{told:?}");
     assert!(told.changed.iter().all(|s| s.id != S), "{told:?}");
+}
+
+/// Claude's fixture session whose directory (`/home/bob/projects/demo`) is not on the host.
+const GONE: &str = "9d22e384-6685-4b75-ac35-088162e4c4a9";
+/// The fixture session moved into a directory that is there (a name full of shell syntax).
+const THERE: &str = "7938f0db-aeb3-409b-ab80-42085a5431da";
+
+/// Resume in terminal / Open terminal on a host are checked there before a terminal opens here,
+/// as a local launch is: a session whose directory is gone there is `directory_missing`, an
+/// agent not installed there `agent_not_found` (nothing ran); once the agent is on the host's
+/// `PATH` the command is exactly the one Copy resume command gives (as before the check), and
+/// run over ssh it runs the agent in that directory with the session's words as its arguments.
+/// An agent found only where its installer puts it is named by that path. Before, the host was
+/// not asked: the terminal ran `cd -- DIR && claude …` and only failed there.
+#[test]
+fn a_terminal_there_is_refused_when_its_directory_or_agent_is_missing() {
+    let dir = tempfile::Builder::new()
+        .prefix("agent-sessions-remote-")
+        .tempdir()
+        .unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let sshd = Sshd::serve(dir, &[("PATH", &path)]);
+    sshd.preinstall();
+    let work = sshd.dir.path().join("it's $(touch pwned) `x` -rf");
+    std::fs::create_dir(&work).unwrap();
+    let file = sshd.home().join(format!(
+        ".claude/projects/-home-bob-projects-demo/{THERE}.jsonl"
+    ));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let cwd = serde_json::to_string(work.to_str().unwrap()).unwrap();
+    let moved = text.replace(
+        r#""cwd":"/home/bob/projects/demo""#,
+        &format!(r#""cwd":{cwd}"#),
+    );
+    assert_ne!(moved, text);
+    std::fs::write(&file, moved).unwrap();
+
+    let mut client = sshd.connect();
+    let gone = SessionRef::named(GONE);
+    let there = SessionRef::named(THERE);
+    let refused = client.resume_in_terminal(&gone).unwrap_err();
+    assert_eq!(refused.code(), "directory_missing", "{refused}");
+    let refused = client.terminal_dir(&gone).unwrap_err();
+    assert_eq!(refused.code(), "directory_missing");
+    let said = refused.to_string();
+    assert!(
+        said.contains("/home/bob/projects/demo no longer exists"),
+        "{said}"
+    );
+    // The directory is there: Open terminal may go; no claude on the host yet.
+    assert_eq!(client.terminal_dir(&there).unwrap(), work.to_str().unwrap());
+    let missing = client.resume_in_terminal(&there).unwrap_err();
+    assert_eq!(missing.code(), "agent_not_found", "{missing}");
+    assert!(
+        missing.to_string().contains("claude was not found"),
+        "{missing}"
+    );
+
+    // A stand-in claude on the host's PATH, recording where it ran and its arguments.
+    let record = sshd.dir.path().join("record");
+    let agent = probe::recorder(&bin.join("claude"), &record);
+    let checked = client.resume_in_terminal(&there).unwrap();
+    assert_eq!(checked, client.resume(&there).unwrap());
+    assert_eq!(checked.program(), "claude");
+    assert_eq!(checked.args(), ["--resume", THERE]);
+    assert_eq!(checked.cwd(), work.to_str());
+    // Run as the terminal's ssh runs it (the remote's login shell reads the POSIX form).
+    let ran = Command::new("ssh")
+        .arg("-F")
+        .arg(sshd.server.config())
+        .args(["-T", "--", "testbox", &checked.posix()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let recorded = probe::wait_for_record(&record, Duration::from_secs(10));
+    assert_eq!(recorded, [work.to_str().unwrap(), "--resume", THERE]);
+    assert!(!work.join("pwned").exists());
+
+    // Only where its installer puts it (~/.local/bin there): named by its path.
+    let local_bin = sshd.home().join(".local/bin");
+    std::fs::create_dir_all(&local_bin).unwrap();
+    std::fs::rename(&agent, local_bin.join("claude")).unwrap();
+    let checked = client.resume_in_terminal(&there).unwrap();
+    assert_eq!(
+        checked.program(),
+        local_bin.join("claude").to_str().unwrap()
+    );
+    assert_eq!(checked.args(), ["--resume", THERE]);
 }

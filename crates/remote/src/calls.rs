@@ -44,6 +44,38 @@ impl Client {
         answer.command().map_err(Error::Server)
     }
 
+    /// For Resume in terminal there: the resume command once the host has checked that the
+    /// session's directory is there (`directory_missing`) and its agent installed
+    /// (`agent_not_found`), as a local one is checked before a terminal opens.
+    pub fn resume_in_terminal(&mut self, session: &SessionRef) -> Result<ResumeCommand, Error> {
+        self.ready(session, Open::Resume)?
+            .command()
+            .map_err(Error::Server)
+    }
+
+    /// For Open terminal there: the session's directory, checked by the host to be there
+    /// (`directory_missing`).
+    pub fn terminal_dir(&mut self, session: &SessionRef) -> Result<String, Error> {
+        let answer = self.ready(session, Open::Shell)?;
+        if let Some(e) = answer.error {
+            return Err(Error::Server(e));
+        }
+        answer.cwd.ok_or_else(|| {
+            Error::Server(WireError::new(
+                "protocol",
+                "the remote answered without the session's directory",
+            ))
+        })
+    }
+
+    fn ready(&mut self, session: &SessionRef, open: Open) -> Result<ResumeResult, Error> {
+        let params = ResumeParams {
+            session: session.clone(),
+            open: Some(open),
+        };
+        self.call(method::RESUME, params)
+    }
+
     /// Plans (no `plan`) or runs (the plan the user confirmed) a trash or deletion there.
     pub fn trash(&mut self, params: &TrashParams) -> Result<TrashResult, Error> {
         self.call(method::TRASH, params)

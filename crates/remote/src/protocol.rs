@@ -290,6 +290,30 @@ impl ShowResult {
     }
 }
 
+/// `resume`: the session's resume command. With `open`, for a terminal about to open in the
+/// session's directory there, checked first as a local Open terminal / Resume in terminal is
+/// (core's `plan_session`), so nothing opens when it would only fail: the directory must be
+/// there (`directory_missing`) and, to resume, the agent installed (`agent_not_found`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ResumeParams {
+    #[serde(flatten)]
+    pub session: SessionRef,
+    /// Left out (Copy resume command, a client before it): the command, unchecked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<Open>,
+}
+
+/// What a terminal opened in a session's directory on the host runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Open {
+    /// Resume in terminal: the answer is the resume command, its program as the host runs it
+    /// (on its `PATH`, or the path where its installer put it).
+    Resume,
+    /// Open terminal: the answer is `{"cwd"}` only (the client starts a login shell there).
+    Shell,
+}
+
 /// What `resume` answers, and what the first `show` page carries as `resume_command`: the
 /// command as `show --json` prints it (`{argv, cwd, shell}`), or `{error: {code, message}}`.
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -94,8 +94,10 @@ fn open_remote(
     resume: bool,
     requested: Option<&str>,
 ) -> CmdResult<Opened> {
+    // Checked there first (the directory, the agent), as a local launch is: a refusal opens
+    // nothing. The hold stays for what changes between the check and the launch.
     let there = if resume {
-        host.resume(session)?
+        host.resume_in_terminal(session)?
     } else {
         host.shell_in_dir(session)?
     };

@@ -726,8 +726,9 @@ pub fn plan(
     })
 }
 
-/// `dir` is an absolute path to a directory that exists.
-pub(crate) fn check_dir(dir: &Path) -> Result<(), TerminalError> {
+/// `dir` is an absolute path to a directory that exists (also what a remote's server checks
+/// before a terminal here opens in a directory there).
+pub fn check_dir(dir: &Path) -> Result<(), TerminalError> {
     if !dir.is_absolute() {
         return Err(TerminalError::DirNotAbsolute(dir.to_path_buf()));
     }

@@ -5,21 +5,26 @@
 //! only plans; with the plan the user confirmed it runs only when planning again gives that
 //! very plan (else `stale_plan`), so exactly what was shown is what runs. `handoff_prepare`
 //! writes the handoff's prompt file there, as a local Continue in… does, for the app to start
-//! the agent there over `ssh -t`.
+//! the agent there over `ssh -t`. `terminal_ready` checks, before a terminal here opens into
+//! the host, what a local Open terminal / Resume in terminal checks before it opens.
 
 use agent_sessions_core::actions::handoff::{self, Budget};
-use agent_sessions_core::actions::terminal::{Host, Os};
+use std::path::Path;
+
+use agent_sessions_core::actions::locate::find_agent;
+use agent_sessions_core::actions::resume::{ResumeCommand, ShellCommand};
+use agent_sessions_core::actions::terminal::{self, Host, Os, TerminalError};
 use agent_sessions_core::actions::trash::{self, Mode, Request, Tools, TrashError};
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::process_env;
-use agent_sessions_core::{Error as CoreError, ProviderKind};
+use agent_sessions_core::{Catalog, Error as CoreError, ProviderKind, SessionMeta};
 use serde_json::{json, Value};
 
-use super::dispatch::find_listed;
+use super::dispatch::{find_listed, resume_json};
 use super::listing::listing;
 use super::State;
-use crate::protocol::{HandoffParams, TrashParams};
+use crate::protocol::{HandoffParams, Open, TrashParams};
 
 pub(super) fn trash(state: &State, p: TrashParams) -> Result<Value, CoreError> {
     let settings = ConfigFile::load_default(&process_env).settings().actions;
@@ -93,6 +98,51 @@ pub(super) fn handoff_prepare(state: &State, p: HandoffParams) -> Result<Value, 
         Ok(handoff::from_store(&catalog, &session, p.to, budget)?.markdown)
     })?;
     Ok(json!(prepared))
+}
+
+/// What a terminal opened into the session's directory there runs, checked in the order of a
+/// local launch (core's `plan_session`): the session names a directory, (to resume) it has a
+/// resume command, the directory is there, and its agent is installed. Opening a terminal
+/// that only fails (`cd: no such file or directory`, `claude: not found`) left the user a
+/// window that flashed, or at best an error in it; a local one is refused with the reason.
+pub(super) fn terminal_ready(
+    catalog: &Catalog,
+    session: &SessionMeta,
+    open: Open,
+) -> Result<Value, CoreError> {
+    let dir = session
+        .cwd
+        .as_deref()
+        .filter(|d| !d.is_empty())
+        .ok_or(TerminalError::NoDirectory)?;
+    let command = match open {
+        Open::Resume => Some(catalog.resume_command(session)?),
+        Open::Shell => None,
+    };
+    terminal::check_dir(Path::new(dir))?;
+    Ok(match command {
+        None => json!({ "cwd": dir }),
+        Some(command) => resume_json(Ok(&installed(command, &Host::this())?)),
+    })
+}
+
+/// `command` with its program as the terminal's shell there finds it: as it is when it is on
+/// the host's `PATH` (that shell and this server get the same one from the login), else the
+/// path where its installer put it; `agent_not_found` when it is in neither.
+fn installed(command: ResumeCommand, host: &Host) -> Result<ResumeCommand, CoreError> {
+    let program = command.program();
+    if host.which(program).is_some() {
+        return Ok(command);
+    }
+    let found = find_agent(host, program).ok_or_else(|| TerminalError::AgentNotFound {
+        program: program.to_owned(),
+        copy: command.posix(),
+    })?;
+    let found = found.to_str().ok_or_else(|| {
+        CoreError::resume_unavailable("the agent's path there is not valid UTF-8")
+    })?;
+    let args: Vec<&str> = command.args().iter().map(String::as_str).collect();
+    Ok(ResumeCommand::new(found, &args, command.cwd())?)
 }
 
 fn budget_of(chars: Option<usize>) -> Result<Budget, CoreError> {

@@ -323,9 +323,15 @@ fn places(state: &State, providers: &[ProviderKind]) -> DiagnosticsPlaces {
     }
 }
 
-fn resume(state: &State, p: SessionRef) -> Result<Value, CoreError> {
-    let (catalog, session) = find(state, &p)?;
-    Ok(resume_json(catalog.resume_command(&session).as_ref()))
+/// The resume command, and with `open` what a terminal about to open there runs, checked as
+/// a local one is ([`actions::terminal_ready`]); a refusal is answered as `show` carries one.
+fn resume(state: &State, p: ResumeParams) -> Result<Value, CoreError> {
+    let (catalog, session) = find(state, &p.session)?;
+    Ok(match p.open {
+        None => resume_json(catalog.resume_command(&session).as_ref()),
+        Some(open) => actions::terminal_ready(&catalog, &session, open)
+            .unwrap_or_else(|e| resume_json(Err(&e))),
+    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 Usage: pty_screen.py SECONDS NEEDLE PROGRAM [ARGS...]
 
 Answers the terminal queries a TUI sends at start (cursor position, device attributes,
-colours), reads what it draws, and stops it (SIGKILL, by its pid) as soon as NEEDLE appears in
+colours), reads what it draws, and stops it (SIGKILL, its process group) as soon as NEEDLE appears in
 the drawn text, or after SECONDS. The text is compared without escape sequences and without
 spaces, since a TUI positions words with cursor moves. Prints that text; exits 0 when NEEDLE
 was seen, 1 otherwise.
@@ -54,8 +54,11 @@ while time.time() < end and not seen:
     if b"\x1b]10;?" in chunk or b"\x1b]11;?" in chunk:
         os.write(fd, b"\x1b]11;rgb:0000/0000/0000\x1b\\")
     seen = re.sub(r"\s+", "", needle) in flat(data)
+# The whole process group (pty.fork made the child a session and group leader): a program
+# started under a shell that waits for it (the terminal::HOLD wrapper) would outlive its
+# parent's SIGKILL.
 try:
-    os.kill(pid, signal.SIGKILL)
+    os.killpg(pid, signal.SIGKILL)
 except ProcessLookupError:
     pass
 os.waitpid(pid, 0)

@@ -89,8 +89,7 @@ impl Host {
     /// saying what to set up), installing this build's server there when it is missing and
     /// the remote's platform is ours.
     pub fn connect(alias: &str, config: Option<PathBuf>) -> CmdResult<Host> {
-        let mut ssh = Ssh::new(alias).map_err(remote_error)?;
-        ssh.config = config.clone();
+        let mut ssh = Ssh::with_config(alias, config.clone()).map_err(remote_error)?;
         ssh.server_binary = server_binary();
         let client = Client::connect(Box::new(ssh.clone())).map_err(remote_error)?;
         let second: Connector = Arc::new(move || Client::connect(Box::new(ssh.clone())));
@@ -994,6 +993,7 @@ mod tests {
         let auth = remote_error(RemoteError::AuthFailed {
             alias: "devbox".into(),
             detail: "Permission denied (publickey)".into(),
+            config: None,
         });
         assert_eq!(auth.code, "ssh_auth");
         assert!(auth.message.contains("ssh-add"), "{}", auth.message);

@@ -2324,7 +2324,9 @@ def remote_suite(d, ssh_config):
         error = d.wait_all('[data-testid="host-error"]', timeout=30)[0]
         took = time.time() - started
         assert d.attr(error, "data-code") == "ssh_auth", d.text(error)
-        assert "ssh-add" in d.text(error) and "ssh stranger true" in d.text(error), d.text(error)
+        assert "ssh-add" in d.text(error) and f"ssh -F {ssh_config} stranger true" in d.text(error), d.text(error)
+        # The config in use (AGENT_SESSIONS_SSH_CONFIG, i.e. ssh -F) is the one named.
+        assert f"in {ssh_config}," in d.text(error) and "~/.ssh/config" not in d.text(error), d.text(error)
         # BatchMode: no prompt waited for; the window stays on this computer.
         assert took < 20, took
         assert d.js(f"return document.querySelector('{picker}').value") == ""

@@ -102,11 +102,11 @@ fn connect(target: &Target) -> Result<Client, RemoteError> {
         let wsl = agent_sessions_remote::wsl::Wsl::new(distro);
         return with_roots(Client::connect(Box::new(wsl))?, target);
     }
-    let mut ssh = Ssh::new(&target.alias)?;
-    ssh.config = target
+    let config = target
         .ssh_config
         .clone()
         .or_else(|| std::env::var_os("AGENT_SESSIONS_SSH_CONFIG").map(PathBuf::from));
+    let mut ssh = Ssh::with_config(&target.alias, config)?;
     // This very binary is the server a remote of the same platform gets.
     ssh.server_binary = std::env::current_exe().ok();
     let notes = ssh.notes.clone();

@@ -590,25 +590,65 @@ fn the_wsl_transport_bootstraps_and_serves_through_a_stand_in_program() {
 fn a_key_the_remote_does_not_know_fails_at_once_with_what_to_set_up() {
     let sshd = Sshd::start();
     sshd.preinstall();
-    let out = sshd
-        .cli(&["--host", "stranger", "scan", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["error"]["code"], "ssh_auth", "{v}");
-    let message = v["error"]["message"].as_str().unwrap();
+    let message = failed_with(
+        sshd.cli(&["--host", "stranger", "scan", "--json"]),
+        "ssh_auth",
+    );
     assert!(
         message.contains("ssh-add") && message.contains("Host stranger"),
         "{message}"
     );
+    // The config in use is `ssh -F FILE` (AGENT_SESSIONS_SSH_CONFIG): named, not ~/.ssh/config,
+    // and the command to try is one that reads it.
+    let config = sshd.server.config().display().to_string();
+    assert!(
+        message.contains(&format!("`Host stranger` in {config},"))
+            && message.contains(&format!("`ssh -F {config} stranger true`")),
+        "{message}"
+    );
+    assert!(!message.contains("~/.ssh/config"), "{message}");
 
     let out = sshd
         .cli(&["--host=-oProxyCommand=touch x", "scan"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a host alias"));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("is not a host alias"), "{said}");
+    assert!(
+        said.contains(&format!("use a Host name from {config}")),
+        "{said}"
+    );
+
+    // A host nothing answers for, in a config given with --ssh-config: that file is named.
+    let other = sshd.dir.path().join("my configs/ssh config");
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    std::fs::write(
+        &other,
+        "Host downbox\n  HostName 127.0.0.1\n  Port 1\n  StrictHostKeyChecking no\n",
+    )
+    .unwrap();
+    let flag = format!("--ssh-config={}", other.display());
+    let message = failed_with(
+        sshd.cli(&["--host", "downbox", &flag, "scan", "--json"]),
+        "ssh_unreachable",
+    );
+    assert!(
+        message.contains(&format!(
+            "Check the Host entry for downbox in {} and",
+            other.display()
+        )),
+        "{message}"
+    );
+}
+
+/// The message of `cmd`'s JSON error, which must have `code` (and exit code 1).
+fn failed_with(mut cmd: Command, code: &str) -> String {
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert_eq!(v["error"]["code"], code, "{v}");
+    v["error"]["message"].as_str().unwrap().to_owned()
 }
 
 /// Every file under `dir` with its bytes, to see that nothing changed.

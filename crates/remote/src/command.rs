@@ -40,7 +40,7 @@ pub trait Launcher: Send + Sync {
     fn host(&self) -> String;
     /// How to tell why a child that ended failed, from its stderr and status.
     fn classify(&self) -> Classify {
-        closed
+        Box::new(closed)
     }
     /// The binary to upload and where the notes go.
     fn bootstrap(&self) -> Bootstrap<'_>;
@@ -57,8 +57,9 @@ impl<L: Launcher> Transport for L {
     }
 }
 
-/// Reads a child's end (host, stderr, status) as an error that says what to do.
-pub type Classify = fn(&str, &str, Option<ExitStatus>) -> Error;
+/// Reads a child's end (host, stderr, status) as an error that says what to do (a closure: the
+/// ssh config in use is named in ssh's).
+pub type Classify = Box<dyn Fn(&str, &str, Option<ExitStatus>) -> Error + Send>;
 
 /// What a launcher needs besides itself to open a connection: the binary to upload (none:
 /// never upload) and where bootstrap notes go.

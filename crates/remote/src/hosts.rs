@@ -96,7 +96,7 @@ impl Walk<'_> {
 
     fn alias(&mut self, pattern: &str) {
         let wildcard = pattern.starts_with('!') || pattern.contains(['*', '?']);
-        if wildcard || check_alias(pattern).is_err() {
+        if wildcard || check_alias(pattern, None).is_err() {
             return;
         }
         if self.seen.insert(pattern.to_owned()) {

@@ -42,10 +42,15 @@ pub struct Ssh {
 
 impl Ssh {
     pub fn new(alias: &str) -> Result<Ssh, Error> {
-        check_alias(alias)?;
+        Ssh::with_config(alias, None)
+    }
+
+    /// [`Ssh::new`] reading `config` (`ssh -F`; none: ssh's own), which its errors name.
+    pub fn with_config(alias: &str, config: Option<PathBuf>) -> Result<Ssh, Error> {
+        check_alias(alias, config.as_deref())?;
         Ok(Ssh {
             alias: alias.to_owned(),
-            config: None,
+            config,
             server_binary: None,
             program: PathBuf::from("ssh"),
             notes: Arc::default(),
@@ -77,17 +82,22 @@ impl Launcher for Ssh {
     }
 
     fn classify(&self) -> Classify {
-        classify
+        let config = self.config.clone();
+        Box::new(move |alias, stderr, status| classify(alias, config.as_deref(), stderr, status))
     }
 }
 
-/// Refuses what ssh would read as an option or what is no host name.
-pub fn check_alias(alias: &str) -> Result<(), Error> {
+/// Refuses what ssh would read as an option or what is no host name (the error names
+/// `config`, the ssh config in use).
+pub fn check_alias(alias: &str, config: Option<&Path>) -> Result<(), Error> {
     let bad = alias.is_empty()
         || alias.starts_with('-')
         || alias.chars().any(|c| c.is_whitespace() || c.is_control());
     if bad {
-        return Err(Error::BadAlias(alias.to_owned()));
+        return Err(Error::BadAlias {
+            alias: alias.to_owned(),
+            config: config.map(Path::to_path_buf),
+        });
     }
     Ok(())
 }
@@ -200,21 +210,40 @@ pub fn parse_uname(text: &str) -> Platform {
     Platform { os, arch }
 }
 
-/// What an ssh that ended said, as an error that says what to do.
-pub fn classify(alias: &str, stderr: &str, status: Option<ExitStatus>) -> Error {
+/// What an ssh that ended said, as an error that says what to do (naming `config`, the ssh
+/// config it was given with `-F`, if any).
+pub fn classify(
+    alias: &str,
+    config: Option<&Path>,
+    stderr: &str,
+    status: Option<ExitStatus>,
+) -> Error {
     let detail = last_words(stderr);
     let alias = alias.to_owned();
+    let config = config.map(Path::to_path_buf);
     let has = |s: &str| stderr.contains(s);
     if has("Permission denied") || has("Too many authentication failures") {
-        Error::AuthFailed { alias, detail }
+        Error::AuthFailed {
+            alias,
+            detail,
+            config,
+        }
     } else if has("Host key verification failed") || has("REMOTE HOST IDENTIFICATION HAS CHANGED") {
-        Error::HostKey { alias, detail }
+        Error::HostKey {
+            alias,
+            detail,
+            config,
+        }
     } else if has("Could not resolve hostname")
         || has("Connection refused")
         || has("timed out")
         || has("No route to host")
     {
-        Error::Unreachable { alias, detail }
+        Error::Unreachable {
+            alias,
+            detail,
+            config,
+        }
     } else {
         command::closed(&alias, stderr, status)
     }
@@ -251,7 +280,11 @@ mod tests {
             ]
         );
         for bad in ["", "-oProxyCommand=x", "a b", "a\nb"] {
-            assert_eq!(check_alias(bad).unwrap_err().code(), "bad_host", "{bad:?}");
+            assert_eq!(
+                check_alias(bad, None).unwrap_err().code(),
+                "bad_host",
+                "{bad:?}"
+            );
         }
     }
 
@@ -275,36 +308,65 @@ mod tests {
 
     #[test]
     fn ssh_failures_say_what_to_set_up() {
-        let auth = classify(
-            "dev",
-            "Warning: x\nroot@127.0.0.1: Permission denied (publickey).\n",
-            None,
-        );
+        let denied = "Warning: x\nroot@127.0.0.1: Permission denied (publickey).\n";
+        let auth = classify("dev", None, denied, None);
         assert_eq!(auth.code(), "ssh_auth");
-        assert!(auth.to_string().contains("ssh-add"), "{auth}");
+        let said = auth.to_string();
+        assert!(said.contains("ssh-add"), "{said}");
+        assert!(said.contains("(publickey). Load your key"), "{said}");
         assert!(
-            auth.to_string().contains("(publickey). Load your key"),
-            "{auth}"
+            said.contains("`Host dev` in ~/.ssh/config") && said.contains("`ssh dev true`"),
+            "{said}"
         );
         assert_eq!(
-            classify("dev", "Host key verification failed.\n", None).code(),
+            classify("dev", None, "Host key verification failed.\n", None).code(),
             "ssh_host_key"
         );
+        let unresolved = "ssh: Could not resolve hostname dev: Name or service not known\n";
         assert_eq!(
-            classify(
-                "dev",
-                "ssh: Could not resolve hostname dev: Name or service not known\n",
-                None
-            )
-            .code(),
+            classify("dev", None, unresolved, None).code(),
             "ssh_unreachable"
         );
         let dropped = classify(
             "dev",
+            None,
             "Connection to 127.0.0.1 closed by remote host.\n",
             None,
         );
         assert!(dropped.is_dropped());
+    }
+
+    /// With `ssh -F FILE` every text names FILE, not `~/.ssh/config`, and the commands it
+    /// says to try carry the `-F` (quoted as one word).
+    #[test]
+    fn ssh_failures_name_the_config_in_use() {
+        let file = Path::new("/w/my ssh config");
+        let said = |stderr: &str| classify("dev", Some(file), stderr, None).to_string();
+        let auth = said("dev: Permission denied (publickey).\n");
+        assert!(
+            auth.contains("`Host dev` in /w/my ssh config")
+                && auth.contains("`ssh -F '/w/my ssh config' dev true`"),
+            "{auth}"
+        );
+        let key = said("Host key verification failed.\n");
+        assert!(
+            key.contains("Connect once with `ssh -F '/w/my ssh config' dev`"),
+            "{key}"
+        );
+        let down = said("ssh: connect to host 127.0.0.1 port 1: Connection refused\n");
+        assert!(
+            down.contains("the Host entry for dev in /w/my ssh config"),
+            "{down}"
+        );
+        let bad = Ssh::with_config("-oProxyCommand=x", Some(file.into())).unwrap_err();
+        assert!(
+            bad.to_string()
+                .ends_with("use a Host name from /w/my ssh config"),
+            "{bad}"
+        );
+        for text in [auth, key, down, bad.to_string()] {
+            assert!(!text.contains("~/.ssh/config"), "{text}");
+        }
     }
 
     /// The scripts are run by a real sh here: the serve script reports a missing server with

@@ -561,3 +561,75 @@ fn any_cjk_run_finds_its_messages_with_and_without_the_text_index() {
         assert!(indexed.search_now(q, &all).unwrap().hits.is_empty(), "{q}");
     }
 }
+
+/// OpenCode's database sessions are filtered by their raw rows before a search parses them
+/// (`index::direct`): no word of theirs may be filtered away. Every word of every fixture
+/// version's messages (a sample of at most 300 each, and phrases of two) finds the same hits,
+/// snippets included, whether the sessions are indexed or read directly.
+#[test]
+fn every_word_of_opencode_sessions_is_found_unindexed() {
+    use agent_sessions_core::model::Part;
+    for version in ["1.2.27", "1.18.33", "1.0.98"] {
+        let roots = Roots::default().with(
+            ProviderKind::Opencode,
+            [common::fixture(ProviderKind::Opencode, version)],
+        );
+        let Three {
+            indexed, unindexed, ..
+        } = three(&roots);
+        let p = ScanProgress::default();
+        let mut words = std::collections::BTreeSet::new();
+        let mut phrases = Vec::new();
+        for meta in indexed.listed(&p).unwrap().sessions {
+            // Meta records are not searchable; a tool's output only in its first 16 KB.
+            for m in indexed.load(&meta).unwrap().messages {
+                if m.meta {
+                    continue;
+                }
+                for part in &m.parts {
+                    let (text, phrase) = match part {
+                        Part::Text { text } | Part::Reasoning { text, .. } => (text.clone(), true),
+                        Part::Tool(t) => {
+                            let out: String = t
+                                .output
+                                .as_deref()
+                                .unwrap_or("")
+                                .chars()
+                                .take(4000)
+                                .collect();
+                            (format!("{} {out}", t.name), false)
+                        }
+                        _ => continue,
+                    };
+                    let ws: Vec<String> = text
+                        .split(|c: char| !c.is_alphanumeric())
+                        .filter(|w| w.len() > 1)
+                        .map(str::to_lowercase)
+                        .collect();
+                    if let ([a, b, ..], true) = (ws.as_slice(), phrase) {
+                        phrases.push(format!("\"{a} {b}\""));
+                    }
+                    words.extend(ws);
+                }
+            }
+        }
+        assert!(words.len() > 50, "{version}: {}", words.len());
+        let step = words.len().div_ceil(300);
+        let queries: Vec<String> = words
+            .into_iter()
+            .step_by(step)
+            .chain(phrases.into_iter().take(40))
+            .collect();
+        let all = SearchFilter {
+            limit: 100_000,
+            ..SearchFilter::default()
+        };
+        for q in &queries {
+            let want = indexed.search_now(q, &all).unwrap();
+            assert!(!want.hits.is_empty(), "{version} {q}");
+            let got = unindexed.search_now(q, &all).unwrap();
+            assert!(got.read_directly > 0 && !got.partial, "{version} {q}");
+            assert_eq!(hits(&got), hits(&want), "{version} {q}");
+        }
+    }
+}

@@ -267,6 +267,20 @@ pub trait Provider: Send + Sync {
         Ok(Vec::new())
     }
 
+    /// Hands `each` the session's records as stored, each whole (a row's JSON text), for a
+    /// search's raw filter: every text [`Provider::load_each`] hands out for the session is in
+    /// them, JSON-escaped at most. `each` returns false to stop. `Ok(false)`: this store (or
+    /// this session's copy) has no such records, and a search must parse the session. A
+    /// one-file session ([`Provider::reads_in_part`]) is its file, read by the search itself.
+    fn each_raw_record(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<bool, Error> {
+        let _ = (session, each);
+        Ok(false)
+    }
+
     /// The bytes behind a blob key found in a transcript (large tool output, image).
     fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error>;
 

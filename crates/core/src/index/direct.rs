@@ -2,10 +2,10 @@
 //! changed since it was indexed), by reading them, so a search finds every match from the
 //! first second whatever the indexer has reached.
 //!
-//! Two cheap filters come first, then FTS5 itself decides. A session's file is read raw and
-//! folded (case, diacritics, JSON escapes), and must contain every token of some `OR` group at
-//! a token start — as `rg` would, at the speed of reading; only the sessions that pass are
-//! parsed. Of those, the messages whose folded text passes the same test are put in a
+//! Two cheap filters come first, then FTS5 itself decides. A session's file (or, for a store
+//! without one, its records as stored: OpenCode's rows) is read raw and folded (case,
+//! diacritics, JSON escapes), and must contain every token of some `OR` group at a token
+//! start — as `rg` would, at the speed of reading; only the sessions that pass are parsed. Of those, the messages whose folded text passes the same test are put in a
 //! temporary FTS5 table (the same tokenizer as the index) and the query runs there, so a
 //! message matches exactly when it would match in the index, and its snippet is made the same
 //! way. The filters only ever let too much through: the folding here is never finer than the
@@ -27,10 +27,16 @@ use super::text;
 use super::tokens::{self, Tokenizer};
 use super::{Hit, MARK_END, MARK_START};
 use crate::model::SessionMeta;
-use crate::provider::ProviderSet;
+use crate::provider::{Provider, ProviderSet};
 
 /// Sessions parsed side by side before their candidate messages are matched.
 const CHUNK: usize = 8;
+
+/// Sessions the raw filter reads side by side before those that pass are parsed, doubled at
+/// each window. Reading a database session's rows costs more than a file's read (a
+/// connection, the copy shown found), so a search that finds its hits in the newest sessions
+/// should not filter them all; one that does not, filters the rest in a few large windows.
+const FIRST_WINDOW: usize = 32;
 
 /// Raw file reads, cut at line ends.
 const READ_SIZE: usize = 4 << 20;
@@ -69,6 +75,11 @@ impl Needles {
         }
         groups.retain(|g| !g.is_empty());
         Needles { groups }
+    }
+
+    /// A mark for each token of each group, none set: what the raw filter has found so far.
+    fn none_found(&self) -> Vec<Vec<bool>> {
+        self.groups.iter().map(|g| vec![false; g.len()]).collect()
     }
 
     /// Whether some group's tokens all occur in `folded` (the result of a fold).
@@ -288,11 +299,7 @@ fn file_may_match(path: &std::path::Path, needles: &Needles) -> bool {
     let Ok(mut file) = std::fs::File::open(path) else {
         return true;
     };
-    let mut found: Vec<Vec<bool>> = needles
-        .groups
-        .iter()
-        .map(|g| vec![false; g.len()])
-        .collect();
+    let mut found = needles.none_found();
     let mut raw = Vec::new();
     let mut folded = Vec::new();
     loop {
@@ -355,11 +362,38 @@ fn mark_found(
     false
 }
 
-/// Whether the session is its one file (then the raw filter applies to it).
-fn one_file(providers: &ProviderSet, meta: &SessionMeta) -> bool {
-    providers
-        .get(meta.provider)
-        .is_some_and(|p| p.reads_in_part(meta))
+/// Whether the session may hold a match, by the raw filter: its file read raw when it is its
+/// one file, else its records as stored when the store has them (OpenCode's rows), else yes.
+fn may_match(providers: &ProviderSet, meta: &SessionMeta, needles: &Needles) -> bool {
+    let Some(provider) = providers.get(meta.provider) else {
+        return true;
+    };
+    if provider.reads_in_part(meta) {
+        return file_may_match(&meta.source_path, needles);
+    }
+    records_may_match(provider, meta, needles)
+}
+
+/// [`file_may_match`] over the session's stored records, a line each, in batches. Records
+/// that cannot be read may match (the parse that follows says why not).
+fn records_may_match(provider: &dyn Provider, meta: &SessionMeta, needles: &Needles) -> bool {
+    let mut found = needles.none_found();
+    let mut batch = Vec::new();
+    let mut folded = Vec::new();
+    let mut matched = false;
+    let read = provider.each_raw_record(meta, &mut |record| {
+        batch.extend_from_slice(record);
+        batch.push(b'\n');
+        if batch.len() >= READ_SIZE {
+            matched = lines_match(&mut batch, needles, &mut found, &mut folded);
+            batch.clear();
+        }
+        !matched
+    });
+    match read {
+        Ok(true) => matched || lines_match(&mut batch, needles, &mut found, &mut folded),
+        Ok(false) | Err(_) => true,
+    }
 }
 
 /// The messages of a session that may match, read from its store; `None` when it could not
@@ -408,59 +442,96 @@ pub fn search(
     if needles.groups.is_empty() {
         return Ok(found);
     }
-    // Raw files first, all side by side: a file with the tokens stops being read where they
-    // are found, and one without them costs one read.
-    let may_match: Vec<bool> = sessions
-        .par_iter()
-        .map(|meta| !one_file(providers, meta) || file_may_match(&meta.source_path, &needles))
-        .collect();
-    let sessions: Vec<&SessionMeta> = sessions
-        .iter()
-        .zip(may_match)
-        .filter_map(|(meta, may)| may.then_some(meta))
-        .collect();
-    for chunk in sessions.chunks(CHUNK) {
-        let read: Vec<Option<Vec<(String, String)>>> = chunk
+    // The raw filter runs over a window of sessions side by side (a session with the tokens
+    // stops being read where they are found, one without them costs one read), then the
+    // sessions that passed are parsed, a chunk at a time, until `limit` hits: a query found
+    // in the newest sessions reads no further window (see `FIRST_WINDOW`).
+    let query = Parsed {
+        providers,
+        needles: &needles,
+        items,
+        expand,
+        native: &native,
+    };
+    let mut rest = sessions;
+    let mut size = FIRST_WINDOW;
+    while !rest.is_empty() {
+        let (window, after) = rest.split_at(size.min(rest.len()));
+        rest = after;
+        size *= 2;
+        let may: Vec<bool> = window
             .par_iter()
-            .map(|meta| candidates(providers, meta, &needles))
+            .map(|meta| may_match(providers, meta, &needles))
             .collect();
-        found.unreadable += read.iter().filter(|r| r.is_none()).count();
-        let messages: Vec<(usize, String, String)> = read
-            .into_iter()
-            .enumerate()
-            .flat_map(|(i, r)| {
-                r.unwrap_or_default()
-                    .into_iter()
-                    .map(move |(id, t)| (i, id, t))
-            })
+        let passed: Vec<&SessionMeta> = window
+            .iter()
+            .zip(may)
+            .filter_map(|(meta, may)| may.then_some(meta))
             .collect();
-        if messages.is_empty() {
-            continue;
-        }
-        let expanded = if expand {
-            spelled_out(items, &messages, &mut tokenizer)?
-        } else {
-            None
-        };
-        let fts = expanded.as_deref().unwrap_or(&native);
-        for (i, message_id, snippet, rank) in matches(conn, &messages, fts)? {
-            let meta = chunk[i];
-            found.hits.push(Hit {
-                session_id: meta.id.clone(),
-                provider: meta.provider,
-                message_id,
-                title: meta.title.clone(),
-                snippet,
-                score: -rank,
-                source_path: meta.source_path.clone(),
-            });
-        }
-        if found.hits.len() >= limit {
-            found.hits.truncate(limit);
-            break;
+        for chunk in passed.chunks(CHUNK) {
+            read_chunk(conn, &query, chunk, &mut tokenizer, &mut found)?;
+            if found.hits.len() >= limit {
+                found.hits.truncate(limit);
+                return Ok(found);
+            }
         }
     }
     Ok(found)
+}
+
+/// What parsing a chunk of sessions needs of the search.
+struct Parsed<'a> {
+    providers: &'a ProviderSet,
+    needles: &'a Needles,
+    items: &'a [Item],
+    expand: bool,
+    native: &'a str,
+}
+
+/// Parses `chunk`'s sessions side by side and adds the hits of their candidate messages.
+fn read_chunk(
+    conn: &Connection,
+    q: &Parsed,
+    chunk: &[&SessionMeta],
+    tokenizer: &mut Tokenizer,
+    found: &mut Found,
+) -> rusqlite::Result<()> {
+    let read: Vec<Option<Vec<(String, String)>>> = chunk
+        .par_iter()
+        .map(|meta| candidates(q.providers, meta, q.needles))
+        .collect();
+    found.unreadable += read.iter().filter(|r| r.is_none()).count();
+    let messages: Vec<(usize, String, String)> = read
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r.unwrap_or_default()
+                .into_iter()
+                .map(move |(id, t)| (i, id, t))
+        })
+        .collect();
+    if messages.is_empty() {
+        return Ok(());
+    }
+    let expanded = if q.expand {
+        spelled_out(q.items, &messages, tokenizer)?
+    } else {
+        None
+    };
+    let fts = expanded.as_deref().unwrap_or(q.native);
+    for (i, message_id, snippet, rank) in matches(conn, &messages, fts)? {
+        let meta = chunk[i];
+        found.hits.push(Hit {
+            session_id: meta.id.clone(),
+            provider: meta.provider,
+            message_id,
+            title: meta.title.clone(),
+            snippet,
+            score: -rank,
+            source_path: meta.source_path.clone(),
+        });
+    }
+    Ok(())
 }
 
 /// Runs the query over `messages` (session index, id, text) in a temporary FTS5 table with
@@ -610,5 +681,52 @@ mod tests {
         assert!(raw(r#"{"a":"caf\u00e9 retry connection refused"}"#));
         let only_punctuation = super::super::query::parse("\"--\"").unwrap();
         assert!(Needles::new(&only_punctuation).groups.is_empty());
+    }
+
+    /// OpenCode's database sessions are filtered by their rows, as files are: a session without
+    /// the query's tokens is not parsed, one with them passes, and its every word passes
+    /// (`tests/search_unindexed.rs` checks the hits against the index). Its JSON copies
+    /// (1.0.98) are parsed, as before.
+    #[test]
+    fn opencode_rows_are_filtered_raw() {
+        use crate::model::ProviderKind;
+        let needles = |q: &str| Needles::new(&super::super::query::parse(q).unwrap());
+        for (version, rows) in [("1.2.27", true), ("1.18.33", true), ("1.0.98", false)] {
+            let root = agent_sessions_test_support::fixture(ProviderKind::Opencode, version);
+            let agent = crate::provider::registry::agent(ProviderKind::Opencode);
+            let provider = (agent.provider)(vec![root]);
+            let scan = provider
+                .scan(&Vec::new(), &crate::provider::ScanProgress::default())
+                .unwrap();
+            assert!(scan.changed.len() >= 5, "{version}");
+            let set = ProviderSet::of(vec![provider]);
+            let provider = set.get(ProviderKind::Opencode).unwrap();
+            for meta in &scan.changed {
+                assert_eq!(
+                    !may_match(&set, meta, &needles("nowherezzqx")),
+                    rows,
+                    "{version} {}",
+                    meta.id
+                );
+                let mut words = BTreeSet::new();
+                provider
+                    .load_each(meta, &mut |m| {
+                        if let Some((_, text)) = text::searchable(&m) {
+                            let mut folded = Vec::new();
+                            fold_str(&text, &mut folded);
+                            words.extend(
+                                folded
+                                    .split(|b| !b.is_ascii_alphanumeric())
+                                    .filter(|w| !w.is_empty())
+                                    .map(|w| String::from_utf8_lossy(w).into_owned()),
+                            );
+                        }
+                    })
+                    .unwrap();
+                for w in &words {
+                    assert!(may_match(&set, meta, &needles(w)), "{version} {w}");
+                }
+            }
+        }
     }
 }

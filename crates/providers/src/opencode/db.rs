@@ -335,6 +335,34 @@ pub fn load_v2(conn: &Connection, id: &str) -> rusqlite::Result<Vec<Message>> {
     Ok(out)
 }
 
+/// Hands `each` the JSON text of every row [`load_v1`] or [`load_v2`] reads for session `id`,
+/// until it returns false. `Ok(false)` when a row's data is not text (the load would fail on
+/// it too): the caller must then parse the session to learn why.
+pub fn each_raw(
+    conn: &Connection,
+    v2: bool,
+    id: &str,
+    each: &mut dyn FnMut(&[u8]) -> bool,
+) -> rusqlite::Result<bool> {
+    let sql = if v2 {
+        "SELECT data FROM session_message WHERE session_id = ?1"
+    } else {
+        "SELECT data FROM message WHERE session_id = ?1 \
+         UNION ALL SELECT data FROM part WHERE session_id = ?1"
+    };
+    let mut stmt = conn.prepare(sql)?;
+    let mut rows = stmt.query([id])?;
+    while let Some(row) = rows.next()? {
+        let rusqlite::types::ValueRef::Text(data) = row.get_ref(0)? else {
+            return Ok(false);
+        };
+        if !each(data) {
+            break;
+        }
+    }
+    Ok(true)
+}
+
 /// The rows behind one message as stored (the raw-JSON view): the v1 `message` row and its
 /// `part` rows, or the v2 `session_message` row, each with where it is.
 pub fn raw(

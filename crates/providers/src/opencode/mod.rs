@@ -390,6 +390,25 @@ impl Provider for OpencodeProvider {
         Ok(Default::default())
     }
 
+    /// The database rows of the copy shown; a JSON copy's files are parsed instead.
+    fn each_raw_record(
+        &self,
+        session: &SessionMeta,
+        each: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<bool, Error> {
+        let root = self
+            .root_of(session)
+            .ok_or_else(|| Error::SessionNotFound(session.id.clone()))?;
+        let best = self.winner_of(root, &session.id)?;
+        if !matches!(best.origin, Origin::V1 | Origin::V2) {
+            return Ok(false);
+        }
+        let path = db_path(root);
+        let conn = sqlite::open_read_only(&path).map_err(|e| db_error(&path, e))?;
+        db::each_raw(&conn, best.origin == Origin::V2, &session.id, each)
+            .map_err(|e| db_error(&path, e))
+    }
+
     fn raw_records(
         &self,
         session: &SessionMeta,

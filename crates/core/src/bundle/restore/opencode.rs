@@ -68,10 +68,10 @@ fn at_least_1_2(version: &str) -> bool {
     (major, minor) >= (1, 2)
 }
 
-/// Whether `program --help` lists `import` (OpenCode 1.0 and later).
+/// Whether `program --help` lists `import` (OpenCode 1.0 and later), asked with the few
+/// seconds a `--help` needs (a hung binary is stopped, not waited on for a minute).
 fn has_import(program: &Path) -> bool {
-    let argv = [program.to_string_lossy().into_owned(), "--help".into()];
-    agent::output_in(&argv, &[], None).is_ok_and(|help| {
+    agent::help(program, &[]).is_ok_and(|help| {
         help.lines().any(|l| {
             let mut words = l.split_whitespace();
             words.next() == Some("opencode") && words.next() == Some("import")

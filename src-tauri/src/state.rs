@@ -25,6 +25,8 @@ pub struct AppState {
     pub remote: crate::remote::Active,
     /// The followers of the sessions the Timeline tab showed last (`commands/timeline.rs`).
     pub timelines: Mutex<Timelines>,
+    /// The library searches run on, apart from the calls' (`commands/search.rs`).
+    pub searches: crate::commands::search::Searches,
 }
 
 impl AppState {
@@ -40,6 +42,7 @@ impl AppState {
             config: Mutex::new(config),
             remote: Default::default(),
             timelines: Mutex::default(),
+            searches: Default::default(),
         }
     }
 
@@ -52,6 +55,7 @@ impl AppState {
             config: Mutex::new(ConfigFile::none()),
             remote: Default::default(),
             timelines: Mutex::default(),
+            searches: Default::default(),
         }
     }
 

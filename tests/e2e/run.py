@@ -509,6 +509,9 @@ def run_main_suite(d):
         d.shot("03b-hit-in-tool-output")
     check("a hit in a tool's output opens its message with that tool call unfolded", hit_in_tool_output)
 
+    check("a search says it is searching; its count names the query it answers, not what the box holds "
+          "since; an older search's answer coming last is dropped", lambda: search_state(d))
+
     def group_modes():
         sel = {"element-6066-11e4-a52e-4f735466cecf": d.find_all('[data-testid="group-mode"]')[0]}
         d.js("arguments[0].value = 'agent-dir'; arguments[0].dispatchEvent(new Event('change'))", sel)
@@ -2174,6 +2177,45 @@ def same_id_sessions(d):
     d.click(search_hits(d, "helper agent finished", ':has(.badge.codex)')[0])
     shows_own_transcript(d, "codex", codex_text, claude_text)
     d.shot("61-same-id-search")
+
+
+def search_state(d):
+    """A first search on a big history takes a while (a minute on 300 MB in a debug build, every
+    session read directly) and the window said nothing meanwhile; the count said "results for"
+    whatever the box held since; two searches in a row showed the answer that came last."""
+    box = d.find_all('[data-testid="search-input"]')[0]
+    d.js("""window.__searching = [];
+        new MutationObserver(() => { const e = document.querySelector('[data-testid="search-searching"]');
+          if (e) window.__searching.push(e.textContent); })
+          .observe(document.body, {childList: true, subtree: true, characterData: true});""")
+    d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
+    d.type(box, "drwxr\ue007")
+    d.until("return document.querySelector('[data-testid=\"search-count\"]')?.textContent.endsWith('“drwxr”')"
+            " && !document.querySelector('[data-testid=\"search-searching\"]')")
+    seen = d.js("return window.__searching")
+    assert any(t.startswith("Searching for “drwxr”…") for t in seen), seen
+    d.type(box, " more")  # typed, not searched
+    count = d.text(d.find_all('[data-testid="search-count"]')[0])
+    assert count.endswith("results for “drwxr”"), count
+    # Two searches in a row, the first answered last (held 1.5 s on its way back): the second's
+    # answer stays.
+    d.js("""const inner = window.__TAURI_INTERNALS__, invoke = inner.invoke.bind(inner);
+        window.__realInvoke = invoke;
+        inner.invoke = (cmd, args, opts) => cmd === 'search' && args.query === 'drwxr'
+          ? invoke(cmd, args, opts).then((r) => new Promise((ok) => setTimeout(() => ok(r), 1500)))
+          : invoke(cmd, args, opts);""")
+    try:
+        d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
+        d.type(box, "drwxr\ue007")
+        d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
+        d.type(box, "zzqx\ue007")
+        d.until("return document.querySelector('[data-testid=\"search-count\"]')?.textContent === '0 results for “zzqx”'")
+        time.sleep(2.5)
+        count = d.text(d.find_all('[data-testid="search-count"]')[0])
+        assert count == "0 results for “zzqx”" and not d.find_all('[data-testid="search-hit"]'), count
+    finally:
+        d.js("window.__TAURI_INTERNALS__.invoke = window.__realInvoke")
+    d.shot("03c-search-state")
 
 
 def search_hits(d, query, which=""):

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { idHits, searchCompleteness } from "./search";
-import type { SessionMeta } from "./types";
+import type { Found, SessionMeta } from "./types";
 
-const found = (f: Partial<{ read_directly: number; partial: boolean; listing: boolean }>) =>
-  ({ hits: [], read_directly: 0, partial: false, listing: false, ...f });
+const hit = { session_id: "s", provider: "claude", message_id: "m", title: null, snippet: "«parser»", score: 1, source_path: "/s.jsonl" };
+const found = (f: Partial<{ read_directly: number; partial: boolean; listing: boolean; hits: (typeof hit)[] }>) =>
+  ({ hits: [hit], read_directly: 0, partial: false, listing: false, ...f }) as Found;
 
 describe("search completeness", () => {
   it("says nothing when the index answered alone", () => {
@@ -14,6 +15,10 @@ describe("search completeness", () => {
       "1 session not indexed yet was searched by reading it: the order may change once indexing ends.");
     expect(searchCompleteness(found({ read_directly: 1200 }))).toBe(
       "1,200 sessions not indexed yet were searched by reading them: the order may change once indexing ends.");
+  });
+  it("speaks of no order when nothing matched: only that the sessions not indexed were read too", () => {
+    expect(searchCompleteness(found({ read_directly: 206, hits: [] }))).toBe(
+      "206 sessions not indexed yet were searched by reading them: none matches either.");
   });
   it("says matches may be missing when they may, the list first", () => {
     expect(searchCompleteness(found({ partial: true, read_directly: 3 }))).toMatch(/could not be read/);

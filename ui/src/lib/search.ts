@@ -9,7 +9,9 @@ export function searchCompleteness(found: Found): string {
   const n = found.read_directly;
   if (n > 0) {
     const sessions = n === 1 ? "1 session" : `${n.toLocaleString("en-US")} sessions`;
-    return `${sessions} not indexed yet ${n === 1 ? "was" : "were"} searched by reading ${n === 1 ? "it" : "them"}: the order may change once indexing ends.`;
+    const read = `${sessions} not indexed yet ${n === 1 ? "was" : "were"} searched by reading ${n === 1 ? "it" : "them"}`;
+    // No hit has an order to change: that every session was searched is the news.
+    return found.hits.length === 0 ? `${read}: none matches either.` : `${read}: the order may change once indexing ends.`;
   }
   return "";
 }

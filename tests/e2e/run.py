@@ -2216,6 +2216,8 @@ def search_state(d):
     finally:
         d.js("window.__TAURI_INTERNALS__.invoke = window.__realInvoke")
     d.shot("03c-search-state")
+    d.click(d.find_all('[data-testid="search-results"] .toolbar button')[0])
+    d.until("return !document.querySelector('[data-testid=\"search-results\"]')")
 
 
 def search_hits(d, query, which=""):

@@ -4,6 +4,7 @@
 //! `cargo run --release -p agent-sessions-bench -- --size-mb 300`
 
 mod corpus;
+mod tokens;
 
 use std::fs;
 use std::io::{Read, Write};
@@ -20,8 +21,9 @@ use clap::Parser;
 #[command(about = "Benchmark agent-sessions on a generated corpus and print tables")]
 struct Args {
     /// `index`: the cache and search against the targets; `scan`: the raw metadata scan per
-    /// provider. Both when omitted.
-    #[arg(long, value_parser = ["index", "scan", "live", "query", "export"])]
+    /// provider. Both when omitted. `tokens`: the index's tokenizer alone, on the index suite's
+    /// corpus text.
+    #[arg(long, value_parser = ["index", "scan", "live", "query", "export", "tokens"])]
     suite: Option<String>,
     /// Corpus size in MB (10^6 bytes), per provider.
     #[arg(long, default_value_t = 300)]
@@ -67,6 +69,10 @@ fn main() {
     }
     if args.suite.as_deref() == Some("query") {
         query_suite(&args);
+        return;
+    }
+    if args.suite.as_deref() == Some("tokens") {
+        tokens::suite(&args);
         return;
     }
     if args.suite.as_deref() == Some("export") {

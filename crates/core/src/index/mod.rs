@@ -22,6 +22,7 @@ mod text;
 mod tokens;
 
 pub use query::{MAX_QUERY_CHARS, MAX_TERMS};
+pub use tokens::Tokenizer;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -180,53 +180,227 @@ macro_rules! ok {
     };
 }
 
-/// The index's tokenizing of `text` (any bytes; FTS5 hands them as stored). Without crossing
-/// into `unicode61` for ASCII words (most of a transcript), which is exact because `unicode61`
-/// (with no `tokenchars`/`separators` options, as in the schema) treats every ASCII character
-/// but a letter or digit as a separator: a token never spans one, so the text is cut at them,
-/// a piece of ASCII letters and digits is one token (folded: ASCII case only), and a piece
-/// holding other characters goes to [`mixed`].
-fn tokenize(u61: &mut Unicode61, flags: c_int, text: &[u8], emit: &mut Emit) -> c_int {
-    let mut folded = Vec::new();
-    let mut piece = |start: usize, end: usize, ascii: bool, upper: bool| {
-        if start == end {
-            ffi::SQLITE_OK
-        } else if !ascii {
-            mixed(u61, flags, text, start, end, emit)
-        } else if upper {
-            folded.clear();
-            folded.extend_from_slice(&text[start..end]);
-            folded.make_ascii_lowercase();
-            emit(&folded, start, end)
-        } else {
-            emit(&text[start..end], start, end)
-        }
-    };
-    let (mut start, mut ascii, mut upper) = (0, true, false);
-    for (i, &b) in text.iter().enumerate() {
-        if b.is_ascii_alphanumeric() {
-            upper |= b.is_ascii_uppercase();
-        } else if !b.is_ascii() {
-            ascii = false;
-        } else {
-            ok!(piece(start, i, ascii, upper));
-            (start, ascii, upper) = (i + 1, true, false);
+/// Bytes the scan classifies at once, a bit each in a `u64` ([`Block`]).
+const BLOCK: usize = 64;
+
+/// Which of 64 bytes of the text (bit `i`: the byte at `base + i`; none past the end) are
+/// token bytes (`unicode61` treats every ASCII character but a letter or digit as a
+/// separator), uppercase ASCII letters, and bytes beyond ASCII.
+#[derive(Clone, Copy)]
+struct Block {
+    token: u64,
+    upper: u64,
+    beyond: u64,
+}
+
+/// `0x80` in each byte of `y` (all under `0x80`) that is at least `n` (no carry crosses bytes).
+#[inline(always)]
+fn at_least(y: u64, n: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    y.wrapping_add(ONES * u64::from(0x80 - n)) & 0x8080_8080_8080_8080
+}
+
+/// The bit `0x80` of each of the eight bytes of `m` as the eight low bits (byte `k`: bit `k`).
+#[inline(always)]
+fn gather(m: u64) -> u64 {
+    ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+impl Block {
+    /// The classes of the first [`BLOCK`] bytes of `bytes` (zeros, separators, past its end).
+    #[inline(always)]
+    fn of(bytes: &[u8]) -> Block {
+        match bytes.first_chunk::<BLOCK>() {
+            Some(full) => Block::classify(full),
+            None => {
+                let mut padded = [0u8; BLOCK];
+                padded[..bytes.len()].copy_from_slice(bytes);
+                Block::classify(&padded)
+            }
         }
     }
-    piece(start, text.len(), ascii, upper)
+
+    /// Eight bytes at a time in a word: no branch per byte, so the end of a token costs no
+    /// mispredicted jump (the byte-at-a-time scan's main cost).
+    #[inline(always)]
+    fn classify(bytes: &[u8; BLOCK]) -> Block {
+        let mut block = Block {
+            token: 0,
+            upper: 0,
+            beyond: 0,
+        };
+        for (k, word) in bytes.chunks_exact(8).enumerate() {
+            let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            let beyond = x & 0x8080_8080_8080_8080;
+            let y = x & !0x8080_8080_8080_8080;
+            let digit = at_least(y, b'0') & !at_least(y, b'9' + 1);
+            let lower = at_least(y, b'a') & !at_least(y, b'z' + 1);
+            let upper = at_least(y, b'A') & !at_least(y, b'Z' + 1) & !beyond;
+            block.token |= gather(digit | lower | upper | beyond) << (8 * k);
+            block.upper |= gather(upper) << (8 * k);
+            block.beyond |= gather(beyond) << (8 * k);
+        }
+        block
+    }
 }
+
+/// The low `n` bits (all for 64 or more).
+#[inline(always)]
+fn low(n: usize) -> u64 {
+    match n {
+        0..64 => (1 << n) - 1,
+        _ => u64::MAX,
+    }
+}
+
+/// A piece of the text between separators: its span, and whether it holds an uppercase ASCII
+/// letter or a byte beyond ASCII.
+#[derive(Clone, Copy)]
+struct Piece {
+    start: usize,
+    end: usize,
+    upper: bool,
+    beyond: bool,
+}
+
+/// The pieces of a text, found 64 bytes at a time ([`Block`]).
+struct Pieces<'a> {
+    text: &'a [u8],
+    /// Where bit 0 of `block` stands in the text.
+    base: usize,
+    /// The classes from `base` on, with the token bits of the pieces handed out cleared.
+    block: Block,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(text: &'a [u8]) -> Pieces<'a> {
+        Pieces {
+            text,
+            base: 0,
+            block: Block::of(text),
+        }
+    }
+
+    /// Moves to the next block; false past the end of the text.
+    #[inline(always)]
+    fn advance(&mut self) -> bool {
+        self.base += BLOCK;
+        if self.base >= self.text.len() {
+            self.block.token = 0;
+            return false;
+        }
+        self.block = Block::of(&self.text[self.base..]);
+        true
+    }
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = Piece;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Piece> {
+        while self.block.token == 0 {
+            if !self.advance() {
+                return None;
+            }
+        }
+        let from = self.block.token.trailing_zeros() as usize;
+        let start = self.base + from;
+        // The separators after the piece, from its first byte on: none when it runs on past
+        // the block (bits past the text's end are separators).
+        let after = !self.block.token >> from;
+        if after != 0 {
+            let len = after.trailing_zeros() as usize;
+            let span = low(len) << from;
+            self.block.token &= !low(from + len);
+            return Some(Piece {
+                start,
+                end: start + len,
+                upper: self.block.upper & span != 0,
+                beyond: self.block.beyond & span != 0,
+            });
+        }
+        let mut piece = Piece {
+            start,
+            end: self.text.len(),
+            upper: self.block.upper >> from != 0,
+            beyond: self.block.beyond >> from != 0,
+        };
+        while self.advance() {
+            let len = (!self.block.token).trailing_zeros() as usize;
+            piece.upper |= self.block.upper & low(len) != 0;
+            piece.beyond |= self.block.beyond & low(len) != 0;
+            self.block.token &= !low(len);
+            if len < BLOCK {
+                piece.end = self.base + len;
+                break;
+            }
+        }
+        Some(piece)
+    }
+}
+
+/// The index's tokenizing of `text` (any bytes; FTS5 hands them as stored). Without crossing
+/// into `unicode61` for ASCII words (most of a transcript), which is exact because `unicode61`
+/// treats every ASCII character but a letter or digit as a separator: a token never spans one,
+/// so the text is cut at them ([`Pieces`]), a piece of ASCII letters and digits is one token
+/// (folded: ASCII case only; handed out as it stands in the text when it has no uppercase
+/// letter), and pieces holding other characters go to [`mixed`], those next to each other as
+/// one (one call into `unicode61` for a sentence of Cyrillic words, not one a word). Generic in
+/// `emit` so that the callback is inlined into the scan.
+fn tokenize<F>(u61: &mut Unicode61, flags: c_int, text: &[u8], emit: &mut F) -> c_int
+where
+    F: FnMut(&[u8], usize, usize) -> c_int,
+{
+    let mut folded = Vec::new();
+    // Pieces beyond ASCII with only separators between them, not tokenized yet.
+    let mut run: Option<(usize, usize)> = None;
+    for piece in Pieces::new(text) {
+        let Piece { start, end, .. } = piece;
+        if piece.beyond {
+            run = Some((run.map_or(start, |(from, _)| from), end));
+            continue;
+        }
+        if let Some((from, to)) = run.take() {
+            ok!(mixed(u61, flags, text, from, to, emit));
+        }
+        ok!(match piece.upper {
+            true => {
+                folded.clear();
+                folded.extend_from_slice(&text[start..end]);
+                folded.make_ascii_lowercase();
+                emit(&folded, start, end)
+            }
+            false => emit(&text[start..end], start, end),
+        });
+    }
+    match run {
+        Some((from, to)) => mixed(u61, flags, text, from, to, emit),
+        None => ffi::SQLITE_OK,
+    }
+}
+
+/// The first byte of a CJK character's UTF-8 ([`is_cjk`]: all from U+3005 on) is at least this:
+/// a piece without such a byte goes to `unicode61` whole, without decoding it here.
+const CJK_LEAD: u8 = 0xE3;
 
 /// A piece of `text` holding characters beyond ASCII: each CJK character ([`is_cjk`]) is a
 /// token, and the runs between them go to `unicode61` whole (so a script with spaces is
 /// tokenized exactly as before). Bytes that are not UTF-8 go with the run they are in.
-fn mixed(
+fn mixed<F>(
     u61: &mut Unicode61,
     flags: c_int,
     text: &[u8],
     start: usize,
     end: usize,
-    emit: &mut Emit,
-) -> c_int {
+    emit: &mut F,
+) -> c_int
+where
+    F: FnMut(&[u8], usize, usize) -> c_int,
+{
+    if !text[start..end].iter().any(|&b| b >= CJK_LEAD) {
+        return u61.tokenize(flags, &text[start..end], start, emit);
+    }
     let (mut run, mut at) = (start, start);
     for chunk in text[start..end].utf8_chunks() {
         for (i, c) in chunk.valid().char_indices() {
@@ -359,6 +533,26 @@ impl Tokenizer {
         let mut out = Vec::new();
         self.tokens(text, &mut |t| out.push(t.to_owned()));
         out
+    }
+
+    /// Calls `each` with every token of `text` (any bytes, as FTS5 hands them) and its byte
+    /// span, as FTS5 gets them when it indexes a document: what the bench times.
+    pub fn each_token(&mut self, text: &[u8], mut each: impl FnMut(&[u8], usize, usize)) {
+        let mut emit = |token: &[u8], start: usize, end: usize| {
+            each(token, start, end);
+            ffi::SQLITE_OK
+        };
+        tokenize(&mut self.u61, ffi::FTS5_TOKENIZE_DOCUMENT, text, &mut emit);
+    }
+
+    /// The same through FTS5's `unicode61` alone (C, no CJK rule): the bench's yardstick.
+    pub fn each_unicode61_token(&mut self, text: &[u8], mut each: impl FnMut(&[u8], usize, usize)) {
+        let mut emit = |token: &[u8], start: usize, end: usize| {
+            each(token, start, end);
+            ffi::SQLITE_OK
+        };
+        self.u61
+            .tokenize(ffi::FTS5_TOKENIZE_DOCUMENT, text, 0, &mut emit);
     }
 }
 /// Gathers the distinct terms of texts, leaving out those already handed out in this run (the
@@ -679,5 +873,182 @@ mod tests {
                 .map(|(token, ..)| token),
         );
         assert_eq!(tokens, want);
+    }
+
+    /// The tokenizer as first written (a byte at a time, a call per piece), kept as the
+    /// yardstick the fast one must equal: the same tokens, offsets and result code. (Its
+    /// pieces beyond ASCII go to today's [`mixed`], whose one change, skipping pieces that
+    /// cannot hold a CJK letter, the comparison with `unicode61` above checks.)
+    mod first {
+        use super::super::*;
+
+        pub fn tokenize<F>(u61: &mut Unicode61, flags: c_int, text: &[u8], emit: &mut F) -> c_int
+        where
+            F: FnMut(&[u8], usize, usize) -> c_int,
+        {
+            let mut folded = Vec::new();
+            let mut piece = |start: usize, end: usize, ascii: bool, upper: bool| {
+                if start == end {
+                    ffi::SQLITE_OK
+                } else if !ascii {
+                    mixed(u61, flags, text, start, end, emit)
+                } else if upper {
+                    folded.clear();
+                    folded.extend_from_slice(&text[start..end]);
+                    folded.make_ascii_lowercase();
+                    emit(&folded, start, end)
+                } else {
+                    emit(&text[start..end], start, end)
+                }
+            };
+            let (mut start, mut ascii, mut upper) = (0, true, false);
+            for (i, &b) in text.iter().enumerate() {
+                if b.is_ascii_alphanumeric() {
+                    upper |= b.is_ascii_uppercase();
+                } else if !b.is_ascii() {
+                    ascii = false;
+                } else {
+                    ok!(piece(start, i, ascii, upper));
+                    (start, ascii, upper) = (i + 1, true, false);
+                }
+            }
+            piece(start, text.len(), ascii, upper)
+        }
+    }
+
+    /// Every token (its bytes), its span, and the result code, of `text` through the fast
+    /// tokenizer or the first one, with the callback failing at token `stop` (as FTS5's may).
+    type Run = (Vec<(Vec<u8>, usize, usize)>, c_int);
+
+    fn run(t: &mut Tokenizer, text: &[u8], stop: usize, fast: bool) -> Run {
+        let mut out = Vec::new();
+        let mut emit = |token: &[u8], start: usize, end: usize| {
+            if out.len() == stop {
+                return ffi::SQLITE_ABORT;
+            }
+            out.push((token.to_vec(), start, end));
+            ffi::SQLITE_OK
+        };
+        let flags = ffi::FTS5_TOKENIZE_DOCUMENT;
+        let rc = match fast {
+            true => tokenize(&mut t.u61, flags, text, &mut emit),
+            false => first::tokenize(&mut t.u61, flags, text, &mut emit),
+        };
+        (out, rc)
+    }
+
+    /// Pieces of text as FTS5 may hand them: every ASCII byte (or, without `separators`, only
+    /// letters, digits and a space: long words, across the scan's 64-byte blocks), letters of
+    /// many scripts, CJK letters and punctuation, and bytes that are not UTF-8 (lone
+    /// continuation and lead bytes, cut sequences, an overlong form, an encoded surrogate,
+    /// 0xFF).
+    fn pieces(separators: bool) -> Vec<Vec<u8>> {
+        let mut pieces: Vec<Vec<u8>> = (0..128u8)
+            .filter(|b| separators || b.is_ascii_alphanumeric() || *b == b' ')
+            .map(|b| vec![b])
+            .collect();
+        for word in [
+            "Ab",
+            "parseConfig7",
+            "x",
+            "HTTP",
+            "é",
+            "É",
+            "İ",
+            "ß",
+            "ω",
+            "Ж",
+            "ﬁ",
+        ] {
+            pieces.push(word.as_bytes().to_vec());
+        }
+        for c in
+            "\u{301}\u{a0}™—😀ⅫＷｅ１日本検々のガー・。\u{3099}ｶ한ㅋ\u{20b9f}豈\u{fffd}".chars()
+        {
+            pieces.push(c.to_string().into_bytes());
+        }
+        let bad: [&[u8]; 9] = [
+            b"\x80",
+            b"\xbf",
+            b"\xc3",
+            b"\xe6\x97",
+            b"\xe3",
+            b"\xf0\x9f\x98",
+            b"\xc0\x80",
+            b"\xed\xa0\x80",
+            b"\xff",
+        ];
+        pieces.extend(bad.iter().map(|b| b.to_vec()));
+        pieces
+    }
+
+    /// The fast tokenizer hands FTS5 exactly what the first one did (tokens, offsets, result
+    /// code, where the callback fails), on random mixes of [`pieces`], short and long.
+    #[test]
+    fn the_fast_tokenizer_equals_the_first_one() {
+        use proptest::prelude::*;
+        let t = std::cell::RefCell::new(Tokenizer::new().unwrap());
+        let runs = [
+            (true, 0..80, 2048),
+            (true, 0..6000, 48),
+            (false, 0..400, 512),
+        ];
+        for (separators, parts, cases) in runs {
+            let texts = prop::collection::vec(prop::sample::select(pieces(separators)), parts)
+                .prop_map(|parts| parts.concat());
+            let config = proptest::test_runner::Config {
+                cases,
+                ..Default::default()
+            };
+            proptest::test_runner::TestRunner::new(config)
+                .run(&(texts, any::<prop::sample::Index>()), |(text, stop)| {
+                    let t = &mut *t.borrow_mut();
+                    let want = run(t, &text, usize::MAX, false);
+                    let got = run(t, &text, usize::MAX, true);
+                    prop_assert_eq!(&got, &want, "text {:?}", text);
+                    // Failing at some token: the same tokens before it, and its code.
+                    let stop = stop.index(want.0.len() + 1);
+                    let want = run(t, &text, stop, false);
+                    prop_assert_eq!(run(t, &text, stop, true), want, "text {:?}", text);
+                    Ok(())
+                })
+                .unwrap();
+        }
+    }
+
+    /// Words of every length up to three blocks, at every offset in a block, with an uppercase
+    /// letter or a byte beyond ASCII at their start, middle or end, are cut as before.
+    #[test]
+    fn words_across_the_scans_blocks_are_cut_as_before() {
+        let mut t = Tokenizer::new().unwrap();
+        for offset in 0..=BLOCK + 2 {
+            for len in
+                (1..=3 * BLOCK + 1).filter(|l| *l < 5 || l % BLOCK < 3 || BLOCK - l % BLOCK < 3)
+            {
+                for odd in ["", "Q", "é", "\u{ff}"] {
+                    for at in [0, len / 2, len - 1] {
+                        let mut word = "a".repeat(len);
+                        word.replace_range(at..at + 1, odd);
+                        let text = format!("{}{word}.7Z", "-".repeat(offset));
+                        let want = run(&mut t, text.as_bytes(), usize::MAX, false);
+                        let got = run(&mut t, text.as_bytes(), usize::MAX, true);
+                        assert_eq!(got, want, "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every byte value, alone and between words of each kind, is cut and folded as before.
+    #[test]
+    fn every_byte_is_cut_as_before() {
+        let mut t = Tokenizer::new().unwrap();
+        for b in 0..=255u8 {
+            for (before, after) in [("", ""), ("aB", "Cd"), ("é", "日"), ("日", "x\u{301}")] {
+                let text = [before.as_bytes(), &[b], after.as_bytes(), &[b, b]].concat();
+                let want = run(&mut t, &text, usize::MAX, false);
+                assert_eq!(run(&mut t, &text, usize::MAX, true), want, "{text:?}");
+            }
+        }
     }
 }

@@ -22,6 +22,7 @@ use agent_sessions_core::view::{self, TranscriptPage};
 use agent_sessions_core::{Message, ProviderKind, Roots, ScanReport, SessionMeta, Transcript};
 use agent_sessions_remote::protocol as wire;
 use agent_sessions_remote::ssh::Ssh;
+use agent_sessions_remote::terminal;
 use agent_sessions_remote::{Client, Error as RemoteError};
 
 use crate::commands::{CmdError, CmdResult, ErrorCode, SessionRef};
@@ -446,7 +447,19 @@ impl Host {
     /// checked that its directory is there and its agent installed. A refusal names the host,
     /// and a missing agent carries the `ssh -t` command that resumes it by hand (`copy`).
     pub fn resume_in_terminal(&self, session: &SessionRef) -> CmdResult<ResumeCommand> {
-        let checked = self.client.lock()?.resume_in_terminal(&wire_ref(session));
+        self.checked_there(session, true)
+    }
+
+    /// What "Open terminal" runs there: a login shell in the session's directory, once the
+    /// host has checked that it is there.
+    pub fn shell_in_dir(&self, session: &SessionRef) -> CmdResult<ResumeCommand> {
+        self.checked_there(session, false)
+    }
+
+    /// The host's check (`agent_sessions_remote::terminal::there`), its refusals said for the
+    /// window.
+    fn checked_there(&self, session: &SessionRef, resume: bool) -> CmdResult<ResumeCommand> {
+        let checked = terminal::there(&mut *self.client.lock()?, &wire_ref(session), resume);
         match checked {
             Err(RemoteError::Server(w)) if w.code == "agent_not_found" => {
                 let mut e = self.refused_there(w);
@@ -460,20 +473,6 @@ impl Host {
         }
     }
 
-    /// What "Open terminal" runs there: a login shell in the session's directory, once the
-    /// host has checked that it is there.
-    pub fn shell_in_dir(&self, session: &SessionRef) -> CmdResult<ResumeCommand> {
-        let dir = self
-            .client
-            .lock()?
-            .terminal_dir(&wire_ref(session))
-            .map_err(|e| match e {
-                RemoteError::Server(w) if w.code == "directory_missing" => self.refused_there(w),
-                other => remote_error(other),
-            })?;
-        login_shell_in(&dir)
-    }
-
     /// A check of the host's that refused a terminal, said as on that host (its message reads
     /// as a local one: "the session's directory … no longer exists").
     fn refused_there(&self, w: wire::WireError) -> CmdError {
@@ -485,34 +484,25 @@ impl Host {
     /// `ssh [-F FILE] -t -- ALIAS <remote command>`: the remote's login shell runs the command
     /// (POSIX-quoted by core); locally it is an argv.
     pub fn ssh_command(&self, remote: &ResumeCommand) -> CmdResult<ResumeCommand> {
-        #[cfg(windows)]
-        if let Some(distro) = agent_sessions_remote::wsl::distro_of(&self.alias) {
-            return wsl_command(distro, &remote.posix());
-        }
-        ssh_command(&self.alias, self.config.as_deref(), &remote.posix())
+        terminal::over_ssh(&self.alias, self.config.as_deref(), remote).map_err(invalid)
     }
 }
 
-/// A login shell started in `dir` (`cd -- 'dir' && exec "$SHELL" -l` in POSIX quoting). A
-/// directory holding a control character is refused (`ResumeCommand::new`).
+/// A login shell started in `dir` (`agent_sessions_remote::terminal::login_shell_in`; the
+/// window's own path is `terminal::there`), as the tests read it.
+#[cfg(test)]
 pub fn login_shell_in(dir: &str) -> CmdResult<ResumeCommand> {
-    let script = r#"exec "${SHELL:-/bin/sh}" -l"#;
-    ResumeCommand::new("sh", &["-c", script], Some(dir))
-        .map_err(|e| CmdError::invalid_input(e.to_string()))
+    terminal::login_shell_in(dir).map_err(invalid)
 }
 
-/// `command` kept on screen when it fails: run by `sh -c` there, and when it ends with a failure
-/// (the directory is gone there, the agent is not installed there, it stopped at once) the
-/// window says so and waits for Enter. A local terminal closes when its command ends, so
-/// without this the user saw a window flash and no reason (the launch itself had worked). The
-/// alias reaches the script as `$1`, never inside its text.
+/// `command` kept on screen when it fails there (`agent_sessions_remote::terminal::held`).
 pub fn held(command: &ResumeCommand, alias: &str) -> CmdResult<ResumeCommand> {
-    let script = format!(
-        "{} || {{ s=$?; printf '\\n%s\\n' \"agent-sessions: this ended with exit status $s on $1 (the reason is above). Press Enter to close this window.\"; read -r _; exit \"$s\"; }}",
-        command.posix()
-    );
-    ResumeCommand::new("sh", &["-c", &script, "agent-sessions", alias], None)
-        .map_err(|e| CmdError::invalid_input(e.to_string()))
+    terminal::held(command, alias).map_err(invalid)
+}
+
+/// A command word the remote sent that cannot be quoted (a control character in it).
+fn invalid(e: agent_sessions_core::model::Unresumable) -> CmdError {
+    CmdError::invalid_input(e.to_string())
 }
 
 /// What Continue in… runs there: `cd -- DIR && exec ARGV…` (POSIX-quoted when wrapped in ssh;
@@ -531,25 +521,19 @@ pub fn handoff_command(prepared: &wire::HandoffPrepared) -> CmdResult<ResumeComm
     ResumeCommand::new("exec", &argv, Some(dir)).map_err(|e| CmdError::invalid_input(e.to_string()))
 }
 
-/// For a WSL host (Windows): `wsl.exe -d DISTRO --exec sh -c COMMAND`, the distribution's `sh`
-/// running what ssh's login shell would.
-#[cfg_attr(not(windows), allow(dead_code))]
+/// For a WSL host (Windows): `wsl.exe -d DISTRO --exec sh -c COMMAND`
+/// (`agent_sessions_remote::terminal::wsl_command`; the window's own path is
+/// `Host::ssh_command`), as the tests read it.
+#[cfg(test)]
 pub fn wsl_command(distro: &str, remote: &str) -> CmdResult<ResumeCommand> {
-    let args = agent_sessions_remote::wsl::argv(distro, &["sh", "-c", remote]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    ResumeCommand::new(agent_sessions_remote::wsl::WSL, &args, None)
-        .map_err(|e| CmdError::invalid_input(e.to_string()))
+    terminal::wsl_command(distro, remote).map_err(invalid)
 }
 
-/// `ssh [-F FILE] -t -- ALIAS COMMAND` as a command (its POSIX form is what a user pastes).
+/// `ssh [-F FILE] -t -- ALIAS COMMAND` (`agent_sessions_remote::terminal::ssh_command`; the
+/// window's own path is `Host::ssh_command`), as the tests read it.
+#[cfg(test)]
 pub fn ssh_command(alias: &str, config: Option<&Path>, remote: &str) -> CmdResult<ResumeCommand> {
-    let config = config.map(|c| c.to_string_lossy().into_owned());
-    let mut args: Vec<&str> = Vec::new();
-    if let Some(c) = &config {
-        args.extend(["-F", c]);
-    }
-    args.extend(["-t", "--", alias, remote]);
-    ResumeCommand::new("ssh", &args, None).map_err(|e| CmdError::invalid_input(e.to_string()))
+    terminal::ssh_command(alias, config, remote).map_err(invalid)
 }
 
 /// The CLI a remote of our platform is given when it lacks the server:

@@ -54,7 +54,8 @@ struct Cli {
     json: bool,
     /// Read the sessions of another machine: a Host of ~/.ssh/config, reached with the system
     /// ssh (scan, show, search, log, stats, diagnostics, export, bundle export|import, trash,
-    /// delete, handoff --print). Nothing is left running there.
+    /// delete, handoff --print, open: a terminal here running ssh -t there). Nothing is left
+    /// running there.
     #[arg(long, global = true, value_name = "ALIAS")]
     host: Option<String>,
     /// The ssh config file for --host (ssh -F FILE). Default: $AGENT_SESSIONS_SSH_CONFIG, else

@@ -1,12 +1,19 @@
 //! `terminals` and `open <id> [--resume] [--terminal ID] [--dry-run]`: the installed terminals,
 //! and a terminal window in a session's directory, resuming it with `--resume` (the work is
-//! `agent_sessions_core::actions::terminal`; this is flags and output).
+//! `agent_sessions_core::actions::terminal`; this is flags and output). With `--host` the
+//! terminal here runs `ssh -t ALIAS '<command>'`, checked on the host first
+//! (`agent_sessions_remote::terminal`, as the app's Resume in terminal does).
 
 use std::fmt::Write as _;
+use std::path::Path;
 
+use agent_sessions_core::actions::resume::ShellCommand;
 use agent_sessions_core::actions::terminal::{self, Host, Launch};
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::{Error, Roots};
+use agent_sessions_remote::protocol::SessionRef;
+use agent_sessions_remote::terminal as remote_terminal;
+use agent_sessions_remote::{Client, Error as RemoteError};
 use serde_json::json;
 
 use crate::envelope::Envelope;
@@ -122,6 +129,94 @@ pub fn run(roots: &Roots, args: Args, config: &ConfigFile) -> Result<Envelope, E
     );
     out.warn(lib.warnings());
     Ok(out)
+}
+
+/// `open --host ALIAS`: the host checks the session (its directory, with `--resume` its agent)
+/// and answers what runs there; a terminal here runs it through `ssh [-F FILE] -t`, held on
+/// failure, as the app's Resume in terminal / Open terminal does. A refusal opens nothing.
+pub fn remote(
+    client: &mut Client,
+    alias: &str,
+    ssh_config: Option<&Path>,
+    args: Args,
+    config: &ConfigFile,
+) -> Result<Envelope, RemoteError> {
+    let session = SessionRef::named(args.id.clone());
+    let there = match remote_terminal::there(client, &session, args.resume) {
+        Err(RemoteError::Server(w)) if w.code == "agent_not_found" => {
+            // What resumes it by hand there, once the agent is reachable.
+            let by_hand = client.resume(&session)?;
+            let ssh = remote_terminal::over_ssh(alias, ssh_config, &by_hand).map_err(invalid)?;
+            return Err(refused_there(alias, w, Some(&ssh.posix())));
+        }
+        Err(RemoteError::Server(w)) if w.code == "directory_missing" => {
+            return Err(refused_there(alias, w, None))
+        }
+        other => other?,
+    };
+    let held = remote_terminal::held(&there, alias).map_err(invalid)?;
+    let ssh = remote_terminal::over_ssh(alias, ssh_config, &held).map_err(invalid)?;
+    let requested = args.terminal.or_else(|| configured(config));
+    let launch = remote_terminal::local_terminal(&ssh, requested.as_deref())
+        .map_err(|e| from_core(e.into()))?;
+    if !args.dry_run {
+        terminal::launch(&launch).map_err(|e| from_core(e.into()))?;
+    }
+    let dir = there.cwd().unwrap_or("~");
+    let text = if args.dry_run {
+        format!(
+            "host: {alias}\nhost cwd: {dir}\n{}",
+            text(&launch, true, None)
+        )
+    } else if args.resume {
+        let id = &args.id;
+        format!(
+            "opened {} for {alias}:{dir}, resuming {id} there\n",
+            launch.terminal
+        )
+    } else {
+        format!("opened {} for {alias}:{dir}\n", launch.terminal)
+    };
+    let ssh_argv: Vec<&str> = std::iter::once(ssh.program())
+        .chain(ssh.args().iter().map(String::as_str))
+        .collect();
+    Ok(Envelope::ok(
+        json!({
+            "terminal": launch.terminal,
+            "argv": launch.argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>(),
+            "cwd": launch.cwd,
+            "host": alias,
+            "host_cwd": there.cwd(),
+            "ssh": ssh_argv,
+            "launched": !args.dry_run,
+        }),
+        text,
+    ))
+}
+
+/// The host's refusal, said as on that host, with the command that runs it by hand there.
+fn refused_there(
+    alias: &str,
+    mut w: agent_sessions_remote::protocol::WireError,
+    by_hand: Option<&str>,
+) -> RemoteError {
+    w.message = format!("On {alias}: {}", w.message);
+    if let Some(command) = by_hand {
+        w.message
+            .push_str(&format!("; once it is installed there: {command}"));
+    }
+    RemoteError::Server(w)
+}
+
+fn invalid(e: agent_sessions_core::model::Unresumable) -> RemoteError {
+    from_core(e.into())
+}
+
+fn from_core(e: Error) -> RemoteError {
+    RemoteError::Server(agent_sessions_remote::protocol::WireError::new(
+        e.code(),
+        e.to_string(),
+    ))
 }
 
 /// A dry run lists the argv one element per line (nothing to unquote); a launch says what

@@ -1,5 +1,6 @@
 //! `--host ALIAS`: `scan`, `show`, `search`, `log` (with `--follow`), `stats`, `diagnostics`,
-//! `export`, `bundle export|import`, `trash`, `delete` and `handoff --print` answered by
+//! `export`, `bundle export|import`, `trash`, `delete`, `handoff --print` and `open` (a
+//! terminal here running `ssh -t` there) answered by
 //! `agent-sessions-cli serve --stdio` on another machine, reached
 //! through the system ssh (`--ssh-config FILE` or `AGENT_SESSIONS_SSH_CONFIG` for `ssh -F`).
 //! The answers are data; the envelopes are built from them by the same functions as local
@@ -38,7 +39,7 @@ pub struct Target {
 
 /// Runs `command` on the host and prints its envelope.
 pub fn main(target: Target, command: Command, json: bool) -> ExitCode {
-    let result = connect(&target).and_then(|client| run(client, command, json));
+    let result = connect(&target).and_then(|client| run(client, command, json, &target));
     match result {
         Ok(out) => {
             out.print(json);
@@ -102,11 +103,7 @@ fn connect(target: &Target) -> Result<Client, RemoteError> {
         let wsl = agent_sessions_remote::wsl::Wsl::new(distro);
         return with_roots(Client::connect(Box::new(wsl))?, target);
     }
-    let config = target
-        .ssh_config
-        .clone()
-        .or_else(|| std::env::var_os("AGENT_SESSIONS_SSH_CONFIG").map(PathBuf::from));
-    let mut ssh = Ssh::with_config(&target.alias, config)?;
+    let mut ssh = Ssh::with_config(&target.alias, ssh_config(target))?;
     // This very binary is the server a remote of the same platform gets.
     ssh.server_binary = std::env::current_exe().ok();
     let notes = ssh.notes.clone();
@@ -115,6 +112,15 @@ fn connect(target: &Target) -> Result<Client, RemoteError> {
         eprintln!("note: {}", render::terminal_safe(note));
     }
     with_roots(client, target)
+}
+
+/// `--ssh-config FILE`, else `AGENT_SESSIONS_SSH_CONFIG`: the `ssh -F` of the connection and
+/// of the commands `open` runs.
+fn ssh_config(target: &Target) -> Option<PathBuf> {
+    target
+        .ssh_config
+        .clone()
+        .or_else(|| std::env::var_os("AGENT_SESSIONS_SSH_CONFIG").map(PathBuf::from))
 }
 
 fn with_roots(mut client: Client, target: &Target) -> Result<Client, RemoteError> {
@@ -126,7 +132,12 @@ fn with_roots(mut client: Client, target: &Target) -> Result<Client, RemoteError
     Ok(client)
 }
 
-fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, RemoteError> {
+fn run(
+    mut client: Client,
+    command: Command,
+    json: bool,
+    target: &Target,
+) -> Result<Envelope, RemoteError> {
     match command {
         Command::Scan {
             providers,
@@ -178,8 +189,14 @@ fn run(mut client: Client, command: Command, json: bool) -> Result<Envelope, Rem
         Command::Trash(args) => trash(&mut client, args.common, false, json),
         Command::Delete(args) => trash(&mut client, args.common, true, json),
         Command::Handoff(args) => handoff(&mut client, args),
+        Command::Open(args) => {
+            let config = ConfigFile::load_default(&process_env);
+            let alias = &target.alias;
+            let ssh_config = ssh_config(target);
+            crate::open::remote(&mut client, alias, ssh_config.as_deref(), args, &config)
+        }
         _ => Err(unsupported(
-            "--host works with scan, show, search, log, stats, diagnostics, export, bundle export, bundle import, trash, delete and handoff --print; run other commands on the host itself (ssh HOST agent-sessions-cli …)",
+            "--host works with scan, show, search, log, stats, diagnostics, export, bundle export, bundle import, trash, delete, handoff --print and open; run other commands on the host itself (ssh HOST agent-sessions-cli …)",
         )),
     }
 }

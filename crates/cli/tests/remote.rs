@@ -322,13 +322,16 @@ fn errors_of_the_remote_keep_their_codes() {
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "session_not_found");
+    // `open` works through a host now (see `open_through_host_…`); `index` does not.
     let out = sshd
-        .cli(&["--host", "testbox", "open", LIVE, "--json"])
+        .cli(&["--host", "testbox", "index", "--json"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "remote_unsupported");
+    let said = v["error"]["message"].as_str().unwrap();
+    assert!(said.contains("handoff --print and open;"), "{said}");
 }
 
 /// A host's coded refusal prints as the same command prints it there, code, message, output
@@ -950,15 +953,9 @@ const GONE: &str = "9d22e384-6685-4b75-ac35-088162e4c4a9";
 /// The fixture session moved into a directory that is there (a name full of shell syntax).
 const THERE: &str = "7938f0db-aeb3-409b-ab80-42085a5431da";
 
-/// Resume in terminal / Open terminal on a host are checked there before a terminal opens here,
-/// as a local launch is: a session whose directory is gone there is `directory_missing`, an
-/// agent not installed there `agent_not_found` (nothing ran); once the agent is on the host's
-/// `PATH` the command is exactly the one Copy resume command gives (as before the check), and
-/// run over ssh it runs the agent in that directory with the session's words as its arguments.
-/// An agent found only where its installer puts it is named by that path. Before, the host was
-/// not asked: the terminal ran `cd -- DIR && claude …` and only failed there.
-#[test]
-fn a_terminal_there_is_refused_when_its_directory_or_agent_is_missing() {
+/// A remote whose sessions' `PATH` starts with its `bin` folder (empty: no agent there), where
+/// the [`THERE`] session was moved into a directory named with shell syntax (`work`).
+fn session_there() -> (Sshd, PathBuf, PathBuf) {
     let dir = tempfile::Builder::new()
         .prefix("agent-sessions-remote-")
         .tempdir()
@@ -981,7 +978,28 @@ fn a_terminal_there_is_refused_when_its_directory_or_agent_is_missing() {
     );
     assert_ne!(moved, text);
     std::fs::write(&file, moved).unwrap();
+    (sshd, bin, work)
+}
 
+/// Runs `ssh` (an ssh command into testbox, as a terminal here runs it, but with no terminal)
+/// and sees the host's stand-in claude, recording to `record`, resume [`THERE`] in `work`.
+fn resumes_there(ssh: &mut Command, record: &Path, work: &Path) {
+    output(ssh.stdin(Stdio::null()));
+    let recorded = probe::wait_for_record(record, Duration::from_secs(10));
+    assert_eq!(recorded, [work.to_str().unwrap(), "--resume", THERE]);
+    assert!(!work.join("pwned").exists());
+}
+
+/// Resume in terminal / Open terminal on a host are checked there before a terminal opens here,
+/// as a local launch is: a session whose directory is gone there is `directory_missing`, an
+/// agent not installed there `agent_not_found` (nothing ran); once the agent is on the host's
+/// `PATH` the command is exactly the one Copy resume command gives (as before the check), and
+/// run over ssh it runs the agent in that directory with the session's words as its arguments.
+/// An agent found only where its installer puts it is named by that path. Before, the host was
+/// not asked: the terminal ran `cd -- DIR && claude …` and only failed there.
+#[test]
+fn a_terminal_there_is_refused_when_its_directory_or_agent_is_missing() {
+    let (sshd, bin, work) = session_there();
     let mut client = sshd.connect();
     let gone = SessionRef::named(GONE);
     let there = SessionRef::named(THERE);
@@ -1012,21 +1030,14 @@ fn a_terminal_there_is_refused_when_its_directory_or_agent_is_missing() {
     assert_eq!(checked.args(), ["--resume", THERE]);
     assert_eq!(checked.cwd(), work.to_str());
     // Run as the terminal's ssh runs it (the remote's login shell reads the POSIX form).
-    let ran = Command::new("ssh")
-        .arg("-F")
-        .arg(sshd.server.config())
-        .args(["-T", "--", "testbox", &checked.posix()])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        ran.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ran.stderr)
+    resumes_there(
+        Command::new("ssh")
+            .arg("-F")
+            .arg(sshd.server.config())
+            .args(["-T", "--", "testbox", &checked.posix()]),
+        &record,
+        &work,
     );
-    let recorded = probe::wait_for_record(&record, Duration::from_secs(10));
-    assert_eq!(recorded, [work.to_str().unwrap(), "--resume", THERE]);
-    assert!(!work.join("pwned").exists());
 
     // Only where its installer puts it (~/.local/bin there): named by its path.
     let local_bin = sshd.home().join(".local/bin");
@@ -1038,4 +1049,138 @@ fn a_terminal_there_is_refused_when_its_directory_or_agent_is_missing() {
         local_bin.join("claude").to_str().unwrap()
     );
     assert_eq!(checked.args(), ["--resume", THERE]);
+}
+
+/// `open --host`: the CLI does what the app's Resume in terminal does on a host. The host checks
+/// the session first: one whose directory is gone there is refused (`directory_missing`, "On
+/// testbox: …", exit 1) and no terminal starts here. A dry run plans the local terminal running
+/// `ssh -F CONFIG -t -- testbox '<held command>'`, the remote command quoted as the app quotes it
+/// (`agent_sessions_remote::terminal`, the code both call); that ssh part of the argv, run for
+/// real, starts the host's stand-in claude in the session's hostile directory with `--resume
+/// ID`. `--ssh-config FILE` (a path with a space) is the `-F` of the plan; without `--dry-run`
+/// the terminal here is started with exactly the planned argv.
+#[test]
+fn open_through_host_checks_there_and_runs_the_agent_over_ssh() {
+    use agent_sessions_remote::terminal::held;
+    let (sshd, bin, work) = session_there();
+    let record = sshd.dir.path().join("record");
+    probe::recorder(&bin.join("claude"), &record);
+    // A stand-in terminal here (it records what it was started with), first on this PATH.
+    let here = sshd.dir.path().join("here-bin");
+    let opened = sshd.dir.path().join("opened");
+    probe::recorder(&here.join("xterm"), &opened);
+    let path = format!(
+        "{}:{}",
+        here.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let open = |args: &[&str]| -> Command {
+        let mut all = vec!["--host", "testbox", "open", "--terminal", "xterm"];
+        all.extend(args);
+        let mut cmd = sshd.cli(&all);
+        cmd.env("PATH", &path);
+        cmd
+    };
+
+    for args in [
+        vec!["--resume", GONE, "--json"],
+        vec![GONE, "--json"],
+        vec!["--resume", GONE, "--dry-run", "--json"],
+    ] {
+        let out = open(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let v = json_out(&out);
+        assert_eq!(v["error"]["code"], "directory_missing", "{v}");
+        let said = v["error"]["message"].as_str().unwrap();
+        assert!(
+            said.starts_with("On testbox: ") && said.contains("/home/bob/projects/demo"),
+            "{said}"
+        );
+    }
+    assert!(!opened.exists(), "a refused open started a terminal");
+
+    // The plan: the stand-in terminal running the system ssh with the app's remote command.
+    let out = output(&mut open(&["--resume", THERE, "--dry-run", "--json"]));
+    let data = json_out(&out)["data"].clone();
+    assert_eq!(data["launched"], false);
+    assert_eq!(data["terminal"], "xterm");
+    assert_eq!(data["host"], "testbox");
+    assert_eq!(data["host_cwd"], work.to_str().unwrap());
+    let argv: Vec<String> = serde_json::from_value(data["argv"].clone()).unwrap();
+    let checked = sshd
+        .connect()
+        .resume_in_terminal(&SessionRef::named(THERE))
+        .unwrap();
+    let remote = held(&checked, "testbox").unwrap().posix();
+    let config = sshd.server.config();
+    assert_eq!(argv[..2], [here.join("xterm").to_str().unwrap(), "-e"]);
+    assert!(
+        Path::new(&argv[2]).is_absolute() && argv[2].ends_with("/ssh"),
+        "{argv:?}"
+    );
+    assert_eq!(
+        argv[3..],
+        [
+            "-F",
+            config.to_str().unwrap(),
+            "-t",
+            "--",
+            "testbox",
+            &remote
+        ]
+    );
+    assert_eq!(data["ssh"][0], "ssh");
+    assert_eq!(data["ssh"].as_array().unwrap()[1..], argv[3..]);
+    assert!(
+        remote.starts_with("sh -c 'cd -- ") && remote.ends_with("' agent-sessions testbox"),
+        "{remote}"
+    );
+    assert!(!opened.exists(), "a dry run started a terminal");
+
+    // The ssh part of the plan, run for real (no terminal: ssh's stdin is not one).
+    resumes_there(Command::new(&argv[2]).args(&argv[3..]), &record, &work);
+
+    // --ssh-config FILE is the plan's -F (the variable unset); the text lists the argv.
+    let spaced = sshd.dir.path().join("my ssh config");
+    std::fs::copy(&config, &spaced).unwrap();
+    let spaced_config = spaced.to_str().unwrap();
+    let mut with_config = sshd.cli(&[
+        "--host",
+        "testbox",
+        "--ssh-config",
+        spaced_config,
+        "open",
+        "--terminal",
+        "xterm",
+        THERE,
+        "--dry-run",
+    ]);
+    with_config
+        .env_remove("AGENT_SESSIONS_SSH_CONFIG")
+        .env("PATH", &path);
+    let out = output(&mut with_config);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    let ssh_at = lines.iter().position(|l| l.ends_with("/ssh")).unwrap();
+    assert_eq!(
+        lines[ssh_at + 1..ssh_at + 6],
+        [
+            "  -F",
+            &format!("  {}", spaced.display()),
+            "  -t",
+            "  --",
+            "  testbox"
+        ],
+        "{text}"
+    );
+    assert!(lines[ssh_at + 6].starts_with("  sh -c 'cd -- "), "{text}");
+    assert!(text.contains("exec \"${SHELL:-/bin/sh}\" -l"), "{text}");
+
+    // Launched: the terminal here gets exactly the planned argv, in the local home (none
+    // here: the temporary folder).
+    let out = output(&mut open(&["--resume", THERE, "--json"]));
+    let data = json_out(&out)["data"].clone();
+    assert_eq!(data["launched"], true);
+    let started = probe::wait_for_record(&opened, Duration::from_secs(10));
+    assert_eq!(started[1..], argv[1..]);
 }

@@ -10,6 +10,8 @@
 //!   on a remote of the same platform; [`wsl`]: WSL distributions as hosts (pure functions).
 //! - [`command`]: the transport over a child process (ssh, wsl.exe, sh), and the bootstrap
 //!   every such transport shares.
+//! - [`terminal`]: a terminal here running a command on a host (`ssh -t`, held on failure),
+//!   what the app's Resume in terminal and the CLI's `open --host` start.
 //! - [`transport::Memory`]: a server on a thread, for tests; [`loopback`]: a throwaway sshd
 //!   on 127.0.0.1, for the tests and the benchmark.
 
@@ -23,6 +25,7 @@ pub mod loopback;
 pub mod protocol;
 pub mod server;
 pub mod ssh;
+pub mod terminal;
 pub mod transport;
 pub mod wsl;
 

@@ -125,16 +125,8 @@ pub(super) fn in_local_terminal(
     ssh: &agent_sessions_core::actions::resume::ResumeCommand,
     requested: Option<&str>,
 ) -> CmdResult<&'static str> {
-    let here = Host::this();
-    let home = agent_sessions_core::paths::process_env("HOME")
-        .map(PathBuf::from)
-        .filter(|h| h.is_dir())
-        .unwrap_or_else(std::env::temp_dir);
-    let found = terminal::installed(&here);
-    let chosen = terminal::choose(requested, &here, &found)
+    let launch = agent_sessions_remote::terminal::local_terminal(ssh, requested)
         .map_err(|e| to_settings(agent_sessions_core::Error::from(e)))?;
-    let launch = terminal::plan(chosen, &found, &here, &home, Some(ssh))
-        .map_err(agent_sessions_core::Error::from)?;
     terminal::launch(&launch).map_err(agent_sessions_core::Error::from)?;
     Ok(launch.terminal)
 }

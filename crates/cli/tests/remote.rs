@@ -1064,7 +1064,6 @@ fn open_through_host_checks_there_and_runs_the_agent_over_ssh() {
     use agent_sessions_remote::terminal::held;
     let (sshd, bin, work) = session_there();
     let record = sshd.dir.path().join("record");
-    probe::recorder(&bin.join("claude"), &record);
     // A stand-in terminal here (it records what it was started with), first on this PATH.
     let here = sshd.dir.path().join("here-bin");
     let opened = sshd.dir.path().join("opened");
@@ -1097,7 +1096,26 @@ fn open_through_host_checks_there_and_runs_the_agent_over_ssh() {
             "{said}"
         );
     }
+    // No claude on the host yet: refused too, with the ssh command that resumes it by hand.
+    let out = open(&["--resume", THERE, "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert_eq!(v["error"]["code"], "agent_not_found", "{v}");
+    let said = v["error"]["message"].as_str().unwrap();
+    let by_hand = format!(
+        " -t -- testbox 'cd -- '\\''{}",
+        &work.to_str().unwrap()[..4]
+    );
+    assert!(
+        said.starts_with("On testbox: ") && said.contains("claude was not found"),
+        "{said}"
+    );
+    assert!(
+        said.contains("ssh -F ") && said.contains(&by_hand),
+        "{said}"
+    );
     assert!(!opened.exists(), "a refused open started a terminal");
+    probe::recorder(&bin.join("claude"), &record);
 
     // The plan: the stand-in terminal running the system ssh with the app's remote command.
     let out = output(&mut open(&["--resume", THERE, "--dry-run", "--json"]));

@@ -64,6 +64,12 @@ fn main() {
             commands::hosts::hosts,
             commands::hosts::select_host,
         ])
-        .run(tauri::generate_context!())
-        .expect("the app window could not start");
+        .build(tauri::generate_context!())
+        .expect("the app window could not start")
+        .run(|_, event| {
+            // The private copies of agents' databases kept for reuse hold the user's sessions.
+            if let tauri::RunEvent::Exit = event {
+                agent_sessions_core::provider::sqlite::release_copies();
+            }
+        });
 }

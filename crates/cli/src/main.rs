@@ -225,6 +225,13 @@ fn parse_end_date(text: &str) -> Result<i64, String> {
 fn main() -> ExitCode {
     // Before anything reads SQLite (an OpenCode store, the cache).
     index::without_memory_statistics();
+    let code = command();
+    // The private copies of agents' databases kept for reuse hold the user's sessions.
+    agent_sessions_core::provider::sqlite::release_copies();
+    code
+}
+
+fn command() -> ExitCode {
     let cli = Cli::parse();
     let json = cli.json;
     if let Some(alias) = cli.host.clone() {

@@ -17,6 +17,7 @@ use std::io;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
@@ -33,8 +34,9 @@ const COPY_ATTEMPTS: usize = 5;
 pub struct ReadOnlyDb {
     conn: Connection,
     /// Dropped after `conn` (fields drop in declaration order), so the copy outlives the
-    /// connection reading it.
-    copy: Option<PrivateDir>,
+    /// connection reading it. Shared by the connections opened while the agent's files are
+    /// unchanged (see [`shared_copy`]).
+    copy: Option<Arc<PrivateDir>>,
 }
 
 impl ReadOnlyDb {
@@ -69,9 +71,8 @@ pub fn open_read_only(path: &Path) -> rusqlite::Result<ReadOnlyDb> {
         conn.busy_timeout(Duration::from_millis(250))?;
         return Ok(ReadOnlyDb { conn, copy: None });
     }
-    let dir = PrivateDir::create().map_err(|e| cannot_copy(path, &e))?;
+    let dir = shared_copy(path, &pending).map_err(|e| cannot_copy(path, &e))?;
     let copy = dir.0.join("db");
-    copy_consistent(path, &pending, &copy).map_err(|e| cannot_copy(path, &e))?;
     // Read-write so SQLite can rebuild the wal-index or roll back a hot journal in the copy;
     // `query_only` keeps our own statements from writing, and nothing is checkpointed at close
     // (the copy is deleted right after).
@@ -85,6 +86,67 @@ pub fn open_read_only(path: &Path) -> rusqlite::Result<ReadOnlyDb> {
         conn,
         copy: Some(dir),
     })
+}
+
+/// How long a copy is handed to new connections after it was made, while the agent's files
+/// keep their stamps. A search or an index pass reads many sessions of one database in a few
+/// seconds; copying it for each (twice: the copy shown is found, then read) made the work
+/// grow with the number of sessions times the size of the database while the agent runs.
+const REUSE: Duration = Duration::from_secs(5);
+
+/// What a database's files looked like when a copy was made: the database's stamp and each
+/// pending side file's.
+type Stamps = Vec<(&'static str, (u64, Option<std::time::SystemTime>, [i64; 3]))>;
+
+/// The latest copy of each database, while [`REUSE`] lasts.
+static COPIES: Mutex<Vec<(PathBuf, Stamps, Arc<PrivateDir>)>> = Mutex::new(Vec::new());
+
+fn copies() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Stamps, Arc<PrivateDir>)>> {
+    COPIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Stops handing out the copies kept for reuse; each is deleted once no connection reads it.
+/// A process calls it before it exits: a copy holds the user's sessions, and statics are not
+/// dropped at exit (the next process's sweep would remove it only an hour later).
+pub fn release_copies() {
+    copies().clear();
+}
+
+fn stamps(db: &Path, pending: &[&'static str]) -> io::Result<Stamps> {
+    let mut out = vec![("", stamp(db)?)];
+    for suffix in pending {
+        out.push((*suffix, stamp(&side_file(db, suffix))?));
+    }
+    Ok(out)
+}
+
+/// A private copy of `db` with its `pending` side files: the latest one made when the files
+/// still have the stamps they had then and it is younger than [`REUSE`], else a new one. A
+/// copy is deleted once it is no longer handed out and no connection reads it.
+fn shared_copy(db: &Path, pending: &[&'static str]) -> io::Result<Arc<PrivateDir>> {
+    let now = stamps(db, pending)?;
+    let known = copies()
+        .iter()
+        .find(|(path, stamps, _)| path == db && *stamps == now)
+        .map(|(_, _, dir)| dir.clone());
+    if let Some(dir) = known {
+        return Ok(dir);
+    }
+    let dir = Arc::new(PrivateDir::create()?);
+    copy_consistent(db, pending, &dir.0.join("db"))?;
+    let mut all = copies();
+    all.retain(|(path, _, _)| path != db);
+    all.push((db.to_path_buf(), now, dir.clone()));
+    drop(all);
+    let made = Arc::downgrade(&dir);
+    // Without the thread the copy is kept until the next one of this database replaces it.
+    let _ = std::thread::Builder::new()
+        .name("snapshot-expiry".into())
+        .spawn(move || {
+            std::thread::sleep(REUSE);
+            copies().retain(|(_, _, dir)| !std::ptr::eq(Arc::as_ptr(dir), made.as_ptr()));
+        });
+    Ok(dir)
 }
 
 /// Whether a side file holds part of the database. An empty one holds nothing: SQLite leaves a
@@ -142,7 +204,7 @@ fn require_regular_file(path: &Path) -> rusqlite::Result<()> {
 /// meanwhile (a checkpoint wrote it). A WAL that grows during the copy is fine: SQLite's
 /// recovery keeps its frames up to the last complete commit, and frames a checkpoint already
 /// wrote into the database hold the same pages.
-fn copy_consistent(db: &Path, pending: &[&str], to: &Path) -> io::Result<()> {
+fn copy_consistent(db: &Path, pending: &[&'static str], to: &Path) -> io::Result<()> {
     for _ in 0..COPY_ATTEMPTS {
         let before = stamp(db)?;
         for suffix in pending {
@@ -426,9 +488,41 @@ mod tests {
             assert_eq!(mode(&copy.join("db-wal")), 0o600);
         }
         drop(conn);
-        assert!(!copy.exists(), "the copy is removed with the connection");
+        // Handed out for REUSE more, then removed (the connection is gone).
+        let gone = (0..300).any(|_| {
+            std::thread::sleep(Duration::from_millis(100));
+            !copy.exists()
+        });
+        assert!(gone, "the copy is removed once it is not handed out");
         assert_eq!(names(dir.path()), before, "the agent's files are untouched");
         drop(w);
+    }
+
+    /// Connections opened while the agent's files are unchanged read one copy; a write of the
+    /// agent's makes the next connection read a new copy, which holds it.
+    #[test]
+    fn a_copy_is_shared_until_the_agent_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.db");
+        let w = Connection::open(&db).unwrap();
+        w.pragma_update(None, "journal_mode", "wal").unwrap();
+        w.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+            .unwrap();
+        let a = open_read_only(&db).unwrap();
+        let b = open_read_only(&db).unwrap();
+        assert_eq!(a.copied_to(), b.copied_to(), "one copy for both");
+        assert_eq!((count(&a), count(&b)), (1, 1));
+        // Concurrent readers of the copy, on other threads.
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| assert_eq!(count(&open_read_only(&db).unwrap()), 1));
+            }
+        });
+        w.execute("INSERT INTO t VALUES (2)", []).unwrap();
+        let c = open_read_only(&db).unwrap();
+        assert_ne!(c.copied_to(), a.copied_to(), "the agent wrote: a new copy");
+        assert_eq!(count(&c), 2);
+        assert_eq!(count(&a), 1, "an open connection keeps its copy");
     }
 
     /// A rollback-journal database left mid-transaction (a crash): SQLite must roll the

@@ -411,6 +411,18 @@ mod tests {
         out
     }
 
+    /// A WAL database at `db` with table `t` of `rows` rows, and the writer's connection (a
+    /// WAL beside the file while it is open, none once it is dropped).
+    fn wal_db(db: &Path, rows: i64) -> Connection {
+        let w = Connection::open(db).unwrap();
+        w.pragma_update(None, "journal_mode", "wal").unwrap();
+        w.execute_batch("CREATE TABLE t(x)").unwrap();
+        for x in 1..=rows {
+            w.execute("INSERT INTO t VALUES (?1)", [x]).unwrap();
+        }
+        w
+    }
+
     fn count(conn: &Connection) -> i64 {
         conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0))
             .unwrap()
@@ -420,12 +432,7 @@ mod tests {
     fn reading_a_quiet_wal_database_leaves_no_files_behind() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("odd?name#1%.db");
-        {
-            let w = Connection::open(&db).unwrap();
-            w.pragma_update(None, "journal_mode", "wal").unwrap();
-            w.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
-                .unwrap();
-        }
+        drop(wal_db(&db, 1)); // closed: no WAL left
         let before = names(dir.path());
         assert_eq!(before.len(), 1, "{before:?}");
         let conn = open_read_only(&db).unwrap();
@@ -446,12 +453,7 @@ mod tests {
         for side in ["-wal", "-journal"] {
             let dir = tempfile::tempdir().unwrap();
             let db = dir.path().join("x.db");
-            {
-                let w = Connection::open(&db).unwrap();
-                w.pragma_update(None, "journal_mode", "wal").unwrap();
-                w.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);")
-                    .unwrap();
-            }
+            drop(wal_db(&db, 2)); // closed: no WAL left
             std::fs::write(side_file(&db, side), b"").unwrap();
             let before = names(dir.path());
             let conn = open_read_only(&db).unwrap();
@@ -469,10 +471,7 @@ mod tests {
     fn a_pending_wal_is_read_from_a_private_copy_that_goes_away() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("x.db");
-        let w = Connection::open(&db).unwrap();
-        w.pragma_update(None, "journal_mode", "wal").unwrap();
-        w.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);")
-            .unwrap();
+        let w = wal_db(&db, 2);
         let before = names(dir.path());
         let conn = open_read_only(&db).unwrap();
         assert_eq!(count(&conn), 2);
@@ -504,10 +503,7 @@ mod tests {
     fn a_copy_is_shared_until_the_agent_writes() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("x.db");
-        let w = Connection::open(&db).unwrap();
-        w.pragma_update(None, "journal_mode", "wal").unwrap();
-        w.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
-            .unwrap();
+        let w = wal_db(&db, 1);
         let a = open_read_only(&db).unwrap();
         let b = open_read_only(&db).unwrap();
         assert_eq!(a.copied_to(), b.copied_to(), "one copy for both");

@@ -164,7 +164,7 @@ impl Manifest {
                 return bad(format!("the session {} is listed twice", s.id));
             }
             if let Some(t) = &s.title {
-                check_text("title", t, MAX_TITLE)?;
+                check_title(t)?;
             }
             if let Some(d) = &s.cwd {
                 check_text("directory", d, MAX_DIR)?;
@@ -256,6 +256,12 @@ pub(crate) fn is_claude_agent(id: &str) -> bool {
 /// paragraph separators, bidi controls (the ones a resume command refuses).
 pub(crate) fn is_unsafe_char(c: char) -> bool {
     resume::is_control(c)
+}
+
+/// A title as a bundle may carry it (the manifest's, and the records' where a restore writes
+/// one): at most 1000 characters, no control or bidi characters.
+pub(crate) fn check_title(title: &str) -> Result<(), BundleError> {
+    check_text("title", title, MAX_TITLE)
 }
 
 fn check_text(what: &str, text: &str, max: usize) -> Result<(), BundleError> {

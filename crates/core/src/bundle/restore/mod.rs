@@ -26,6 +26,7 @@ mod codex;
 mod files;
 mod opencode;
 mod project;
+mod records;
 mod sql;
 
 pub use files::claude_project;
@@ -365,6 +366,7 @@ fn plan(
             plan.method = opencode::method(root, agents, m.source.tool_version.as_deref())?;
         }
     }
+    records::check(bundle, &plan)?;
     Ok(plan)
 }
 

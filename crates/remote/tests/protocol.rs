@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_sessions_core::live::events::EventType;
-use agent_sessions_core::{Library, ProviderKind, ScanProgress};
+use agent_sessions_core::{Library, ProviderKind, Roots, ScanProgress};
 use agent_sessions_remote::lines::write_line;
 use agent_sessions_remote::protocol::*;
 use agent_sessions_remote::transport::Transport;
@@ -444,6 +444,43 @@ fn a_blob_comes_back_whole() {
             .code(),
         "blob_not_found"
     );
+}
+
+/// `serve`'s `blob` on OpenCode's JSON storage: a `part:` key that is a path (it used to read
+/// a `.json` file outside every root) names nothing, as a `tool-results/` one never did.
+#[test]
+fn a_part_key_that_is_a_path_names_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("opencode");
+    let fixture = agent_sessions_test_support::fixture(ProviderKind::Opencode, "1.0.98");
+    copy_dir(&fixture, &store);
+    // What `part:../../../../secret` reached from `storage/part/<message>/`.
+    let outside = tmp.path().join("secret.json");
+    std::fs::write(
+        &outside,
+        r#"{"state":{"output":"SECRET OUTSIDE THE STORE"}}"#,
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let roots = Roots::default().with(ProviderKind::Opencode, [&store]);
+    let (_, sessions) = scanned(&roots);
+    let mut client = Client::connect(Box::new(memory(roots, cache.path()))).unwrap();
+    for key in ["part:../../../../secret", "part:..", "part:a/b"] {
+        let params = BlobParams {
+            session: SessionRef {
+                id: sessions[0].id.clone(),
+                provider: Some(ProviderKind::Opencode),
+                source_path: None,
+            },
+            key: key.into(),
+        };
+        let refused = client.call::<BlobResult>(method::BLOB, params).unwrap_err();
+        assert_eq!(refused.code(), "blob_not_found", "{key}");
+        assert!(
+            refused.to_string().contains("not a file name"),
+            "{key}: {refused}"
+        );
+    }
 }
 
 /// `watch` pushes the change a write makes (the session as listed now) without being asked

@@ -77,7 +77,7 @@ fn check_path(roots: &[PathBuf], path: &Path, reach: Reach) -> Result<(), TrashE
     if let Some(bad) = names.iter().find(|n| !is_plain(n)) {
         let bad = String::from_utf8_lossy(bad);
         return Err(refuse(format!(
-            "names {bad:?}, which is not a file or folder name"
+            "has {bad:?} in it, which is not a file or folder name"
         )));
     }
     // Plain names only: the components are exactly those names.

@@ -89,9 +89,28 @@ fn files(dir: &Path) -> Vec<(String, u64)> {
 #[test]
 fn a_file_that_cannot_go_puts_back_those_that_went() {
     let (_one, data) = own_trash();
-    let root = store(ProviderKind::Claude, "2.1.332");
+    let store = store(ProviderKind::Claude, "2.1.332");
+    cannot_go_puts_back(store.path(), &data);
+}
+
+/// The same with the store's root a link (`~/.claude` linked to a dotfiles folder): the trash
+/// records each item by its resolved folder, and the items are found there to be put back
+/// (before, none was: "not found in the trash to put back").
+#[test]
+fn a_store_reached_through_a_link_is_put_back_too() {
+    let (_one, data) = own_trash();
+    let store = store(ProviderKind::Claude, "2.1.332");
+    let linked = tempfile::tempdir().unwrap();
+    let root = linked.path().join("dot-claude");
+    std::os::unix::fs::symlink(store.path(), &root).unwrap();
+    cannot_go_puts_back(&root, &data);
+}
+
+/// A plan whose last file cannot go to the trash, run on the Claude store at `root`: the files
+/// moved before it are put back and the error says so.
+fn cannot_go_puts_back(root: &Path, data: &tempfile::TempDir) {
     let id = "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc";
-    let catalog = common::catalog(ProviderKind::Claude, root.path());
+    let catalog = common::catalog(ProviderKind::Claude, root);
     let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
     let mut plan = plan_for(&catalog, &all, id, Mode::Trash, None);
     // The transcript and its tool-results folder.
@@ -100,12 +119,12 @@ fn a_file_that_cannot_go_puts_back_those_that_went() {
     };
     assert_eq!(items.len(), 2, "{items:?}");
     // A file whose name is too long for its `.trashinfo` beside it cannot go to the trash.
-    let long = root.path().join(DEMO).join("x".repeat(250));
+    let long = root.join(DEMO).join("x".repeat(250));
     std::fs::write(&long, "x").unwrap();
     let mut extra = items[0].clone();
     extra.path = long.clone();
     items.push(extra);
-    let before = files(root.path());
+    let before = files(root);
 
     let err = trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap_err();
     let Error::Trash(e) = &err else {
@@ -119,7 +138,7 @@ fn a_file_that_cannot_go_puts_back_those_that_went() {
         "{err}"
     );
     assert!(err.to_string().contains("nothing was changed"), "{err}");
-    assert_eq!(files(root.path()), before, "everything is where it was");
+    assert_eq!(files(root), before, "everything is where it was");
     let in_trash: Vec<_> = std::fs::read_dir(data.path().join("Trash/files"))
         .unwrap()
         .collect();

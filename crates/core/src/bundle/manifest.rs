@@ -13,6 +13,8 @@ use super::redact::RedactionCounts;
 use super::BundleError;
 use crate::actions::resume;
 use crate::model::{Counts, ProviderKind, SessionMeta, Tokens};
+use crate::provider::ids;
+pub(crate) use crate::provider::ids::is_claude_agent;
 
 /// What the `format` field always says.
 pub const FORMAT: &str = "agent-sessions.bundle";
@@ -230,12 +232,7 @@ pub(crate) fn check_version(version: u32) -> Result<(), BundleError> {
 
 /// A session id of `provider`'s own shape (a subagent's where `sub`).
 pub(crate) fn check_id(provider: ProviderKind, id: &str, sub: bool) -> Result<(), BundleError> {
-    let ok = match provider {
-        ProviderKind::Claude => resume::is_uuid(id) || (sub && is_claude_agent(id)),
-        ProviderKind::Codex => resume::is_uuid(id),
-        ProviderKind::Opencode => resume::is_opencode_id(id),
-    };
-    if ok {
+    if ids::is_session_id(provider, id, sub) {
         Ok(())
     } else {
         Err(BundleError::Unsafe(format!(
@@ -243,13 +240,6 @@ pub(crate) fn check_id(provider: ProviderKind, id: &str, sub: bool) -> Result<()
             shown(id)
         )))
     }
-}
-
-/// `agent-<letters and digits>`: a Claude subagent's id (its file stem).
-pub(crate) fn is_claude_agent(id: &str) -> bool {
-    id.strip_prefix("agent-").is_some_and(|rest| {
-        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
-    })
 }
 
 /// Characters no title, directory or name may hold: controls (C0, C1, DEL), line and

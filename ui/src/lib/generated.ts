@@ -171,7 +171,11 @@ tool_calls: number, };
 /**
  * One problem met while reading a store: never fatal, always counted.
  */
-export type Diagnostic = { provider: ProviderKind, path: string, 
+export type Diagnostic = { provider: ProviderKind, 
+/**
+ * In JSON, lossy where the name is not UTF-8 (see [`path`]).
+ */
+path: string, 
 /**
  * 1-based line number, for line-oriented files.
  */
@@ -259,7 +263,8 @@ export type Hit = { session_id: string, provider: ProviderKind, message_id: stri
 score: number, 
 /**
  * The session's file: one session id can be in two files (a project folder copied beside
- * itself), and a hit opens its own. Empty from a remote server that predates it.
+ * itself), and a hit opens its own. Empty from a remote server that predates it. In
+ * JSON, lossy where the name is not UTF-8 (`model::path`).
  */
 source_path: string, };
 export type HostsView = { 
@@ -484,7 +489,8 @@ changes: ChangeSummary | null, tokens: Tokens | null, cost_usd: number | null, a
  */
 turn: TurnState | null, 
 /**
- * The file (or database) the session was read from.
+ * The file (or database) the session was read from. In JSON, lossy where the name is not
+ * UTF-8 (see [`path`]).
  */
 source_path: string, 
 /**

@@ -120,7 +120,7 @@ fn run(
             return Err(TrashError::Stale(format!("{} is no longer listed", session.id)).into())
         }
     };
-    if plan != shown {
+    if !plan.is_shown_as(&shown) {
         return Err(TrashError::Stale("what it would do now is not what was shown".into()).into());
     }
     let done = trash::execute(lib.catalog(), &now.sessions, &plan, &settings)?;

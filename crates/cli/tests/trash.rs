@@ -950,3 +950,91 @@ fn a_plan_changed_while_the_question_waits_is_not_run() {
     );
     assert!(!m.listed().contains_key(id));
 }
+
+// ---- Names that are not UTF-8 -------------------------------------------------------------
+
+fn os(bytes: &[u8]) -> &std::ffi::OsStr {
+    std::os::unix::ffi::OsStrExt::from_bytes(bytes)
+}
+
+/// A Claude project folder whose name is not UTF-8 (its sessions' ids are Claude's): the plan
+/// is shown (`--json`, the path lossily), and the session trashed when the user says yes, its
+/// files recorded in the trash by their bytes. Before, printing the plan panicked (exit 101),
+/// after the files had gone. A transcript whose own name is not UTF-8 has no Claude id: it is
+/// refused, the file named.
+#[test]
+fn a_claude_session_in_a_folder_named_not_in_utf8_is_shown_and_trashed() {
+    let m = Machine::new("claude", "2.1.332");
+    m.allow(true, false);
+    let id = "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc";
+    let project = m.store().join("projects").join(os(b"-home-\xfe"));
+    std::fs::rename(m.store().join("projects/-home-bob-projects-demo"), &project).unwrap();
+    let transcript = project.join(format!("{id}.jsonl"));
+    let shown = transcript.to_string_lossy().into_owned();
+    let before = m.snapshot();
+
+    // Named as the list shows it.
+    let (out, v) = m.run(&["trash", &shown, "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "confirmation_needed");
+    assert_eq!(v["data"]["plan"]["session"]["source_path"], shown.as_str());
+    assert_eq!(
+        v["data"]["plan"]["steps"][0]["items"][0]["path"],
+        shown.as_str()
+    );
+    assert_eq!(m.snapshot(), before);
+
+    let (out, v) = m.run(&["trash", id, "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    assert_eq!(v["data"]["done"]["removed"][0]["id"], id);
+    let trashed = m.trashed();
+    let recorded = trashed[&format!("{id}.jsonl")]
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        recorded.ends_with(&format!("/projects/-home-%FE/{id}.jsonl")),
+        "{recorded}"
+    );
+    assert!(trashed.contains_key(id), "{trashed:?}");
+    assert!(!m.listed().contains_key(id));
+    others_intact(&before, &m.snapshot(), &[id]);
+
+    let bad = project.join(os(b"bad\xff.jsonl"));
+    std::fs::copy(
+        project.join("7938f0db-aeb3-409b-ab80-42085a5431da.jsonl"),
+        &bad,
+    )
+    .unwrap();
+    age(&m.store());
+    let (out, v) = m.run(&["trash", "bad\u{fffd}", "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{v}");
+    assert_eq!(error_code(&v), "invalid_session_id");
+    assert!(bad.exists());
+}
+
+/// A Codex rollout whose name is not UTF-8, archived without Codex: the plan is printed, the
+/// rollout is in `archived_sessions/` under its own name and listed as archived. Before, the
+/// rollout was moved and the CLI panicked printing what it did.
+#[test]
+fn a_codex_rollout_named_not_in_utf8_is_archived() {
+    let m = codex_machine();
+    m.allow(true, false);
+    let day = m.store().join("sessions/2026/11/30");
+    let prefix = "rollout-2026-11-30T09-24-07-";
+    let mut name = prefix.as_bytes().to_vec();
+    name.push(0xff);
+    name.extend_from_slice(format!("{CODEX_PLAIN}.jsonl").as_bytes());
+    let rollout = day.join(os(&name));
+    std::fs::rename(day.join(format!("{prefix}{CODEX_PLAIN}.jsonl")), &rollout).unwrap();
+    age(&m.store());
+    let bytes = std::fs::read(&rollout).unwrap();
+
+    let (out, v) = m.run(&["trash", CODEX_PLAIN, "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    let moved = &v["data"]["plan"]["steps"][0]["moves"][0];
+    assert_eq!(moved["from"], rollout.to_string_lossy().as_ref());
+    let archived = m.store().join("archived_sessions").join(os(&name));
+    assert_eq!(std::fs::read(&archived).unwrap(), bytes);
+    assert!(!rollout.exists());
+    assert_eq!(m.listed().get(CODEX_PLAIN), Some(&true));
+}

@@ -674,3 +674,186 @@ fn a_rollback_that_cannot_finish_says_where_each_file_is() {
         "written since"
     );
 }
+
+// Names that are not UTF-8 (issue 29, finding 2): a plan names such a file exactly where it is
+// compared and run, and lossily where people read it (its JSON).
+
+/// Bytes as a file name (Linux allows any but `/` and NUL).
+fn os(bytes: &[u8]) -> &std::ffi::OsStr {
+    std::os::unix::ffi::OsStrExt::from_bytes(bytes)
+}
+
+/// The Claude fixture with its project folder renamed `-home-\xfe`: every session in it has a
+/// path that is not UTF-8 (and an id of Claude's shape). Returns the store and the folder.
+fn claude_store_not_in_utf8() -> (tempfile::TempDir, std::path::PathBuf) {
+    let root = store(ProviderKind::Claude, "2.1.332");
+    let folder = root.path().join("projects").join(os(b"-home-\xfe"));
+    std::fs::rename(root.path().join(DEMO), &folder).unwrap();
+    (root, folder)
+}
+
+/// A session under a folder whose name is not UTF-8: its plan is written to JSON (the CLI's
+/// `--json`, the app, the remote: before, serde refused the path and the CLI panicked, after
+/// moving the files), the JSON read back names the same plan, a plan naming another file that
+/// reads alike does not; a failure part way puts the files back under their own names, and the
+/// plan run moves them to the trash, recorded by their bytes.
+#[test]
+fn a_plan_for_a_file_named_not_in_utf8_is_shown_and_runs_on_its_bytes() {
+    let (_one, data) = own_trash();
+    let (root, folder) = claude_store_not_in_utf8();
+    let id = "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc";
+    let catalog = common::catalog(ProviderKind::Claude, root.path());
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let plan = plan_for(&catalog, &all, id, Mode::Trash, None);
+    let transcript = folder.join(format!("{id}.jsonl"));
+    assert_eq!(plan.session.source_path, transcript);
+
+    let json = serde_json::to_value(&plan).expect("the plan is written to JSON");
+    let shown = transcript.to_string_lossy();
+    assert_eq!(json["session"]["source_path"], shown.as_ref());
+    assert_eq!(json["steps"][0]["items"][0]["path"], shown.as_ref());
+    let back: trash::Plan = serde_json::from_value(json).unwrap();
+    assert_ne!(back, plan, "the JSON is lossy");
+    assert!(
+        plan.is_shown_as(&back),
+        "what a client shows names this plan"
+    );
+    assert!(plan.is_shown_as(&plan));
+    let mut other = plan.clone();
+    other.session.source_path = root
+        .path()
+        .join("projects")
+        .join(os(b"-home-\xff"))
+        .join(format!("{id}.jsonl"));
+    assert!(!plan.is_shown_as(&other), "another file that reads alike");
+    let mut other = back.clone();
+    other.notes.push("not what was planned".into());
+    assert!(!plan.is_shown_as(&other));
+
+    // The last item cannot go: the two before it come back under their own names.
+    let before = common::snapshot(root.path());
+    let mut failing = plan.clone();
+    let Step::OsTrash { items } = &mut failing.steps[0] else {
+        panic!("{:?}", failing.steps)
+    };
+    assert_eq!(items.len(), 2, "{items:?}");
+    let long = folder.join("x".repeat(250));
+    std::fs::write(&long, "x").unwrap();
+    let mut extra = items[0].clone();
+    extra.path = long.clone();
+    items.push(extra);
+    let err = trash::execute(&catalog, &all, &failing, &ALLOWED).unwrap_err();
+    assert_eq!(err.code(), "trash_failed", "{err}");
+    assert!(
+        err.to_string()
+            .contains("the 2 moved before it were put back"),
+        "{err}"
+    );
+    std::fs::remove_file(&long).unwrap();
+    assert_eq!(
+        common::snapshot(root.path()),
+        before,
+        "everything is where it was"
+    );
+
+    trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap();
+    assert!(!transcript.exists() && !folder.join(id).exists());
+    let trashed = data.path().join("Trash");
+    let info = std::fs::read_to_string(trashed.join(format!("info/{id}.jsonl.trashinfo"))).unwrap();
+    assert!(info.contains("/-home-%FE/"), "{info}");
+    let file = trashed.join(format!("files/{id}.jsonl"));
+    assert_eq!(
+        std::fs::read(file).unwrap(),
+        before.iter().find(|(p, _)| *p == transcript).unwrap().1
+    );
+}
+
+/// A Codex rollout whose name is not UTF-8, archived here (no Codex on PATH): the move keeps
+/// its bytes, and the plan's JSON shows it.
+#[test]
+fn a_codex_rollout_named_not_in_utf8_is_archived_under_its_own_name() {
+    let root = store(ProviderKind::Codex, "0.63.0");
+    let id = "01a22bc5-5db7-7111-89da-1ae412354ddc";
+    let day = root.path().join("sessions/2026/11/30");
+    let rollout = day.join(format!("rollout-2026-11-30T09-24-44-{id}.jsonl"));
+    let mut name = b"rollout-2026-11-30T09-24-44-\xff".to_vec();
+    name.extend_from_slice(format!("{id}.jsonl").as_bytes());
+    let renamed = day.join(os(&name));
+    std::fs::rename(&rollout, &renamed).unwrap();
+    let catalog = common::catalog(ProviderKind::Codex, root.path());
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let plan = plan_for(&catalog, &all, id, Mode::Trash, Some(true));
+    let json = serde_json::to_value(&plan).expect("the plan is written to JSON");
+    assert_eq!(
+        json["steps"][0]["moves"][0]["from"],
+        renamed.to_string_lossy().as_ref()
+    );
+    let bytes = std::fs::read(&renamed).unwrap();
+    trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap();
+    let archived = root.path().join("archived_sessions").join(os(&name));
+    assert_eq!(std::fs::read(archived).unwrap(), bytes);
+    assert!(!renamed.exists());
+}
+
+// Codex is told its store by `CODEX_HOME`, a string in the plan: a store folder whose name is
+// not UTF-8 cannot be named to it.
+
+/// A stand-in for Codex that has `archive` and `delete` (`--help` is all a plan asks it).
+fn codex_with_commands(dir: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let program = dir.join("codex");
+    std::fs::write(
+        &program,
+        "#!/bin/sh\nprintf 'Usage: codex\\n\\nCommands:\\n  archive  Archive\\n  delete  Delete\\n'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    program
+}
+
+/// Before, the plan ran Codex with `CODEX_HOME` the folder's lossy name: another folder, where
+/// Codex would archive or delete nothing (or make a new home). Now the archive is made here
+/// (with a note saying why), and a deletion, which only Codex makes, is refused.
+#[test]
+fn codex_is_not_run_on_a_store_it_cannot_be_told() {
+    let bin = tempfile::tempdir().unwrap();
+    let tools = Tools {
+        codex: Some(codex_with_commands(bin.path())),
+    };
+    let id = "01a22bc5-5db7-7111-89da-1ae412354ddc";
+    let fixture = store(ProviderKind::Codex, "0.63.0");
+    let plan_in = |root: &Path, mode: Mode| {
+        let catalog = common::catalog(ProviderKind::Codex, root);
+        let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+        let request = Request {
+            mode,
+            subagents: Some(true),
+        };
+        trash::plan(&catalog, &all, find(&all, id), request, &ALLOWED, &tools)
+    };
+    // The stand-in is Codex enough: in a store named in UTF-8 its own command is the plan.
+    let plan = plan_in(fixture.path(), Mode::Trash).unwrap();
+    assert!(
+        matches!(plan.steps[0], Step::Agent { .. }),
+        "{:?}",
+        plan.steps
+    );
+
+    let parent = tempfile::tempdir().unwrap();
+    let root = parent.path().join(os(b"codex-\xff"));
+    std::fs::rename(fixture.path(), &root).unwrap();
+    let plan = plan_in(&root, Mode::Trash).unwrap();
+    assert!(
+        matches!(plan.steps[0], Step::Archive { .. }),
+        "{:?}",
+        plan.steps
+    );
+    assert!(
+        plan.notes.iter().any(|n| n.contains("not UTF-8")),
+        "{:?}",
+        plan.notes
+    );
+    let err = plan_in(&root, Mode::Permanent).unwrap_err();
+    assert_eq!(err.code(), "agent_missing", "{err}");
+    assert!(err.to_string().contains("not UTF-8"), "{err}");
+}

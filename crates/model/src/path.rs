@@ -49,42 +49,71 @@ pub mod os {
     }
 }
 
+/// A path written as [`os`] writes it: a key or an element of the helpers below.
+struct Written<'a>(&'a Path);
+
+impl Serialize for Written<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        os::serialize(self.0, s)
+    }
+}
+
+/// A path read as [`os`] reads it.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Read(PathBuf);
+
+impl<'de> Deserialize<'de> for Read {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        os::deserialize(d).map(Read)
+    }
+}
+
 /// `#[serde(with = "agent_sessions_model::path::os_keys")]` on a `BTreeMap<PathBuf, T>` field
 /// (a scan state's files by path): each key as [`os`] writes a path.
 pub mod os_keys {
     use super::*;
 
-    /// A key written as [`os`](super::os) writes it.
-    struct Key<'a>(&'a Path);
-
-    impl Serialize for Key<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            super::os::serialize(self.0, s)
-        }
-    }
-
-    /// A key read as [`os`](super::os) reads it.
-    #[derive(PartialEq, Eq, PartialOrd, Ord)]
-    struct Owned(PathBuf);
-
-    impl<'de> Deserialize<'de> for Owned {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            super::os::deserialize(d).map(Owned)
-        }
-    }
-
     pub fn serialize<S: Serializer, T: Serialize>(
         map: &BTreeMap<PathBuf, T>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        s.collect_map(map.iter().map(|(k, v)| (Key(k), v)))
+        s.collect_map(map.iter().map(|(k, v)| (Written(k), v)))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
         d: D,
     ) -> Result<BTreeMap<PathBuf, T>, D::Error> {
-        let map = BTreeMap::<Owned, T>::deserialize(d)?;
+        let map = BTreeMap::<Read, T>::deserialize(d)?;
         Ok(map.into_iter().map(|(k, v)| (k.0, v)).collect())
+    }
+}
+
+/// `#[serde(with = "agent_sessions_model::path::os_vec")]` on a `Vec<PathBuf>` field: each
+/// path as [`os`] writes it.
+pub mod os_vec {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(paths.iter().map(|p| Written(p)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+        let paths = Vec::<Read>::deserialize(d)?;
+        Ok(paths.into_iter().map(|p| p.0).collect())
+    }
+}
+
+/// `#[serde(with = "agent_sessions_model::path::os_option")]` on an `Option<PathBuf>` field:
+/// the path, when there is one, as [`os`] writes it.
+pub mod os_option {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(path: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+        path.as_deref().map(Written).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+        Ok(Option::<Read>::deserialize(d)?.map(|p| p.0))
     }
 }
 
@@ -118,5 +147,36 @@ mod tests {
         let back: SessionMeta =
             serde_json::from_str(&serde_json::to_string(&meta).unwrap()).unwrap();
         assert_eq!(back.source_path, meta.source_path);
+    }
+
+    /// A list of paths and a path that may be absent (a trash plan's), written the same way.
+    #[test]
+    fn lists_and_options_of_paths_are_written_as_paths_are() {
+        #[derive(Serialize, Deserialize)]
+        struct Paths {
+            #[serde(with = "os_vec")]
+            all: Vec<PathBuf>,
+            #[serde(with = "os_option")]
+            one: Option<PathBuf>,
+            #[serde(with = "os_option")]
+            none: Option<PathBuf>,
+        }
+        let paths = Paths {
+            all: vec![bad_name(), "/s/é".into()],
+            one: Some(bad_name()),
+            none: None,
+        };
+        let json = serde_json::to_value(&paths).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "all": ["/s/bad\u{fffd}.jsonl", "/s/é"],
+                "one": "/s/bad\u{fffd}.jsonl",
+                "none": null,
+            })
+        );
+        let back: Paths = serde_json::from_value(json).unwrap();
+        assert_eq!(back.all[1], PathBuf::from("/s/é"));
+        assert_eq!(back.none, None);
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use agent_sessions_core::actions::trash::{self, Done, Mode, Plan, Request, Tools};
 use agent_sessions_core::config::{ActionSettings, ConfigFile};
+use agent_sessions_core::model::path::names;
 use agent_sessions_core::paths::process_env;
 use agent_sessions_core::{Error, ScanProgress};
 use tauri::AppHandle;
@@ -63,6 +64,19 @@ fn plan_now(state: &AppState, session: &SessionRef, request: Request) -> CmdResu
     .map_err(cmd_error)
 }
 
+/// Whether `plan` (the one last shown) is for `session` as the webview names it, and `mode`.
+/// The webview's path is read from JSON: a name that is not UTF-8 comes back lossily, and
+/// names the plan's file when it reads as it does.
+fn is_plan_of(plan: &Plan, session: &SessionRef, mode: Mode) -> bool {
+    plan.session.provider == session.provider
+        && plan.session.id == session.id
+        && session
+            .source_path
+            .as_ref()
+            .is_none_or(|at| names(&plan.session.source_path, at))
+        && plan.mode == mode
+}
+
 /// What trashing (or, `permanent`, deleting) `session` would do; `subagents` says whether its
 /// subagent sessions go too (null: not decided, and the plan lists them).
 #[tauri::command]
@@ -96,15 +110,10 @@ pub async fn trash_execute(
 ) -> CmdResult<Done> {
     off_main(app, move |state| {
         let request = request(permanent, subagents);
-        let shown = SHOWN.lock()?.take().filter(|p| {
-            p.session.provider == session.provider
-                && p.session.id == session.id
-                && session
-                    .source_path
-                    .as_ref()
-                    .is_none_or(|at| *at == p.session.source_path)
-                && p.mode == request.mode
-        });
+        let shown = SHOWN
+            .lock()?
+            .take()
+            .filter(|p| is_plan_of(p, &session, request.mode));
         let shown = shown.ok_or_else(|| {
             CmdError::invalid_input("nothing was done: show what will be removed first")
         })?;
@@ -119,7 +128,7 @@ pub async fn trash_execute(
             });
         }
         let now = plan_now(state, &session, request)?;
-        if now != shown {
+        if !now.is_shown_as(&shown) {
             return Err(cmd_error(
                 trash::TrashError::Stale("what it would remove is not what was shown".into())
                     .into(),
@@ -142,4 +151,47 @@ pub async fn trash_execute(
         Ok(done)
     })
     .await
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use agent_sessions_core::actions::trash::Target;
+    use agent_sessions_core::ProviderKind;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::PathBuf;
+
+    /// The plan of a session whose file name is not UTF-8 is run when the webview names the
+    /// session as the list showed it (lossily): before, the paths never compared equal and
+    /// such a session could not be trashed from the app ("show what will be removed first").
+    #[test]
+    fn a_plan_is_found_by_the_path_the_list_showed() {
+        let stored = PathBuf::from(std::ffi::OsStr::from_bytes(b"/s/-home-\xfe/a.jsonl"));
+        let plan = Plan {
+            mode: Mode::Trash,
+            session: Target {
+                provider: ProviderKind::Claude,
+                id: "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc".into(),
+                title: None,
+                source_path: stored.clone(),
+                updated_at: None,
+            },
+            subagents: Vec::new(),
+            include_subagents: Some(false),
+            steps: Vec::new(),
+            notes: Vec::new(),
+        };
+        let named = |source_path: Option<PathBuf>| SessionRef {
+            provider: ProviderKind::Claude,
+            id: plan.session.id.clone(),
+            source_path,
+        };
+        let shown = PathBuf::from(stored.to_string_lossy().into_owned());
+        assert!(is_plan_of(&plan, &named(Some(shown.clone())), Mode::Trash));
+        assert!(is_plan_of(&plan, &named(Some(stored)), Mode::Trash));
+        assert!(is_plan_of(&plan, &named(None), Mode::Trash));
+        assert!(!is_plan_of(&plan, &named(Some(shown)), Mode::Permanent));
+        let other = PathBuf::from(std::ffi::OsStr::from_bytes(b"/s/-home-\xff/a.jsonl"));
+        assert!(!is_plan_of(&plan, &named(Some(other)), Mode::Trash));
+    }
 }

@@ -42,7 +42,8 @@ pub(super) fn trash(state: &State, p: TrashParams) -> Result<Value, CoreError> {
     let Some(shown) = p.plan else {
         return Ok(json!({ "plan": plan, "done": null }));
     };
-    if shown != plan {
+    // The client's plan is read from JSON: a name that is not UTF-8 in it is lossy.
+    if !plan.is_shown_as(&shown) {
         let why =
             "the session changed since its plan was shown; nothing was done: show the plan again";
         return Err(TrashError::Stale(why.into()).into());

@@ -40,10 +40,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
         "CODEX_HOME".to_owned(),
         ctx.root.to_string_lossy().into_owned(),
     )];
-    let commands = match &ctx.tools.codex {
-        Some(program) => agent::subcommands(program, &env).map(|c| (program, c)),
-        None => Err("it is not on PATH".to_owned()),
-    };
+    let commands = commands(ctx.tools.codex.as_deref(), ctx.root, &env);
     let has = |name: &str| {
         commands
             .as_ref()
@@ -103,6 +100,27 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
             Ok((vec![step], notes))
         }
     }
+}
+
+/// The subcommands of the Codex at `program`, or why it is not asked. The plan names the store
+/// to Codex by `CODEX_HOME` and Codex by `argv[0]`, both strings: a folder whose name is not
+/// UTF-8 would be named lossily, which is another folder (Codex would act on a store that is
+/// not there, or start a new one), so such a Codex is not used.
+fn commands<'a>(
+    program: Option<&'a Path>,
+    root: &Path,
+    env: &[(String, String)],
+) -> Result<(&'a Path, Vec<String>), String> {
+    let program = program.ok_or("it is not on PATH")?;
+    for (what, path) in [("the store", root), ("Codex", program)] {
+        if path.to_str().is_none() {
+            return Err(format!(
+                "{what} is at {}, a name that is not UTF-8, which cannot be passed on to Codex",
+                path.display()
+            ));
+        }
+    }
+    agent::subcommands(program, env).map(|c| (program, c))
 }
 
 /// The archive Codex makes, for a Codex without the command: each rollout into

@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::Catalog;
 use crate::config::ActionSettings;
 use crate::error::Error;
+use crate::model::path::names;
 use crate::model::{ProviderKind, SessionMeta};
 use crate::provider::registry::agent;
 use crate::provider::SessionKey;
@@ -70,6 +71,8 @@ pub struct Target {
     pub provider: ProviderKind,
     pub id: String,
     pub title: Option<String>,
+    #[serde(with = "crate::model::path::os")]
+    #[ts(type = "string")]
     pub source_path: PathBuf,
     pub updated_at: Option<DateTime<Utc>>,
 }
@@ -109,6 +112,8 @@ pub enum Step {
         /// What it does, in words.
         effect: String,
         /// Files that must be gone from where they are once it succeeded.
+        #[serde(with = "crate::model::path::os_vec")]
+        #[ts(type = "Array<string>")]
         removes: Vec<PathBuf>,
     },
     /// Codex's own archive, made by us where the installed Codex has no `archive` command:
@@ -116,10 +121,14 @@ pub enum Step {
     /// pointed there, all in one transaction.
     Archive {
         moves: Vec<Move>,
+        #[serde(with = "crate::model::path::os_option")]
+        #[ts(type = "string | null")]
         db: Option<PathBuf>,
     },
     /// Rows deleted from an agent's database in one transaction (table → rows).
     DeleteRows {
+        #[serde(with = "crate::model::path::os")]
+        #[ts(type = "string")]
         db: PathBuf,
         ids: Vec<String>,
         rows: Vec<(String, u64)>,
@@ -138,7 +147,11 @@ impl Step {
 #[ts(rename = "TrashMove")]
 pub struct Move {
     pub id: String,
+    #[serde(with = "crate::model::path::os")]
+    #[ts(type = "string")]
     pub from: PathBuf,
+    #[serde(with = "crate::model::path::os")]
+    #[ts(type = "string")]
     pub to: PathBuf,
 }
 
@@ -146,6 +159,8 @@ pub struct Move {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(rename = "TrashItem")]
 pub struct Item {
+    #[serde(with = "crate::model::path::os")]
+    #[ts(type = "string")]
     pub path: PathBuf,
     pub dir: bool,
     /// Bytes (a folder: everything in it).
@@ -218,6 +233,46 @@ impl Plan {
     /// The sessions the cache should drop once the plan ran.
     pub fn keys(&self) -> Vec<SessionKey> {
         self.targets().into_iter().map(Target::key).collect()
+    }
+
+    /// Whether `shown`, the plan a front end showed and sends back to be run, is this plan
+    /// (made again just now): the same in everything, each path naming this plan's. A plan
+    /// read back from JSON (a remote client's) has a name that is not UTF-8 lossily, so such a
+    /// path names this plan's when it reads as it does (`model::path::names`); what runs is
+    /// always this plan, with the names' own bytes.
+    pub fn is_shown_as(&self, shown: &Plan) -> bool {
+        if self == shown {
+            return true;
+        }
+        let (mine, theirs) = (self.paths(), shown.paths());
+        let same_paths =
+            mine.len() == theirs.len() && mine.iter().zip(&theirs).all(|(m, t)| names(m, t));
+        // All but the paths: compared as the JSON shows them (where those read alike).
+        let shown_alike = match (serde_json::to_value(self), serde_json::to_value(shown)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        same_paths && shown_alike
+    }
+
+    /// Every path the plan names, in order: its sessions' files, then each step's.
+    fn paths(&self) -> Vec<&Path> {
+        let targets = std::iter::once(&self.session).chain(&self.subagents);
+        let mut out: Vec<&Path> = targets.map(|t| t.source_path.as_path()).collect();
+        for step in &self.steps {
+            match step {
+                Step::OsTrash { items } => out.extend(items.iter().map(|i| i.path.as_path())),
+                Step::Agent { removes, .. } => out.extend(removes.iter().map(PathBuf::as_path)),
+                Step::Archive { moves, db } => {
+                    for m in moves {
+                        out.extend([m.from.as_path(), m.to.as_path()]);
+                    }
+                    out.extend(db.as_deref());
+                }
+                Step::DeleteRows { db, .. } => out.push(db),
+            }
+        }
+        out
     }
 
     /// Whether the user must still say what happens to the subagents.

@@ -595,6 +595,19 @@ fn a_codex_archive_move_leaving_its_folder_is_refused() {
     assert_eq!(files(root.path()), before);
 }
 
+/// The OpenCode store at `root` aged (no agent writing it), scanned, and the deletion of
+/// session `id` with its children planned.
+fn opencode_deletion(
+    root: &Path,
+    id: &str,
+) -> (agent_sessions_core::Catalog, Vec<SessionMeta>, trash::Plan) {
+    age(root);
+    let catalog = common::catalog(ProviderKind::Opencode, root);
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let plan = plan_for(&catalog, &all, id, Mode::Permanent, Some(true));
+    (catalog, all, plan)
+}
+
 /// A rollback that cannot put everything back says what is where: a session with a JSON copy
 /// and database rows; its files go to the trash, the rows cannot be deleted (OpenCode holds
 /// the database), and meanwhile something new took the place of its message folder. The
@@ -618,14 +631,20 @@ fn a_rollback_that_cannot_finish_says_where_each_file_is() {
     .unwrap();
     let messages = storage.join("message").join(id);
     std::fs::create_dir_all(&messages).unwrap();
-    std::fs::write(messages.join("msg_a.json"), "{}").unwrap();
+    // A message and its part, each saying whose it is (else they would stay where they are).
+    std::fs::write(
+        messages.join("msg_a.json"),
+        format!(r#"{{"id":"msg_a","sessionID":"{id}"}}"#),
+    )
+    .unwrap();
     let parts = storage.join("part/msg_a");
     std::fs::create_dir_all(&parts).unwrap();
-    std::fs::write(parts.join("prt_a.json"), "{}").unwrap();
-    age(root.path());
-    let catalog = common::catalog(ProviderKind::Opencode, root.path());
-    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
-    let plan = plan_for(&catalog, &all, id, Mode::Permanent, Some(true));
+    std::fs::write(
+        parts.join("prt_a.json"),
+        format!(r#"{{"id":"prt_a","sessionID":"{id}","messageID":"msg_a"}}"#),
+    )
+    .unwrap();
+    let (catalog, all, plan) = opencode_deletion(root.path(), id);
     let Step::OsTrash { items } = &plan.steps[0] else {
         panic!("{:?}", plan.steps)
     };
@@ -793,6 +812,89 @@ fn a_codex_rollout_named_not_in_utf8_is_archived_under_its_own_name() {
     let archived = root.path().join("archived_sessions").join(os(&name));
     assert_eq!(std::fs::read(archived).unwrap(), bytes);
     assert!(!renamed.exists());
+}
+
+// OpenCode's JSON storage keeps a message's parts in `storage/part/<message id>/`, a folder
+// named by the message alone: a message file in this session's folder decides which part
+// folders go with the session, so it is believed only when it and its parts say they are this
+// session's.
+
+const OC_SESSION: &str = "ses_dd4233f85ffeF6TN3TEhX5oKKw";
+const OC_OTHER: &str = "ses_dd4234628ffemWI43oty88yayo";
+
+/// One message file of [`OC_OTHER`] planted in [`OC_SESSION`]'s message folder under its own
+/// plain name, as `planted` (the other's message file, given its bytes) rewrites it. The
+/// deletion of the session leaves the planted file where it is, with a note naming it, and
+/// every file of the other session (its parts first) stays byte for byte.
+fn a_planted_message_takes_no_parts(planted: impl Fn(&str) -> String) {
+    let (_one, _data) = own_trash();
+    let root = store(ProviderKind::Opencode, "1.0.98");
+    let storage = root.path().join("storage");
+    let theirs = storage.join("message").join(OC_OTHER);
+    let message = std::fs::read_dir(&theirs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .min()
+        .unwrap();
+    let name = message.file_name().unwrap().to_owned();
+    let their_parts = storage.join("part").join(message.file_stem().unwrap());
+    assert!(their_parts.read_dir().unwrap().count() > 0);
+    let text = std::fs::read_to_string(&message).unwrap();
+    let plant = storage.join("message").join(OC_SESSION).join(&name);
+    std::fs::write(&plant, planted(&text)).unwrap();
+    let (catalog, all, plan) = opencode_deletion(root.path(), OC_SESSION);
+    let Step::OsTrash { items } = &plan.steps[0] else {
+        panic!("{:?}", plan.steps)
+    };
+    let going: Vec<&Path> = items.iter().map(|i| i.path.as_path()).collect();
+    assert!(!going.contains(&their_parts.as_path()), "{going:#?}");
+    assert!(!going.contains(&plant.as_path()), "{going:#?}");
+    let shown = plant.display().to_string();
+    assert!(
+        plan.notes.iter().any(|n| n.contains(&shown)),
+        "{:#?}",
+        plan.notes
+    );
+    // The session's own messages and their parts still go.
+    let own_message = std::fs::read_dir(storage.join("message").join(OC_SESSION))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| *p != plant)
+        .unwrap();
+    let own_parts = storage.join("part").join(own_message.file_stem().unwrap());
+    assert!(going.contains(&own_message.as_path()) && going.contains(&own_parts.as_path()));
+
+    let before = common::snapshot(root.path());
+    trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap();
+    let after = common::snapshot(root.path());
+    let kept: Vec<_> = before
+        .iter()
+        .filter(|(p, _)| p.starts_with(&their_parts) || p.starts_with(&theirs) || *p == plant)
+        .collect();
+    assert!(kept.len() > 3, "{kept:?}");
+    for file in kept {
+        assert!(after.contains(file), "{} went or changed", file.0.display());
+    }
+    assert!(!own_message.exists() && !own_parts.exists());
+    let now = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    assert!(!now.iter().any(|s| s.id == OC_SESSION));
+    let other = find(&now, OC_OTHER);
+    assert!(!catalog.load(other).unwrap().messages.is_empty());
+}
+
+/// A copy of another session's message file (its `sessionID` the other's) in this session's
+/// folder: before, the other's part folder was planned and went to the trash with this session.
+#[test]
+fn an_opencode_message_of_another_session_takes_none_of_its_parts() {
+    a_planted_message_takes_no_parts(|text| text.to_owned());
+}
+
+/// The same file rewritten to say it is this session's: its parts still say whose they are.
+#[test]
+fn an_opencode_message_claiming_another_sessions_parts_takes_none_of_them() {
+    a_planted_message_takes_no_parts(|text| text.replace(OC_OTHER, OC_SESSION));
 }
 
 // Codex is told its store by `CODEX_HOME`, a string in the plan: a store folder whose name is

@@ -13,13 +13,16 @@
 //!
 //! OpenCode deletes a session's child sessions with it, and so do we.
 
+use std::fs::DirEntry;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, TransactionBehavior};
 
 use super::{guard, open_for_writing, Context, Item, Mode, Step, TrashError};
 use crate::provider::opencode::{copies_of, Origin};
-use crate::provider::sqlite;
+use crate::provider::{files, sqlite};
+use serde::Deserialize;
 
 pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError> {
     if ctx.mode == Mode::Trash {
@@ -37,6 +40,8 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
     }
     let mut files = Vec::new();
     let mut db_ids = Vec::new();
+    // Message files left where they are, said after what goes.
+    let mut left = Vec::new();
     for g in ctx.going() {
         for (origin, path) in copies_of(ctx.root, &g.id) {
             match origin {
@@ -45,7 +50,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
                         db_ids.push(g.id.clone());
                     }
                 }
-                Origin::Json => files.extend(legacy_files(ctx.root, &path, &g.id)),
+                Origin::Json => files.extend(legacy_files(ctx.root, &path, &g.id, &mut left)),
                 Origin::Project => files.extend(project_files(&path, &g.id)),
             }
         }
@@ -68,6 +73,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
             rows,
         });
     }
+    notes.extend(left);
     if steps.is_empty() {
         return Err(TrashError::Stale(format!(
             "no copy of {} was found under {}",
@@ -79,27 +85,123 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
 }
 
 /// A legacy (1.0–1.1) copy: `storage/session/<project>/<id>.json`, `storage/message/<id>/`,
-/// each of its messages' `storage/part/<messageID>/`, and its diff, todo and share files.
-fn legacy_files(root: &Path, session_file: &Path, id: &str) -> Vec<PathBuf> {
+/// each of its messages' `storage/part/<messageID>/`, and its diff, todo and share files. What
+/// is left where it is (see [`messages_and_parts`]) is said in `notes`.
+fn legacy_files(
+    root: &Path,
+    session_file: &Path,
+    id: &str,
+    notes: &mut Vec<String>,
+) -> Vec<PathBuf> {
     let storage = root.join("storage");
-    let messages = storage.join("message").join(id);
-    let mut out = vec![session_file.to_path_buf(), messages.clone()];
-    let part = storage.join("part");
-    // A message's parts are named by its file's name: `..json` or `.json` is no message, and
-    // would name `part/.` (every session's parts). A linked message folder is another's.
-    for m in guard::own_entries(&messages) {
-        let name = m.file_name().to_string_lossy().into_owned();
-        if let Some(parts) = name
-            .strip_suffix(".json")
-            .and_then(|id| guard::child(&part, id))
-        {
-            out.push(parts);
-        }
-    }
+    let mut out = vec![session_file.to_path_buf()];
+    out.extend(messages_and_parts(&storage, id, notes));
     for dir in ["session_diff", "todo", "share"] {
         out.push(storage.join(dir).join(format!("{id}.json")));
     }
     out
+}
+
+/// The session's message folder `storage/message/<id>/` and its messages' part folders. A part
+/// folder `storage/part/<messageID>/` is named by the message alone, by a file anyone can
+/// write into this folder: a message is believed only when its file says it is message
+/// `<its name>` of this session and every part in its part folder says so too. One that is not
+/// (a copy of another session's message, a forged one, `..json`) is left where it is with its
+/// parts, a note names it, and the folder goes file by file instead of whole. A linked message
+/// folder is another's: nothing is planned from what is behind it.
+fn messages_and_parts(storage: &Path, id: &str, notes: &mut Vec<String>) -> Vec<PathBuf> {
+    let folder = storage.join("message").join(id);
+    let part = storage.join("part");
+    let mut going = Vec::new();
+    let mut parts = Vec::new();
+    let mut left = false;
+    for entry in guard::own_entries(&folder) {
+        let path = entry.path();
+        let name = entry.file_name();
+        // Not a message file (OpenCode reads `*.json` only): it goes with the folder.
+        if !name.as_encoded_bytes().ends_with(b".json") {
+            going.push(path);
+            continue;
+        }
+        match message_parts(&part, &entry, id) {
+            Ok(p) => {
+                going.push(path);
+                parts.extend(p);
+            }
+            Err(why) => {
+                left = true;
+                notes.push(format!(
+                    "{} is left where it is, and so are the parts it names: {why}",
+                    path.display()
+                ));
+            }
+        }
+    }
+    let mut out = if left { going } else { vec![folder] };
+    out.extend(parts);
+    out
+}
+
+/// The part folder of the message file `entry` of session `id`, when the file and the parts
+/// say they are this session's (none when the message has no parts); else why not.
+fn message_parts(part: &Path, entry: &DirEntry, id: &str) -> Result<Option<PathBuf>, String> {
+    let name = entry.file_name();
+    let message = name
+        .to_str()
+        .and_then(|n| n.strip_suffix(".json"))
+        .filter(|m| guard::child(part, m).is_some())
+        .ok_or("its name is not a message's")?;
+    if !entry.file_type().is_ok_and(|t| t.is_file()) {
+        return Err("it is not a file".into());
+    }
+    let said = owner(&entry.path())?;
+    if said.session.as_deref() != Some(id) || said.id.as_deref() != Some(message) {
+        return Err(format!(
+            "it says it is message {} of session {}",
+            said.id.as_deref().unwrap_or("(none)"),
+            said.session.as_deref().unwrap_or("(none)")
+        ));
+    }
+    let folder = part.join(message);
+    match std::fs::symlink_metadata(&folder) {
+        Err(_) => return Ok(None),
+        Ok(m) if !m.is_dir() => return Err(format!("{} is not a folder", folder.display())),
+        Ok(_) => {}
+    }
+    for p in guard::own_entries(&folder) {
+        let path = p.path();
+        if !path.as_os_str().as_encoded_bytes().ends_with(b".json") {
+            continue;
+        }
+        let said = owner(&path)?;
+        if said.session.as_deref() != Some(id) || said.message.as_deref() != Some(message) {
+            return Err(format!(
+                "its part {} says it is of message {} of session {}",
+                path.display(),
+                said.message.as_deref().unwrap_or("(none)"),
+                said.session.as_deref().unwrap_or("(none)")
+            ));
+        }
+    }
+    Ok(Some(folder))
+}
+
+/// Whose a message or part file says it is (its other fields are skipped, not kept).
+#[derive(Deserialize)]
+struct Owner {
+    id: Option<String>,
+    #[serde(rename = "sessionID")]
+    session: Option<String>,
+    #[serde(rename = "messageID")]
+    message: Option<String>,
+}
+
+/// [`Owner`] of the JSON file at `path`, read as a stream of at most the size the reader reads
+/// as one document (a regular file only: never a pipe or a device).
+fn owner(path: &Path) -> Result<Owner, String> {
+    let file = files::open_regular(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let reader = std::io::BufReader::new(file.take(files::MAX_DOCUMENT));
+    serde_json::from_reader(reader).map_err(|e| format!("{} cannot be read: {e}", path.display()))
 }
 
 /// A 0.x copy: `project/<slug>/storage/session/{info/<id>.json, message/<id>/, part/<id>/,

@@ -87,6 +87,8 @@ fn exit_code(code: &str) -> u8 {
         "subagents_undecided",
         "subagents_go_along",
         "agent_missing",
+        "invalid_session_id",
+        "unsafe_path",
         "stale_plan",
     ];
     if REFUSALS.contains(&code) {

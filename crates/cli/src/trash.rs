@@ -6,7 +6,9 @@
 use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
 
-use agent_sessions_core::actions::trash::{self, Done, Mode, Plan, Request, Step, Tools};
+use agent_sessions_core::actions::trash::{
+    self, Done, Mode, Plan, Request, Step, Tools, TrashError,
+};
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::{Error, Roots};
 use serde_json::json;
@@ -93,19 +95,34 @@ fn run(
         mode,
         subagents: args.subagents(),
     };
-    let plan = trash::plan(
+    let tools = Tools::from_path();
+    let shown = trash::plan(
         lib.catalog(),
         &report.sessions,
         &session,
         request,
         &settings,
-        &Tools::from_path(),
+        &tools,
     )?;
-    if let Some(refused) = consent(&plan, args.yes, json) {
+    if let Some(refused) = consent(&shown, args.yes, json) {
         return Ok(refused);
     }
-    // A fresh listing: the checks run again on the sessions as they are now.
+    // The answer may come long after the question, and the store may have changed meanwhile:
+    // planned again on a fresh listing, it runs only when it is the plan shown (as the app's
+    // and a remote's trash do), and the checks run again on the sessions as they are now.
     let now = progress::run("scanning", |p| lib.sessions(p))?;
+    let again = now.sessions.iter().find(|s| {
+        s.provider == session.provider && s.id == session.id && s.source_path == session.source_path
+    });
+    let plan = match again {
+        Some(s) => trash::plan(lib.catalog(), &now.sessions, s, request, &settings, &tools)?,
+        None => {
+            return Err(TrashError::Stale(format!("{} is no longer listed", session.id)).into())
+        }
+    };
+    if plan != shown {
+        return Err(TrashError::Stale("what it would do now is not what was shown".into()).into());
+    }
     let done = trash::execute(lib.catalog(), &now.sessions, &plan, &settings)?;
     let mut out = done_envelope(&plan, &done);
     if let Err(e) = lib.forget(&plan.keys()) {

@@ -851,3 +851,102 @@ fn opencode_v2_and_v1_rows_of_one_session_go_together() {
     assert!(after["session_v2"] < counts["session_v2"]);
     assert!(!m.listed().contains_key(&both));
 }
+
+impl Machine {
+    /// Runs the CLI with `args` in a pseudo-terminal (util-linux `script`, so it asks), lets
+    /// `meanwhile` change the store while the question waits, then answers `y`: its exit code
+    /// and what it wrote.
+    fn answer_yes_after(&self, args: &[&str], meanwhile: impl FnOnce()) -> (Option<i32>, String) {
+        use std::io::{Read, Write};
+        let cli = self.cli(args);
+        // Test paths and ids need no quoting but for the single quotes around each word.
+        let words: Vec<String> = std::iter::once(cli.get_program())
+            .chain(cli.get_args())
+            .map(|w| format!("'{}'", w.to_str().unwrap()))
+            .collect();
+        let mut cmd = Command::new("/usr/bin/script");
+        cmd.args(["-q", "-e", "-c", &words.join(" "), "/dev/null"])
+            .env_clear()
+            .envs(cli.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let (asked, said) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            let (mut text, mut chunk) = (Vec::new(), [0u8; 4096]);
+            while let Ok(n @ 1..) = stdout.read(&mut chunk) {
+                text.extend_from_slice(&chunk[..n]);
+                if text.windows(5).any(|w| w == b"[y/N]") {
+                    let _ = asked.send(());
+                }
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        });
+        said.recv_timeout(Duration::from_secs(120))
+            .expect("the question was never asked");
+        meanwhile();
+        stdin.write_all(b"y\n").unwrap();
+        let status = child.wait().unwrap();
+        drop(stdin);
+        (status.code(), reader.join().unwrap())
+    }
+}
+
+/// What runs after the y/N question is planned again and must be what was shown: a file that
+/// appeared in the session's folder, or lines added to its transcript (its time kept old, as a
+/// copy or a clock change leaves it), meanwhile is refused (`stale_plan`, exit 2) and nothing
+/// moves; unchanged, the answer runs the plan. (Before, the plan shown was run on whatever was
+/// there by then: the new file went to the trash unseen.)
+#[test]
+fn a_plan_changed_while_the_question_waits_is_not_run() {
+    const ID: &str = "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc";
+    const DEMO: &str = "projects/-home-bob-projects-demo";
+    let id = ID;
+    type Change = fn(&Path);
+    let changes: [(&str, Change); 2] = [
+        ("a new file in the session's folder", |store| {
+            let dir = store.join(format!("{DEMO}/{ID}/tool-results"));
+            std::fs::write(dir.join("written-meanwhile.txt"), "new").unwrap();
+            age(store);
+        }),
+        ("lines added to the transcript", |store| {
+            let transcript = store.join(format!("{DEMO}/{ID}.jsonl"));
+            let mut f = std::fs::File::options()
+                .append(true)
+                .open(transcript)
+                .unwrap();
+            std::io::Write::write_all(&mut f, b"{\"type\":\"summary\",\"summary\":\"x\"}\n")
+                .unwrap();
+            age(store);
+        }),
+    ];
+    for (what, change) in changes {
+        let m = Machine::new("claude", "2.1.332");
+        m.allow(true, false);
+        let store = m.store();
+        let mut before = None;
+        let (code, said) = m.answer_yes_after(&["trash", id], || {
+            change(&store);
+            before = Some(m.snapshot());
+        });
+        assert_eq!(code, Some(2), "{what}: {said}");
+        assert!(
+            said.contains("stale_plan") || said.contains("not what was shown"),
+            "{what}: {said}"
+        );
+        assert_eq!(Some(m.snapshot()), before, "{what}: the store changed");
+        assert!(m.trashed().is_empty(), "{what}: {:?}", m.trashed());
+    }
+    // Nothing changed: the answer runs it.
+    let m = Machine::new("claude", "2.1.332");
+    m.allow(true, false);
+    let (code, said) = m.answer_yes_after(&["trash", id], || {});
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains(&format!("trashed claude session {id}")),
+        "{said}"
+    );
+    assert!(!m.listed().contains_key(id));
+}

@@ -310,7 +310,9 @@ fn one<'a>(name: &str, matches: Vec<&'a SessionMeta>) -> Result<&'a SessionMeta,
 /// through a symlink). Only a listed session is ever named this way: a path no session was
 /// read from names none.
 pub fn in_file<'a>(sessions: &'a [SessionMeta], path: &std::path::Path) -> Vec<&'a SessionMeta> {
-    let direct: Vec<&SessionMeta> = sessions.iter().filter(|s| s.source_path == path).collect();
+    let direct: Vec<&SessionMeta> = (sessions.iter())
+        .filter(|s| crate::model::path::names(&s.source_path, path))
+        .collect();
     if !direct.is_empty() {
         return direct;
     }

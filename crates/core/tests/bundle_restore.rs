@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use agent_sessions_core::bundle::{self, Agents, Bundle, Mode, Target, Tokens};
 use agent_sessions_core::{Catalog, Error, ProviderKind, ScanProgress, SessionMeta};
+use serde_json::Value;
 
 fn versions(kind: ProviderKind) -> Vec<String> {
     let dir = common::repo().join("testdata").join(kind.as_str());
@@ -35,7 +36,12 @@ fn listing(kind: ProviderKind, root: &Path) -> (Catalog, Vec<SessionMeta>) {
 /// An empty store of `kind`: a folder (OpenCode: with the 1.18.33 schema and no rows, as an
 /// installed OpenCode that has not run a session leaves it).
 fn empty_store(kind: ProviderKind, within: &Path) -> PathBuf {
-    let root = within.join("store");
+    // OpenCode's is named as OpenCode names it (`$XDG_DATA_HOME/opencode`), so its own import
+    // can be pointed at it.
+    let root = within.join(match kind {
+        ProviderKind::Opencode => "opencode",
+        _ => "store",
+    });
     std::fs::create_dir_all(&root).unwrap();
     if kind == ProviderKind::Opencode {
         let schema = common::fixture(kind, "1.18.33").join("opencode.db.schema.sql");
@@ -67,6 +73,18 @@ fn restore(
     dir: &Path,
     as_copy: bool,
 ) -> Result<bundle::Restored, Error> {
+    restore_by(path, kind, root, dir, as_copy, &Agents::default())
+}
+
+/// [`restore`] with the agents' command lines `agents`.
+fn restore_by(
+    path: &Path,
+    kind: ProviderKind,
+    root: &Path,
+    dir: &Path,
+    as_copy: bool,
+    agents: &Agents,
+) -> Result<bundle::Restored, Error> {
     let tokens = Tokens::new();
     let (catalog, sessions) = listing(kind, root);
     let target = Target {
@@ -74,11 +92,10 @@ fn restore(
         dir: dir.to_path_buf(),
         as_copy,
     };
-    let agents = Agents::default();
     let b = Bundle::open(path)?;
-    let p = bundle::preview(&b, &catalog, &sessions, &target, &agents, &tokens)?;
+    let p = bundle::preview(&b, &catalog, &sessions, &target, agents, &tokens)?;
     bundle::restore(
-        path, &catalog, &sessions, &target, &agents, &tokens, &p.token,
+        path, &catalog, &sessions, &target, agents, &tokens, &p.token,
     )
 }
 
@@ -421,6 +438,18 @@ fn a_session_that_is_live_in_the_store_is_refused_as_live() {
     assert_eq!(common::snapshot(&root), before);
 }
 
+/// A Codex state database (Codex 0.171.0's schema, no rows) in the store at `root`.
+fn state_db(root: &Path) -> rusqlite::Connection {
+    let source = common::fixture(ProviderKind::Codex, "0.171.0");
+    let schema = source.join("state_5.sqlite.schema.sql");
+    let db = rusqlite::Connection::open(root.join("state_5.sqlite")).unwrap();
+    // (SQLite makes its own sqlite_sequence.)
+    let schema = std::fs::read_to_string(schema).unwrap();
+    db.execute_batch(&schema.replace("CREATE TABLE sqlite_sequence(name,seq);", ""))
+        .unwrap();
+    db
+}
+
 /// A Codex store with a state database (Codex 0.171.0's schema): a restore adds a `threads`
 /// row per rollout (the directory, the path it was written to) and the subagent's edge, or, when
 /// the insert is refused, rolls back and removes the files it made.
@@ -436,12 +465,7 @@ fn a_codex_restore_lists_its_sessions_in_the_state_database_or_changes_nothing()
     let path = export(&catalog, &all, s, Mode::Complete, work.path());
     let root = empty_store(kind, work.path());
     let dir = work.path().canonicalize().unwrap();
-    let schema = source.join("state_5.sqlite.schema.sql");
-    let db = rusqlite::Connection::open(root.join("state_5.sqlite")).unwrap();
-    // (SQLite makes its own sqlite_sequence.)
-    let schema = std::fs::read_to_string(schema).unwrap();
-    db.execute_batch(&schema.replace("CREATE TABLE sqlite_sequence(name,seq);", ""))
-        .unwrap();
+    let db = state_db(&root);
     // A row of the subagent's id without its rollout: the insert is refused part way.
     let stray = "INSERT INTO threads (id, rollout_path, created_at, updated_at, source, \
                  model_provider, cwd, title, sandbox_policy, approval_mode) \
@@ -482,4 +506,474 @@ fn a_codex_restore_lists_its_sessions_in_the_state_database_or_changes_nothing()
         )
         .unwrap();
     assert_eq!(edge, (parent.to_owned(), child.to_owned()));
+}
+
+/// The bundle at `path` made again at `out` by someone who knows the format: `h` edits the
+/// manifest and the native files' bytes (by name), and the manifest's size and SHA-256 of each
+/// file are made to match, so the bundle opens as a sound one.
+fn altered(path: &Path, out: &Path, h: &Hostile) {
+    use sha2::{Digest, Sha256};
+    use std::io::{Read, Write};
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+    let mut entries = Vec::new();
+    for i in 0..zip.len() {
+        let mut f = zip.by_index(i).unwrap();
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes).unwrap();
+        entries.push((f.name().to_owned(), bytes));
+    }
+    let (_, manifest) = entries.iter().find(|(n, _)| n == "manifest.json").unwrap();
+    let mut m: Value = serde_json::from_slice(manifest).unwrap();
+    (h.manifest)(&mut m);
+    let mut w = zip::ZipWriter::new(std::fs::File::create(out).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    for (name, bytes) in entries.into_iter().filter(|(n, _)| n != "manifest.json") {
+        let bytes = if name.starts_with("native/") {
+            (h.record)(&name, bytes)
+        } else {
+            bytes
+        };
+        let files = m["files"].as_array_mut().unwrap();
+        let listed = files
+            .iter_mut()
+            .find(|f| f["path"] == name.as_str())
+            .unwrap();
+        listed["size"] = bytes.len().into();
+        let sha: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        listed["sha256"] = sha.into();
+        w.start_file(name.as_str(), opts).unwrap();
+        w.write_all(&bytes).unwrap();
+    }
+    w.start_file("manifest.json", opts).unwrap();
+    w.write_all(&serde_json::to_vec(&m).unwrap()).unwrap();
+    w.finish().unwrap();
+}
+
+/// A bundle altered by hand: what was done, to the manifest and to the native files.
+struct Hostile {
+    what: &'static str,
+    manifest: Box<dyn Fn(&mut Value)>,
+    record: EditRecord,
+}
+
+/// A native file's bytes (by its name in the archive) → the bytes it gets.
+type EditRecord = Box<dyn Fn(&str, Vec<u8>) -> Vec<u8>>;
+
+/// Each JSON value of the native file whose name holds `file` through `edit`: the whole file
+/// (OpenCode's export document) or each line (JSONL; a line that is not JSON stays as it was).
+fn in_record(
+    what: &'static str,
+    file: &'static str,
+    edit: impl Fn(&mut Value) + 'static,
+) -> Hostile {
+    Hostile {
+        what,
+        manifest: Box::new(|_| {}),
+        record: Box::new(move |name, bytes| {
+            if !name.contains(file) {
+                return bytes;
+            }
+            let text = String::from_utf8(bytes).unwrap();
+            if !name.ends_with(".jsonl") {
+                let mut v: Value = serde_json::from_str(&text).unwrap();
+                edit(&mut v);
+                return serde_json::to_vec(&v).unwrap();
+            }
+            let mut out = String::new();
+            for line in text.lines() {
+                match serde_json::from_str::<Value>(line) {
+                    Ok(mut v) => {
+                        edit(&mut v);
+                        out.push_str(&v.to_string());
+                    }
+                    Err(_) => out.push_str(line),
+                }
+                out.push('\n');
+            }
+            out.into_bytes()
+        }),
+    }
+}
+
+/// A store with a session in it, the directory to restore into and the bundle to alter, made
+/// in the folder given.
+type Setup<'a> = &'a dyn Fn(&Path) -> (PathBuf, PathBuf, PathBuf);
+
+/// Each hostile variant of the bundle `setup` makes is refused as unsafe before anything is
+/// written (each into a store of its own): the store stays byte for byte as it was. The bundle
+/// as it was then restores (only what was altered is refused).
+fn refused_variants(kind: ProviderKind, agents: &Agents, setup: Setup, variants: &[Hostile]) {
+    let mut wrong = Vec::new();
+    for h in variants {
+        let work = tempfile::tempdir().unwrap();
+        let (root, dir, path) = setup(work.path());
+        let bad = work.path().join("altered.agent-session.zip");
+        altered(&path, &bad, h);
+        let before = common::snapshot(&root);
+        let said = match restore_by(&bad, kind, &root, &dir, false, agents) {
+            Ok(r) => format!("restored as {:?}", r.sessions),
+            Err(e) if e.code() != "bundle_unsafe" => format!("{}: {e}", e.code()),
+            Err(e) if !e.to_string().contains("nothing was written") => e.to_string(),
+            Err(_) => String::new(),
+        };
+        let changed = common::snapshot(&root) != before;
+        if !said.is_empty() || changed {
+            wrong.push(format!("{}: {said} (store changed: {changed})", h.what));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{kind}: not refused:\n{}",
+        wrong.join("\n")
+    );
+    let work = tempfile::tempdir().unwrap();
+    let (root, dir, path) = setup(work.path());
+    restore_by(&path, kind, &root, &dir, false, agents).unwrap();
+}
+
+const OC_PARENT: &str = "ses_dd4341096ffef285TaeIhrVhqh";
+const OC_CHILD: &str = "ses_dd433f7e1ffe6XJJHdcUEG5OLP";
+/// A session of the same fixture, restored first: the one a hostile record would join.
+const OC_OTHER: &str = "ses_dd434d2d3ffeSwAnDCKAB0MBV0";
+
+/// The ways a record of an OpenCode bundle can say other ids, parents or titles than its
+/// manifest (each was written into the store before they were checked).
+fn opencode_hostile() -> Vec<Hostile> {
+    let info = |what, file, key: &'static str, value: &'static str| {
+        in_record(what, file, move |d| d["info"][key] = value.into())
+    };
+    vec![
+        info("a path-like id", OC_PARENT, "id", "../../../x"),
+        info(
+            "an id with a bidi override",
+            OC_PARENT,
+            "id",
+            "ses_dd4341096ffef285Ta\u{202e}eIhrVhqh",
+        ),
+        info("an id with an escape", OC_PARENT, "id", "ses_x\u{1b}[2J"),
+        info("an empty id", OC_PARENT, "id", ""),
+        info(
+            "another well-formed id",
+            OC_PARENT,
+            "id",
+            "ses_dd4341096ffef285TaeIhrVhqX",
+        ),
+        info(
+            "the subagent's id on the parent's record",
+            OC_PARENT,
+            "id",
+            OC_CHILD,
+        ),
+        info(
+            "a title with control characters",
+            OC_PARENT,
+            "title",
+            "Listing\u{1b}]0;owned\u{7} files",
+        ),
+        info(
+            "a title with a line break",
+            OC_PARENT,
+            "title",
+            "Listing project files\nrm -rf ~",
+        ),
+        info(
+            "a title the manifest does not show",
+            OC_PARENT,
+            "title",
+            "Something else",
+        ),
+        info(
+            "a parent outside the bundle",
+            OC_PARENT,
+            "parentID",
+            OC_OTHER,
+        ),
+        info(
+            "the subagent under a session of the store",
+            OC_CHILD,
+            "parentID",
+            OC_OTHER,
+        ),
+        info("the subagent under no parent", OC_CHILD, "parentID", ""),
+        in_record("a message of another session", OC_CHILD, |d| {
+            d["messages"][0]["info"]["sessionID"] = OC_OTHER.into()
+        }),
+        in_record("a message id like a path", OC_CHILD, |d| {
+            d["messages"][0]["info"]["id"] = "../../x".into()
+        }),
+        in_record("a part of another message", OC_CHILD, |d| {
+            d["messages"][0]["parts"][0]["messageID"] = "msg_dd434d2d5001xxxxxxxxxxxxxx".into()
+        }),
+        in_record("a part id with an escape", OC_CHILD, |d| {
+            d["messages"][0]["parts"][0]["id"] = "prt_\u{1b}x".into()
+        }),
+        Hostile {
+            what: "the bundle's session a child of a session of the store",
+            manifest: Box::new(|m| m["session"]["parent_id"] = OC_OTHER.into()),
+            record: in_record("", OC_PARENT, |d| d["info"]["parentID"] = OC_OTHER.into()).record,
+        },
+    ]
+}
+
+/// A store of `kind` in `work` holding the session `other` of the fixture `version` (restored
+/// with `agents`, after `prepare` readied the empty store), the directory to restore into, and
+/// a bundle of the fixture's session `main`.
+fn setup_with(
+    (kind, version): (ProviderKind, &str),
+    (other, main): (&str, &str),
+    agents: &Agents,
+    prepare: fn(&Path),
+    work: &Path,
+) -> (PathBuf, PathBuf, PathBuf) {
+    let source = common::fixture(kind, version).canonicalize().unwrap();
+    let (catalog, all) = listing(kind, &source);
+    let find = |id: &str| all.iter().find(|s| s.id == id).unwrap();
+    let root = empty_store(kind, work);
+    prepare(&root);
+    let dir = work.canonicalize().unwrap();
+    let other = export(&catalog, &all, find(other), Mode::Complete, work);
+    restore_by(&other, kind, &root, &dir, false, agents).unwrap();
+    let path = export(&catalog, &all, find(main), Mode::Complete, work);
+    (root, dir, path)
+}
+
+/// An OpenCode store (1.18.33) holding one session, and a bundle of another with its subagent.
+fn opencode_setup(work: &Path, agents: &Agents) -> (PathBuf, PathBuf, PathBuf) {
+    let fixture = (ProviderKind::Opencode, "1.18.33");
+    setup_with(fixture, (OC_OTHER, OC_PARENT), agents, |_| {}, work)
+}
+
+/// Finding 4 of issue 29: the rows written came from the records, not from the checked
+/// manifest, so a record could put a path-like, empty or escape-laden id, a title with control
+/// characters, or a parent outside the bundle into `opencode.db`.
+#[test]
+fn opencode_records_that_disagree_with_the_manifest_are_refused_with_nothing_written() {
+    let agents = Agents::default();
+    let setup = |work: &Path| opencode_setup(work, &agents);
+    refused_variants(ProviderKind::Opencode, &agents, &setup, &opencode_hostile());
+}
+
+const CX_PARENT: &str = "01a22bc4-d63a-7983-80d0-f3d6ee14c936";
+const CX_CHILD: &str = "01a22bc4-d79d-7950-b85d-e48f810553e0";
+const CX_OTHER: &str = "01a22bc4-cb24-7030-8af9-1f6d53970528";
+
+/// `edit` on the `session_meta` payload of the rollout whose name holds `file`.
+fn session_meta(
+    what: &'static str,
+    file: &'static str,
+    edit: impl Fn(&mut Value) + 'static,
+) -> Hostile {
+    in_record(what, file, move |r| {
+        if r["type"] == "session_meta" {
+            edit(&mut r["payload"])
+        }
+    })
+}
+
+/// Finding 4 of issue 29 for Codex: the `threads` row (and the subagent's edge) took the id
+/// and the parent `session_meta` says, so a rollout could list a session under a path-like or
+/// another id, or put an edge under a thread of the store.
+#[test]
+fn codex_rollouts_that_disagree_with_the_manifest_are_refused_with_nothing_written() {
+    let kind = ProviderKind::Codex;
+    let setup = |work: &Path| {
+        let state = |root: &Path| drop(state_db(root));
+        let ids = (CX_OTHER, CX_PARENT);
+        setup_with((kind, "0.171.0"), ids, &Agents::default(), state, work)
+    };
+    let id =
+        |what, file, value: &'static str| session_meta(what, file, move |m| m["id"] = value.into());
+    let variants = vec![
+        id("a path-like id", CX_PARENT, "../../x"),
+        id(
+            "an id with a bidi override",
+            CX_PARENT,
+            "01a22bc4-d63a-7983-80d0-f3d6ee14c93\u{202e}6",
+        ),
+        id(
+            "another well-formed id",
+            CX_PARENT,
+            "01a22bc4-d63a-7983-80d0-f3d6ee14c937",
+        ),
+        id("the id of a session of the store", CX_PARENT, CX_OTHER),
+        session_meta("the subagent under a thread of the store", CX_CHILD, |m| {
+            m["parent_thread_id"] = CX_OTHER.into();
+            m["source"]["subagent"]["thread_spawn"]["parent_thread_id"] = CX_OTHER.into();
+        }),
+        session_meta("the session under a thread of the store", CX_PARENT, |m| {
+            m["parent_thread_id"] = CX_OTHER.into()
+        }),
+        session_meta("the subagent in another session", CX_CHILD, |m| {
+            m["session_id"] = CX_OTHER.into()
+        }),
+    ];
+    refused_variants(kind, &Agents::default(), &setup, &variants);
+}
+
+const CL_MAIN: &str = "3783a6bc-cd8d-4c58-9da5-ce5411d3487a";
+const CL_OTHER: &str = "9d22e384-6685-4b75-ac35-088162e4c4a9";
+
+/// `sessionId` of every line of the Claude transcript whose name holds `file` that has one.
+fn session_id_of_lines(what: &'static str, file: &'static str, value: &'static str) -> Hostile {
+    in_record(what, file, move |r| {
+        if r.get("sessionId").is_some() {
+            r["sessionId"] = value.into()
+        }
+    })
+}
+
+/// Claude's transcripts are restored as files named by the manifest's ids; their lines name the
+/// session too (`sessionId`), and Claude Code reads them: a line may not name another one.
+#[test]
+fn claude_transcripts_whose_lines_name_another_session_are_refused_with_nothing_written() {
+    let kind = ProviderKind::Claude;
+    let setup = |work: &Path| {
+        let ids = (CL_OTHER, CL_MAIN);
+        setup_with((kind, "2.1.332"), ids, &Agents::default(), |_| {}, work)
+    };
+    let main = "3783a6bc-cd8d-4c58-9da5-ce5411d3487a.jsonl";
+    let variants = vec![
+        session_id_of_lines("lines of a session of the store", main, CL_OTHER),
+        session_id_of_lines("a path-like session id", main, "../../x"),
+        session_id_of_lines("an empty session id", main, ""),
+        session_id_of_lines(
+            "a subagent's lines of another session",
+            "agent-ab351964a1d85ae3b.jsonl",
+            CL_OTHER,
+        ),
+        Hostile {
+            what: "the bundle's session a child of a session of the store",
+            manifest: Box::new(|m| m["session"]["parent_id"] = CL_OTHER.into()),
+            record: Box::new(|_, b| b),
+        },
+    ];
+    refused_variants(kind, &Agents::default(), &setup, &variants);
+}
+
+/// A stand-in for OpenCode 1.18.33's `opencode import FILE` (python3), doing what its source
+/// does: the session row under the document's own `info.id`, then each message and part, each
+/// insert doing nothing on a conflict; `--help` lists `import`. With `refuse_children`, it
+/// refuses a document with a parent after writing its session row, as the real one refuses
+/// messages it cannot read after writing the session. The folder holding it and the agents
+/// with it as OpenCode; `None` without python3.
+#[cfg(unix)]
+fn stand_in_opencode(refuse_children: bool) -> Option<(tempfile::TempDir, Agents)> {
+    use std::os::unix::fs::PermissionsExt;
+    let python = std::process::Command::new("python3")
+        .arg("-c")
+        .arg("import sqlite3")
+        .output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: no python3 with sqlite3 for the stand-in OpenCode");
+        return None;
+    }
+    let script = r#"#!/usr/bin/env python3
+import json, os, sqlite3, sys, time
+if sys.argv[1:] == ["--help"]:
+    print("Commands:\n  opencode import <file>  import session data from JSON file or URL")
+    sys.exit(0)
+assert sys.argv[1] == "import"
+doc = json.load(open(sys.argv[2]))
+info = doc["info"]
+db = sqlite3.connect(os.path.join(os.environ["XDG_DATA_HOME"], "opencode", "opencode.db"))
+now = int(time.time() * 1000)
+db.execute("INSERT OR IGNORE INTO project (id, worktree, sandboxes, time_created, time_updated) VALUES ('global', '/', '[]', ?, ?)", (now, now))
+t = info.get("time", {})
+db.execute(
+    "INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated) "
+    "VALUES (?, 'global', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    (info["id"], info.get("parentID"), info.get("slug", ""), info.get("directory", ""), info.get("title", ""),
+     info.get("version", ""), t.get("created", now), t.get("updated", now)))
+db.commit()
+if REFUSE and info.get("parentID"):
+    print("Error: the messages do not match the schema", file=sys.stderr)
+    sys.exit(1)
+for m in doc["messages"]:
+    mi = m["info"]
+    created = mi.get("time", {}).get("created", now)
+    db.execute("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+               (mi["id"], info["id"], created, created, json.dumps(mi)))
+    for p in m["parts"]:
+        db.execute("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                   (p["id"], mi["id"], info["id"], created, created, json.dumps(p)))
+db.commit()
+print("Imported session: " + info["id"])
+"#;
+    let script = script.replace("REFUSE", if refuse_children { "True" } else { "False" });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let agents = Agents {
+        opencode: Some(path),
+    };
+    Some((dir, agents))
+}
+
+/// The same hostile records through OpenCode's own import (a stand-in doing what its source
+/// does): refused before the import runs. (It imported the record's id, then said it was not
+/// in the store, and the undo deleted the manifest's id: the imported session stayed.)
+#[cfg(unix)]
+#[test]
+fn opencode_records_that_disagree_with_the_manifest_never_reach_opencode_import() {
+    let Some((_bin, agents)) = stand_in_opencode(false) else {
+        return;
+    };
+    let setup = |work: &Path| {
+        let set = opencode_setup(work, &agents);
+        let (_, sessions) = listing(ProviderKind::Opencode, &set.0);
+        assert!(
+            sessions.iter().any(|s| s.id == OC_OTHER),
+            "the stand-in imported"
+        );
+        set
+    };
+    let b = Bundle::open(&setup(tempfile::tempdir().unwrap().path()).2).unwrap();
+    assert_eq!(b.manifest.source.tool_version.as_deref(), Some("1.18.33"));
+    refused_variants(ProviderKind::Opencode, &agents, &setup, &opencode_hostile());
+}
+
+/// Every row of OpenCode's tables a session has (session, message, part), sorted.
+fn opencode_rows(root: &Path) -> Vec<String> {
+    let db = rusqlite::Connection::open(root.join("opencode.db")).unwrap();
+    let mut out = Vec::new();
+    for (table, key) in [
+        ("session", "id"),
+        ("message", "session_id"),
+        ("part", "session_id"),
+    ] {
+        let sql = format!("SELECT id, {key} FROM {table}");
+        let mut stmt = db.prepare(&sql).unwrap();
+        let rows = stmt.query_map([], |r| {
+            Ok(format!(
+                "{table} {} {}",
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?
+            ))
+        });
+        out.extend(rows.unwrap().map(Result::unwrap));
+    }
+    out.sort();
+    out
+}
+
+/// An `opencode import` refused part way (the subagent's, after the parent's went in and the
+/// subagent's session row was written): every row it imported is deleted again.
+#[cfg(unix)]
+#[test]
+fn a_refused_opencode_import_is_undone_row_for_row() {
+    let Some((_bin, agents)) = stand_in_opencode(true) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let (root, dir, path) = opencode_setup(work.path(), &agents);
+    let before = opencode_rows(&root);
+    assert!(!before.is_empty());
+    let e = restore_by(&path, ProviderKind::Opencode, &root, &dir, false, &agents).unwrap_err();
+    assert_eq!(e.code(), "restore_failed", "{e}");
+    assert!(e.to_string().contains("nothing was changed"), "{e}");
+    assert_eq!(opencode_rows(&root), before);
 }

@@ -19,6 +19,14 @@ use agent_sessions_test_support::age;
 /// `$XDG_DATA_HOME` (where the trash is) belongs to the whole process: one test at a time.
 static TRASH_HOME: Mutex<()> = Mutex::new(());
 
+/// A trash of this test's own (`$XDG_DATA_HOME`), the other tests kept out while it is held.
+fn own_trash() -> (std::sync::MutexGuard<'static, ()>, tempfile::TempDir) {
+    let one = TRASH_HOME.lock().unwrap_or_else(|e| e.into_inner());
+    let data = tempfile::tempdir().unwrap();
+    std::env::set_var("XDG_DATA_HOME", data.path());
+    (one, data)
+}
+
 const ALLOWED: ActionSettings = ActionSettings {
     allow_delete: true,
     allow_permanent_delete: true,
@@ -80,12 +88,29 @@ fn files(dir: &Path) -> Vec<(String, u64)> {
 
 #[test]
 fn a_file_that_cannot_go_puts_back_those_that_went() {
-    let _one = TRASH_HOME.lock().unwrap_or_else(|e| e.into_inner());
-    let data = tempfile::tempdir().unwrap();
-    std::env::set_var("XDG_DATA_HOME", data.path());
-    let root = store(ProviderKind::Claude, "2.1.332");
+    let (_one, data) = own_trash();
+    let store = store(ProviderKind::Claude, "2.1.332");
+    cannot_go_puts_back(store.path(), &data);
+}
+
+/// The same with the store's root a link (`~/.claude` linked to a dotfiles folder): the trash
+/// records each item by its resolved folder, and the items are found there to be put back
+/// (before, none was: "not found in the trash to put back").
+#[test]
+fn a_store_reached_through_a_link_is_put_back_too() {
+    let (_one, data) = own_trash();
+    let store = store(ProviderKind::Claude, "2.1.332");
+    let linked = tempfile::tempdir().unwrap();
+    let root = linked.path().join("dot-claude");
+    std::os::unix::fs::symlink(store.path(), &root).unwrap();
+    cannot_go_puts_back(&root, &data);
+}
+
+/// A plan whose last file cannot go to the trash, run on the Claude store at `root`: the files
+/// moved before it are put back and the error says so.
+fn cannot_go_puts_back(root: &Path, data: &tempfile::TempDir) {
     let id = "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc";
-    let catalog = common::catalog(ProviderKind::Claude, root.path());
+    let catalog = common::catalog(ProviderKind::Claude, root);
     let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
     let mut plan = plan_for(&catalog, &all, id, Mode::Trash, None);
     // The transcript and its tool-results folder.
@@ -94,12 +119,12 @@ fn a_file_that_cannot_go_puts_back_those_that_went() {
     };
     assert_eq!(items.len(), 2, "{items:?}");
     // A file whose name is too long for its `.trashinfo` beside it cannot go to the trash.
-    let long = root.path().join("x".repeat(250));
+    let long = root.join(DEMO).join("x".repeat(250));
     std::fs::write(&long, "x").unwrap();
     let mut extra = items[0].clone();
     extra.path = long.clone();
     items.push(extra);
-    let before = files(root.path());
+    let before = files(root);
 
     let err = trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap_err();
     let Error::Trash(e) = &err else {
@@ -113,7 +138,7 @@ fn a_file_that_cannot_go_puts_back_those_that_went() {
         "{err}"
     );
     assert!(err.to_string().contains("nothing was changed"), "{err}");
-    assert_eq!(files(root.path()), before, "everything is where it was");
+    assert_eq!(files(root), before, "everything is where it was");
     let in_trash: Vec<_> = std::fs::read_dir(data.path().join("Trash/files"))
         .unwrap()
         .collect();
@@ -232,9 +257,7 @@ fn trash_through(service: &Service, id: &str) -> Vec<SessionKey> {
 /// other's feed reports the next trash as well.
 #[test]
 fn a_trash_is_a_removal_in_the_feed_of_another_front_end_on_the_cache() {
-    let _one = TRASH_HOME.lock().unwrap_or_else(|e| e.into_inner());
-    let data = tempfile::tempdir().unwrap();
-    std::env::set_var("XDG_DATA_HOME", data.path());
+    let (_one, data) = own_trash();
     let root = store(ProviderKind::Claude, "2.1.332");
     let cache = tempfile::tempdir().unwrap();
     let roots = common::roots(ProviderKind::Claude, root.path());
@@ -276,4 +299,378 @@ fn a_trash_is_a_removal_in_the_feed_of_another_front_end_on_the_cache() {
         let _ = rx.recv_timeout(std::time::Duration::from_millis(200));
     }
     assert!(other.changes_since(cursor).changed.is_empty());
+}
+
+// Hostile stores (issue 29, finding 1): a name or id from the store never makes a plan reach
+// beyond the session's own files.
+
+const DEMO: &str = "projects/-home-bob-projects-demo";
+
+/// The code of a refusal `plan` gave, or the plan it should not have made.
+fn refusal(result: Result<trash::Plan, Error>) -> String {
+    match result {
+        Ok(plan) => panic!("planned instead of refusing: {:#?}", plan.steps),
+        Err(e) => e.code().to_owned(),
+    }
+}
+
+/// The plan for the session read from `file`, with every opt-in on and no agent on PATH.
+fn plan_of_file(
+    catalog: &agent_sessions_core::Catalog,
+    all: &[SessionMeta],
+    file: &Path,
+    mode: Mode,
+) -> Result<trash::Plan, Error> {
+    let session = all
+        .iter()
+        .find(|s| s.source_path == file)
+        .unwrap_or_else(|| panic!("{} is not listed: {all:#?}", file.display()));
+    let request = Request {
+        mode,
+        subagents: Some(true),
+    };
+    trash::plan(catalog, all, session, request, &ALLOWED, &Tools::default())
+}
+
+/// A Claude transcript saved as `..jsonl` was session `.`, whose plan took the whole project
+/// folder, `file-history/` and `session-env/`; `.jsonl` was session `.jsonl`. Neither has the
+/// shape of a Claude id, so neither is planned on, and nothing moves.
+#[test]
+fn claude_transcripts_named_dot_dot_or_dot_are_not_planned_on() {
+    for name in ["..jsonl", ".jsonl"] {
+        let root = store(ProviderKind::Claude, "2.1.332");
+        let own = "7938f0db-aeb3-409b-ab80-42085a5431da";
+        let hostile = root.path().join(DEMO).join(name);
+        std::fs::copy(
+            root.path().join(DEMO).join(format!("{own}.jsonl")),
+            &hostile,
+        )
+        .unwrap();
+        for shared in ["file-history", "session-env"] {
+            let dir = root.path().join(shared).join(own);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("kept"), "another session's").unwrap();
+        }
+        age(root.path());
+        let catalog = common::catalog(ProviderKind::Claude, root.path());
+        let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+        let before = files(root.path());
+        let code = refusal(plan_of_file(&catalog, &all, &hostile, Mode::Trash));
+        assert_eq!(code, "invalid_session_id", "{name}");
+        assert_eq!(files(root.path()), before, "{name}");
+    }
+}
+
+/// OpenCode 1.0 JSON storage: a session's id is read from its file, and `copies_of` and the
+/// message folder are built from it: ids with a separator, `..`, `.` or nothing are refused.
+#[test]
+fn opencode_ids_of_the_wrong_shape_are_not_planned_on() {
+    let root = store(ProviderKind::Opencode, "1.0.98");
+    let sessions = root
+        .path()
+        .join("storage/session/40041ed1ede9f53e0342dcfd885f99802fb4b28a");
+    let model =
+        std::fs::read_to_string(sessions.join("ses_dd4234628ffemWI43oty88yayo.json")).unwrap();
+    let hostile = [
+        "..",
+        ".",
+        "",
+        "ses_a/../../x",
+        "../storage",
+        "ses_x\\..\\..",
+    ];
+    for (n, id) in hostile.iter().enumerate() {
+        let text = model.replace("ses_dd4234628ffemWI43oty88yayo", id);
+        std::fs::write(sessions.join(format!("ses_hostile{n}.json")), text).unwrap();
+    }
+    age(root.path());
+    let catalog = common::catalog(ProviderKind::Opencode, root.path());
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let before = files(root.path());
+    let mut planned = 0;
+    for (n, id) in hostile.iter().enumerate() {
+        let file = sessions.join(format!("ses_hostile{n}.json"));
+        if !all.iter().any(|s| s.source_path == file) {
+            continue; // not listed at all (the reader drops it)
+        }
+        let code = refusal(plan_of_file(&catalog, &all, &file, Mode::Permanent));
+        assert_eq!(code, "invalid_session_id", "{id:?}");
+        planned += 1;
+    }
+    assert!(planned >= 4, "only {planned} hostile ids were listed");
+    assert_eq!(files(root.path()), before);
+}
+
+/// Codex reads a session's id from its rollout's `session_meta`: one that is not a UUID is
+/// refused with the same code as every agent's.
+#[test]
+fn codex_ids_of_the_wrong_shape_are_not_planned_on() {
+    let root = store(ProviderKind::Codex, "0.63.0");
+    let day = root.path().join("sessions/2026/11/30");
+    let model = day.join("rollout-2026-11-30T09-24-44-01a22bc5-5db7-7111-89da-1ae412354ddc.jsonl");
+    let text = std::fs::read_to_string(&model).unwrap();
+    let hostile = day.join("rollout-2026-11-30T09-24-47-hostile.jsonl");
+    std::fs::write(
+        &hostile,
+        text.replace("01a22bc5-5db7-7111-89da-1ae412354ddc", "../../x"),
+    )
+    .unwrap();
+    age(root.path());
+    let catalog = common::catalog(ProviderKind::Codex, root.path());
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let code = refusal(plan_of_file(&catalog, &all, &hostile, Mode::Trash));
+    assert_eq!(code, "invalid_session_id");
+}
+
+/// A message file `..json` or `.json` in `storage/message/<id>/` named the part folder
+/// `storage/part/.` (every session's parts) or `storage/part/`: the delete moved 67 parts of
+/// other sessions and could not put them back. Now such a name names no part folder (it is no
+/// message), the session goes whole, and every other session's file is where it was.
+#[test]
+fn opencode_message_files_named_dot_dot_or_dot_reach_no_other_part() {
+    let (_one, _data) = own_trash();
+    let root = store(ProviderKind::Opencode, "1.0.98");
+    let id = "ses_dd4233f85ffeF6TN3TEhX5oKKw";
+    let storage = root.path().join("storage");
+    for name in ["..json", ".json"] {
+        std::fs::write(storage.join("message").join(id).join(name), "{}").unwrap();
+    }
+    age(root.path());
+    let catalog = common::catalog(ProviderKind::Opencode, root.path());
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let plan = plan_for(&catalog, &all, id, Mode::Permanent, Some(true));
+    let part = storage.join("part");
+    for step in &plan.steps {
+        if let Step::OsTrash { items } = step {
+            for i in items {
+                let p = i.path.to_string_lossy();
+                assert!(
+                    !p.ends_with('.') && !p.ends_with('/') && i.path != part,
+                    "{p} is not one of the session's own files"
+                );
+            }
+        }
+    }
+    let going: Vec<String> = plan.targets().iter().map(|t| t.id.clone()).collect();
+    let messages_of_others: Vec<String> = std::fs::read_dir(storage.join("message"))
+        .unwrap()
+        .flatten()
+        .filter(|e| !going.contains(&e.file_name().to_string_lossy().into_owned()))
+        .flat_map(|e| std::fs::read_dir(e.path()).unwrap().flatten())
+        .map(|m| {
+            m.file_name()
+                .to_string_lossy()
+                .trim_end_matches(".json")
+                .to_owned()
+        })
+        .collect();
+    let before = files(root.path());
+    trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap();
+    let after: std::collections::BTreeMap<_, _> = files(root.path()).into_iter().collect();
+    let mut kept = 0;
+    for (path, hash) in &before {
+        let own = going.iter().any(|g| path.contains(g.as_str()));
+        let others_part = messages_of_others.iter().any(|m| path.contains(m.as_str()));
+        if others_part || !own && !path.contains("/part/") {
+            assert_eq!(after.get(path), Some(hash), "{path} went or changed");
+            kept += 1;
+        }
+    }
+    assert!(kept > 20, "only {kept} files of other sessions checked");
+}
+
+/// `storage/message/<id>` a link to another session's message folder: the link goes (the
+/// trash moves a link, never what it points to), and nothing is planned from what is behind it.
+#[test]
+fn an_opencode_message_folder_that_is_a_link_names_no_parts() {
+    let root = store(ProviderKind::Opencode, "1.0.98");
+    let (id, other) = (
+        "ses_dd4233f85ffeF6TN3TEhX5oKKw",
+        "ses_dd4234628ffemWI43oty88yayo",
+    );
+    let messages = root.path().join("storage/message");
+    std::fs::remove_dir_all(messages.join(id)).unwrap();
+    std::os::unix::fs::symlink(messages.join(other), messages.join(id)).unwrap();
+    let catalog = common::catalog(ProviderKind::Opencode, root.path());
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let plan = plan_for(&catalog, &all, id, Mode::Permanent, Some(true));
+    let theirs: Vec<std::path::PathBuf> = std::fs::read_dir(messages.join(other))
+        .unwrap()
+        .flatten()
+        .map(|m| {
+            let name = m.file_name().to_string_lossy().replace(".json", "");
+            root.path().join("storage/part").join(name)
+        })
+        .collect();
+    assert!(!theirs.is_empty());
+    for step in &plan.steps {
+        if let Step::OsTrash { items } = step {
+            for i in items {
+                assert!(
+                    !theirs.contains(&i.path),
+                    "{} is {other}'s",
+                    i.path.display()
+                );
+            }
+        }
+    }
+}
+
+/// Every path of every step is checked before anything runs: a plan whose step names `.` or
+/// `..`, an empty name, a store's own folder, a path outside the store, or a path through a
+/// linked folder is refused (`unsafe_path`) and nothing moves, here or outside.
+#[test]
+fn a_step_reaching_outside_its_folder_is_refused_and_nothing_moves() {
+    let (_one, data) = own_trash();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("precious"), "not the store's").unwrap();
+    let root = store(ProviderKind::Claude, "2.1.332");
+    let id = "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc";
+    let demo = root.path().join(DEMO);
+    std::os::unix::fs::symlink(outside.path(), demo.join("linked")).unwrap();
+    let catalog = common::catalog(ProviderKind::Claude, root.path());
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let plan = plan_for(&catalog, &all, id, Mode::Trash, None);
+    let mut raw = root.path().as_os_str().to_owned();
+    raw.push(format!("/{DEMO}/"));
+    let forged = [
+        demo.join("."),
+        demo.join(id).join(".."),
+        std::path::PathBuf::from(raw),
+        root.path().join("projects"),
+        root.path().join(".."),
+        outside.path().join("precious"),
+        demo.join("linked").join("precious"),
+    ];
+    let before = (files(root.path()), files(outside.path()));
+    for path in forged {
+        let mut plan = plan.clone();
+        let Step::OsTrash { items } = &mut plan.steps[0] else {
+            panic!("{:?}", plan.steps)
+        };
+        // Last, so the session's own files would have gone first.
+        let mut extra = items[0].clone();
+        extra.path = path.clone();
+        items.push(extra);
+        let err = trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap_err();
+        assert_eq!(err.code(), "unsafe_path", "{}: {err}", path.display());
+        assert!(
+            err.to_string().contains("nothing was done"),
+            "{}: {err}",
+            path.display()
+        );
+        assert_eq!(
+            (files(root.path()), files(outside.path())),
+            before,
+            "{}",
+            path.display()
+        );
+    }
+    assert!(
+        !data.path().join("Trash/files").exists()
+            || std::fs::read_dir(data.path().join("Trash/files"))
+                .unwrap()
+                .count()
+                == 0
+    );
+}
+
+/// The same check guards Codex's own archive (renames inside the store): a move whose target
+/// leaves `archived_sessions/` is refused before anything is renamed or written.
+#[test]
+fn a_codex_archive_move_leaving_its_folder_is_refused() {
+    let root = store(ProviderKind::Codex, "0.63.0");
+    let catalog = common::catalog(ProviderKind::Codex, root.path());
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let id = "01a22bc5-5db7-7111-89da-1ae412354ddc";
+    let mut plan = plan_for(&catalog, &all, id, Mode::Trash, Some(true));
+    let Step::Archive { moves, .. } = &mut plan.steps[0] else {
+        panic!("{:?}", plan.steps)
+    };
+    let name = moves[0].to.file_name().unwrap().to_owned();
+    moves[0].to = root.path().join("archived_sessions/..").join(name);
+    let before = files(root.path());
+    let err = trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap_err();
+    assert_eq!(err.code(), "unsafe_path", "{err}");
+    assert_eq!(files(root.path()), before);
+}
+
+/// A rollback that cannot put everything back says what is where: a session with a JSON copy
+/// and database rows; its files go to the trash, the rows cannot be deleted (OpenCode holds
+/// the database), and meanwhile something new took the place of its message folder. The
+/// others are put back, and the error names the folder's place in the trash and why.
+#[test]
+fn a_rollback_that_cannot_finish_says_where_each_file_is() {
+    let (_one, data) = own_trash();
+    let root = store(ProviderKind::Opencode, "1.2.27");
+    let id = "ses_dd430093fffe4wX4rdvuGTxHc5";
+    let storage = root.path().join("storage");
+    // Its 1.0 JSON copy, as a store migrated to the database can still hold.
+    let model = common::fixture(ProviderKind::Opencode, "1.0.98")
+        .join("storage/session/40041ed1ede9f53e0342dcfd885f99802fb4b28a/ses_dd4234628ffemWI43oty88yayo.json");
+    let session_file = storage.join(format!("session/p/{id}.json"));
+    std::fs::create_dir_all(session_file.parent().unwrap()).unwrap();
+    let text = std::fs::read_to_string(model).unwrap();
+    std::fs::write(
+        &session_file,
+        text.replace("ses_dd4234628ffemWI43oty88yayo", id),
+    )
+    .unwrap();
+    let messages = storage.join("message").join(id);
+    std::fs::create_dir_all(&messages).unwrap();
+    std::fs::write(messages.join("msg_a.json"), "{}").unwrap();
+    let parts = storage.join("part/msg_a");
+    std::fs::create_dir_all(&parts).unwrap();
+    std::fs::write(parts.join("prt_a.json"), "{}").unwrap();
+    age(root.path());
+    let catalog = common::catalog(ProviderKind::Opencode, root.path());
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let plan = plan_for(&catalog, &all, id, Mode::Permanent, Some(true));
+    let Step::OsTrash { items } = &plan.steps[0] else {
+        panic!("{:?}", plan.steps)
+    };
+    let moved: Vec<std::path::PathBuf> = items.iter().map(|i| i.path.clone()).collect();
+    assert!(
+        moved.contains(&messages) && moved.contains(&parts),
+        "{moved:?}"
+    );
+
+    let db = root.path().join("opencode.db");
+    let holder = rusqlite::Connection::open(&db).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let err = std::thread::scope(|s| {
+        let run = s.spawn(|| trash::execute(&catalog, &all, &plan, &ALLOWED));
+        // The files are in the trash while the rows wait for the database (5 s).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while moved.iter().any(|p| p.exists()) {
+            assert!(std::time::Instant::now() < deadline, "never moved");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        std::fs::create_dir(&messages).unwrap();
+        std::fs::write(messages.join("new.json"), "written since").unwrap();
+        run.join().unwrap().unwrap_err()
+    });
+    holder.execute_batch("ROLLBACK").unwrap();
+    let text = err.to_string();
+    assert_eq!(err.code(), "trash_failed", "{text}");
+    let place = data.path().join("Trash/files").join(id);
+    assert!(
+        text.contains(&format!(
+            "{} is still in the trash, at {} (something else is at {} now)",
+            messages.display(),
+            place.display(),
+            messages.display()
+        )),
+        "{text}"
+    );
+    assert!(place.join("msg_a.json").exists(), "where the error says");
+    for p in moved.iter().filter(|p| **p != messages) {
+        assert!(p.exists(), "{} was not put back: {text}", p.display());
+        assert!(text.contains(&p.display().to_string()), "{text}");
+    }
+    assert!(text.contains("put back: "), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(messages.join("new.json")).unwrap(),
+        "written since"
+    );
 }

@@ -10,6 +10,7 @@
 mod live;
 mod notice;
 mod os;
+pub mod path;
 pub mod resume;
 
 pub use live::{LiveSession, TurnState};
@@ -170,7 +171,10 @@ pub struct SessionMeta {
     pub live: bool,
     /// What a live session is doing (`None` when it is not live).
     pub turn: Option<TurnState>,
-    /// The file (or database) the session was read from.
+    /// The file (or database) the session was read from. In JSON, lossy where the name is not
+    /// UTF-8 (see [`path`]).
+    #[serde(with = "path::os")]
+    #[ts(type = "string")]
     pub source_path: PathBuf,
     /// The writing tool's own version string, to diagnose format drift.
     pub format_version: Option<String>,
@@ -341,6 +345,9 @@ pub struct Transcript {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Diagnostic {
     pub provider: ProviderKind,
+    /// In JSON, lossy where the name is not UTF-8 (see [`path`]).
+    #[serde(with = "path::os")]
+    #[ts(type = "string")]
     pub path: PathBuf,
     /// 1-based line number, for line-oriented files.
     pub line: Option<u64>,

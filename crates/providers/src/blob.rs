@@ -7,6 +7,7 @@ use std::fmt;
 use agent_sessions_model::SessionMeta;
 
 use crate::error::Error;
+use crate::files::plain_name;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BlobKey {
@@ -26,15 +27,13 @@ pub enum BlobKey {
 impl BlobKey {
     /// Reads a key, or says what is wrong with it.
     pub fn parse(key: &str) -> Result<BlobKey, &'static str> {
+        // A name, never a path: the key comes from outside and picks a file to read (a part's
+        // id is a file name in OpenCode's JSON storage).
         if let Some(name) = key.strip_prefix("tool-results/") {
-            // A name, never a path: the key comes from outside and picks a file to read.
-            if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-                return Err("not a file name");
-            }
-            return Ok(BlobKey::SpilledFile(name.to_owned()));
+            return Ok(BlobKey::SpilledFile(plain_name(name)?.to_owned()));
         }
         if let Some(id) = key.strip_prefix("part:") {
-            return Ok(BlobKey::Part(id.to_owned()));
+            return Ok(BlobKey::Part(plain_name(id)?.to_owned()));
         }
         let mut fields = key.splitn(4, ':');
         let (Some("line"), Some(offset), Some(kind)) =
@@ -121,6 +120,10 @@ mod tests {
             ("tool-results/../../x", "not a file name"),
             ("tool-results/", "not a file name"),
             ("tool-results/.hidden", "not a file name"),
+            ("part:../../../../etc/x", "not a file name"),
+            ("part:..", "not a file name"),
+            ("part:", "not a file name"),
+            ("part:a\\b", "not a file name"),
             ("bogus", "unknown key form"),
             ("line:5", "unknown key form"),
             ("line:5:tool", "unknown key form"),

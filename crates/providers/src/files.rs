@@ -201,6 +201,22 @@ where
     out
 }
 
+/// A name used as one component of a path (a blob's file, a part, a message, a session), or
+/// why it is not one. These names come from keys handed in from outside and from the records
+/// themselves, and one holding a separator or starting with `.` (`..`, `.`, `../../x`) would
+/// name something outside the folder it is joined to.
+pub fn plain_name(name: &str) -> Result<&str, &'static str> {
+    if name.is_empty() || name.contains(['/', '\\', '\0']) || name.starts_with('.') {
+        return Err("not a file name");
+    }
+    Ok(name)
+}
+
+/// `dir/name` when `name` is a [`plain_name`]; `None` otherwise.
+pub fn child(dir: &Path, name: &str) -> Option<PathBuf> {
+    plain_name(name).ok().map(|n| dir.join(n))
+}
+
 /// (size, mtime in ns) of each path, `(0, 0)` for one that is not there: what a scan keeps of
 /// files laid over the sessions (a database, an index) to tell whether any changed.
 pub fn stamps(paths: &[PathBuf]) -> Vec<(u64, i64)> {

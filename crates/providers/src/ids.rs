@@ -23,6 +23,24 @@ pub fn is_opencode_id(id: &str) -> bool {
     })
 }
 
+/// `agent-<letters and digits>`: a Claude subagent's id (its file stem).
+pub fn is_claude_agent(id: &str) -> bool {
+    id.strip_prefix("agent-").is_some_and(|rest| {
+        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
+}
+
+/// Whether `id` has the shape of `kind`'s session ids (a Claude subagent's too where
+/// `subagent`): the one check an id passes before a bundle, a trash or a deletion uses it in a
+/// path or a command line. None of these shapes holds a separator, a dot or nothing.
+pub fn is_session_id(kind: ProviderKind, id: &str, subagent: bool) -> bool {
+    match kind {
+        ProviderKind::Claude => is_uuid(id) || (subagent && is_claude_agent(id)),
+        ProviderKind::Codex => is_uuid(id),
+        ProviderKind::Opencode => is_opencode_id(id),
+    }
+}
+
 /// The error for an id that does not have the shape of `kind`'s ids: it is refused, never
 /// quoted. The agent is named by its registry label.
 pub fn invalid_id(kind: ProviderKind, id: &str) -> Error {
@@ -59,6 +77,26 @@ mod tests {
         assert!(is_opencode_id("ses_dd4233f85ffeF6TN3TEhX5oKKw"));
         for id in ["ses_", "ses_a-b", "-ses_x", "ses_x y", "ses_é", "msg_abc"] {
             assert!(!is_opencode_id(id), "{id}");
+        }
+        assert!(is_session_id(ProviderKind::Claude, "agent-a22d75e", true));
+        assert!(!is_session_id(ProviderKind::Claude, "agent-a22d75e", false));
+        for kind in [
+            ProviderKind::Claude,
+            ProviderKind::Codex,
+            ProviderKind::Opencode,
+        ] {
+            for id in [
+                "",
+                ".",
+                "..",
+                "a/b",
+                "ses_a/../..",
+                "agent-",
+                "agent-a/b",
+                "agent-..",
+            ] {
+                assert!(!is_session_id(kind, id, true), "{kind:?} {id:?}");
+            }
         }
     }
 }

@@ -330,15 +330,19 @@ fn sweep_stale(base: &Path) {
     }
 }
 
-/// A path as the path part of a `file:` URI: `%`, `?` and `#` escaped.
+/// A path as the path part of a `file:` URI: `%`, `?` and `#` escaped, and on Unix every
+/// byte outside ASCII too, so a name that is not UTF-8 reaches SQLite byte for byte (it
+/// decodes `%HH` to the byte), where its lossy text named a file that is not there.
 fn uri_path(path: &Path) -> String {
     let mut out = String::new();
-    for c in path.to_string_lossy().chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            '?' => out.push_str("%3f"),
-            '#' => out.push_str("%23"),
-            c => out.push(c),
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().into_owned().into_bytes();
+    for b in bytes {
+        match b {
+            b'%' | b'?' | b'#' | 0x80.. => out.push_str(&format!("%{b:02x}")),
+            b => out.push(char::from(b)),
         }
     }
     out
@@ -444,6 +448,24 @@ mod tests {
         );
         drop(conn);
         assert_eq!(names(dir.path()), before);
+    }
+
+    /// A database in a folder whose name is not UTF-8 (an agent's data folder under such a
+    /// home) is the file opened, not the lossily named one beside it, which does not exist.
+    #[cfg(unix)]
+    #[test]
+    fn a_database_under_a_name_that_is_not_utf8_is_opened_where_it_is() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir
+            .path()
+            .join(std::ffi::OsStr::from_bytes(b"data\xff \xc3\xa9"));
+        std::fs::create_dir(&folder).unwrap();
+        let db = folder.join("opencode.db");
+        drop(wal_db(&db, 3));
+        let conn = open_read_only(&db).unwrap();
+        assert!(conn.copied_to().is_none());
+        assert_eq!(count(&conn), 3);
     }
 
     /// An empty `-wal` (left by a truncating checkpoint) or `-journal` holds nothing: the

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_sessions_core::live::events::EventType;
-use agent_sessions_core::{Library, ProviderKind, ScanProgress};
+use agent_sessions_core::{Library, ProviderKind, Roots, ScanProgress};
 use agent_sessions_remote::lines::write_line;
 use agent_sessions_remote::protocol::*;
 use agent_sessions_remote::transport::Transport;
@@ -446,6 +446,43 @@ fn a_blob_comes_back_whole() {
     );
 }
 
+/// `serve`'s `blob` on OpenCode's JSON storage: a `part:` key that is a path (it used to read
+/// a `.json` file outside every root) names nothing, as a `tool-results/` one never did.
+#[test]
+fn a_part_key_that_is_a_path_names_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("opencode");
+    let fixture = agent_sessions_test_support::fixture(ProviderKind::Opencode, "1.0.98");
+    copy_dir(&fixture, &store);
+    // What `part:../../../../secret` reached from `storage/part/<message>/`.
+    let outside = tmp.path().join("secret.json");
+    std::fs::write(
+        &outside,
+        r#"{"state":{"output":"SECRET OUTSIDE THE STORE"}}"#,
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let roots = Roots::default().with(ProviderKind::Opencode, [&store]);
+    let (_, sessions) = scanned(&roots);
+    let mut client = Client::connect(Box::new(memory(roots, cache.path()))).unwrap();
+    for key in ["part:../../../../secret", "part:..", "part:a/b"] {
+        let params = BlobParams {
+            session: SessionRef {
+                id: sessions[0].id.clone(),
+                provider: Some(ProviderKind::Opencode),
+                source_path: None,
+            },
+            key: key.into(),
+        };
+        let refused = client.call::<BlobResult>(method::BLOB, params).unwrap_err();
+        assert_eq!(refused.code(), "blob_not_found", "{key}");
+        assert!(
+            refused.to_string().contains("not a file name"),
+            "{key}: {refused}"
+        );
+    }
+}
+
 /// `watch` pushes the change a write makes (the session as listed now) without being asked
 /// again; after a cut connection the client watches on from its cursor, which the new
 /// connection's feed answers with `reset` (list again).
@@ -624,6 +661,17 @@ fn a_bundle_goes_down_and_back_up_and_restores_as_a_copy() {
     assert_eq!(err.code(), "upload_not_found");
 }
 
+/// Makes `file` an hour old: no agent is writing it (trash leaves recent sessions alone).
+fn an_hour_old(file: &std::path::Path) {
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(file)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+}
+
 /// `trash` without a plan only plans; with a plan other than the one planning gives now it is
 /// refused as `stale_plan` and nothing is touched (what runs is exactly what was shown).
 #[test]
@@ -634,18 +682,8 @@ fn trash_runs_only_the_plan_planning_gives_now() {
     let file = store
         .path()
         .join(format!("projects/-home-bob-projects-demo/{S}.jsonl"));
-    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
-    std::fs::File::options()
-        .write(true)
-        .open(&file)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
-    let config = tempfile::tempdir().unwrap();
-    let config_file = config.path().join("config.toml");
-    std::fs::write(&config_file, "[actions]\nallow_delete = true\n").unwrap();
-    // Only `trash` reads the server's config.toml.
-    std::env::set_var("AGENT_SESSIONS_CONFIG", &config_file);
+    an_hour_old(&file);
+    allow_delete();
     let cache = tempfile::tempdir().unwrap();
     let mut client =
         Client::connect(Box::new(memory(claude_roots(store.path()), cache.path()))).unwrap();
@@ -668,6 +706,56 @@ fn trash_runs_only_the_plan_planning_gives_now() {
     let err = client.call::<Value>(method::TRASH, &params).unwrap_err();
     assert_eq!(err.code(), "stale_plan", "{err}");
     assert!(file.exists(), "nothing was touched");
+}
+
+/// A Claude transcript saved as `..jsonl` on the host is session `.`, whose plan took the
+/// whole `projects/` folder: over the protocol too it is refused (`invalid_session_id`),
+/// planned or run, and nothing on the host moves.
+#[test]
+fn trash_of_a_session_named_dot_is_refused_on_the_host() {
+    use agent_sessions_core::actions::trash::Plan;
+    let store = claude_copy();
+    let demo = store.path().join("projects/-home-bob-projects-demo");
+    let hostile = demo.join("..jsonl");
+    std::fs::copy(
+        demo.join("9d22e384-6685-4b75-ac35-088162e4c4a9.jsonl"),
+        &hostile,
+    )
+    .unwrap();
+    an_hour_old(&hostile);
+    allow_delete();
+    let before = agent_sessions_test_support::snapshot(store.path());
+    let cache = tempfile::tempdir().unwrap();
+    let mut client =
+        Client::connect(Box::new(memory(claude_roots(store.path()), cache.path()))).unwrap();
+    let mut params = TrashParams {
+        session: SessionRef {
+            id: ".".to_owned(),
+            provider: Some(ProviderKind::Claude),
+            source_path: Some(hostile.clone()),
+        },
+        permanent: false,
+        subagents: Some(true),
+        plan: None,
+    };
+    let err = client.call::<Value>(method::TRASH, &params).unwrap_err();
+    assert_eq!(err.code(), "invalid_session_id", "{err}");
+    // A plan sent to be run (as a client that planned elsewhere would) is planned again there.
+    let (_, sessions) = scanned(&claude_roots(store.path()));
+    let session = sessions.iter().find(|s| s.source_path == hostile).unwrap();
+    let forged: Plan = serde_json::from_value(json!({
+        "mode": "trash",
+        "session": {"provider": "claude", "id": ".", "title": null,
+                    "source_path": hostile, "updated_at": session.updated_at},
+        "subagents": [], "include_subagents": true, "notes": [],
+        "steps": [{"kind": "os_trash", "items": [
+            {"path": demo.join(".."), "dir": true, "bytes": 0, "files": 0}]}],
+    }))
+    .unwrap();
+    params.plan = Some(forged);
+    let err = client.call::<Value>(method::TRASH, &params).unwrap_err();
+    assert_eq!(err.code(), "invalid_session_id", "{err}");
+    assert_eq!(agent_sessions_test_support::snapshot(store.path()), before);
 }
 
 /// `raw`: the records behind a message of each agent's fixture store, as the remote reads them,

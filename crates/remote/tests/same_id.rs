@@ -11,20 +11,6 @@ use agent_sessions_test_support::SameIdStore;
 
 use common::*;
 
-/// The server's config.toml turns trash on, for the whole test process (only `trash` reads it;
-/// the tests run at once, so the file stays until the process ends).
-fn allow_delete() {
-    static CONFIG: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    let dir = CONFIG.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("config.toml");
-        std::fs::write(&file, "[actions]\nallow_delete = true\n").unwrap();
-        std::env::set_var("AGENT_SESSIONS_CONFIG", &file);
-        dir
-    });
-    assert!(dir.path().join("config.toml").exists());
-}
-
 fn text(page: &ShowResult) -> String {
     serde_json::to_string(&page.messages).unwrap()
 }

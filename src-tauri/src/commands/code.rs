@@ -43,6 +43,10 @@ pub enum ErrorCode {
     SubagentsUndecided,
     SubagentsGoAlong,
     AgentMissing,
+    /// A session id without its agent's shape (a file named `..jsonl`): nothing planned on it.
+    InvalidSessionId,
+    /// A plan's path that is not a session's own entry in its store.
+    UnsafePath,
     StalePlan,
     TrashFailed,
     // Bundles (core bundle, docs/bundle-format.md).
@@ -127,7 +131,7 @@ mod tests {
                 );
             }
         }
-        // The reading above found the functions (11 translate + 10 trash + 14 bundle codes).
+        // The reading above found the functions (11 translate + 12 trash + 14 bundle codes).
         assert!(seen >= 35, "read only {seen} codes");
     }
 

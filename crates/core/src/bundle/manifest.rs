@@ -13,6 +13,8 @@ use super::redact::RedactionCounts;
 use super::BundleError;
 use crate::actions::resume;
 use crate::model::{Counts, ProviderKind, SessionMeta, Tokens};
+use crate::provider::ids;
+pub(crate) use crate::provider::ids::is_claude_agent;
 
 /// What the `format` field always says.
 pub const FORMAT: &str = "agent-sessions.bundle";
@@ -164,7 +166,7 @@ impl Manifest {
                 return bad(format!("the session {} is listed twice", s.id));
             }
             if let Some(t) = &s.title {
-                check_text("title", t, MAX_TITLE)?;
+                check_title(t)?;
             }
             if let Some(d) = &s.cwd {
                 check_text("directory", d, MAX_DIR)?;
@@ -230,12 +232,7 @@ pub(crate) fn check_version(version: u32) -> Result<(), BundleError> {
 
 /// A session id of `provider`'s own shape (a subagent's where `sub`).
 pub(crate) fn check_id(provider: ProviderKind, id: &str, sub: bool) -> Result<(), BundleError> {
-    let ok = match provider {
-        ProviderKind::Claude => resume::is_uuid(id) || (sub && is_claude_agent(id)),
-        ProviderKind::Codex => resume::is_uuid(id),
-        ProviderKind::Opencode => resume::is_opencode_id(id),
-    };
-    if ok {
+    if ids::is_session_id(provider, id, sub) {
         Ok(())
     } else {
         Err(BundleError::Unsafe(format!(
@@ -245,17 +242,16 @@ pub(crate) fn check_id(provider: ProviderKind, id: &str, sub: bool) -> Result<()
     }
 }
 
-/// `agent-<letters and digits>`: a Claude subagent's id (its file stem).
-pub(crate) fn is_claude_agent(id: &str) -> bool {
-    id.strip_prefix("agent-").is_some_and(|rest| {
-        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
-    })
-}
-
 /// Characters no title, directory or name may hold: controls (C0, C1, DEL), line and
 /// paragraph separators, bidi controls (the ones a resume command refuses).
 pub(crate) fn is_unsafe_char(c: char) -> bool {
     resume::is_control(c)
+}
+
+/// A title as a bundle may carry it (the manifest's, and the records' where a restore writes
+/// one): at most 1000 characters, no control or bidi characters.
+pub(crate) fn check_title(title: &str) -> Result<(), BundleError> {
+    check_text("title", title, MAX_TITLE)
 }
 
 fn check_text(what: &str, text: &str, max: usize) -> Result<(), BundleError> {

@@ -18,6 +18,7 @@ mod direct;
 mod query;
 mod rank;
 pub(crate) mod resume;
+mod stored_path;
 mod text;
 mod tokens;
 
@@ -37,6 +38,7 @@ use crate::error::Error;
 use crate::model::{Diagnostic, Diagnostics, ProviderKind, SessionMeta};
 use crate::provider::files::fnv1a;
 use crate::provider::{ProviderSet, Roots, ScanProgress, SessionKey};
+use stored_path::Stored;
 
 /// Bump when the schema or the meaning of stored data changes; older files are left alone.
 pub const SCHEMA_VERSION: u32 = 7;
@@ -248,8 +250,10 @@ pub struct Hit {
     /// Higher is better (negated BM25).
     pub score: f64,
     /// The session's file: one session id can be in two files (a project folder copied beside
-    /// itself), and a hit opens its own. Empty from a remote server that predates it.
-    #[serde(default)]
+    /// itself), and a hit opens its own. Empty from a remote server that predates it. In
+    /// JSON, lossy where the name is not UTF-8 (`model::path`).
+    #[serde(default, with = "crate::model::path::os")]
+    #[ts(type = "string")]
     pub source_path: PathBuf,
 }
 
@@ -264,19 +268,18 @@ pub fn cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 
 /// The cache file for these roots: a different set of roots gets a different file.
 pub fn index_path(dir: &Path, roots: &Roots) -> PathBuf {
-    let mut key = String::new();
+    // Each root byte for byte: lossily, two roots whose names are not UTF-8 shared a file.
+    // (For a UTF-8 root the bytes are its text, so the file is the one it always was.)
+    let mut key = Vec::new();
     for kind in ProviderKind::ALL {
         for r in roots.for_kind(kind) {
-            key.push_str(kind.as_str());
-            key.push('=');
-            key.push_str(&r.to_string_lossy());
-            key.push('\n');
+            key.extend_from_slice(kind.as_str().as_bytes());
+            key.push(b'=');
+            key.extend_from_slice(&stored_path::os_bytes(r.as_os_str()));
+            key.push(b'\n');
         }
     }
-    dir.join(format!(
-        "index-v{SCHEMA_VERSION}-{:016x}.db",
-        fnv1a(key.as_bytes())
-    ))
+    dir.join(format!("index-v{SCHEMA_VERSION}-{:016x}.db", fnv1a(&key)))
 }
 
 /// Deletes every cache file of ours in `dir` (all versions and roots). Returns what it deleted.
@@ -700,14 +703,6 @@ impl Index {
         cache_error(&self.path, e)
     }
 
-    /// Our own data that does not decode: the file is damaged.
-    fn damaged(&self, e: impl std::fmt::Display) -> Error {
-        Error::CacheCorrupt {
-            path: self.path.clone(),
-            reason: e.to_string(),
-        }
-    }
-
     /// Brings the cache up to date with the stores: each provider scans from its stored state,
     /// and its changes and new state are committed together.
     pub fn refresh(
@@ -882,24 +877,52 @@ impl Index {
 
     /// Every session in the cache for these providers (all when empty), newest first.
     pub fn sessions(&self, providers: &[ProviderKind]) -> Result<Vec<SessionMeta>, Error> {
+        Ok(self.session_rows(providers)?.0)
+    }
+
+    /// [`Index::sessions`] and [`Index::diagnostics`]: what a list shows. A session row that
+    /// does not decode is one diagnostic, not a damaged cache (see [`unreadable_row`]).
+    pub fn listing(
+        &self,
+        providers: &[ProviderKind],
+    ) -> Result<(Vec<SessionMeta>, Diagnostics), Error> {
+        let (sessions, unreadable) = self.session_rows(providers)?;
+        let mut diagnostics = self.diagnostics(providers)?;
+        unreadable.into_iter().for_each(|d| diagnostics.push(d));
+        Ok((sessions, diagnostics))
+    }
+
+    /// The sessions of these providers, newest first, and a diagnostic for each row that does
+    /// not decode.
+    fn session_rows(
+        &self,
+        providers: &[ProviderKind],
+    ) -> Result<(Vec<SessionMeta>, Vec<Diagnostic>), Error> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT provider, meta FROM sessions")
+            .prepare_cached("SELECT provider, meta, source_path FROM sessions")
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
+        let (mut out, mut unreadable) = (Vec::new(), Vec::new());
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let provider: String = row.get(0).map_err(|e| self.err(e))?;
-            let wanted = ProviderKind::parse(&provider)
-                .is_some_and(|k| providers.is_empty() || providers.contains(&k));
-            if !wanted {
+            let Some(kind) = ProviderKind::parse(&provider)
+                .filter(|k| providers.is_empty() || providers.contains(k))
+            else {
                 continue;
-            }
+            };
             let meta: String = row.get(1).map_err(|e| self.err(e))?;
-            out.push(serde_json::from_str(&meta).map_err(|e| self.damaged(e))?);
+            let path = row
+                .get::<_, stored_path::Read>(2)
+                .map_err(|e| self.err(e))?
+                .0;
+            match meta_of_row(&meta, path.clone()) {
+                Some(meta) => out.push(meta),
+                None => unreadable.push(unreadable_row(kind, path)),
+            }
         }
         out.sort_by(SessionMeta::newest_first);
-        Ok(out)
+        Ok((out, unreadable))
     }
 
     /// Diagnostics stored by the last refresh, for these providers (all when empty).
@@ -920,7 +943,10 @@ impl Index {
             }
             out.push(Diagnostic {
                 provider: kind,
-                path: PathBuf::from(row.get::<_, String>(1).map_err(|e| self.err(e))?),
+                path: row
+                    .get::<_, stored_path::Read>(1)
+                    .map_err(|e| self.err(e))?
+                    .0,
                 line: row
                     .get::<_, Option<i64>>(2)
                     .map_err(|e| self.err(e))?
@@ -1052,13 +1078,15 @@ impl Index {
         let limit = max
             .and_then(|m| i64::try_from(m).ok())
             .map_or(-1, |m| m.saturating_add(1));
-        let mut pending: Vec<(i64, i64, String)> = {
+        let mut pending: Vec<(i64, i64, String, stored_path::Read)> = {
             let mut stmt = self
                 .conn
-                .prepare("SELECT rowid, coalesce(updated_at, 0), meta FROM sessions WHERE text_indexed = 0 ORDER BY read_whole DESC, updated_at DESC LIMIT ?1")
+                .prepare("SELECT rowid, coalesce(updated_at, 0), meta, source_path FROM sessions WHERE text_indexed = 0 ORDER BY read_whole DESC, updated_at DESC LIMIT ?1")
                 .map_err(|e| self.err(e))?;
             let rows = stmt
-                .query_map([limit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .query_map([limit], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })
                 .map_err(|e| self.err(e))?;
             rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?
         };
@@ -1066,13 +1094,13 @@ impl Index {
         pending.truncate(max.unwrap_or(usize::MAX));
         progress.add_total(pending.len() as u64, 0);
         let mut shares: Vec<Vec<Queued>> = (0..SHARDS).map(|_| Vec::new()).collect();
-        for (rowid, updated, meta) in pending {
+        for (rowid, updated, meta, path) in pending {
             let k = shard_of(rowid);
             let resume = resume::load(&self.conn, &shard_db(k), rowid).map_err(|e| self.err(e))?;
             shares[k].push(Queued {
                 rowid,
                 updated,
-                meta,
+                meta: meta_of_row(&meta, path.0),
                 resume,
             });
         }
@@ -1117,7 +1145,7 @@ impl Index {
                 writers.push((k, shard, shard_path(&path, k)));
             }
         }
-        let (done, extracted) = std::thread::scope(|s| {
+        let done = std::thread::scope(|s| {
             let mut extractors = Vec::new();
             let mut receivers = Vec::new();
             for (share, new_terms) in shares.into_iter().zip(terms) {
@@ -1199,13 +1227,10 @@ impl Index {
                 };
             }
             // The receivers are gone once the writers return, so the extractors end too.
-            let extracted: Result<(), serde_json::Error> = extractors
-                .into_iter()
-                .try_for_each(|e| e.join().unwrap_or(Ok(())));
-            (written, extracted)
+            extractors.into_iter().for_each(|e| drop(e.join()));
+            written
         });
         release_freed_memory();
-        extracted.map_err(|e| self.damaged(e))?;
         done
     }
 
@@ -1550,17 +1575,20 @@ impl Index {
         let (mut conditions, args) = session_conditions(filter);
         conditions.push("text_indexed = 0".into());
         let sql = format!(
-            "SELECT meta FROM sessions WHERE {} ORDER BY updated_at DESC",
+            "SELECT meta, source_path FROM sessions WHERE {} ORDER BY updated_at DESC",
             conditions.join(" AND ")
         );
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(0))
+            .query_map(rusqlite::params_from_iter(args), |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, stored_path::Read>(1)?))
+            })
             .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
-        for meta in rows {
-            let meta = meta.map_err(|e| self.err(e))?;
-            out.push(serde_json::from_str(&meta).map_err(|e| self.damaged(e))?);
+        for row in rows {
+            let (meta, path) = row.map_err(|e| self.err(e))?;
+            // One that does not decode is left out, as the list leaves it out.
+            out.extend(meta_of_row(&meta, path.0));
         }
         Ok(out)
     }
@@ -1617,11 +1645,12 @@ const MAX_MERGE_STEPS: usize = 10_000;
 const EXTRACT_AHEAD: usize = 1;
 
 /// A session whose text is to be indexed: its rowid, its `updated_at` when it was queued, its
-/// metadata as stored, and where its last read said the next can start (see [`resume`]).
+/// metadata as stored (`None`: its row does not decode, see [`unreadable_row`]), and where its
+/// last read said the next can start (see [`resume`]).
 struct Queued {
     rowid: i64,
     updated: i64,
-    meta: String,
+    meta: Option<SessionMeta>,
     resume: Option<resume::Stored>,
 }
 
@@ -1633,14 +1662,15 @@ fn extract_share(
     share: Vec<Queued>,
     mut new_terms: Option<tokens::NewTerms>,
     send: std::sync::mpsc::SyncSender<Extracted>,
-) -> Result<(), serde_json::Error> {
+) {
     for queued in share {
-        let meta: SessionMeta = serde_json::from_str(&queued.meta)?;
-        let from = providers
-            .get(meta.provider)
-            .filter(|p| p.reads_in_part(&meta))
-            .and(queued.resume.as_ref())
-            .filter(|r| r.holds(&meta.source_path));
+        let from = queued.meta.as_ref().and_then(|meta| {
+            providers
+                .get(meta.provider)
+                .filter(|p| p.reads_in_part(meta))
+                .and(queued.resume.as_ref())
+                .filter(|r| r.holds(&meta.source_path))
+        });
         let mut first = true;
         let mut hand_over =
             |messages: Vec<text::Row>, from: u64, end: Option<Option<resume::Stored>>| {
@@ -1664,11 +1694,15 @@ fn extract_share(
                 };
                 send.send(item).is_ok()
             };
-        if !extract(providers, &meta, from, &mut hand_over) {
+        let took = match &queued.meta {
+            Some(meta) => extract(providers, meta, from, &mut hand_over),
+            // Nothing to read: marked indexed, so it is not queued again at every pass.
+            None => hand_over(Vec::new(), 0, Some(None)),
+        };
+        if !took {
             break; // the writer stopped
         }
     }
-    Ok(())
 }
 
 /// A chunk of one session's searchable text, extracted off the writing thread.
@@ -2040,8 +2074,31 @@ fn hit_of(r: &rusqlite::Row<'_>, score: f64) -> rusqlite::Result<Option<Hit>> {
         title: r.get(3)?,
         snippet: r.get(4)?,
         score,
-        source_path: PathBuf::from(r.get::<_, String>(5)?),
+        source_path: r.get::<_, stored_path::Read>(5)?.0,
     }))
+}
+
+/// A session row's metadata: its `meta` JSON with the path of its `source_path` column (the
+/// JSON's is lossy where the name is not UTF-8: [`stored_path`]); `None` when the JSON does
+/// not decode (a row written by a build that stored an empty one for such a name).
+fn meta_of_row(meta: &str, source_path: PathBuf) -> Option<SessionMeta> {
+    let mut meta: SessionMeta = serde_json::from_str(meta).ok()?;
+    meta.source_path = source_path;
+    Some(meta)
+}
+
+/// What a session row that does not decode is: one diagnostic, and the session left out of the
+/// list and the search, where it used to make the whole cache "damaged" (and, rebuilt, damaged
+/// again). A full scan writes it again; `cache clear` makes one.
+fn unreadable_row(provider: ProviderKind, path: PathBuf) -> Diagnostic {
+    Diagnostic {
+        provider,
+        path,
+        line: None,
+        reason: "its row in the session cache does not decode, so it is not listed; \
+                 `agent-sessions cache clear` rebuilds the cache from the stores"
+            .into(),
+    }
 }
 
 /// The SQL conditions on `sessions` (and their arguments) for a filter's providers,
@@ -2130,11 +2187,7 @@ fn create_private(path: &Path) -> Result<(), Error> {
 fn session_rowid(tx: &Transaction<'_>, key: &SessionKey) -> rusqlite::Result<Option<i64>> {
     tx.query_row(
         "SELECT rowid FROM sessions WHERE provider = ?1 AND id = ?2 AND source_path = ?3",
-        params![
-            key.provider.as_str(),
-            key.id,
-            key.source_path.to_string_lossy()
-        ],
+        params![key.provider.as_str(), key.id, Stored(&key.source_path)],
         |r| r.get(0),
     )
     .optional()
@@ -2168,7 +2221,7 @@ fn upsert_session(
         params![
             meta.provider.as_str(),
             meta.id,
-            meta.source_path.to_string_lossy(),
+            Stored(&meta.source_path),
             updated,
             meta.cwd,
             meta.repo_root,
@@ -2196,7 +2249,7 @@ fn replace_diagnostics(
     for item in &d.items {
         stmt.execute(params![
             kind.as_str(),
-            item.path.to_string_lossy(),
+            Stored(&item.path),
             item.line.map(|l| l as i64),
             item.reason
         ])?;
@@ -2341,6 +2394,129 @@ mod tests {
         ) -> Result<crate::model::ResumeCommand, crate::provider::Error> {
             self.inner.resume_command(session)
         }
+    }
+
+    /// A store file whose name is not UTF-8 is a session like any other: its path goes into
+    /// the cache and out of it byte for byte (two names that read alike lossily stay two
+    /// sessions), search hits name it, and the next run reads the same rows back, where the
+    /// cache used to store an empty row for it and call itself damaged at every read.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_name_that_is_not_utf8_keeps_its_path_through_the_cache() {
+        use std::os::unix::ffi::OsStrExt;
+        let store = tempfile::tempdir().unwrap();
+        let first = agent_sessions_test_support::long_claude_session(store.path(), "p1", 3);
+        let dir = first.parent().unwrap();
+        let bad = |b: &[u8]| dir.join(std::ffi::OsStr::from_bytes(b));
+        let (ff, fe) = (bad(b"bad\xff.jsonl"), bad(b"bad\xfe.jsonl"));
+        std::fs::rename(&first, &ff).unwrap();
+        std::fs::copy(&ff, &fe).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let roots = Roots::default().with(ProviderKind::Claude, [store.path()]);
+        let set = ProviderSet::new(&roots, &[]);
+        let progress = ScanProgress::default();
+        let listed = |index: &Index| {
+            let mut paths: Vec<PathBuf> = (index.sessions(&[]).unwrap())
+                .into_iter()
+                .map(|s| s.source_path)
+                .collect();
+            paths.sort();
+            paths
+        };
+        let mut index = Index::open(cache.path(), &roots).unwrap();
+        index.refresh(&set, &progress).unwrap();
+        assert_eq!(listed(&index), [fe.clone(), ff.clone()]);
+        assert_eq!(index.diagnostics(&[]).unwrap(), Diagnostics::default());
+        index.index_text(&set, None, &progress).unwrap();
+        let filter = SearchFilter {
+            limit: 100,
+            ..SearchFilter::default()
+        };
+        let hits = index.search("question", &filter).unwrap();
+        let mut hit_paths: Vec<PathBuf> = hits.into_iter().map(|h| h.source_path).collect();
+        hit_paths.sort();
+        hit_paths.dedup();
+        assert_eq!(hit_paths, [fe.clone(), ff.clone()]);
+        drop(index);
+
+        // The next run: the state and the rows read back as written, nothing scanned again.
+        let mut index = Index::open(cache.path(), &roots).unwrap();
+        let report = index.refresh(&set, &progress).unwrap();
+        assert_eq!((report.changed, report.removed), (0, 0));
+        assert_eq!(listed(&index), [fe.clone(), ff.clone()]);
+        // One of them gone: exactly its row goes.
+        std::fs::remove_file(&fe).unwrap();
+        let report = index.refresh(&set, &progress).unwrap();
+        assert_eq!((report.changed, report.removed), (0, 1));
+        assert_eq!(listed(&index), [ff]);
+    }
+
+    /// Roots whose names differ only in bytes that are not UTF-8 get caches of their own; a
+    /// UTF-8 root keeps the file it always had.
+    #[cfg(unix)]
+    #[test]
+    fn roots_named_in_other_bytes_get_other_caches() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = |b: &[u8]| {
+            Roots::default().with(
+                ProviderKind::Claude,
+                [Path::new(std::ffi::OsStr::from_bytes(b))],
+            )
+        };
+        let dir = Path::new("/c");
+        assert_ne!(
+            index_path(dir, &root(b"/s\xff")),
+            index_path(dir, &root(b"/s\xfe"))
+        );
+        let utf8 = fnv1a(b"claude=/s\xc3\xa9\n");
+        let want = format!("index-v{SCHEMA_VERSION}-{utf8:016x}.db");
+        assert_eq!(index_path(dir, &root("/sé".as_bytes())), dir.join(want));
+    }
+
+    /// A session row whose metadata does not decode (an older build stored an empty one for
+    /// a name that is not UTF-8) is left out with a diagnostic saying how to rebuild, and
+    /// indexing passes it once: the other rows are listed and searched as ever, where the
+    /// whole cache was "damaged" (and refilled, and damaged again by the same store).
+    #[test]
+    fn a_session_row_that_does_not_decode_is_a_diagnostic_not_a_damaged_cache() {
+        let store = tempfile::tempdir().unwrap();
+        agent_sessions_test_support::long_claude_session(store.path(), "p1", 3);
+        agent_sessions_test_support::long_claude_session(store.path(), "p2", 3);
+        let cache = tempfile::tempdir().unwrap();
+        let roots = Roots::default().with(ProviderKind::Claude, [store.path()]);
+        let set = ProviderSet::new(&roots, &[]);
+        let progress = ScanProgress::default();
+        let mut index = Index::open(cache.path(), &roots).unwrap();
+        index.refresh(&set, &progress).unwrap();
+        open_file(index.path())
+            .unwrap()
+            .execute("UPDATE sessions SET meta = '' WHERE id = 'p1'", [])
+            .unwrap();
+
+        let ids =
+            |sessions: Vec<SessionMeta>| sessions.into_iter().map(|s| s.id).collect::<Vec<_>>();
+        assert_eq!(ids(index.sessions(&[]).unwrap()), ["p2"]);
+        let (sessions, diagnostics) = index.listing(&[]).unwrap();
+        assert_eq!(ids(sessions), ["p2"]);
+        let [d] = &diagnostics.items[..] else {
+            panic!("{diagnostics:?}");
+        };
+        assert!(d.path.ends_with("p1.jsonl"), "{d:?}");
+        assert!(d.reason.contains("cache clear"), "{d:?}");
+        assert_eq!(index.index_text(&set, None, &progress).unwrap(), 2);
+        assert_eq!(index.index_text(&set, None, &progress).unwrap(), 0);
+        let filter = SearchFilter {
+            limit: 100,
+            ..SearchFilter::default()
+        };
+        let hits = index.search("question", &filter).unwrap();
+        // Its messages are not read (its title, a column of its row, is still found).
+        let read = |id: &str| {
+            hits.iter()
+                .filter(|h| h.session_id == id && !h.message_id.is_empty())
+                .count()
+        };
+        assert_eq!((read("p1"), read("p2")), (0, 3), "{hits:?}");
     }
 
     /// A long Claude session, listed by a provider that panics as `Panicky` says.

@@ -165,7 +165,7 @@ impl Library {
         let only = self.only.clone();
         let cached = self.healing(|index, providers| {
             index.refresh(providers, progress)?;
-            Ok((index.sessions(&only)?, index.diagnostics(&only)?))
+            index.listing(&only)
         });
         let Some(cached) = cached else {
             self.refresh(progress)?;
@@ -187,9 +187,7 @@ impl Library {
                 None => self.catalog.scan(progress),
             };
         };
-        let cached = index
-            .sessions(&self.only)
-            .and_then(|s| Ok((s, index.diagnostics(&self.only)?)));
+        let cached = index.listing(&self.only);
         let (sessions, diagnostics) = match cached {
             Err(Error::CacheCorrupt { .. }) => return self.catalog.scan(progress),
             other => other?,

@@ -364,7 +364,7 @@ impl Service {
                 .get(&key)
                 .into_iter()
                 .flatten()
-                .filter(|s| source.is_none_or(|p| s.source_path == p))
+                .filter(|s| source.is_none_or(|p| crate::model::path::names(&s.source_path, p)))
                 .collect();
             match listed.as_slice() {
                 [] => None,

@@ -34,6 +34,7 @@ type FileState = Tracked<Cursor>;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct State {
+    #[serde(with = "agent_sessions_model::path::os_keys")]
     files: FileSet<Cursor>,
 }
 

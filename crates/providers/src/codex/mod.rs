@@ -55,7 +55,9 @@ struct Overlay {
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct State {
+    #[serde(with = "agent_sessions_model::path::os_keys")]
     files: FileSet<Cursor>,
+    #[serde(with = "agent_sessions_model::path::os_keys")]
     overlays: BTreeMap<PathBuf, Overlay>,
 }
 

@@ -29,6 +29,7 @@ pub struct Thread {
 /// What the state DB says, keyed by thread id.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StateDb {
+    #[serde(with = "agent_sessions_model::path::os")]
     pub path: PathBuf,
     pub threads: BTreeMap<String, Thread>,
     /// child → parent

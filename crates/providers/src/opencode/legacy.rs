@@ -67,14 +67,41 @@ pub(super) fn json_files_listed(
 
 /// Messages of a session with their parts, in order. Unreadable files are skipped and reported.
 pub fn messages(root: &Path, id: &str, problems: &mut Vec<String>) -> Vec<StoredMessage> {
-    let files = json_files(&root.join("storage/message").join(id), problems);
     let mut out = Vec::new();
-    for (msg_id, msg) in read_messages(files, problems) {
-        let part_files = json_files(&root.join("storage/part").join(&msg_id), problems);
-        let parts = read_documents(part_files, problems);
+    for (msg_id, msg) in session_messages(root, id, problems) {
+        let parts = match part_folder(root, &msg_id, problems) {
+            Some(dir) => read_documents(json_files(&dir, problems), problems),
+            None => Vec::new(),
+        };
         out.push((msg_id, msg, parts));
     }
     out
+}
+
+/// The readable message files of session `id`, each with its id. The ids are names from the
+/// records: one that is not a plain file name (`../..`) is a problem, never a folder to list.
+fn session_messages(root: &Path, id: &str, problems: &mut Vec<String>) -> Vec<(String, Value)> {
+    let Some(dir) = named(&root.join("storage/message"), id, problems) else {
+        return Vec::new();
+    };
+    read_messages(json_files(&dir, problems), problems)
+}
+
+/// `storage/part/<msg_id>`, or `None` (a problem) for an id that is not a plain name.
+fn part_folder(root: &Path, msg_id: &str, problems: &mut Vec<String>) -> Option<PathBuf> {
+    named(&root.join("storage/part"), msg_id, problems)
+}
+
+/// `dir/name` when `name` (from a record) is a plain file name; otherwise a problem.
+pub(super) fn named(dir: &Path, name: &str, problems: &mut Vec<String>) -> Option<PathBuf> {
+    let path = files::child(dir, name);
+    if path.is_none() {
+        problems.push(format!(
+            "{}: not read: the id {name:?} is not a file name",
+            dir.display()
+        ));
+    }
+    path
 }
 
 /// The readable message files of `files`, each with its id (its `id` field, else the file's
@@ -177,15 +204,22 @@ pub fn scan(session_file: &Path) -> LegacyCursor {
     // 1.0 copied 0.x sessions over as they were, without `directory` or `projectID`: the
     // messages say where they ran, and the folder names the project.
     meta.cwd = meta.cwd.or(tally.cwd);
-    let project = session["projectID"]
-        .as_str()
-        .map(str::to_owned)
-        .or_else(|| {
-            let folder = session_file.parent()?.file_name()?;
-            Some(folder.to_string_lossy().into_owned())
-        });
-    if let Some(project) = project {
-        let worktree = read_json(&root.join("storage/project").join(format!("{project}.json")))
+    // `storage/project/<project>.json`: the record's `projectID` (a plain name only), else the
+    // folder the session file is in, as it is named (not UTF-8 perhaps).
+    let projects = root.join("storage/project");
+    let project_file = match session["projectID"].as_str() {
+        Some(id) => files::child(&projects, &format!("{id}.json")),
+        None => session_file
+            .parent()
+            .and_then(Path::file_name)
+            .map(|folder| {
+                let mut name = folder.to_os_string();
+                name.push(".json");
+                projects.join(name)
+            }),
+    };
+    if let Some(file) = project_file {
+        let worktree = read_json(&file)
             .ok()
             .and_then(|p| p["worktree"].as_str().map(str::to_owned));
         meta.repo_root = worktree.filter(|w| w != "/");
@@ -263,13 +297,17 @@ pub fn raw(session_file: &Path, id: &str, message: &str) -> Vec<(String, Value)>
         .collect()
 }
 
-/// One part file, for blobs.
-pub fn part(session_file: &Path, part_id: &str) -> Option<Value> {
+/// One part file of session `id`, for blobs: looked for in the folders of the session's own
+/// messages only (`storage/part/<message>/<part>.json`), so a key names nothing of another
+/// session, and a part id that is not a plain file name names nothing at all.
+pub fn part(session_file: &Path, id: &str, part_id: &str) -> Option<Value> {
     let root = root_of(session_file)?;
-    let parts = std::fs::read_dir(root.join("storage/part")).ok()?;
-    parts
-        .flatten()
-        .map(|d| d.path().join(format!("{part_id}.json")))
-        .find(|p| p.exists())
+    let file = format!("{}.json", files::plain_name(part_id).ok()?);
+    let mut problems = Vec::new();
+    session_messages(root, id, &mut problems)
+        .into_iter()
+        .filter_map(|(msg_id, _)| part_folder(root, &msg_id, &mut Vec::new()))
+        .map(|dir| dir.join(&file))
+        .find(|p| p.is_file())
         .and_then(|p| read_json(&p).ok())
 }

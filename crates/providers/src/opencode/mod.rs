@@ -82,8 +82,10 @@ struct RootState {
     /// Every DB session copy, keyed by [`db_key`].
     db: BTreeMap<String, Candidate>,
     db_error: Option<String>,
+    #[serde(with = "agent_sessions_model::path::os_keys")]
     json: FileSet<legacy::LegacyCursor>,
     /// 0.x session files.
+    #[serde(with = "agent_sessions_model::path::os_keys")]
     projects: BTreeMap<PathBuf, perproject::Tracked>,
     /// The metadata last reported per id.
     shown: BTreeMap<String, SessionMeta>,
@@ -91,6 +93,7 @@ struct RootState {
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct State {
+    #[serde(with = "agent_sessions_model::path::os_keys")]
     roots: BTreeMap<PathBuf, RootState>,
 }
 
@@ -444,7 +447,7 @@ impl Provider for OpencodeProvider {
         } else if perproject::is_session_file(&session.source_path) {
             perproject::part(&session.source_path, part_id)
         } else {
-            legacy::part(&session.source_path, part_id)
+            legacy::part(&session.source_path, &session.id, part_id)
         };
         let part = part.ok_or_else(|| missing("no such part"))?;
         if let Some(out) = parts::full_output(&part) {

@@ -83,7 +83,10 @@ fn json_files(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
 /// A session's messages with their parts, in the shape 1.x stores (what `parts.rs` reads), in
 /// order. Unreadable files are skipped and reported.
 pub fn messages(storage: &Path, id: &str, problems: &mut Vec<String>) -> Vec<StoredMessage> {
-    let files = json_files(&storage.join("session/message").join(id), problems);
+    let Some(messages) = legacy::named(&storage.join("session/message"), id, problems) else {
+        return Vec::new();
+    };
+    let files = json_files(&messages, problems);
     let mut out = Vec::new();
     for (msg_id, mut msg) in legacy::read_messages(files, problems) {
         let (msg, parts) = if msg["metadata"].is_object() {
@@ -93,8 +96,11 @@ pub fn messages(storage: &Path, id: &str, problems: &mut Vec<String>) -> Vec<Sto
         {
             (msg, with_ids(inline, &msg_id))
         } else {
-            let dir = storage.join("session/part").join(id).join(&msg_id);
-            let part_files = json_files(&dir, problems);
+            let dir = storage.join("session/part").join(id);
+            let part_files = match legacy::named(&dir, &msg_id, problems) {
+                Some(dir) => json_files(&dir, problems),
+                None => Vec::new(),
+            };
             (msg, legacy::read_documents(part_files, problems))
         };
         out.push((msg_id, msg, parts));

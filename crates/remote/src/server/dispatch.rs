@@ -135,7 +135,7 @@ pub(super) fn find_listed(
             let copies: Vec<SessionMeta> = report
                 .sessions
                 .iter()
-                .filter(|s| &s.source_path == path)
+                .filter(|s| agent_sessions_core::model::path::names(&s.source_path, path))
                 .cloned()
                 .collect();
             catalog.find(&copies, &session.id)?.clone()

@@ -43,6 +43,20 @@ pub fn every_agent_roots() -> Roots {
         )
 }
 
+/// The server's config.toml turns trash on, for the whole test process (only `trash` reads it;
+/// the tests run at once, so the file stays until the process ends).
+pub fn allow_delete() {
+    static CONFIG: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = CONFIG.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "[actions]\nallow_delete = true\n").unwrap();
+        std::env::set_var("AGENT_SESSIONS_CONFIG", &file);
+        dir
+    });
+    assert!(dir.path().join("config.toml").exists());
+}
+
 /// A library reading `roots` directly, and its sessions.
 pub fn scanned(roots: &Roots) -> (Library, Vec<SessionMeta>) {
     let lib = Library::open(roots, &[], None);

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Context, Item, Mode, Step, TrashError};
+use super::{guard, Context, Item, Mode, Step, TrashError};
 
 pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError> {
     if ctx.mode == Mode::Permanent {
@@ -29,7 +29,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
         let has_subagents = side.join("subagents").is_dir();
         if keep_subagents && has_subagents {
             // Everything in the folder but the subagents, which stay where they are.
-            for e in std::fs::read_dir(&side).into_iter().flatten().flatten() {
+            for e in guard::own_entries(&side) {
                 if e.file_name() != "subagents" {
                     paths.push(e.path());
                 }

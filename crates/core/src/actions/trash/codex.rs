@@ -9,7 +9,6 @@ use rusqlite::{params, TransactionBehavior};
 use std::path::{Path, PathBuf};
 
 use super::{agent, open_for_writing, Context, Mode, Move, Step, StepFailed, TrashError};
-use crate::actions::resume;
 use crate::provider::codex::statedb;
 use crate::provider::sqlite;
 
@@ -34,13 +33,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
             ctx.root.display()
         )));
     }
-    // Codex takes a name where the id is not a UUID: only ids of its own shape are passed.
-    if !resume::is_uuid(&s.id) {
-        return Err(TrashError::Unsupported(format!(
-            "{:?} is not a Codex session id (a UUID), so Codex cannot be asked to act on it",
-            s.id
-        )));
-    }
+    // Codex takes a name where the id is not a UUID: `plan` passes only ids of its own shape.
     let going = ctx.going();
     let removes: Vec<PathBuf> = going.iter().map(|g| g.source_path.clone()).collect();
     let env = vec![(

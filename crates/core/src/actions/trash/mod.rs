@@ -19,6 +19,7 @@
 pub(crate) mod agent;
 mod claude;
 mod codex;
+pub(crate) mod guard;
 pub(crate) mod opencode;
 mod os_trash;
 
@@ -276,6 +277,19 @@ pub enum TrashError {
     #[error("{agent} is needed for this and {reason}")]
     AgentMissing { agent: &'static str, reason: String },
 
+    /// The session's id has not its agent's shape: a file in the store names it, and paths
+    /// built from it could name anything (`..`, `a/b`).
+    #[error("{:?} is not a valid {} session id (it is read from {}), so nothing is planned on it and nothing was done; move that file out of the store if it is not the agent's", crate::model::resume::shown(id), label(*provider), file.display())]
+    InvalidId {
+        provider: ProviderKind,
+        id: String,
+        file: PathBuf,
+    },
+
+    /// A step names a path that is not a session's own entry inside its store (see `guard`).
+    #[error("the plan names {}, which {why}; nothing was done (a name in the store may be made to reach outside the session: look at it by hand)", path.display())]
+    UnsafePath { path: PathBuf, why: String },
+
     /// The store changed between the plan and its execution.
     #[error("the session changed since it was planned ({0}); nothing was done; plan again")]
     Stale(String),
@@ -300,6 +314,8 @@ impl TrashError {
             TrashError::SubagentsUndecided { .. } => "subagents_undecided",
             TrashError::SubagentsGoAlong(_) => "subagents_go_along",
             TrashError::AgentMissing { .. } => "agent_missing",
+            TrashError::InvalidId { .. } => "invalid_session_id",
+            TrashError::UnsafePath { .. } => "unsafe_path",
             TrashError::Stale(_) => "stale_plan",
             TrashError::Failed { .. } => "trash_failed",
         }
@@ -419,16 +435,18 @@ pub(crate) fn open_for_writing(db: &Path) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
+/// The store roots this program reads for `kind`.
+fn roots_of(catalog: &Catalog, kind: ProviderKind) -> &[PathBuf] {
+    catalog.providers().get(kind).map_or(&[], |p| p.roots())
+}
+
 /// The store root (of the provider's roots) that holds `path`.
 pub(crate) fn root_of<'a>(
     catalog: &'a Catalog,
     kind: ProviderKind,
     path: &Path,
 ) -> Option<&'a Path> {
-    catalog
-        .providers()
-        .get(kind)?
-        .roots()
+    roots_of(catalog, kind)
         .iter()
         .find(|r| path.starts_with(r))
         .map(PathBuf::as_path)
@@ -488,11 +506,16 @@ pub fn plan(
         mode: request.mode,
         tools,
     };
+    // Ids are used in paths and command lines: checked before any planner builds on them.
+    for g in ctx.going() {
+        guard::check_id(&Target::of(g))?;
+    }
     let (steps, notes) = match session.provider {
         ProviderKind::Claude => claude::plan(&ctx)?,
         ProviderKind::Codex => codex::plan(&ctx)?,
         ProviderKind::Opencode => opencode::plan(&ctx)?,
     };
+    guard::check_steps(roots_of(catalog, session.provider), &steps)?;
     debug_assert!(
         steps.iter().rev().skip(1).all(Step::undoable),
         "only the last step may be one that cannot be undone"
@@ -548,6 +571,12 @@ pub fn execute(
         }
         .into());
     }
+    // The plan may be old, or not made here: what it names is checked again as things are now
+    // (a folder replaced by a link since).
+    for t in plan.targets() {
+        guard::check_id(t)?;
+    }
+    guard::check_steps(roots_of(catalog, plan.session.provider), &plan.steps)?;
     let now = Utc::now();
     for t in plan.targets() {
         let current = sessions

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use super::{open_for_writing, Context, Item, Mode, Step, TrashError};
+use super::{guard, open_for_writing, Context, Item, Mode, Step, TrashError};
 use crate::provider::opencode::{copies_of, Origin};
 use crate::provider::sqlite;
 
@@ -84,10 +84,16 @@ fn legacy_files(root: &Path, session_file: &Path, id: &str) -> Vec<PathBuf> {
     let storage = root.join("storage");
     let messages = storage.join("message").join(id);
     let mut out = vec![session_file.to_path_buf(), messages.clone()];
-    for m in std::fs::read_dir(&messages).into_iter().flatten().flatten() {
+    let part = storage.join("part");
+    // A message's parts are named by its file's name: `..json` or `.json` is no message, and
+    // would name `part/.` (every session's parts). A linked message folder is another's.
+    for m in guard::own_entries(&messages) {
         let name = m.file_name().to_string_lossy().into_owned();
-        if let Some(message_id) = name.strip_suffix(".json") {
-            out.push(storage.join("part").join(message_id));
+        if let Some(parts) = name
+            .strip_suffix(".json")
+            .and_then(|id| guard::child(&part, id))
+        {
+            out.push(parts);
         }
     }
     for dir in ["session_diff", "todo", "share"] {

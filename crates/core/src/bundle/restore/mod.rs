@@ -2,7 +2,8 @@
 //! under a directory the user chose, so that the agent's own resume command continues the
 //! session there. Two steps:
 //!
-//! 1. [`preview`] checks everything (the bundle, the directory, the store, that no session of
+//! 1. [`preview`] checks everything (the bundle, that its records say the ids, parents and
+//!    titles its manifest says (`records`), the directory, the store, that no session of
 //!    the bundle is there already or live) and says exactly what would be written; it hands
 //!    out a short-lived token ([`super::token`]) binding the bundle's hash and the target.
 //! 2. [`restore`] requires that token, opens and checks the bundle again, checks every refusal
@@ -26,6 +27,7 @@ mod codex;
 mod files;
 mod opencode;
 mod project;
+mod records;
 mod sql;
 
 pub use files::claude_project;
@@ -365,6 +367,7 @@ fn plan(
             plan.method = opencode::method(root, agents, m.source.tool_version.as_deref())?;
         }
     }
+    records::check(bundle, &plan)?;
     Ok(plan)
 }
 

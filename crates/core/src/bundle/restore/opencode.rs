@@ -21,10 +21,12 @@ use serde_json::Value;
 
 use super::files::edit_string;
 use super::project::{self, Repository};
+use super::records::{disagrees, parent_of, shown_value};
 use super::sql::insert;
 use super::{BundleError, Method, Plan};
 use crate::actions::trash::{agent, open_for_writing};
 use crate::bundle::jsontext::edit_values;
+use crate::bundle::manifest::check_title;
 use crate::bundle::reader::Bundle;
 use crate::model::{ProviderKind, SessionMeta};
 use crate::provider::opencode::copies_of;
@@ -92,8 +94,14 @@ pub(super) fn existing(plan: &Plan, id: &str) -> Option<SessionMeta> {
     ))
 }
 
-/// The export document of `id` with the directory rewritten.
-fn document(bundle: &Bundle, plan: &Plan, name: &str) -> Result<Value, BundleError> {
+/// The export document of session `id` (the archive's `name`) with the directory rewritten,
+/// checked to say what the manifest says ([`checked_document`]).
+pub(super) fn document(
+    bundle: &Bundle,
+    plan: &Plan,
+    id: &str,
+    name: &str,
+) -> Result<Value, BundleError> {
     let bytes = bundle.read(name)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| BundleError::Invalid(format!("{name} is not UTF-8")))?;
@@ -105,9 +113,124 @@ fn document(bundle: &Bundle, plan: &Plan, name: &str) -> Result<Value, BundleErr
             "{name} is not an OpenCode session"
         )));
     }
+    checked_document(bundle, plan, id, name, &doc)?;
     doc["info"]["directory"] = Value::String(plan.dir_text.clone());
     fill_required(&mut doc["info"]);
     Ok(doc)
+}
+
+/// What the rows (ours or OpenCode's import's) take from the document, as the manifest says
+/// it: the session's id, its parent (none, or the manifest's, which is in the bundle), a
+/// title without control or bidi characters that the manifest shows; each message and part
+/// of this session (and a part of its message), with an id of plain letters, digits, `_`, `-`.
+fn checked_document(
+    bundle: &Bundle,
+    plan: &Plan,
+    id: &str,
+    name: &str,
+    doc: &Value,
+) -> Result<(), BundleError> {
+    let info = &doc["info"];
+    let says = |what: String| disagrees(name, what);
+    if info["id"].as_str() != Some(id) {
+        return Err(says(format!(
+            "says its session is {}, not {id}",
+            shown_value(&info["id"])
+        )));
+    }
+    let parent = parent_of(bundle, plan, id);
+    let said = &info["parentID"];
+    if !said.is_null() && said.as_str() != parent {
+        let of = parent.map_or("but its manifest gives it no parent".into(), |p| {
+            format!("but its manifest's parent is {p}")
+        });
+        return Err(says(format!(
+            "makes {id} a child of {}, {of}",
+            shown_value(said)
+        )));
+    }
+    checked_title(bundle, id, &info["title"]).map_err(says)?;
+    for m in doc["messages"].as_array().into_iter().flatten() {
+        let message = &m["info"];
+        let message_id = plain_id(&message["id"]).map_err(|why| says(format!("has {why}")))?;
+        if !owned(&message["sessionID"], id) {
+            return Err(says(format!(
+                "puts the message {message_id} in the session {}",
+                shown_value(&message["sessionID"])
+            )));
+        }
+        for p in m["parts"].as_array().into_iter().flatten() {
+            let part_id = plain_id(&p["id"]).map_err(|why| says(format!("has {why}")))?;
+            if !owned(&p["sessionID"], id) || !owned(&p["messageID"], message_id) {
+                return Err(says(format!(
+                    "puts the part {part_id} of {message_id} in the message {} of the session {}",
+                    shown_value(&p["messageID"]),
+                    shown_value(&p["sessionID"])
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Absent, or the string `owner`.
+fn owned(v: &Value, owner: &str) -> bool {
+    v.is_null() || v.as_str() == Some(owner)
+}
+
+/// A message's or part's id: letters, digits, `_` and `-` (OpenCode's `msg_…`, `prt_…`), in
+/// pieces joined by single dots (a 0.1 part converted as 0.5 converted it: `msg_….0`).
+fn plain_id(v: &Value) -> Result<&str, String> {
+    let plain = |id: &str| {
+        (1..=128).contains(&id.len())
+            && id.split('.').all(|piece| {
+                !piece.is_empty()
+                    && piece
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+            })
+    };
+    match v.as_str() {
+        Some(id) if plain(id) => Ok(id),
+        _ => Err(format!("the message or part id {}", shown_value(v))),
+    }
+}
+
+/// The session's title in the record: none, or one without control or bidi characters that
+/// the manifest shows as it is (the manifest keeps its first line, cut to a length and marked
+/// `…`, as the session list shows it).
+fn checked_title(bundle: &Bundle, id: &str, title: &Value) -> Result<(), String> {
+    let shown = bundle
+        .manifest
+        .sessions()
+        .find(|s| s.id == id)
+        .and_then(|s| s.title.as_deref())
+        .unwrap_or_default();
+    let text = match title {
+        Value::Null => return Ok(()),
+        Value::String(t) => t.as_str(),
+        other => return Err(format!("has the title {}", shown_value(other))),
+    };
+    check_title(text).map_err(|_| {
+        format!(
+            "has the title {}, which holds control or bidi characters or is over 1000 characters",
+            shown_value(title)
+        )
+    })?;
+    let text = text.trim();
+    let agrees = match shown.strip_suffix('…') {
+        Some(cut) => text.starts_with(cut.trim_end()),
+        None => text == shown,
+    };
+    if agrees {
+        Ok(())
+    } else {
+        Err(format!(
+            "has the title {}, which its manifest shows as {}",
+            shown_value(title),
+            shown_value(&Value::String(shown.to_owned()))
+        ))
+    }
 }
 
 /// Fields OpenCode 1.2 and later require of a session that older versions did not write
@@ -142,7 +265,7 @@ pub(super) fn import(
     let docs: Vec<(String, Value)> = plan
         .docs
         .iter()
-        .map(|(id, name)| Ok((id.clone(), document(bundle, plan, name)?)))
+        .map(|(id, name)| Ok((id.clone(), document(bundle, plan, id, name)?)))
         .collect::<Result<_, BundleError>>()?;
     let temp = PrivateDir::new().map_err(|e| BundleError::Failed {
         what: "prepare the import".into(),
@@ -224,7 +347,7 @@ pub(super) fn insert_rows(bundle: &Bundle, plan: &Plan, db: &Path) -> Result<(),
     let docs: Vec<Value> = plan
         .docs
         .iter()
-        .map(|(_, name)| document(bundle, plan, name))
+        .map(|(id, name)| document(bundle, plan, id, name))
         .collect::<Result<_, _>>()?;
     let failed = |reason: String| BundleError::Failed {
         what: format!("write the sessions into {}", db.display()),

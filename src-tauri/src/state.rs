@@ -35,6 +35,7 @@ impl AppState {
     /// then the config, then the per-OS defaults: exactly as the CLI does without flags.
     pub fn load() -> Self {
         let config = ConfigFile::load_default(&process_env);
+        agent_sessions_core::pricing::install(config.prices());
         let roots = roots_of(&config);
         AppState {
             service: Service::new(roots, default_cache_dir()),
@@ -73,6 +74,7 @@ impl AppState {
     /// shown stays. Everything else (theme, grouping, terminal, …) is read where it is used.
     pub fn apply_config(&self, config: ConfigFile) -> CmdResult<()> {
         let new = roots_of(&config);
+        agent_sessions_core::pricing::install(config.prices());
         let old = std::mem::replace(&mut *self.config.lock()?, config);
         if !same_roots(&roots_of(&old), &new) {
             self.switch(new, false);

@@ -244,6 +244,7 @@ fn command() -> ExitCode {
     }
     // A broken config never stops a command: its problems are warnings on every command.
     let config = ConfigFile::load_default(&process_env);
+    agent_sessions_core::pricing::install(config.prices());
     let config_warnings: Vec<String> = config.warnings().iter().map(|w| w.to_string()).collect();
     match run(cli, &config) {
         Ok(mut out) => {

@@ -44,10 +44,17 @@ pub(crate) fn envelope(sessions: &[SessionMeta], by: By) -> Envelope {
 }
 
 fn row(key: &str, f: &Figures) -> [String; 8] {
-    let cost = if f.with_cost > 0 {
-        format!("{:.2}", f.cost_usd)
-    } else {
-        "-".into()
+    // "≈" when any of it is an estimate (`pricing`); "+?" when sessions with tokens had no
+    // price for their model and are left out.
+    let cost = match (f.with_cost, f.estimated, f.unpriced) {
+        (0, _, 0) => "-".into(),
+        (0, _, _) => "?".into(),
+        (_, e, u) => format!(
+            "{}{:.2}{}",
+            if e > 0 { "≈" } else { "" },
+            f.cost_usd,
+            if u > 0 { "+?" } else { "" }
+        ),
     };
     [
         key.to_owned(),
@@ -98,6 +105,29 @@ fn table(st: &Stats) -> String {
             }
         }
         let _ = writeln!(out, "{line}");
+    }
+    out.push_str(&cost_legend(&st.total));
+    out
+}
+
+/// What "≈" and "?" in the cost column mean, when they appear.
+fn cost_legend(total: &Figures) -> String {
+    let mut out = String::new();
+    if total.estimated > 0 {
+        let prices = agent_sessions_core::pricing::current();
+        let _ = writeln!(
+            out,
+            "≈ {} sessions' cost estimated from their tokens at the prices of {} ({}).",
+            total.estimated, prices.source, prices.date
+        );
+    }
+    if total.unpriced > 0 {
+        let _ = writeln!(
+            out,
+            "? {} sessions with tokens have no price for their model and are not counted; \
+             price it in config.toml's [prices] table.",
+            total.unpriced
+        );
     }
     out
 }

@@ -88,7 +88,14 @@ fn summed<'a>(sessions: impl Iterator<Item = &'a Value>) -> Sums {
         for (a, b) in out.0.iter_mut().zip(add) {
             *a += b;
         }
-        out.1 += s["cost_usd"].as_f64().unwrap_or(0.0);
+        // The agent's figure, else the estimate from the price table.
+        let cost = &s["cost_usd"];
+        let cost = if cost.is_null() {
+            &s["cost_estimate_usd"]
+        } else {
+            cost
+        };
+        out.1 += cost.as_f64().unwrap_or(0.0);
     }
     out
 }
@@ -163,11 +170,14 @@ fn stats_totals_and_groups_equal_a_scan_of_the_same_stores() {
         lines[0].starts_with("AGENT") && lines[0].contains("CACHE WRITE"),
         "{text}"
     );
-    assert_eq!(lines.len(), 5, "{text}");
+    // Three agents, the total, and what "≈" means (Codex records no cost: it is estimated).
+    assert_eq!(lines.len(), 6, "{text}");
     let total: Vec<&str> = lines[4].split_whitespace().collect();
     assert_eq!(total[0], "TOTAL");
     assert_eq!(total[1], all.0[0].to_string(), "{text}");
     assert_eq!(total[3], all.0[2].to_string(), "{text}");
+    assert_eq!(total[7], format!("≈{:.2}", all.1), "{text}");
+    assert!(lines[5].starts_with("≈ ") && lines[5].contains("LiteLLM"), "{text}");
 }
 
 #[test]

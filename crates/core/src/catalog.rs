@@ -71,8 +71,8 @@ impl Catalog {
         Ok(report)
     }
 
-    /// Fills what no single provider knows: directories normalised, repo roots (worktrees folded
-    /// under their main repository), live flags, and the turn state of live sessions (from the
+    /// Fills what no single provider knows: cost estimates (`pricing`), directories normalised,
+    /// repo roots (worktrees folded under their main repository), live flags, and the turn state of live sessions (from the
     /// end of their transcripts, which only live sessions cost a read for).
     pub fn enrich(&self, sessions: &mut [SessionMeta]) {
         let mut repos = RepoRoots::default();
@@ -90,7 +90,9 @@ impl Catalog {
                 live.insert((p.kind(), l.id), l.status);
             }
         }
+        let prices = crate::pricing::current();
         for s in sessions.iter_mut() {
+            prices.price(s);
             // One directory is one string however the agent wrote it (trailing `/`, `..`,
             // a symlink), and its repository is the main one its worktrees fold under. A
             // provider that knows the repo (OpenCode's project worktree) has said so already;

@@ -137,6 +137,8 @@ pub struct ConfigFile {
     broken: Option<String>,
     /// Valid settings found in the file, normalised (`~/` expanded).
     values: BTreeMap<&'static str, Value>,
+    /// `[prices]`: the models whose price the user set (core `pricing`).
+    prices: BTreeMap<String, crate::pricing::Price>,
     warnings: Vec<ConfigWarning>,
     home: Option<PathBuf>,
 }
@@ -161,6 +163,7 @@ impl ConfigFile {
             doc: None,
             broken: None,
             values: BTreeMap::new(),
+            prices: BTreeMap::new(),
             warnings: Vec::new(),
             home: home_dir(),
         }
@@ -212,11 +215,13 @@ impl ConfigFile {
     /// Parses `text` into the document, values and warnings.
     fn apply_text(&mut self, text: &str) {
         self.values.clear();
+        self.prices.clear();
         self.warnings.clear();
         match toml_edit::Document::parse(text) {
             Ok(parsed) => {
                 let found = schema::read(&parsed, self.home.as_deref());
                 self.values = found.values;
+                self.prices = found.prices;
                 for (line, key, message) in found.problems {
                     self.warn(line, key, message);
                 }
@@ -256,6 +261,11 @@ impl ConfigFile {
     /// Whether a file was there to read.
     pub fn exists(&self) -> bool {
         self.original.is_some() || self.broken.is_some()
+    }
+
+    /// The `[prices]` overrides, for `pricing::install`.
+    pub fn prices(&self) -> &BTreeMap<String, crate::pricing::Price> {
+        &self.prices
     }
 
     pub fn warnings(&self) -> &[ConfigWarning] {
@@ -653,5 +663,59 @@ mod tests {
             default.ends_with("agent-sessions/config.toml"),
             "{default:?}"
         );
+    }
+}
+
+#[cfg(test)]
+mod price_tests {
+    use super::*;
+
+    #[test]
+    fn prices_are_read_from_their_table_and_bad_ones_warned_about() {
+        let text = r#"
+[ui]
+theme = "dark"
+
+[prices."mock-model"]
+input = 1
+output = 2.5
+cache_read = 0.1
+
+[prices."half"]
+input = 1
+
+[prices."bad"]
+input = -1
+output = 1
+
+[prices."odd"]
+input = 1
+output = 1
+batch = 3
+"#;
+        let file = ConfigFile::from_text(Path::new("/x/config.toml"), text);
+        let prices = file.prices();
+        assert_eq!(prices.keys().collect::<Vec<_>>(), ["mock-model"]);
+        let p = prices["mock-model"];
+        assert_eq!(
+            (p.input, p.output, p.cache_read, p.cache_write),
+            (1.0, 2.5, Some(0.1), None)
+        );
+        let warned: Vec<(Option<usize>, Option<&str>)> = file
+            .warnings()
+            .iter()
+            .map(|w| (w.line, w.key.as_deref()))
+            .collect();
+        assert_eq!(
+            warned,
+            [
+                (Some(10), Some("prices.half")),
+                (Some(13), Some("prices.bad")),
+                (Some(17), Some("prices.odd"))
+            ]
+        );
+        assert!(file.warnings()[0].message.contains("output is missing"));
+        // The other settings are read as before.
+        assert_eq!(file.settings().ui.theme, Theme::Dark);
     }
 }

@@ -130,10 +130,7 @@ impl SortKey {
             Self::Created => b.created_at.cmp(&a.created_at),
             Self::Messages => messages(b).cmp(&messages(a)),
             Self::Tokens => tokens(b).cmp(&tokens(a)),
-            Self::Cost => b
-                .cost_usd
-                .unwrap_or(0.0)
-                .total_cmp(&a.cost_usd.unwrap_or(0.0)),
+            Self::Cost => b.cost().unwrap_or(0.0).total_cmp(&a.cost().unwrap_or(0.0)),
         };
         by.then_with(|| a.provider.cmp(&b.provider))
             .then_with(|| a.id.cmp(&b.id))

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
-use crate::model::{SessionMeta, Tokens};
+use crate::model::{CostBasis, SessionMeta, Tokens};
 
 /// What the sessions are grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ts_rs::TS)]
@@ -67,9 +67,14 @@ pub struct Figures {
     /// Conversation messages as the list counts them (user prompts + assistant messages).
     pub messages: u64,
     pub tokens: Tokens,
+    /// Recorded costs plus estimates (`pricing`) where the agent recorded none.
     pub cost_usd: f64,
-    /// Sessions whose agent recorded a cost (the others add nothing to `cost_usd`).
+    /// Sessions with a cost, recorded or estimated (the others add nothing to `cost_usd`).
     pub with_cost: u64,
+    /// Of `with_cost`, the sessions whose cost is an estimate.
+    pub estimated: u64,
+    /// Sessions with tokens but no price for their model: left out of `cost_usd`.
+    pub unpriced: u64,
 }
 
 impl Figures {
@@ -79,9 +84,14 @@ impl Figures {
         if let Some(t) = &s.tokens {
             self.tokens.add(t);
         }
-        if let Some(c) = s.cost_usd {
+        if let Some(c) = s.cost() {
             self.cost_usd += c;
             self.with_cost += 1;
+        }
+        match s.cost_basis {
+            CostBasis::Estimated => self.estimated += 1,
+            CostBasis::Unpriced => self.unpriced += 1,
+            CostBasis::Recorded | CostBasis::None => {}
         }
     }
 
@@ -91,6 +101,8 @@ impl Figures {
         self.tokens.add(&other.tokens);
         self.cost_usd += other.cost_usd;
         self.with_cost += other.with_cost;
+        self.estimated += other.estimated;
+        self.unpriced += other.unpriced;
     }
 
     /// Every token the sessions moved (input, output and both cache kinds).

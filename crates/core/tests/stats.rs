@@ -4,7 +4,7 @@
 mod common;
 
 use agent_sessions_core::stats::{key_of, stats, By, Figures};
-use agent_sessions_core::{Catalog, ProviderKind, Roots, ScanProgress, SessionMeta};
+use agent_sessions_core::{Catalog, CostBasis, ProviderKind, Roots, ScanProgress, SessionMeta};
 use common::{repo, store_dir};
 
 /// Every fixture version of every agent, as one set of roots.
@@ -31,10 +31,18 @@ fn by_hand<'a>(sessions: impl Iterator<Item = &'a SessionMeta>) -> Figures {
         if let Some(t) = &s.tokens {
             f.tokens.add(t);
         }
-        if let Some(c) = s.cost_usd {
-            f.cost_usd += c;
-            f.with_cost += 1;
+        // The agent's figure, else the estimate from the price table (catalog `enrich`).
+        match (s.cost_usd, s.cost_estimate_usd, s.cost_basis) {
+            (Some(c), None, CostBasis::Recorded) => f.cost_usd += c,
+            (None, Some(c), CostBasis::Estimated) => {
+                f.cost_usd += c;
+                f.estimated += 1;
+            }
+            (None, None, CostBasis::Unpriced) => f.unpriced += 1,
+            (None, None, CostBasis::None) => assert!(s.tokens.is_none_or(|t| t.is_zero())),
+            other => panic!("{}: cost {other:?}", s.id),
         }
+        f.with_cost += u64::from(s.cost_usd.is_some() || s.cost_estimate_usd.is_some());
     }
     f
 }
@@ -68,6 +76,11 @@ fn every_grouping_sums_to_the_sessions_own_figures() {
         "{all:?}"
     );
     assert!(all.cost_usd > 0.0 && all.with_cost > 0, "{all:?}");
+    // Codex records no cost: its sessions are priced from their tokens (gpt-5-codex).
+    assert!(
+        all.estimated > 0 && all.with_cost > all.estimated,
+        "{all:?}"
+    );
     for by in By::ALL {
         let st = stats(sessions, by);
         assert_eq!(st.by, by);
@@ -81,6 +94,8 @@ fn every_grouping_sums_to_the_sessions_own_figures() {
             summed.tokens.add(&g.figures.tokens);
             summed.cost_usd += g.figures.cost_usd;
             summed.with_cost += g.figures.with_cost;
+            summed.estimated += g.figures.estimated;
+            summed.unpriced += g.figures.unpriced;
         }
         assert_same(&summed, &all, &format!("{by:?} groups"));
         let keys: std::collections::HashSet<_> = st.groups.iter().map(|g| &g.key).collect();

@@ -111,6 +111,21 @@ impl Tokens {
     }
 }
 
+/// Where a session's cost figure comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CostBasis {
+    /// No cost: no tokens recorded (or not yet priced by the catalog).
+    #[default]
+    None,
+    /// The agent recorded it.
+    Recorded,
+    /// Estimated from the tokens and the price table.
+    Estimated,
+    /// Tokens are recorded but the price table has no price for the model (or no model is known).
+    Unpriced,
+}
+
 /// Everything known about a session without loading its transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SessionMeta {
@@ -143,7 +158,15 @@ pub struct SessionMeta {
     /// Lines and files the session changed, where the provider records it (OpenCode).
     pub changes: Option<ChangeSummary>,
     pub tokens: Option<Tokens>,
+    /// What the agent itself recorded the session cost (OpenCode, Claude's cost records).
     pub cost_usd: Option<f64>,
+    /// The cost estimated from `tokens` and `model` with the price table (core `pricing`),
+    /// where the agent recorded none. Filled by the catalog, like `dir`.
+    #[serde(default)]
+    pub cost_estimate_usd: Option<f64>,
+    /// Where the session's cost comes from, or why it has none.
+    #[serde(default)]
+    pub cost_basis: CostBasis,
     pub archived: bool,
     pub live: bool,
     /// What a live session is doing (`None` when it is not live).
@@ -158,6 +181,11 @@ pub struct SessionMeta {
 }
 
 impl SessionMeta {
+    /// The session's cost: what the agent recorded, else our estimate.
+    pub fn cost(&self) -> Option<f64> {
+        self.cost_usd.or(self.cost_estimate_usd)
+    }
+
     /// The order of every session list: newest first, ties broken by provider and id so the
     /// order is stable (`sessions.sort_by(SessionMeta::newest_first)`).
     pub fn newest_first(a: &Self, b: &Self) -> Ordering {
@@ -186,6 +214,8 @@ impl SessionMeta {
             changes: None,
             tokens: None,
             cost_usd: None,
+            cost_estimate_usd: None,
+            cost_basis: CostBasis::None,
             archived: false,
             live: false,
             turn: None,

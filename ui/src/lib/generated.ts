@@ -153,6 +153,10 @@ export type Continued = { terminal: string, cwd: string, target: ProviderKind,
  */
 chars: number, };
 /**
+ * Where a session's cost figure comes from.
+ */
+export type CostBasis = "none" | "recorded" | "estimated" | "unpriced";
+/**
  * Message counts as SPEC §6 defines them.
  */
 export type Counts = { 
@@ -207,11 +211,23 @@ export type Figures = { sessions: number,
 /**
  * Conversation messages as the list counts them (user prompts + assistant messages).
  */
-messages: number, tokens: Tokens, cost_usd: number, 
+messages: number, tokens: Tokens, 
 /**
- * Sessions whose agent recorded a cost (the others add nothing to `cost_usd`).
+ * Recorded costs plus estimates (`pricing`) where the agent recorded none.
  */
-with_cost: number, };
+cost_usd: number, 
+/**
+ * Sessions with a cost, recorded or estimated (the others add nothing to `cost_usd`).
+ */
+with_cost: number, 
+/**
+ * Of `with_cost`, the sessions whose cost is an estimate.
+ */
+estimated: number, 
+/**
+ * Sessions with tokens but no price for their model: left out of `cost_usd`.
+ */
+unpriced: number, };
 export type FileChange = { path: string, 
 /**
  * `add`, `update` or `delete`.
@@ -483,7 +499,20 @@ agent: string | null, created_at: string | null, updated_at: string | null, coun
 /**
  * Lines and files the session changed, where the provider records it (OpenCode).
  */
-changes: ChangeSummary | null, tokens: Tokens | null, cost_usd: number | null, archived: boolean, live: boolean, 
+changes: ChangeSummary | null, tokens: Tokens | null, 
+/**
+ * What the agent itself recorded the session cost (OpenCode, Claude's cost records).
+ */
+cost_usd: number | null, 
+/**
+ * The cost estimated from `tokens` and `model` with the price table (core `pricing`),
+ * where the agent recorded none. Filled by the catalog, like `dir`.
+ */
+cost_estimate_usd: number | null, 
+/**
+ * Where the session's cost comes from, or why it has none.
+ */
+cost_basis: CostBasis, archived: boolean, live: boolean, 
 /**
  * What a live session is doing (`None` when it is not live).
  */
@@ -569,11 +598,23 @@ export type StatsGroup = { key: string, sessions: number,
 /**
  * Conversation messages as the list counts them (user prompts + assistant messages).
  */
-messages: number, tokens: Tokens, cost_usd: number, 
+messages: number, tokens: Tokens, 
 /**
- * Sessions whose agent recorded a cost (the others add nothing to `cost_usd`).
+ * Recorded costs plus estimates (`pricing`) where the agent recorded none.
  */
-with_cost: number, };
+cost_usd: number, 
+/**
+ * Sessions with a cost, recorded or estimated (the others add nothing to `cost_usd`).
+ */
+with_cost: number, 
+/**
+ * Of `with_cost`, the sessions whose cost is an estimate.
+ */
+estimated: number, 
+/**
+ * Sessions with tokens but no price for their model: left out of `cost_usd`.
+ */
+unpriced: number, };
 export type Status = { demo: boolean, demo_available: boolean, warnings: Array<string>, pending_text: number, };
 export type TerminalSettings = { 
 /**

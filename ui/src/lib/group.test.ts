@@ -133,6 +133,9 @@ describe("grouping", () => {
     const c = s("c", { cost_usd: null, provider: "codex" });
     const d = s("d", { cost_usd: null });
     expect(sortSessions([c, d, a, b], "cost").map((x) => x.id)).toEqual(["b", "a", "d", "c"]);
+    // An estimate counts where the agent recorded no cost, as core's sort does.
+    const e = s("e", { cost_usd: null, cost_estimate_usd: 2, cost_basis: "estimated" });
+    expect(sortSessions([c, d, a, b, e], "cost").map((x) => x.id)).toEqual(["b", "e", "a", "d", "c"]);
   });
 
   it("sorts by the chosen key", () => {

@@ -200,7 +200,7 @@ export function sortSessions(list: SessionMeta[], by: SortKey): SessionMeta[] {
     created: (s) => time(s.created_at),
     messages: messageCount,
     tokens: tokenTotal,
-    cost: (s) => s.cost_usd ?? 0,
+    cost: (s) => s.cost_usd ?? s.cost_estimate_usd ?? 0,
   };
   // Ties as core breaks them (filter::SortKey): provider, then id.
   const tie = (a: SessionMeta, b: SessionMeta) =>

@@ -26,7 +26,8 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::Catalog;
 use crate::error::Error;
 use crate::model::{
-    Diagnostics, FileChange, Message, Part, Role, SessionMeta, ToolPart, ToolStatus, Transcript,
+    CostBasis, Diagnostics, FileChange, Message, Part, Role, SessionMeta, ToolPart, ToolStatus,
+    Transcript,
 };
 use crate::render;
 
@@ -548,8 +549,8 @@ fn facts(e: &Exporter) -> Vec<(&'static str, String, bool)> {
             false,
         ));
     }
-    if let Some(cost) = s.cost_usd {
-        f.push(("Cost", format!("${cost:.2}"), false));
+    if let Some(cost) = cost_text(s) {
+        f.push(("Cost", cost, false));
     }
     if let Some(ch) = s.changes {
         f.push((
@@ -1470,6 +1471,26 @@ impl TempFile {
 impl Drop for TempFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A session's cost as people read it: recorded, estimated (marked "≈"), or why there is none.
+pub fn cost_text(s: &SessionMeta) -> Option<String> {
+    match s.cost_basis {
+        CostBasis::Recorded | CostBasis::Estimated if s.cost().is_some() => {
+            let cost = s.cost().unwrap_or_default();
+            let approx = if s.cost_basis == CostBasis::Estimated {
+                "≈ "
+            } else {
+                ""
+            };
+            Some(format!("{approx}${cost:.2}"))
+        }
+        CostBasis::Unpriced => Some(match &s.model {
+            Some(m) => format!("no price for {m}"),
+            None => "no price (model not recorded)".to_owned(),
+        }),
+        _ => s.cost_usd.map(|c| format!("${c:.2}")),
     }
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 use toml_edit::{Item, TableLike};
 
 use super::ConfigError;
+use crate::pricing::Price;
 use crate::provider::registry::{Agent, AGENTS};
 
 /// What a key holds.
@@ -216,6 +217,8 @@ fn is_section(path: &str) -> bool {
 /// What reading a document found: the valid values, and (line, key, message) for the rest.
 pub struct Found {
     pub values: BTreeMap<&'static str, Value>,
+    /// `[prices]`: model → price, USD per million tokens (core `pricing`).
+    pub prices: BTreeMap<String, Price>,
     pub problems: Vec<(Option<usize>, Option<String>, String)>,
 }
 
@@ -223,6 +226,7 @@ pub struct Found {
 pub fn read(doc: &toml_edit::Document<&str>, home: Option<&Path>) -> Found {
     let mut found = Found {
         values: BTreeMap::new(),
+        prices: BTreeMap::new(),
         problems: Vec::new(),
     };
     let lines = LineIndex::new(doc.raw());
@@ -247,7 +251,9 @@ fn walk(
             .span()
             .or_else(|| table.key(name).and_then(|k| k.span()));
         let line = span.map(|s| lines.line(s.start));
-        if let Some(spec) = find(&path) {
+        if path == PRICES {
+            read_prices(item, lines, found);
+        } else if let Some(spec) = find(&path) {
             match validate(spec, item, home) {
                 Ok(value) => {
                     found.values.insert(spec.key, value);
@@ -278,6 +284,72 @@ fn walk(
             ));
         }
     }
+}
+
+/// The table of price overrides: `[prices."<model>"]` with `input`, `output` and optionally
+/// `cache_read`, `cache_write`, in USD per million tokens.
+pub const PRICES: &str = "prices";
+
+fn read_prices(item: &Item, lines: &LineIndex, found: &mut Found) {
+    let Some(models) = item.as_table_like() else {
+        let line = item.span().map(|s| lines.line(s.start));
+        let why = format!(
+            "expected a table of models, found {}; no prices overridden",
+            kind_of(item)
+        );
+        found.problems.push((line, Some(PRICES.to_owned()), why));
+        return;
+    };
+    for (model, entry) in models.iter() {
+        match read_price(entry) {
+            Ok(price) => {
+                found.prices.insert(model.to_owned(), price);
+            }
+            Err(why) => {
+                let line = entry.span().map(|s| lines.line(s.start));
+                let key = format!("{PRICES}.{model}");
+                found
+                    .problems
+                    .push((line, Some(key), format!("{why}; the bundled price applies")));
+            }
+        }
+    }
+}
+
+/// One model's price; every figure a non-negative number, `input` and `output` required.
+fn read_price(entry: &Item) -> Result<Price, String> {
+    let table = entry
+        .as_table_like()
+        .ok_or("expected a table with input and output (USD per million tokens)")?;
+    let number = |name: &str| -> Result<Option<f64>, String> {
+        let Some(value) = table.get(name) else {
+            return Ok(None);
+        };
+        let n = match value.as_value() {
+            Some(toml_edit::Value::Float(f)) => *f.value(),
+            Some(toml_edit::Value::Integer(i)) => *i.value() as f64,
+            _ => return Err(format!("{name} must be a number")),
+        };
+        if n.is_finite() && n >= 0.0 {
+            Ok(Some(n))
+        } else {
+            Err(format!("{name} must be a number of USD, 0 or more"))
+        }
+    };
+    if let Some((name, _)) = table
+        .iter()
+        .find(|(k, _)| !["input", "output", "cache_read", "cache_write"].contains(k))
+    {
+        return Err(format!(
+            "{name} is not a price (input, output, cache_read, cache_write)"
+        ));
+    }
+    Ok(Price {
+        input: number("input")?.ok_or("input is missing")?,
+        output: number("output")?.ok_or("output is missing")?,
+        cache_read: number("cache_read")?,
+        cache_write: number("cache_write")?,
+    })
 }
 
 /// Byte offset → 1-based line, by binary search over the line starts.

@@ -959,3 +959,38 @@ fn codex_is_not_run_on_a_store_it_cannot_be_told() {
     assert_eq!(err.code(), "agent_missing", "{err}");
     assert!(err.to_string().contains("not UTF-8"), "{err}");
 }
+
+/// A session file is believed by what it says, not by its name: a second `<this id>.json` in
+/// another project folder whose `id` says it is another session's is that session's file, so
+/// deleting this session leaves it (before: it went with this session, named by its stem).
+#[test]
+fn an_opencode_session_file_named_for_this_session_but_saying_another_stays() {
+    let (_one, _data) = own_trash();
+    let root = store(ProviderKind::Opencode, "1.0.98");
+    let sessions = root.path().join("storage/session");
+    let find = |id: &str| {
+        std::fs::read_dir(&sessions)
+            .unwrap()
+            .flatten()
+            .map(|d| d.path().join(format!("{id}.json")))
+            .find(|p| p.exists())
+            .unwrap()
+    };
+    let (mine, theirs) = (find(OC_SESSION), find(OC_OTHER));
+    let plant = sessions.join("planted").join(format!("{OC_SESSION}.json"));
+    std::fs::create_dir_all(plant.parent().unwrap()).unwrap();
+    std::fs::copy(&theirs, &plant).unwrap();
+    let (catalog, all, plan) = opencode_deletion(root.path(), OC_SESSION);
+    let Step::OsTrash { items } = &plan.steps[0] else {
+        panic!("{:?}", plan.steps)
+    };
+    let going: Vec<&Path> = items.iter().map(|i| i.path.as_path()).collect();
+    assert!(going.contains(&mine.as_path()), "{going:#?}");
+    assert!(!going.contains(&plant.as_path()), "{going:#?}");
+    trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap();
+    assert!(!mine.exists());
+    assert_eq!(
+        std::fs::read(&plant).unwrap(),
+        std::fs::read(&theirs).unwrap()
+    );
+}

@@ -189,14 +189,18 @@ impl OpencodeProvider {
                 }
             }
         }
+        // A file is a copy of `id` when it says so: one named `<id>.json` whose record names
+        // another session is that one's (the scan lists it so), and an action on `id` must not
+        // take it along.
+        let is_id = |c: &Candidate| c.meta.id == id;
         for file in legacy::discover(root, &mut files::Walker::default()) {
             if file.file_stem().is_some_and(|s| s == id) {
-                out.extend(legacy::scan(&file).candidate);
+                out.extend(legacy::scan(&file).candidate.filter(is_id));
             }
         }
         for file in perproject::discover(root, &mut files::Walker::default()) {
             if file.file_stem().is_some_and(|s| s == id) {
-                out.extend(perproject::scan(&file).candidate);
+                out.extend(perproject::scan(&file).candidate.filter(is_id));
             }
         }
         out

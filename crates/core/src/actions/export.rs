@@ -1546,7 +1546,10 @@ mod tests {
         assert!(out.ends_with("\n``````\n\n"), "{out}");
         assert_eq!(code_span("a`b"), "``a`b``");
         assert_eq!(code_span("`x"), "`` `x ``");
-        assert_eq!(md_inline("<b>*x*</b>\n# y"), "\\<b\\>\\*x\\*\\</b\\> \\# y");
+        assert_eq!(
+            md_inline("<b>*x*</b>\n# y"),
+            "&lt;b\\>\\*x\\*&lt;/b\\> \\# y"
+        );
     }
 
     #[test]
@@ -1560,6 +1563,14 @@ mod tests {
             md_contained("a <b>c</b> `<i>`").unwrap(),
             "a &lt;b>c&lt;/b> `<i>`"
         );
+        // Tags only a browser or a lenient renderer reads, and an escaped `<` (not honoured
+        // by every renderer); after an escaped backslash (`\\`) the `<` is escaped and the
+        // backslashes stay. A `<` that cannot open a tag stays as written.
+        assert_eq!(
+            md_contained("<svg/onload=x> \\<img src=y> \\\\<b>").unwrap(),
+            "&lt;svg/onload=x> &lt;img src=y> \\\\&lt;b>"
+        );
+        assert_eq!(md_contained("a < b, 1<2, <3").unwrap(), "a < b, 1<2, <3");
         // An unclosed comment would hide every later message in a viewer that passes HTML.
         assert_eq!(md_contained("<!-- x\n\ny").unwrap(), "&lt;!-- x\n\ny");
         // A fence hidden inside an HTML block becomes a real one once the block is escaped.

@@ -60,7 +60,15 @@ pub fn run(
     }
 }
 
+/// The file's problems (exit 2 when there are any), and a warning when others can read the key
+/// it holds: the file is still valid, but the key is not the user's alone.
 fn check(file: &ConfigFile, exists: bool) -> Envelope {
+    let mut envelope = check_problems(file, exists);
+    envelope.warn(file.key_exposure().as_slice());
+    envelope
+}
+
+fn check_problems(file: &ConfigFile, exists: bool) -> Envelope {
     let path = file.path().unwrap_or_else(|| std::path::Path::new(""));
     let problems: &[ConfigWarning] = file.warnings();
     let data = json!({ "path": path, "exists": exists, "valid": problems.is_empty(), "problems": problems });

@@ -299,3 +299,52 @@ fn a_broken_config_never_stops_a_command() {
     assert_eq!(v["ok"], false);
     assert!(v["warnings"][0].as_str().unwrap().starts_with(&prefix));
 }
+
+/// A config.toml that holds the translation key and that other users can read (or change) is
+/// still valid, but `config check` says so and how to fix it, without the key; a private one
+/// (as Settings saves it), or one without a key, gets no such warning.
+#[cfg(unix)]
+#[test]
+fn check_warns_when_others_can_read_the_key() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    let with_key = b"[translate]\nbase_url = \"https://api.example.com/v1\"\napi_key = \"sk-SECRET-0123456789\"\nmodel = \"m\"\n";
+    let warnings = |bytes: &[u8], mode: u32| -> Vec<String> {
+        let path = home.write(bytes);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        let out = home.run(&["config", "check", "--json"]);
+        assert!(out.status.success(), "{mode:o}: still valid");
+        let v = json_of(&out);
+        assert_eq!(v["data"]["valid"], true);
+        let text = home.run(&["config", "check"]);
+        assert!(text.status.success());
+        for stream in [&out.stdout, &out.stderr, &text.stdout, &text.stderr] {
+            assert!(!String::from_utf8_lossy(stream).contains("SECRET"));
+        }
+        let stderr = String::from_utf8_lossy(&text.stderr).into_owned();
+        let listed: Vec<String> = v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_owned())
+            .collect();
+        for w in &listed {
+            assert!(stderr.contains(w.as_str()), "{stderr}");
+        }
+        listed
+    };
+    for mode in [0o644, 0o640, 0o604, 0o660] {
+        let got = warnings(with_key, mode);
+        assert_eq!(got.len(), 1, "{mode:o}: {got:?}");
+        let path = home.config().display().to_string();
+        assert!(
+            got[0].contains(&path) && got[0].contains("api_key"),
+            "{got:?}"
+        );
+        assert!(got[0].contains(&format!("chmod 600 {path}")), "{got:?}");
+    }
+    assert_eq!(warnings(with_key, 0o600), Vec::<String>::new());
+    assert_eq!(warnings(with_key, 0o400), Vec::<String>::new());
+    let no_key = b"[translate]\nbase_url = \"https://api.example.com/v1\"\nmodel = \"m\"\n";
+    assert_eq!(warnings(no_key, 0o644), Vec::<String>::new());
+}

@@ -277,6 +277,22 @@ impl ConfigFile {
         self.values.contains_key(key)
     }
 
+    /// What to do when the file holds the translation key and other users can read or change
+    /// it (a file written by hand; Settings saves it 0600): its path, mode and the fix. None
+    /// when it holds no key, is private, or on a system without Unix modes.
+    pub fn key_exposure(&self) -> Option<String> {
+        let path = self.path.as_deref()?;
+        if self.values.get("translate.api_key")?.as_text().is_empty() {
+            return None;
+        }
+        let mode = open_to_others(path)?;
+        Some(format!(
+            "{} holds translate.api_key and other users can read or change it (mode {mode:o}); make it private with `chmod 600 {}`",
+            path.display(),
+            path.display()
+        ))
+    }
+
     /// The value in effect from the file, or the default (None for an unknown key).
     pub fn value(&self, key: &str) -> Option<Value> {
         let spec = schema::find(key)?;
@@ -382,6 +398,20 @@ fn read_text(path: &Path) -> Result<Option<String>, (Option<usize>, String)> {
         let line = line_of(&String::from_utf8_lossy(&e.as_bytes()[..at]), at);
         (Some(line), "not UTF-8 text".to_owned())
     })
+}
+
+/// The permission bits of the file at `path` (a link: of the file it points to) when group or
+/// others have any of them.
+#[cfg(unix)]
+fn open_to_others(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+    (mode & 0o077 != 0).then_some(mode)
+}
+
+#[cfg(not(unix))]
+fn open_to_others(_path: &Path) -> Option<u32> {
+    None
 }
 
 /// The 1-based line of byte `offset` in `text`.

@@ -535,6 +535,122 @@ fn hostile_content_stays_contained_in_the_markdown_export() {
     assert!(code_blocks.iter().any(|b| b.trim_end() == input.trim_end()));
 }
 
+/// Pieces of hostile Markdown: tags CommonMark reads as HTML and tags only a browser or a
+/// lenient renderer does (`<svg/onload=…>`, an unquoted attribute with quotes inside), every
+/// kind of markup, and the code that holds them inert.
+const PIECES: &[&str] = &[
+    "<img src=x onerror=alert(1)>",
+    "<img src=x onerror=alert('x')>",
+    "<svg/onload=alert(2)>",
+    "<script>alert(3)</script>",
+    "</details>",
+    "<!-- c",
+    "<?php x ?>",
+    "<!DOCTYPE html>",
+    "<a href=\"javascript:x\">",
+    "<https://evil.example/>",
+    "<div>\n",
+    "<b",
+    "<",
+    ">",
+    "`",
+    "```",
+    "~~~",
+    "    ",
+    "\n",
+    "\n\n",
+    "> ",
+    "- ",
+    "1. ",
+    "\\",
+    "*",
+    "_",
+    "[x](",
+    ")",
+    "&",
+    "&lt;",
+    "|",
+    "# ",
+    " ",
+    "text",
+    "é",
+];
+
+/// Text from [`PIECES`] and a few random characters between them.
+fn hostile_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let piece = prop_oneof![
+        3 => proptest::sample::select(PIECES).prop_map(str::to_owned),
+        1 => "[a-z<>`/\\\\ \n]{1,4}",
+    ];
+    proptest::collection::vec(piece, 1..24).prop_map(|p| p.concat())
+}
+
+/// Where `md` is code (a code block or a code span): text there shows as itself.
+fn code_ranges(md: &str) -> Vec<std::ops::Range<usize>> {
+    let mut code = Vec::new();
+    for (event, range) in Parser::new(md).into_offset_iter() {
+        match event {
+            Event::Html(h) | Event::InlineHtml(h) => panic!("raw HTML {h:?} in:\n{md}"),
+            Event::Start(Tag::CodeBlock(_)) | Event::Code(_) => code.push(range),
+            _ => {}
+        }
+    }
+    code
+}
+
+/// No tag survives in `md` outside code: every `<` that a lenient renderer could read as the
+/// start of a tag (a letter, `/`, `!` or `?` after it) is inside code (elsewhere it is written
+/// `&lt;`; a backslash is not enough, Markdown.pl-style renderers ignore it).
+fn assert_no_raw_tag(md: &str) {
+    let code = code_ranges(md);
+    let bytes = md.as_bytes();
+    for (at, _) in md.match_indices('<') {
+        let starts_tag = bytes
+            .get(at + 1)
+            .is_some_and(|c| c.is_ascii_alphabetic() || b"/!?".contains(c));
+        if !starts_tag || code.iter().any(|r| r.contains(&at)) {
+            continue;
+        }
+        let start = md[..at].rfind('\n').map_or(0, |n| n + 1);
+        let line = md[start..].lines().next().unwrap_or_default();
+        panic!("a raw tag in {line:?} of:\n{md}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+
+    /// Whatever the transcript holds, in any kind of message (prompt, reply, reasoning, tool
+    /// input and output, diff, notice, file, compaction summary, title and facts), the Markdown
+    /// export has no tag outside code: CommonMark sees no HTML, and no `<tag` a more lenient
+    /// renderer would take is left unescaped.
+    #[test]
+    fn no_tag_from_the_transcript_survives_in_the_markdown(text in hostile_text()) {
+        let t = synthetic(&text, &text, &text);
+        let md = export(&Exporter::from_transcript(&t, EVERYTHING), Format::Markdown);
+        assert_no_raw_tag(&md);
+    }
+}
+
+/// The two tags the review found passed raw, and the same inside code, where they stay as
+/// written.
+#[test]
+fn lenient_tags_are_escaped_and_code_is_kept() {
+    let text = "a <img src=x onerror=alert('x')> b <svg/onload=alert(2)>\n\n`<svg/onload=x>`\n\n```\n<img src=x onerror=y>\n```\n";
+    let t = synthetic(text, text, text);
+    let md = export(&Exporter::from_transcript(&t, EVERYTHING), Format::Markdown);
+    assert_no_raw_tag(&md);
+    assert!(
+        md.contains("a &lt;img src=x onerror=alert('x')> b &lt;svg/onload=alert(2)>"),
+        "{md}"
+    );
+    assert!(
+        md.contains("\n`<svg/onload=x>`\n") && md.contains("\n<img src=x onerror=y>\n```\n"),
+        "{md}"
+    );
+}
+
 fn big_output() -> String {
     (0..500).map(|i| format!("line {i}\n")).collect()
 }

@@ -207,6 +207,15 @@ impl Machine {
         handoff::plan(&self.session, target, None, &self.host(), &self.prompts())
     }
 
+    /// An xterm that only records its arguments (in the file answered) and a Claude that does
+    /// nothing.
+    fn recording_terminal_and_claude(&self) -> PathBuf {
+        let record = self.root().join("terminal-record");
+        probe(&self.bin(), "xterm", &record);
+        executable(&self.bin().join("claude"), "#!/bin/sh\n");
+        record
+    }
+
     /// An xterm that runs its `-e` command in its own directory, as xterm does.
     fn running_terminal(&self) {
         let text = "#!/bin/sh\nwhile [ \"$1\" != -e ]; do shift; done\nshift\nexec \"$@\"\n";
@@ -345,9 +354,7 @@ fn an_agent_that_fails_at_once_leaves_its_reason_on_screen() {
 #[test]
 fn the_prompt_file_holds_the_handoff_for_the_user_only() {
     let m = Machine::new();
-    let record = m.root().join("terminal-record");
-    probe(&m.bin(), "xterm", &record);
-    executable(&m.bin().join("claude"), "#!/bin/sh\n");
+    let record = m.recording_terminal_and_claude();
     let planned = m.plan(ProviderKind::Claude).unwrap();
     handoff::launch(&planned, &m.markdown).unwrap();
     wait_for(&record);
@@ -387,7 +394,7 @@ fn refusals_and_failures_leave_nothing() {
     assert!(!m.prompts().exists(), "a refusal wrote something");
 
     // A terminal that exits at once: an error, and its prompt file is removed.
-    std::fs::create_dir_all(m.prompts()).unwrap();
+    private_folder(&m.prompts());
     let old = m.prompts().join("handoff-1-1.md");
     let recent = m.prompts().join("handoff-2-2.md");
     let other = m.prompts().join("notes.md");
@@ -405,4 +412,62 @@ fn refusals_and_failures_leave_nothing() {
     assert_eq!(e.code(), "terminal_failed");
     assert!(!planned.prompt_file.exists());
     assert!(!old.exists() && recent.exists() && other.exists());
+}
+
+/// A folder of the user's only (0700), as the handoff makes it.
+fn private_folder(dir: &Path) {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .unwrap();
+}
+
+/// The prompt folder is used only as the handoff makes it: a folder of the user's only. One
+/// other users can enter (0777 or 0755), or a link to another folder, is refused with a `write`
+/// error that says how to fix it, before anything is written or started.
+#[test]
+fn a_prompt_folder_others_can_reach_or_a_link_is_refused() {
+    let m = Machine::new();
+    let record = m.recording_terminal_and_claude();
+    let refused = |what: &str| {
+        let planned = m.plan(ProviderKind::Claude).unwrap();
+        let e = handoff::launch(&planned, &m.markdown).unwrap_err();
+        assert_eq!(e.code(), "write", "{what}: {e}");
+        assert!(
+            e.to_string().contains(&m.prompts().display().to_string()),
+            "{e}"
+        );
+        assert!(
+            !planned.prompt_file.exists(),
+            "{what}: a prompt file was written"
+        );
+        assert!(!record.exists(), "{what}: a terminal was started");
+        e.to_string()
+    };
+    for mode in [0o777, 0o755, 0o750] {
+        private_folder(&m.prompts());
+        std::fs::set_permissions(m.prompts(), std::fs::Permissions::from_mode(mode)).unwrap();
+        let e = refused(&format!("{mode:o}"));
+        assert!(e.contains("chmod 700"), "{e}");
+        assert_eq!(std::fs::read_dir(m.prompts()).unwrap().count(), 0);
+        std::fs::remove_dir(m.prompts()).unwrap();
+    }
+    let elsewhere = m.root().join("elsewhere");
+    private_folder(&elsewhere);
+    std::os::unix::fs::symlink(&elsewhere, m.prompts()).unwrap();
+    let e = refused("a link");
+    assert!(e.contains("link"), "{e}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    std::fs::remove_file(m.prompts()).unwrap();
+
+    // Made by the handoff itself: private, and used.
+    let planned = m.plan(ProviderKind::Claude).unwrap();
+    handoff::launch(&planned, &m.markdown).unwrap();
+    let mode = std::fs::symlink_metadata(m.prompts())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700);
 }

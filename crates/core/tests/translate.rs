@@ -519,3 +519,120 @@ fn bad_urls_and_keys_are_refused_before_sending() {
     assert_eq!(e.code(), "translate_bad_key");
     assert_no_key(&e);
 }
+
+/// `text` as the key is looked for in it: its ASCII letters and digits, lower-cased.
+fn folded(text: &str) -> String {
+    text.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// The key as a server might echo it without being caught by a plain search: in another case,
+/// or split by spaces, punctuation, line breaks, zero-width spaces, or written full-width.
+fn disguised_keys() -> Vec<String> {
+    let chars: Vec<String> = KEY.chars().map(String::from).collect();
+    let split = |every: usize, by: &str| {
+        let parts: Vec<String> = chars.chunks(every).map(|c| c.concat()).collect();
+        parts.join(by)
+    };
+    let fullwidth: String = KEY
+        .chars()
+        .map(|c| match c {
+            '!'..='~' => char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap(),
+            c => c,
+        })
+        .collect();
+    vec![
+        KEY.to_uppercase(),
+        KEY.to_lowercase(),
+        split(4, " "),
+        split(1, "."),
+        split(6, "\n"),
+        split(1, "\u{200b}"),
+        fullwidth,
+    ]
+}
+
+/// An error text or a reply that holds the key in any case or split is never shown: the
+/// error says its text was left out because it holds the key, a translation is refused as a
+/// `translate_bad_reply` that says so, and nothing of the key is in any message.
+#[test]
+fn a_key_echoed_in_another_case_or_split_is_never_shown() {
+    let assert_none_of_the_key = |e: &TranslateError| {
+        let message = e.to_string();
+        assert!(!folded(&message).contains(&folded(KEY)), "{message}");
+        assert!(!message.to_lowercase().contains("secret"), "{message}");
+    };
+    for echo in disguised_keys() {
+        let body = json!({"error": {"message": format!("Incorrect API key provided: {echo}.")}});
+        let server = Server::start(Answer::Reply(401, body.to_string()));
+        let e = translate_err(&server.base_url, "Hello", quick());
+        assert_eq!(e.code(), "translate_unauthorized", "{echo:?}");
+        assert!(e.to_string().contains("holds the API key"), "{echo:?}: {e}");
+        assert_none_of_the_key(&e);
+        server.request();
+
+        let server = Server::start(Answer::Reply(200, completion(&format!("Xin chào {echo}"))));
+        let e = translate_err(&server.base_url, "Hello", quick());
+        assert_eq!(e.code(), "translate_bad_reply", "{echo:?}: {e}");
+        assert!(e.to_string().contains("sends the API key back"), "{e}");
+        assert_none_of_the_key(&e);
+        server.request();
+    }
+    // The model's name is shown with the translation: checked too.
+    let mut reply: Value = serde_json::from_str(&completion("Xin chào")).unwrap();
+    reply["model"] = KEY.to_uppercase().into();
+    let server = Server::start(Answer::Reply(200, reply.to_string()));
+    let e = translate_err(&server.base_url, "Hello", quick());
+    assert_eq!(e.code(), "translate_bad_reply", "{e}");
+    assert!(e.to_string().contains("sends the API key back"), "{e}");
+    server.request();
+    // The user's own message held the key: its translation may show it as the message does.
+    let server = Server::start(Answer::Reply(200, completion(&format!("khóa: {KEY}"))));
+    let done = Endpoint::of(&settings(&server.base_url, KEY))
+        .unwrap()
+        .translate("m1", &format!("key: {KEY}"), &quick())
+        .unwrap();
+    assert_eq!(done.text, format!("khóa: {KEY}"));
+    server.request();
+}
+
+/// Plain http:// carries the key and the message unencrypted: only to this machine (localhost,
+/// 127.0.0.0/8, [::1]); anywhere else it is refused before anything is sent.
+#[test]
+fn plain_http_is_refused_to_any_host_but_this_machine() {
+    let with = |base: &str| {
+        let mut s = settings("http://127.0.0.1:9/v1", KEY);
+        s.base_url = base.into();
+        s
+    };
+    for base in [
+        "http://api.example.com/v1",
+        "http://10.0.0.7:8080/v1",
+        "http://192.168.1.2/v1",
+        "http://[2001:db8::1]/v1",
+        "http://localhost.evil.example/v1",
+        "http://127.0.0.1.nip.io/v1",
+        "HTTP://api.example.com/v1",
+    ] {
+        let s = with(base);
+        let e = Endpoint::of(&s)
+            .err()
+            .unwrap_or_else(|| panic!("{base} accepted"));
+        assert_eq!(e.code(), "translate_bad_url", "{base}");
+        assert!(e.to_string().contains("https://"), "{e}");
+        assert!(e.to_string().contains("nothing was sent"), "{e}");
+    }
+    for base in [
+        "http://127.0.0.1:8080/v1",
+        "http://127.1.2.3/v1",
+        "http://localhost:11434/v1",
+        "http://LOCALHOST/v1",
+        "http://[::1]:8080/v1",
+        "https://api.example.com/v1",
+    ] {
+        let s = with(base);
+        assert!(Endpoint::of(&s).is_ok(), "{base} refused");
+    }
+}

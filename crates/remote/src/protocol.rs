@@ -151,6 +151,11 @@ pub const METHODS: &[&str] = &[
     method::RAW,
 ];
 
+/// A connection runs at most this many streams (`follow`, `watch`) at once: each is a thread of
+/// the server, and a client holds one at a time per connection (the app's second connection
+/// is its watch's).
+pub const MAX_STREAMS: usize = 16;
+
 /// A `bundle_export` event carries at most this many bundle bytes (base64 in its line).
 pub const DOWNLOAD_CHUNK: usize = 4 << 20;
 

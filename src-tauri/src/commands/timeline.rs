@@ -45,21 +45,23 @@ mod tests {
 
     use super::*;
 
-    /// A writable copy of the fixture store of `kind` at `version`.
+    /// A writable copy of the repository's fixture store of `kind` at `version`
+    /// (`testdata/<agent>/<version>/<store>`).
     fn store_copy(kind: ProviderKind, version: &str) -> (tempfile::TempDir, PathBuf) {
-        let store = agent(kind).fixture_store;
-        let from = fixtures().join(kind.as_str()).join(version).join(store);
+        let from = agent_sessions_test_support::fixture(kind, version);
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join(store);
+        let root = dir.path().join(agent(kind).fixture_store);
         copy_dir(&from, &root);
         (dir, root)
     }
 
-    fn fixtures() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures")
+    /// The public real-world samples, beside the repository when they are there (they may not
+    /// be copied into it: `testdata/README.md`).
+    fn public_samples() -> PathBuf {
+        agent_sessions_test_support::repo().join("../shared/fixtures/public")
     }
 
-    /// Copies a folder's files (as new, writable files: the fixtures are read-only).
+    /// Copies a folder's files (as new, writable files: the public samples are read-only).
     fn copy_dir(from: &Path, to: &Path) {
         fs::create_dir_all(to).unwrap();
         for entry in fs::read_dir(from).unwrap() {
@@ -254,7 +256,7 @@ mod tests {
     /// (reasoning and tool calls up to the next answer) is read again until it closes.
     #[test]
     fn a_long_public_session_is_read_by_its_append() {
-        let public = fixtures().join("public");
+        let public = public_samples();
         if !public.is_dir() {
             eprintln!("no public samples at {}; skipped", public.display());
             return;

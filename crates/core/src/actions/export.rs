@@ -7,10 +7,11 @@
 //! Transcript content is untrusted and stays inert in every format:
 //! - HTML goes through [`crate::render`], the sanitiser the app uses: message text as sanitised
 //!   Markdown, everything else escaped; the page has no script and a CSP that loads nothing.
-//! - Markdown keeps message text as written, except that raw HTML is escaped (shown as text, as
-//!   the app shows it) and a code fence a message leaves open is closed, so no message can
-//!   swallow the ones after it. Everything we fence (tool input and output, diffs) gets a fence
-//!   longer than any backtick run inside it.
+//! - Markdown keeps message text as written, except that every tag outside code is escaped
+//!   (shown as text, as the app shows it; also what only a lenient renderer reads as a tag)
+//!   and a code fence a message leaves open is closed, so no message can swallow the ones
+//!   after it. Everything we fence (tool input and output, diffs) gets a fence longer than any
+//!   backtick run inside it; titles and other one-line text are escaped character by character.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -758,14 +759,19 @@ fn code_span(text: &str) -> String {
     format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
-/// Text on one line with every character Markdown could read as syntax escaped.
+/// Text on one line with every character Markdown could read as syntax escaped (`<` as `&lt;`:
+/// not every renderer honours `\<`).
 fn md_inline(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in one_line(text).chars() {
-        if "\\`*_[]<>#|~&!".contains(c) {
-            out.push('\\');
+        match c {
+            '<' => out.push_str("&lt;"),
+            c if "\\`*_[]>#|~&!".contains(c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
         }
-        out.push(c);
     }
     out
 }
@@ -801,18 +807,23 @@ fn md_quoted(out: &mut dyn Write, text: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// `text` with its raw HTML escaped and an open top-level fence closed, or `None` when it is too
-/// large to check or escaping keeps changing its structure.
+/// `text` with every tag outside code escaped (see [`tag_starts`]) and an open top-level fence
+/// closed, or `None` when it is too large to check or escaping keeps changing its structure.
 fn md_contained(text: &str) -> Option<Cow<'_, str>> {
     if text.len() > render::MAX_MARKDOWN_BYTES {
         return None;
     }
     let mut current = Cow::Borrowed(text);
-    // Escaping HTML can change the structure around it (a fence inside an HTML block becomes a
-    // real fence), so check again until nothing is left to escape.
+    // Escaping a tag can change the structure around it (a fence inside an HTML block becomes a
+    // real fence, a backtick inside a tag can open a code span), so check again until nothing
+    // is left to escape. Each round removes a `<`, so it ends; a few rounds are plenty.
     for _ in 0..4 {
         let scan = md_scan(&current);
-        if scan.html.is_empty() {
+        if scan.tags.is_empty() {
+            // No `<` opens a tag, so CommonMark cannot see HTML; should it, never pass it.
+            if scan.html {
+                return None;
+            }
             let Some(fence) = scan.open_fence else {
                 return Some(current);
             };
@@ -824,14 +835,16 @@ fn md_contained(text: &str) -> Option<Cow<'_, str>> {
             closed.push('\n');
             return Some(Cow::Owned(closed));
         }
-        current = Cow::Owned(escape_ranges(&current, &scan.html));
+        current = Cow::Owned(escape_tags(&current, &scan.tags));
     }
     None
 }
 
 struct MdScan {
-    /// Byte ranges of raw HTML (blocks and inline).
-    html: Vec<Range<usize>>,
+    /// Byte offsets of the `<` that could open a tag, outside code.
+    tags: Vec<usize>,
+    /// Whether CommonMark read raw HTML anywhere.
+    html: bool,
     /// The fence that closes a top-level code block left open at the end.
     open_fence: Option<String>,
 }
@@ -842,25 +855,31 @@ fn md_scan(text: &str) -> MdScan {
     options.insert(MdOptions::ENABLE_STRIKETHROUGH);
     options.insert(MdOptions::ENABLE_TASKLISTS);
     let mut scan = MdScan {
-        html: Vec::new(),
+        tags: Vec::new(),
+        html: false,
         open_fence: None,
     };
+    // Code blocks and spans, in document order (they never nest or overlap).
+    let mut code = Vec::new();
     let mut depth = 0usize;
     for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
         match event {
             Event::Start(tag) => {
-                if depth == 0 {
-                    if let Tag::CodeBlock(CodeBlockKind::Fenced(_)) = tag {
-                        scan.open_fence = open_fence(&text[range]);
+                if let Tag::CodeBlock(kind) = tag {
+                    if depth == 0 && matches!(kind, CodeBlockKind::Fenced(_)) {
+                        scan.open_fence = open_fence(&text[range.clone()]);
                     }
+                    code.push(range);
                 }
                 depth += 1;
             }
             Event::End(_) => depth = depth.saturating_sub(1),
-            Event::Html(_) | Event::InlineHtml(_) => scan.html.push(range),
+            Event::Code(_) => code.push(range),
+            Event::Html(_) | Event::InlineHtml(_) => scan.html = true,
             _ => {}
         }
     }
+    scan.tags = tag_starts(text, &code);
     scan
 }
 
@@ -878,17 +897,42 @@ fn open_fence(block: &str) -> Option<String> {
     (!closed).then(|| c.to_string().repeat(n))
 }
 
-/// `text` with every `<` inside `ranges` written `&lt;`, so it shows as itself.
-fn escape_ranges(text: &str, ranges: &[Range<usize>]) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
+/// The offsets of every `<` outside `code` that a renderer could read as opening a tag: one
+/// followed by a letter, `/`, `!` or `?`. That is more than CommonMark's HTML: browsers and
+/// lenient renderers also take `<svg/onload=…>` or `<img src=x onerror=alert('x')>`, which
+/// CommonMark leaves as text but writes into the page as it stands. Inside code a tag shows as
+/// itself in every renderer.
+fn tag_starts(text: &str, code: &[Range<usize>]) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let in_code = |at: usize| {
+        let after = code.partition_point(|r| r.start <= at);
+        after > 0 && code[after - 1].contains(&at)
+    };
+    text.match_indices('<')
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            let next = bytes.get(at + 1);
+            next.is_some_and(|c| c.is_ascii_alphabetic() || b"/!?".contains(c)) && !in_code(at)
+        })
+        .collect()
+}
+
+/// `text` with the `<` at each of `tags` written `&lt;`, so it shows as itself. A `\<` (an
+/// escaped `<`, which Markdown.pl-style renderers do not honour) becomes `&lt;` too: CommonMark
+/// shows both as `<`.
+fn escape_tags(text: &str, tags: &[usize]) -> String {
+    let mut out = String::with_capacity(text.len() + 4 * tags.len());
     let mut at = 0;
-    for r in ranges {
-        if r.start < at {
-            continue;
-        }
-        out.push_str(&text[at..r.start]);
-        out.push_str(&text[r.clone()].replace('<', "&lt;"));
-        at = r.end;
+    for &tag in tags {
+        let before = &text[at..tag];
+        let slashes = before.bytes().rev().take_while(|c| *c == b'\\').count();
+        out.push_str(if slashes % 2 == 1 {
+            &before[..before.len() - 1]
+        } else {
+            before
+        });
+        out.push_str("&lt;");
+        at = tag + 1;
     }
     out.push_str(&text[at..]);
     out
@@ -1523,7 +1567,10 @@ mod tests {
         assert!(out.ends_with("\n``````\n\n"), "{out}");
         assert_eq!(code_span("a`b"), "``a`b``");
         assert_eq!(code_span("`x"), "`` `x ``");
-        assert_eq!(md_inline("<b>*x*</b>\n# y"), "\\<b\\>\\*x\\*\\</b\\> \\# y");
+        assert_eq!(
+            md_inline("<b>*x*</b>\n# y"),
+            "&lt;b\\>\\*x\\*&lt;/b\\> \\# y"
+        );
     }
 
     #[test]
@@ -1537,6 +1584,14 @@ mod tests {
             md_contained("a <b>c</b> `<i>`").unwrap(),
             "a &lt;b>c&lt;/b> `<i>`"
         );
+        // Tags only a browser or a lenient renderer reads, and an escaped `<` (not honoured
+        // by every renderer); after an escaped backslash (`\\`) the `<` is escaped and the
+        // backslashes stay. A `<` that cannot open a tag stays as written.
+        assert_eq!(
+            md_contained("<svg/onload=x> \\<img src=y> \\\\<b>").unwrap(),
+            "&lt;svg/onload=x> &lt;img src=y> \\\\&lt;b>"
+        );
+        assert_eq!(md_contained("a < b, 1<2, <3").unwrap(), "a < b, 1<2, <3");
         // An unclosed comment would hide every later message in a viewer that passes HTML.
         assert_eq!(md_contained("<!-- x\n\ny").unwrap(), "&lt;!-- x\n\ny");
         // A fence hidden inside an HTML block becomes a real one once the block is escaped.

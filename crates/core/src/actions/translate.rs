@@ -7,8 +7,13 @@
 //! - Nothing is sent before `base_url` and `model` are set ([`TranslateError::NotConfigured`]).
 //! - What is sent is the message's text parts ([`text_of`]): not its reasoning, tool calls or
 //!   their output, attachments or notices, and no other message of the session.
-//! - No error message ever holds the key: server text is redacted before it is kept, and the
+//! - No message ever shows the key: server text has the key masked before it is kept, and text
+//!   that still holds it in another case or split by other characters (compared by
+//!   [`folded`]) is left out, saying why; a translation (or model name) that holds it is
+//!   refused as a bad reply ([`KEY_IN_REPLY`]) unless the message sent held it too. The
 //!   endpoint is named by scheme, host and port only (a query string could hold a key too).
+//! - Plain `http://` only to this machine (`localhost`, 127.0.0.0/8, `[::1]`): anywhere else the
+//!   key and the message would cross the network unencrypted.
 //! - Redirects are not followed (the key stays with the host the user named), every wait has a
 //!   timeout, and the reply is read up to a size cap.
 
@@ -17,6 +22,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{json, Value};
+use unicode_normalization::UnicodeNormalization;
 use ureq::http::Uri;
 
 use crate::catalog::Catalog;
@@ -32,6 +38,9 @@ pub const MAX_TEXT: usize = 256 * 1024;
 
 /// Longest server error text kept for a message.
 const MAX_DETAIL: usize = 300;
+
+/// Why a translation that holds the API key is not shown.
+const KEY_IN_REPLY: &str = "it sends the API key back (in some case or spelling), so it is not shown; an endpoint that echoes the key may keep it too: check base_url, and replace the key if that endpoint is not one you trust";
 
 /// Error replies are read up to this size: only their message is used.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
@@ -198,6 +207,8 @@ pub struct Endpoint<'a> {
     url: String,
     /// `scheme://host[:port]`: how messages name the endpoint.
     shown: String,
+    /// The key [`folded`] (empty without a key): how it is looked for in what comes back.
+    folded_key: String,
 }
 
 impl<'a> Endpoint<'a> {
@@ -220,6 +231,7 @@ impl<'a> Endpoint<'a> {
             settings,
             url,
             shown,
+            folded_key: folded(&settings.api_key),
         })
     }
 
@@ -278,6 +290,14 @@ impl<'a> Endpoint<'a> {
                 e => self.failed(e, limits),
             })?;
         let reply = parse_reply(&bytes).map_err(|reason| self.bad_reply(reason))?;
+        // What the user sent may hold the key (a pasted config): its translation shows no more.
+        let echoed = |t: &str| self.holds_key(t) && !self.holds_key(text);
+        if echoed(&reply.text) || reply.model.as_deref().is_some_and(echoed) {
+            return Err(TranslateError::BadReply {
+                endpoint: self.shown.clone(),
+                reason: KEY_IN_REPLY.to_owned(),
+            });
+        }
         Ok(Translation {
             message_id: id.to_owned(),
             language: language.to_owned(),
@@ -349,15 +369,45 @@ impl<'a> Endpoint<'a> {
         }
     }
 
-    /// `text` without the key in it (a server may echo what it was sent).
+    /// `text` without the key in it (a server may echo what it was sent): the key as sent is
+    /// masked; text that still holds it (another case, split by other characters) is left out.
     fn redact(&self, text: &str) -> String {
         let key = &self.settings.api_key;
         if key.is_empty() {
-            text.to_owned()
+            return text.to_owned();
+        }
+        let masked = text.replace(key.as_str(), crate::config::MASK);
+        if self.holds_key(&masked) {
+            "(its text is not shown: it holds the API key in another case or spelling)".to_owned()
         } else {
-            text.replace(key.as_str(), crate::config::MASK)
+            masked
         }
     }
+
+    /// Whether `text` holds the key, compared [`folded`].
+    fn holds_key(&self, text: &str) -> bool {
+        !self.folded_key.is_empty() && folded(text).contains(&self.folded_key)
+    }
+}
+
+/// `text` reduced to what a reader takes for the key: compatibility-normalised (full-width and
+/// other look-alike forms become ASCII), then only its ASCII letters and digits, lower-cased;
+/// so the key is found in any case and split by spaces, punctuation, line breaks or invisible
+/// characters.
+fn folded(text: &str) -> String {
+    text.nfkc()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Whether `host` (as a URL writes it) is this machine: `localhost` or a loopback address.
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The chat completions URL of `base` and how messages name it, or why it is not usable.
@@ -386,6 +436,11 @@ fn chat_url(base: &str) -> Result<(String, String), TranslateError> {
     }
     if authority.host().is_empty() {
         return Err(bad("has no host"));
+    }
+    if scheme.eq_ignore_ascii_case("http") && !is_loopback(authority.host()) {
+        return Err(bad(
+            "is plain http:// to another machine, so the key and the message would cross the network unencrypted; use https://, or http:// to localhost, 127.0.0.1 or [::1] only",
+        ));
     }
     let path = uri.path().trim_end_matches('/');
     let path = if path.ends_with("/chat/completions") {

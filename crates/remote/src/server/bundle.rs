@@ -42,17 +42,37 @@ struct Upload {
 }
 
 impl Transfers {
-    /// The connection's private folder (0700), made when first needed.
+    /// The connection's private folder, made when first needed: 0700 on Unix, since the
+    /// temporary folder is shared with every user of the host and an upload is a whole session.
     fn dir(&mut self) -> Result<&Path, CoreError> {
         if self.dir.is_none() {
-            let made = tempfile::Builder::new()
-                .prefix("agent-sessions-transfer-")
+            let mut builder = tempfile::Builder::new();
+            builder.prefix("agent-sessions-transfer-");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                builder.permissions(std::fs::Permissions::from_mode(0o700));
+            }
+            let made = builder
                 .tempdir()
                 .map_err(|e| CoreError::io(std::env::temp_dir(), e))?;
             self.dir = Some(made);
         }
         Ok(self.dir.as_ref().expect("made").path())
     }
+}
+
+/// A new file for an upload: never one that is there already (or a link someone put there),
+/// readable by the user only (0600 on Unix).
+fn create_private(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
 }
 
 fn bad(message: impl Into<String>) -> WireError {
@@ -163,7 +183,7 @@ pub(super) fn upload_start(state: &State, p: UploadStartParams) -> Result<Value,
         .dir()
         .map_err(|e| core_error(&e))?
         .join(format!("upload-{upload}.zip"));
-    let file = File::create(&path).map_err(|e| io_error(&path, e))?;
+    let file = create_private(&path).map_err(|e| io_error(&path, e))?;
     transfers.uploads.insert(
         upload,
         Upload {

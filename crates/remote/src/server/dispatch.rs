@@ -3,6 +3,7 @@
 //! follower), so a remote answer is what the command prints locally. The libraries are kept
 //! for the connection's life ([`super::listing`]): a call after the first costs a refresh.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use agent_sessions_core::actions::resume::ResumeCommand;
@@ -26,8 +27,8 @@ type Answer = Result<Value, WireError>;
 pub(super) fn call(state: &Arc<State>, request: Request) -> Option<Answer> {
     let Request { id, method, params } = request;
     let answer = match method.as_str() {
-        method::FOLLOW => return start_stream(state, id, params, super::follow::start),
-        method::WATCH => return start_stream(state, id, params, super::watch::start),
+        method::FOLLOW => return start_stream(state, id, params, super::follow::run),
+        method::WATCH => return start_stream(state, id, params, super::watch::run),
         method::ROOTS => run(params, |p| roots(state, p)),
         method::HANDOFF_PREPARE => run(params, |p| actions::handoff_prepare(state, p)),
         method::LIST => run(params, |p| list(state, p)),
@@ -234,20 +235,37 @@ fn log(state: &State, p: SessionRef) -> Result<LogResult, CoreError> {
     })
 }
 
-/// Starts a stream that answers on its own when it ends (`follow`, `watch`).
-fn start_stream<P: DeserializeOwned>(
+/// What a stream runs on its thread until it ends, is cancelled (`stop` set) or the connection
+/// closes; its answer is sent last.
+type StreamRun<P> = fn(&State, u64, P, &AtomicBool) -> Result<Value, CoreError>;
+
+/// Starts a stream that answers on its own when it ends (`follow`, `watch`); refused at once
+/// (nothing started) when its parameters are bad or the connection may not start it.
+fn start_stream<P: DeserializeOwned + Send + 'static>(
     state: &Arc<State>,
     id: u64,
     params: Value,
-    start: fn(Arc<State>, u64, P),
+    run: StreamRun<P>,
 ) -> Option<Answer> {
-    match read_params(params) {
-        Ok(p) => {
-            start(state.clone(), id, p);
-            None
-        }
-        Err(e) => Some(Err(e)),
-    }
+    let started = read_params(params).and_then(|p| {
+        let stop = state.start_stream(id)?;
+        let on_thread = state.clone();
+        let thread = std::thread::Builder::new().name(format!("stream-{id}"));
+        let spawned = thread.spawn(move || {
+            let state = on_thread;
+            let answer = run(&state, id, p, &stop).map_err(|e| core_error(&e));
+            state.end_stream(id);
+            let _ = state.out.send(&super::reply(Some(id), answer));
+        });
+        spawned.map(drop).map_err(|e| {
+            state.end_stream(id);
+            WireError::new(
+                "busy",
+                format!("the server could not start a thread for the stream ({e}): cancel a stream or try again later"),
+            )
+        })
+    });
+    started.err().map(Err)
 }
 
 fn blob(state: &State, p: BlobParams) -> Result<BlobResult, CoreError> {

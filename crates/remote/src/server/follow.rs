@@ -4,15 +4,14 @@
 //! (`truncated`); a client that reconnects sends the cursor it kept and resumes from there.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use agent_sessions_core::live::follow::{Follower, Update};
 use agent_sessions_core::{watch, Catalog, Error as CoreError};
 use serde_json::json;
 
-use super::dispatch::core_error;
-use super::{reply, State};
+use super::State;
 use crate::protocol::{FollowEvent, FollowParams, ServerLine, SessionRef};
 
 /// How often liveness (and a cancel) is checked while nothing is written.
@@ -20,19 +19,10 @@ const TICK: Duration = Duration::from_millis(500);
 /// File events closer than this are one wake.
 const DEBOUNCE: Duration = Duration::from_millis(20);
 
-pub(super) fn start(state: Arc<State>, id: u64, params: FollowParams) {
-    let stop = state.start_stream(id);
-    std::thread::spawn(move || {
-        let answer = run(&state, id, &params, &stop).map_err(|e| core_error(&e));
-        state.end_stream(id);
-        let _ = state.out.send(&reply(Some(id), answer));
-    });
-}
-
-fn run(
+pub(super) fn run(
     state: &State,
     id: u64,
-    p: &FollowParams,
+    p: FollowParams,
     stop: &AtomicBool,
 ) -> Result<serde_json::Value, CoreError> {
     let by = SessionRef {

@@ -31,7 +31,7 @@ use agent_sessions_core::{Error as CoreError, Roots};
 use serde_json::Value;
 
 use crate::lines::{write_line, Line, LineReader};
-use crate::protocol::{Hello, Request, ServerLine, WireError, MAX_REQUEST_LINE};
+use crate::protocol::{Hello, Request, ServerLine, WireError, MAX_REQUEST_LINE, MAX_STREAMS};
 
 /// Checks and completes the roots a client names (the CLI's own root resolution).
 pub type ResolveRoots = Box<dyn Fn(&Roots) -> Result<Roots, CoreError> + Send + Sync>;
@@ -232,10 +232,25 @@ impl State {
         lock(&self.service).as_ref().map_or(0, |s| s.seq())
     }
 
-    pub(crate) fn start_stream(&self, id: u64) -> Arc<AtomicBool> {
+    /// Registers stream `id` and hands back its stop flag; refused when `id` runs already (its
+    /// cancel handle would be lost) or the connection holds [`MAX_STREAMS`] (a thread each).
+    pub(crate) fn start_stream(&self, id: u64) -> Result<Arc<AtomicBool>, WireError> {
+        let mut streams = lock(&self.streams);
+        if streams.contains_key(&id) {
+            return Err(WireError::new(
+                "stream_id_in_use",
+                format!("request {id} is a stream still running on this connection: give each request an id of its own, or cancel {id} first"),
+            ));
+        }
+        if streams.len() >= MAX_STREAMS {
+            return Err(WireError::new(
+                "too_many_streams",
+                format!("this connection runs {MAX_STREAMS} follow and watch streams already: cancel one, or open another connection"),
+            ));
+        }
         let stop = Arc::new(AtomicBool::new(false));
-        lock(&self.streams).insert(id, stop.clone());
-        stop
+        streams.insert(id, stop.clone());
+        Ok(stop)
     }
 
     pub(crate) fn end_stream(&self, id: u64) {

@@ -7,14 +7,12 @@
 //! watch it no longer needs (a client blocked reading hears nothing otherwise).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_sessions_core::Error as CoreError;
 use serde_json::{json, Value};
 
-use super::dispatch::core_error;
-use super::{reply, State};
+use super::State;
 use crate::protocol::{ServerLine, WatchParams};
 
 /// How often the feed's sequence is compared with the last one sent (an in-process read; the
@@ -25,16 +23,13 @@ const TICK: Duration = Duration::from_millis(200);
 /// `seq`) is sent after it.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
-pub(super) fn start(state: Arc<State>, id: u64, params: WatchParams) {
-    let stop = state.start_stream(id);
-    std::thread::spawn(move || {
-        let answer = run(&state, id, params.cursor, &stop).map_err(|e| core_error(&e));
-        state.end_stream(id);
-        let _ = state.out.send(&reply(Some(id), answer));
-    });
-}
-
-fn run(state: &State, id: u64, mut cursor: u64, stop: &AtomicBool) -> Result<Value, CoreError> {
+pub(super) fn run(
+    state: &State,
+    id: u64,
+    params: WatchParams,
+    stop: &AtomicBool,
+) -> Result<Value, CoreError> {
+    let mut cursor = params.cursor;
     let service = state.service_running();
     let mut sent = Instant::now();
     while !stop.load(Ordering::SeqCst) {

@@ -254,7 +254,9 @@ fn write_prompt(file: &Path, markdown: &str) -> Result<(), Error> {
     })
 }
 
-/// The folder, created readable by the user only when missing.
+/// The folder, created readable by the user only when missing. One found there is used only
+/// when it is such a folder: through a link, or one that others can enter, the prompt (a
+/// session's transcript) could be read or the file swapped before the terminal reads it.
 fn private_dir(dir: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
@@ -263,7 +265,53 @@ fn private_dir(dir: &Path) -> std::io::Result<()> {
         use std::os::unix::fs::DirBuilderExt;
         builder.mode(0o700);
     }
-    builder.create(dir)
+    builder.create(dir)?;
+    check_private(dir)
+}
+
+/// Refuses a folder that is a link, not a folder, or (on Unix) not the user's own with no
+/// access for group and others, saying what to do about it.
+fn check_private(dir: &Path) -> std::io::Result<()> {
+    let refuse = |why: String| {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            why,
+        ))
+    };
+    let meta = std::fs::symlink_metadata(dir)?;
+    if meta.file_type().is_symlink() {
+        return refuse(format!(
+            "the handoff's prompt folder is a link; remove it (`rm {}`): the next handoff makes a private folder there",
+            dir.display()
+        ));
+    }
+    if !meta.is_dir() {
+        return refuse(format!(
+            "the handoff's prompt folder is not a folder; remove {} (the next handoff makes a private folder there)",
+            dir.display()
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me {
+            return refuse(format!(
+                "the handoff's prompt folder belongs to another user (uid {}); remove {} (the next handoff makes a private folder there)",
+                meta.uid(),
+                dir.display()
+            ));
+        }
+        let mode = meta.mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return refuse(format!(
+                "the handoff's prompt folder can be opened by other users (mode {mode:o}); make it private with `chmod 700 {}`, or remove it",
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A new file (never over an existing one or through a link), 0600 on Unix.

@@ -149,7 +149,14 @@ class Driver:
         (SHOTS / f"{name}.png").write_bytes(png)
 
 
+# E2E_ONLY=word runs only the checks whose name holds it (the others are skipped, said so).
+ONLY = os.environ.get("E2E_ONLY", "")
+
+
 def check(name, fn):
+    if ONLY and ONLY not in name:
+        print(f"skip {name}")
+        return
     try:
         fn()
         print(f"ok   {name}")
@@ -342,7 +349,8 @@ def main():
     CONFIG.parent.mkdir()
     CONFIG.write_text(CONFIG_TEXT)
     display = DISPLAY = free_display()
-    xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+    # Room for the layout check's largest window (the app opens at 1280×800).
+    xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs = [xvfb]
     try:
@@ -730,6 +738,8 @@ def run_main_suite(d):
     check("the Export, Continue in… and context menus and Settings take the focus when opened and close on Escape",
           lambda: menus_keyboard(d))
     check("axe-core finds no serious or critical violations in the main view and the dialogs", lambda: accessibility(d))
+    check("layout: every menu, popover and dialog lies inside the window and cuts no text, at 1000×700, 1280×800 "
+          "and 1920×1080 in both themes", lambda: layout(d))
     check("trash off is shown greyed out saying where to turn it on; on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
     check("a complete bundle exported through the save dialog restores through the import dialogs into another directory",
           lambda: bundle_round_trip(d))
@@ -937,6 +947,146 @@ def menus_keyboard(d):
     assert focus_in(d, "settings"), d.js("return document.activeElement.outerHTML.slice(0, 120)")
     press(d, "\ue00c")
     d.until("return !document.querySelector('[data-testid=\"settings\"]')", 5)
+
+
+# What the layout check finds wrong in the element `arguments[0]` selects and below it: a
+# visible part of an element outside the window (clipped by its scrolling panes first: a row
+# scrolled out of its pane is not outside), and text cut off (wider than its box, the box not
+# scrolling, without an ellipsis and a tooltip that says it whole). The innermost box is named.
+LAYOUT_JS = """
+const root = document.querySelector(arguments[0]);
+if (!root) return ['nothing matches ' + arguments[0]];
+const W = innerWidth, H = innerHeight, bad = [];
+const name = (e) => `${e.tagName.toLowerCase()}${e.dataset.testid ? '[' + e.dataset.testid + ']' : ''}`
+  + `${typeof e.className === 'string' && e.className ? '.' + e.className.trim().split(/\\s+/)[0] : ''} "${(e.textContent || '').trim().slice(0, 40)}"`;
+function visiblePart(e) {
+  let { left, top, right, bottom } = e.getBoundingClientRect();
+  for (let a = e.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+    const cs = getComputedStyle(a), r = a.getBoundingClientRect();
+    if (cs.overflowX !== 'visible') { left = Math.max(left, r.left); right = Math.min(right, r.right); }
+    if (cs.overflowY !== 'visible') { top = Math.max(top, r.top); bottom = Math.min(bottom, r.bottom); }
+    if (cs.position === 'fixed') break;
+  }
+  return { left, top, right, bottom };
+}
+const shown = (e) => {
+  for (let a = e; a; a = a.parentElement) {
+    const cs = getComputedStyle(a);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || cs.clipPath !== 'none' || a.hidden) return false;
+  }
+  return true;
+};
+const cut = [];
+for (const e of [root, ...root.querySelectorAll('*')]) {
+  if (e.closest('svg, option, canvas') && e.tagName !== 'CANVAS') continue;
+  if (!shown(e)) continue;
+  const c = visiblePart(e);
+  if (c.right - c.left <= 0.5 || c.bottom - c.top <= 0.5) continue;
+  if (c.left < -0.5 || c.top < -0.5 || c.right > W + 0.5 || c.bottom > H + 0.5)
+    bad.push(`outside the ${W}×${H} window: ${name(e)} at ${Math.round(c.left)},${Math.round(c.top)}–${Math.round(c.right)},${Math.round(c.bottom)}`);
+  const cs = getComputedStyle(e);
+  if (['INPUT', 'SELECT', 'TEXTAREA'].includes(e.tagName) || ['auto', 'scroll'].includes(cs.overflowX)) continue;
+  if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && (e.textContent || '').trim()
+      && !(cs.textOverflow === 'ellipsis' && e.closest('[title]'))) cut.push(e);
+}
+for (const e of cut) if (!cut.some((o) => o !== e && e.contains(o)))
+  bad.push(`text cut: ${name(e)} (${e.scrollWidth} px in ${e.clientWidth})`);
+return bad;
+"""
+
+
+def layout_faults(d, css):
+    return d.js(LAYOUT_JS, css)
+
+
+def set_window(d, width, height):
+    """Resizes the window to `width`×`height` (its page, there being no window manager's frame)."""
+    d.call("POST", d.s("/window/rect"), {"width": width, "height": height})
+    d.until(f"return innerWidth === {width} && innerHeight === {height}", 10)
+
+
+def set_theme(d, theme):
+    d.js("document.documentElement.dataset.theme = arguments[0]", theme)
+
+
+# What the layout check opens: a name, how to open it (JS run in the page, or a function of the
+# driver), what to check, and how to close it.
+def layout_views(d):
+    def menu(opener, pane, setup=None):
+        def show():
+            d.click(d.find_all(f'[data-testid="{opener}"]')[0])
+            d.wait_all(f'[data-testid="{pane}"]', timeout=5)
+            if setup:
+                for testid in setup:
+                    d.click(d.find_all(f'[data-testid="{testid}"]')[0])
+            time.sleep(0.2)  # placed on the next frame
+        return show
+
+    def close_with(testid, pane):
+        def close():
+            if d.find_all(f'[data-testid="{pane}"]'):
+                d.click(d.find_all(f'[data-testid="{testid}"]')[0])
+            d.until(f"return !document.querySelector('[data-testid=\"{pane}\"]')", 5)
+        return close
+
+    def corner_menu():
+        # A right click at the window's bottom right corner: the menu must open up and to the left.
+        row = d.wait_all(f'[data-testid="session-row"][data-id="{TOOLS_SESSION}"]')[0]
+        d.js("arguments[0].dispatchEvent(new MouseEvent('contextmenu', {bubbles: true, cancelable: true,"
+             " clientX: innerWidth - 3, clientY: innerHeight - 3}))", {ELEMENT: row})
+        d.wait_all('[data-testid="session-menu"]', timeout=5)
+        time.sleep(0.2)
+
+    def close_corner():
+        d.js("document.body.click()")
+        d.until("return !document.querySelector('[data-testid=\"session-menu\"]')", 5)
+
+    def filters():
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+        d.wait_all('[data-testid="filter-panel"]', timeout=5)
+
+    def close_filters():
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+        d.until("return !document.querySelector('[data-testid=\"filter-panel\"]')", 5)
+
+    return [
+        ("main", lambda: None, [".app"], lambda: None),
+        ("filters", filters, ['[data-testid="filter-panel"]', ".app"], close_filters),
+        ("export", menu("export-toggle", "export-menu"), ['[data-testid="export-menu"]'], close_with("export-toggle", "export-menu")),
+        ("export-bundle", menu("export-toggle", "export-menu", ["export-format-bundle", "export-bundle-complete"]),
+         ['[data-testid="export-menu"]'], close_with("export-toggle", "export-menu")),
+        ("export-share-safe", menu("export-toggle", "export-menu", ["export-format-bundle", "export-bundle-share-safe"]),
+         ['[data-testid="export-menu"]'], close_with("export-toggle", "export-menu")),
+        ("handoff", menu("handoff-toggle", "handoff-menu"), ['[data-testid="handoff-menu"]'], close_with("handoff-toggle", "handoff-menu")),
+        ("session-menu", corner_menu, ['[data-testid="session-menu"]'], close_corner),
+        ("settings", menu("open-settings", "settings"), ['[data-testid="settings"]'], close_with("settings-close", "settings")),
+        ("stats", menu("open-stats", "stats"), ['[data-testid="stats"]'], close_with("stats-close", "stats")),
+        ("diagnostics", menu("open-diagnostics", "diagnostics"), ['[data-testid="diagnostics"]'],
+         close_with("diagnostics-close", "diagnostics")),
+    ]
+
+
+def layout(d):
+    """At 1000×700, 1280×800 and 1920×1080, light and dark, the main view and each menu, popover
+    and dialog: nothing visible outside the window, no text cut without an ellipsis and a tooltip.
+    Screenshots of each in target/e2e/layout-*.png."""
+    open_session(d, TOOLS_SESSION)
+    faults = []
+    try:
+        for width, height in [(1000, 700), (1280, 800), (1920, 1080)]:
+            set_window(d, width, height)
+            for theme in ["light", "dark"]:
+                set_theme(d, theme)
+                for name, show, where, close in layout_views(d):
+                    show()
+                    for css in where:
+                        faults += [f"{width}×{height} {theme} {name}: {f}" for f in layout_faults(d, css)]
+                    d.shot(f"layout-{width}x{height}-{theme}-{name}")
+                    close()
+    finally:
+        set_theme(d, "light")
+        set_window(d, 1280, 800)
+    assert not faults, "\n".join(faults[:60]) + (f"\n… {len(faults) - 60} more" if len(faults) > 60 else "")
 
 
 def axe(d):

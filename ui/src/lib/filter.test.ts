@@ -105,4 +105,10 @@ describe("merging changes", () => {
     expect([...out]).toEqual(["/gone"]);
     expect([...mergeMissing(out, [s("z", { cwd: "/new-gone" })], ["/new-gone"])]).toEqual(["/gone", "/new-gone"]);
   });
+
+  it("a directory that came back is no longer missing, whatever trailing slash its session's cwd has", () => {
+    // The backend says missing directories without the slash (core paths::missing_dirs).
+    const out = mergeMissing(new Set(["/w/app"]), [s("a", { cwd: "/w/app/" })], []);
+    expect([...out]).toEqual([]);
+  });
 });

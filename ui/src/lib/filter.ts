@@ -4,7 +4,7 @@
 // exactly; a subagent session is judged by itself. Pure functions, unit-tested (on the same
 // cases as core's tests).
 
-import { PROVIDER_LABEL, idKey, sessionKey as keyOf } from "./group";
+import { PROVIDER_LABEL, dirOf, idKey, sessionKey as keyOf } from "./group";
 import type { ListFilter, SessionMeta, SessionRef, SettingChange } from "./types";
 
 /** Days are YYYY-MM-DD. */
@@ -103,10 +103,9 @@ export function mergeChanges(list: SessionMeta[], changed: SessionMeta[], remove
  * they exist; others keep what the last listing said. */
 export function mergeMissing(missing: Set<string>, changed: SessionMeta[], nowMissing: string[]): Set<string> {
   const out = new Set(missing);
-  for (const s of changed) {
-    const d = s.dir ?? s.cwd;
-    if (d) out.delete(d);
-  }
+  // Named as the backend names them (no trailing slash): a cwd kept its slash, and a
+  // directory that came back stayed marked missing.
+  for (const s of changed) if (s.dir ?? s.cwd) out.delete(dirOf(s));
   for (const d of nowMissing) out.add(d);
   return out;
 }

@@ -53,14 +53,26 @@ describe("grouping", () => {
 
   it("groups directory → agent, newest directory first, trailing slashes merged", () => {
     const tree = buildTree(list, "dir-agent", new Set(["/w/cli"]));
-    expect(tree.map((n) => [n.label, n.count, n.missing])).toEqual([["/w/cli", 2, true], ["/w/app", 2, false]]);
+    expect(tree.map((n) => [n.label, n.title, n.count, n.missing])).toEqual([["cli", "/w/cli", 2, true], ["app", "/w/app", 2, false]]);
     expect(tree[1].children.map((n) => [n.label, n.count])).toEqual([["Claude", 1], ["Codex", 1]]);
+  });
+
+  it("names directories that end alike by the folders that tell them apart, the full path as title", () => {
+    const demos = ["bob", "alice", "carol"].map((u) => s(u, { cwd: `/home/${u}/projects/demo` }));
+    for (const mode of ["dir-agent", "agent-dir"] as const) {
+      const tree = buildTree(demos, mode);
+      const dirs = mode === "dir-agent" ? tree : tree[0].children;
+      expect(dirs.map((n) => [n.label, n.title]).sort()).toEqual([
+        ["alice/projects/demo", "/home/alice/projects/demo"], ["bob/projects/demo", "/home/bob/projects/demo"],
+        ["carol/projects/demo", "/home/carol/projects/demo"],
+      ]);
+    }
   });
 
   it("groups agent → directory and selects sessions under a node", () => {
     const tree = buildTree(list, "agent-dir");
     expect(tree.map((n) => n.label)).toEqual(["Claude", "Codex"]);
-    expect(tree[0].children.map((n) => n.label)).toEqual(["/w/cli", "/w/app"]);
+    expect(tree[0].children.map((n) => n.label)).toEqual(["cli", "app"]);
     expect(sessionsUnder(list, tree[0].children[0].key).map((x) => x.id)).toEqual(["c", "orphan"]);
     expect(sessionsUnder(list, "dir:/w/app/agent:codex").map((x) => x.id)).toEqual(["b"]);
     expect(buildTree(list, "flat")).toEqual([]);
@@ -75,9 +87,9 @@ describe("grouping", () => {
       s("linked", { cwd: "/home/u/link/../lnk", dir: "/w/other" }),
     ];
     const open = buildTree(repo, "dir-agent");
-    expect(open.map((n) => n.label).sort()).toEqual(["/w/app", "/w/app-feature", "/w/app/.claude/worktrees/x", "/w/app/src", "/w/other"]);
+    expect(open.map((n) => n.title).sort()).toEqual(["/w/app", "/w/app-feature", "/w/app/.claude/worktrees/x", "/w/app/src", "/w/other"]);
     const folded = buildTree(repo, "dir-agent", new Set(), true);
-    expect(folded.map((n) => [n.label, n.count]).sort()).toEqual([["/w/app", 4], ["/w/other", 1]]);
+    expect(folded.map((n) => [n.label, n.count]).sort()).toEqual([["app", 4], ["other", 1]]);
     expect(sessionsUnder(repo, "dir:/w/app", true).map((x) => x.id)).toEqual(["main", "sub", "wt", "agent-wt"]);
     expect(sessionsUnder(repo, "dir:/w/app", false).map((x) => x.id)).toEqual(["main"]);
   });

@@ -1,5 +1,6 @@
 // Grouping, sorting and time formatting for the three panes. Pure functions, unit-tested.
 
+import { distinctSuffixes } from "./paths";
 import type { Provider, SessionMeta, SessionRef, SortBy } from "./types";
 
 export type GroupMode = "dir-agent" | "agent-dir" | "flat";
@@ -126,17 +127,22 @@ export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set
       return { ...node(key, inside(place, d), l, withAgents ? agents(l, `${key}/`) : [], missing.has(d)), title: d };
     });
   };
+  // A directory is named by the fewest trailing folders that tell it from the others listed,
+  // the same name wherever it shows; its full path is the title.
+  const names = distinctSuffixes(top.map((s) => dirOf(s, fold)));
+  const dirNode = (key: string, dir: string, list: SessionMeta[], children: TreeNode[]): TreeNode =>
+    ({ ...node(key, names.get(dir) ?? dir, list, children, missing.has(dir)), title: dir });
   if (mode === "dir-agent") {
     return recentFirst(groupBy(top, (s) => dirOf(s, fold))).map(([dir, list]) => {
       const key = `dir:${dir}`;
-      return node(key, dir, list, inner(dir, list, `${key}/`, true) ?? agents(list, `${key}/`), missing.has(dir));
+      return dirNode(key, dir, list, inner(dir, list, `${key}/`, true) ?? agents(list, `${key}/`));
     });
   }
   return recentFirst(groupBy(top, (s) => s.provider)).map(([p, list]) => {
     const prefix = `agent:${p}/`;
     const dirs = recentFirst(groupBy(list, (s) => dirOf(s, fold))).map(([d, l]) => {
       const key = `${prefix}dir:${d}`;
-      return node(key, d, l, inner(d, l, `${key}/`, false) ?? [], missing.has(d));
+      return dirNode(key, d, l, inner(d, l, `${key}/`, false) ?? []);
     });
     return node(prefix.slice(0, -1), PROVIDER_LABEL[p as Provider], list, dirs);
   });

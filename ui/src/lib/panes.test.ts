@@ -22,6 +22,11 @@ describe("pane sizes", () => {
     expect((list * 2560) / 100).toBeCloseTo(360);
   });
 
+  it("at 1000 px the sidebar starts at 200 px, not squeezed to its minimum", () => {
+    const [sidebar] = paneSizes(1000).defaults;
+    expect((sidebar * 1000) / 100).toBeCloseTo(200);
+  });
+
   it("a list never starts narrower than its minimum of 260 px where the window has room", () => {
     const [, list] = paneSizes(1000).defaults;
     expect((list * 1000) / 100).toBeGreaterThanOrEqual(260);

@@ -23,8 +23,9 @@ export function paneSizes(width: number): PaneSizes {
   const minPx = [SIDEBAR.min, LIST.min, TRANSCRIPT_MIN];
   const room = Math.min(1, (0.98 * w) / minPx.reduce((a, b) => a + b, 0));
   const mins = minPx.map((m) => pct(m * room, w)) as [number, number, number];
-  // The side panes start at their width unless that leaves the transcript less than its least.
-  const sideStart = Math.min(SIDEBAR.start + LIST.start, Math.max((SIDEBAR.min + LIST.min) * room, w - 2 * TRANSCRIPT_MIN));
+  // The side panes start at their width unless that leaves the transcript less than half the window.
+  // (Half the window for the transcript, or its least when that is more.)
+  const sideStart = Math.min(SIDEBAR.start + LIST.start, Math.max((SIDEBAR.min + LIST.min) * room, w - Math.max(TRANSCRIPT_MIN, w / 2)));
   const share = sideStart / (SIDEBAR.start + LIST.start);
   const sidebar = Math.max(mins[0], pct(SIDEBAR.start * share, w));
   const list = Math.max(mins[1], pct(LIST.start * share, w));

@@ -474,6 +474,25 @@ def run_main_suite(d):
         d.shot("01-session-list")
     check("the tree shows each directory and the list fills", list_fills)
 
+    def two_line_rows():
+        """A row: the title, then the project (named apart from the other demos), agent, count and
+        date (the full time in its tooltip); the tree names the three demo directories apart."""
+        row = d.wait_all(f'[data-testid="session-row"][data-id="{TOOLS_SESSION}"]')[0]
+        got = d.js("const r = arguments[0], q = (t) => r.querySelector(`[data-testid=\"${t}\"]`);"
+                   "return {project: q('row-project').textContent, count: q('row-count').textContent,"
+                   " date: q('row-date').textContent, when: q('row-date').title, agent: r.querySelector('.badge')?.textContent,"
+                   " lines: [...r.querySelectorAll('.line1, .line2')].map(l => Math.round(l.getBoundingClientRect().top))}",
+                   {ELEMENT: row})
+        assert got["project"] == "bob/projects/demo", got
+        assert got["count"] == "8 msg" and got["agent"] == "Claude", got
+        assert re.fullmatch(r"(\d+[mhd] ago|just now|[A-Z][a-z]{2} \d{1,2}(, \d{4})?)", got["date"]), got
+        assert got["when"] and got["when"] != "unknown time", got
+        assert len(got["lines"]) == 2 and got["lines"][1] > got["lines"][0], got
+        labels = d.js("return [...document.querySelectorAll('[data-testid=\"tree-node\"]')]"
+                      ".filter(n => n.dataset.key.endsWith('/projects/demo')).map(n => [n.querySelector('.label').textContent, n.title.split('\\n')[0]])")
+        assert sorted(labels) == [[f"{u}/projects/demo", f"/home/{u}/projects/demo"] for u in ["alice", "bob", "carol"]], labels
+    check("session rows show title, then project, agent, count and date; directories are named apart", two_line_rows)
+
     def transcript_counts():
         row = d.wait_all('[data-testid="session-row"][data-id="9d22e384-6685-4b75-ac35-088162e4c4a9"]')[0]
         d.click(row)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTree, childrenOf, relativeTime, sameSession, sessionKey, sessionsUnder, sortSessions, topLevel } from "./group";
+import { buildTree, childrenOf, relativeTime, rowDate, sameSession, sessionKey, sessionsUnder, sortSessions, topLevel } from "./group";
 import { session } from "./testing";
 
 const s = session;
@@ -168,4 +168,19 @@ describe("relative time", () => {
     expect(relativeTime(iso, now)).toBe(want);
   });
   it("is empty without a time", () => expect(relativeTime(null, now)).toBe(""));
+});
+
+describe("a row's date", () => {
+  const now = Date.parse("2026-11-30T12:00:00Z");
+  it.each([
+    ["2026-11-30T11:59:50Z", "just now"],
+    ["2026-11-30T09:00:00Z", "3h ago"],
+    ["2026-11-28T12:00:00Z", "2d ago"],
+    ["2026-11-20T12:00:00Z", "Nov 20"],
+    ["2026-03-02T12:00:00Z", "Mar 2"],
+    ["2024-11-30T12:00:00Z", "Nov 30, 2024"],
+  ])("%s reads %s", (iso, want) => {
+    expect(rowDate(iso, now)).toBe(want);
+  });
+  it("is empty without a time", () => expect(rowDate(null, now)).toBe(""));
 });

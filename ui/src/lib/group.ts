@@ -237,8 +237,29 @@ const FULL_TIME = new Intl.DateTimeFormat(undefined, {
   year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric",
 });
 
+const DAY_MONTH = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric" });
+const DAY_MONTH_YEAR = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", year: "numeric" });
+
+/** A row's date: how long ago within the last week ("5m ago", "3h ago", "2d ago"), else the day
+ * ("Nov 3"; "Nov 3, 2024" in another year). The full time is the row's tooltip. A relative age
+ * alone ("6d", "3w") told six rows of a busy week nothing. */
+export function rowDate(iso: string | null, now: number = Date.now()): string {
+  if (!iso) return "";
+  const t = Date.parse(iso);
+  if (now - t < 7 * 86_400_000) {
+    const age = relativeTime(iso, now);
+    return age === "now" ? "just now" : `${age} ago`;
+  }
+  return (new Date(t).getFullYear() === new Date(now).getFullYear() ? DAY_MONTH : DAY_MONTH_YEAR).format(t);
+}
+
+/** The full time, as tooltips give it. */
+export function fullTime(iso: string | null): string {
+  return iso ? FULL_TIME.format(new Date(iso)) : "unknown time";
+}
+
 /** The hover text of a session row: full time and the count breakdown. */
 export function rowTooltip(s: SessionMeta): string {
-  const when = s.updated_at ? FULL_TIME.format(new Date(s.updated_at)) : "unknown time";
+  const when = fullTime(s.updated_at);
   return `${when}\nuser ${s.counts.user} · assistant ${s.counts.assistant} · tool calls ${s.counts.tool_calls}`;
 }

@@ -545,6 +545,9 @@ def run_main_suite(d):
 
     check("a search says it is searching; its count names the query it answers, not what the box holds "
           "since; an older search's answer coming last is dropped", lambda: search_state(d))
+    check("search palette: Ctrl-K, one group per session with its hits, relevance or recency, open beside the "
+          "transcript while n / N step through hits, a subagent hit revealed under its parent, Escape empties it",
+          lambda: search_palette(d))
 
     def group_modes():
         sel = {"element-6066-11e4-a52e-4f735466cecf": d.find_all('[data-testid="group-mode"]')[0]}
@@ -777,10 +780,13 @@ OC_PATCH_SESSION = "ses_dd433d553ffe5pmWtU62NvF48P"
 
 
 def open_bigctx_hit(d, hits, flash_timeout):
-    """Clicks the search hit of the BIGCTX session: its transcript opens, flashing the matched message."""
-    big = [h for h in hits if "BIGCTX" in d.text(h)]
-    assert big, [d.text(h) for h in hits]
-    d.click(big[0])
+    """Clicks the search hit of the BIGCTX session (hits are grouped under their session's
+    title): its transcript opens, flashing the matched message."""
+    groups = d.find_all('[data-testid="search-group"]')
+    text = lambda g: d.js("return arguments[0].textContent", {ELEMENT: g})  # noqa: E731
+    big = [g for g in groups if "BIGCTX" in text(g)]
+    assert big, [text(g) for g in groups]
+    d.click(d.call("POST", d.s(f"/element/{big[0]}/elements"), {"using": "css selector", "value": '[data-testid="search-hit"]'})[0][ELEMENT])
     title = d.until("return document.querySelector('[data-testid=\"transcript-title\"]')?.textContent.includes('BIGCTX')"
                     " && document.querySelector('[data-testid=\"transcript-title\"]').textContent")
     assert "BIGCTX" in title, title
@@ -1082,8 +1088,14 @@ def layout_views(d):
         d.click(d.find_all('[data-testid="filters-toggle"]')[0])
         d.until("return !document.querySelector('[data-testid=\"filter-panel\"]')", 5)
 
+    def palette():
+        search_hits(d, "main.py")
+        d.click(d.find_all('[data-testid="search-hit"][data-message]:not([data-message=""])')[0])
+        d.wait_all('[data-testid="transcript"] .slot[data-hit="true"]', timeout=20)
+
     return [
         ("main", lambda: None, [".app"], lambda: None),
+        ("search", palette, [".app"], lambda: close_search(d)),
         ("filters", filters, ['[data-testid="filter-panel"]', ".app"], close_filters),
         ("export", menu("export-toggle", "export-menu"), ['[data-testid="export-menu"]'], close_with("export-toggle", "export-menu")),
         ("export-bundle", menu("export-toggle", "export-menu", ["export-format-bundle", "export-bundle-complete"]),
@@ -2358,9 +2370,74 @@ def same_id_sessions(d):
     key(d, ENTER)
     shows_own_transcript(d, "claude", claude_text, codex_text)
     # A search hit in the Codex session opens the Codex session.
-    d.click(search_hits(d, "helper agent finished", ':has(.badge.codex)')[0])
+    d.click(search_hits(d, "helper agent finished", '[data-provider="codex"]')[0])
     shows_own_transcript(d, "codex", codex_text, claude_text)
     d.shot("61-same-id-search")
+    close_search(d)
+
+
+def close_search(d):
+    """Closes the search results (they stay open beside the transcript while hits are opened)."""
+    d.click(d.find_all('[data-testid="search-close"]')[0])
+    d.until("return !document.querySelector('[data-testid=\"search-results\"]')", 5)
+
+
+def search_palette(d):
+    """Ctrl-K opens the search; results come one group per session with its hit count, agent,
+    project and date, by relevance or recency; opening a hit keeps them open beside the
+    transcript, its message marked; n / N step through the hits; a hit in a subagent reveals it
+    under its parent in the list; Escape closes the results and empties the box."""
+    d.js("document.activeElement?.blur()")
+    d.call("POST", d.s("/actions"), {"actions": [{"type": "key", "id": "kbd", "actions": [
+        {"type": "keyDown", "value": "\ue009"}, {"type": "keyDown", "value": "k"},
+        {"type": "keyUp", "value": "k"}, {"type": "keyUp", "value": "\ue009"}]}]})
+    assert d.js("return document.activeElement?.dataset.testid") == "search-input"
+    search_hits(d, "main.py")
+    groups = d.js("return [...document.querySelectorAll('[data-testid=\"search-group\"]')].map(g => ({id: g.dataset.provider + ':' + g.dataset.id,"
+                  " hits: g.querySelectorAll('[data-testid=\"search-hit\"]').length, count: g.querySelector('[data-testid=\"search-group-count\"]').textContent,"
+                  " updated: g.dataset.updated, meta: ['badge', 'project', 'when'].filter(c => g.querySelector('.group-meta .' + c)?.textContent.trim())}))")
+    ids = [g["id"] for g in groups]
+    assert len(ids) == len(set(ids)) > 1, ids
+    assert any(g["hits"] > 1 for g in groups), groups
+    for g in groups:
+        assert g["count"] == f"{g['hits']} hit{'' if g['hits'] == 1 else 's'}", g
+        assert g["meta"] == ["badge", "project", "when"], g  # agent, project and date
+    d.click(d.find_all('[data-testid="search-order-recency"]')[0])
+    recent = d.js("return [...document.querySelectorAll('[data-testid=\"search-group\"]')].map(g => g.dataset.updated || '')")
+    assert recent == sorted(recent, reverse=True) and sorted(recent) == sorted(g["updated"] or "" for g in groups), recent
+    d.click(d.find_all('[data-testid="search-order-relevance"]')[0])
+    # Each hit in the order shown: its message (none for a hit in the title).
+    messages = d.js("return [...document.querySelectorAll('[data-testid=\"search-hit\"]')].map(h => h.dataset.message)")
+    at = next(i for i, m in enumerate(messages) if m and i + 1 < len(messages))
+    current = ("return [...document.querySelectorAll('[data-testid=\"search-hit\"]')]"
+               ".findIndex(h => h.getAttribute('aria-current') === 'true')")
+    marked = ("return document.querySelector('[data-testid=\"transcript\"] .slot[data-hit=\"true\"] [data-testid=\"message\"]')"
+              "?.dataset.id === arguments[0]")
+
+    def shows(i):
+        d.until(f"{current[:6]} ({current[7:]}) === {i}", 10)
+        assert d.find_all('[data-testid="search-results"]'), "the results closed when a hit was opened"
+        if messages[i]:  # its message is scrolled to and marked
+            d.until(marked, 20, messages[i])
+
+    d.click(d.find_all('[data-testid="search-hit"]')[at])
+    shows(at)
+    key(d, "n")
+    shows(at + 1)
+    key(d, "N")
+    shows(at)
+    d.shot("03d-search-palette")
+    # A hit in a subagent: its transcript opens; closed, the list shows it under its parent.
+    hits = search_hits(d, "report the number", '[data-id^="agent-"]')
+    d.click(hits[0])
+    d.until("return document.querySelector('[data-testid=\"transcript\"]')?.textContent.includes('Count the lines in main.py and report the number')", 20)
+    d.click(d.find_all('[data-testid="search-input"]')[0])
+    press(d, "\ue00c")
+    d.until("return !document.querySelector('[data-testid=\"search-results\"]')", 5)
+    assert d.js("return document.querySelector('[data-testid=\"search-input\"]').value") == "", "the closed search kept its text"
+    d.until("const o = document.querySelector('[data-testid=\"session-row\"].open'); return o && o.dataset.id.startsWith('agent-')"
+            " && o.getAttribute('aria-level') === '2'", 10)
+    d.shot("03e-subagent-revealed")
 
 
 def search_state(d):
@@ -2406,14 +2483,15 @@ def search_state(d):
 
 def search_hits(d, query, which=""):
     """Searches for `query` (again, until the hits come: the index may still be filling) and
-    returns the hits matching the selector suffix `which`; fails after a minute without any."""
+    returns the hits of the sessions whose result group matches the selector suffix `which`;
+    fails after a minute without any."""
     box = d.find_all('[data-testid="search-input"]')[0]
     deadline = time.time() + 60
     while True:
         d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
         d.type(box, query + "\ue007")
         time.sleep(0.5)
-        hits = d.find_all(f'[data-testid="search-hit"]{which}')
+        hits = d.find_all(f'[data-testid="search-group"]{which} [data-testid="search-hit"]')
         if hits or time.time() > deadline:
             break
     assert hits, f"no search hit for {query!r} {which}"
@@ -2465,6 +2543,7 @@ def same_file_sessions(d, original, copy):
         text = d.js("return document.querySelector('[data-testid=\"transcript\"]').innerText")
         assert other not in text, f"the hit for {query} opened the other file"
     d.shot("62-same-file-search")
+    close_search(d)
 
 
 def same_file_resume(d, original, copy):
@@ -2757,6 +2836,7 @@ def remote_suite(d, ssh_config):
         hits = d.wait_all('[data-testid="search-hit"]', timeout=60)
         d.shot("63-remote-search")
         open_bigctx_hit(d, hits, flash_timeout=10)
+        close_search(d)
     check("a search on the host opens the hit at its message", search)
 
     def terminal():

@@ -149,12 +149,14 @@ class Driver:
         (SHOTS / f"{name}.png").write_bytes(png)
 
 
-# E2E_ONLY=word runs only the checks whose name holds it (the others are skipped, said so).
+# E2E_ONLY=word runs only the checks whose name holds it, or (E2E_ONLY=remote, =same-id) every
+# check of that window; the others are skipped, said so.
 ONLY = os.environ.get("E2E_ONLY", "")
+SUITE = "main"
 
 
 def check(name, fn):
-    if ONLY and ONLY not in name:
+    if ONLY and ONLY not in name and ONLY != SUITE:
         print(f"skip {name}")
         return
     try:
@@ -333,7 +335,7 @@ def main():
     global CLAUDE_ROOT
     claude = CLAUDE_ROOT = tmp / "claude"
     shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", claude)
-    global TRAP, OPENED, TMP, BIN, LAUNCHED, CONFIG, DISPLAY
+    global TRAP, OPENED, TMP, BIN, LAUNCHED, CONFIG, DISPLAY, SUITE
     TRAP = Trap()
     TMP = tmp
     OPENED = tmp / "opened.jsonl"
@@ -383,15 +385,17 @@ def main():
             drv.quit()
         empty = {"CLAUDE_CONFIG_DIR": str(tmp / "none/claude"), "CODEX_HOME": str(tmp / "none/codex"),
                  "XDG_DATA_HOME": str(tmp / "none/data")}
-        # (With E2E_ONLY the other windows start only for a check of theirs that runs.)
+        # (With E2E_ONLY the other windows start only for a check of theirs that runs; the
+        # remote host's for E2E_ONLY=remote.)
         if not ONLY or ONLY in "an empty machine offers the demo store, which opens":
             drv = driver_for(empty, "empty")
             try:
                 check("an empty machine offers the demo store, which opens", lambda: empty_state(drv))
             finally:
                 drv.quit()
-        if ONLY:
+        if ONLY and ONLY not in ("same-id", "remote") and ONLY not in "a Claude and a Codex session sharing an id, one Claude session in two files, resuming the copy":
             return
+        SUITE = "same-id"
         shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", tmp / "same-id-claude")
         same_id_store(tmp / "same-id-codex")
         copies = same_file_store(tmp / "same-id-claude")
@@ -408,6 +412,9 @@ def main():
                   lambda: same_file_resume(drv, *copies))
         finally:
             drv.quit()
+        if ONLY and ONLY != "remote":
+            return
+        SUITE = "scale"
         many_sessions(tmp / "many", 4000, 2000)
         drv = driver_for(dict(empty, CLAUDE_CONFIG_DIR=str(tmp / "many")), "scale")
         try:
@@ -417,6 +424,7 @@ def main():
             drv.quit()
         # Another machine over a real ssh: a throwaway sshd on 127.0.0.1 whose home holds copies of
         # the fixture stores; this computer shows nothing of its own.
+        SUITE = "remote"
         remote_home = tmp / "remote-home"
         remote_store(remote_home, tmp / TERM_DIR_NAME)
         # Trash offered here (the app's setting) and allowed there (the host's own config.toml).
@@ -2371,9 +2379,10 @@ def same_id_sessions(d):
     shows_own_transcript(d, "claude", claude_text, codex_text)
     # A search hit in the Codex session opens the Codex session.
     d.click(search_hits(d, "helper agent finished", '[data-provider="codex"]')[0])
-    shows_own_transcript(d, "codex", codex_text, claude_text)
+    d.until("return document.querySelector('[data-testid=\"transcript\"]')?.innerText.includes(arguments[0])", 20, codex_text)
     d.shot("61-same-id-search")
-    close_search(d)
+    close_search(d)  # the rows are under the results
+    shows_own_transcript(d, "codex", codex_text, claude_text)
 
 
 def close_search(d):
@@ -2438,6 +2447,10 @@ def search_palette(d):
     d.until("const o = document.querySelector('[data-testid=\"session-row\"].open'); return o && o.dataset.id.startsWith('agent-')"
             " && o.getAttribute('aria-level') === '2'", 10)
     d.shot("03e-subagent-revealed")
+    # Folded again: the checks after this one count the list's rows.
+    d.js("document.querySelector('[data-testid=\"session-row\"][data-id=\"3783a6bc-cd8d-4c58-9da5-ce5411d3487a\"]')"
+         ".parentElement.querySelector('.subs').click()")
+    d.until("return !document.querySelector('[data-testid=\"session-row\"][aria-level=\"2\"]')", 5)
 
 
 def search_state(d):

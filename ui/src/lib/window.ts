@@ -26,7 +26,7 @@ export interface ListItem {
 /** Heights in px: a session row (two lines: title; project, agent, count and date), and the
  * "▸ N subagents" line under a parent's row. The rows' CSS fixes them, so offsets need no
  * measuring. */
-export const ROW_HEIGHT = 52;
+export const ROW_HEIGHT = 44;
 export const SUBS_HEIGHT = 20;
 
 export function itemHeight(it: ListItem): number {

@@ -482,6 +482,26 @@ def run_main_suite(d):
         d.shot("01-session-list")
     check("the tree shows each directory and the list fills", list_fills)
 
+    def quiet():
+        """No noise: agents by one name (the registry's), short message times with the full one
+        in a tooltip, no Translate before it is set up, empty date filters that look empty."""
+        open_session(d, TOOLS_SESSION)
+        names = d.js("return [...document.querySelectorAll('[data-testid=\"agent-count\"] .badge')].map(b => b.textContent)")
+        assert names == ["Claude Code", "Codex CLI", "OpenCode"], names
+        times = d.js("return [...document.querySelectorAll('[data-testid=\"message-time\"]')].map(t => [t.textContent, t.title])")
+        assert times and all(short and full and len(short) < len(full) for short, full in times), times
+        assert not d.find_all('[data-testid="translate"]'), "Translate offered before translation is set up"
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+        days = d.js("return ['filter-since', 'filter-until'].map(t => { const e = document.querySelector(`[data-testid=\"${t}\"]`);"
+                    " return [e.type, e.value, e.placeholder]; })")
+        assert all(kind != "date" and value == "" and "YYYY-MM-DD" in hint for kind, value, hint in days), days
+        set_control(d, "filter-since", "2026-02-30")
+        error = d.wait_all('[data-testid="filter-day-error"]', timeout=5)[0]
+        assert "YYYY-MM-DD" in d.text(error) and not chips(d), (d.text(error), chips(d))
+        set_control(d, "filter-since", "")
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+    check("no noise: one name per agent, short message times, no Translate before set up, empty date filters", quiet)
+
     def two_line_rows():
         """A row: the title, then the project (named apart from the other demos), agent, count and
         date (the full time in its tooltip); the tree names the three demo directories apart."""
@@ -492,7 +512,7 @@ def run_main_suite(d):
                    " lines: [...r.querySelectorAll('.line1, .line2')].map(l => Math.round(l.getBoundingClientRect().top))}",
                    {ELEMENT: row})
         assert got["project"] == "bob/projects/demo", got
-        assert got["count"] == "8 msg" and got["agent"] == "Claude", got
+        assert got["count"] == "8 msg" and got["agent"] == "Claude Code", got
         assert re.fullmatch(r"(\d+[mhd] ago|just now|[A-Z][a-z]{2} \d{1,2}(, \d{4})?)", got["date"]), got
         assert got["when"] and got["when"] != "unknown time", got
         assert len(got["lines"]) == 2 and got["lines"][1] > got["lines"][0], got
@@ -1254,7 +1274,7 @@ def filters_narrow(d):
     assert len(days) >= 3, f"the store's sessions were updated on {days}: no day range narrows from both sides"
     day = days[len(days) // 2]
     cases = [  # (control, value, chip key, chip label, CLI flags)
-        ("filter-agent", "codex", "agent", "Agent: Codex", ["--agent", "codex"]),
+        ("filter-agent", "codex", "agent", "Agent: Codex CLI", ["--agent", "codex"]),
         ("filter-model", model, "model", f"Model: {model}", ["--model", model]),
         ("filter-since", day, "since", f"From {day}", ["--since", day]),
         ("filter-until", day, "until", f"Until {day}", ["--until", day]),
@@ -1497,6 +1517,11 @@ def close_notice(d):
     for b in d.find_all('[data-testid="notice-close"]'):
         d.click(b)
     d.until("return !document.querySelector('[data-testid=\"notice\"]')", 5)
+
+
+def key_(d, k):
+    """key(), for where a local `key` hides it."""
+    key(d, k)
 
 
 def key(d, k):
@@ -2066,6 +2091,10 @@ def trash_is_off(d, sid):
     button = d.find_all('[data-testid="trash-open"]')[0]
     assert (d.attr(button, "aria-disabled"), d.attr(button, "title")) == ("true", TRASH_OFF)
     d.click(button)
+    # A click says where to turn it on (it did nothing visible).
+    kind, text, _ = notice(d)
+    assert (kind, text) == ("error", TRASH_OFF), (kind, text)
+    close_notice(d)
     assert context_menu(d, sid)[-1] == "menu-trash"
     item = d.find_all('[data-testid="menu-trash"]')[0]
     words = d.js("return [...arguments[0].querySelectorAll('span')].map(s => s.textContent)", {ELEMENT: item})
@@ -2269,20 +2298,21 @@ def translation(d):
     try:
         open_session(d, TERM_SESSION)
         user = '[data-testid="message"][data-id="t1"]'
-        d.click(d.wait_all(f'{user} [data-testid="translate"]')[0])
-        d.wait_all(f'{user} [data-testid="translation-error"]')
-        error = d.find_all(f'{user} [data-testid="translation-error"]')[0]
-        assert d.attr(error, "data-code") == "translate_not_configured", d.text(error)
-        assert "not set up" in d.text(error) and "Settings" in d.text(error), d.text(error)
+        # Not set up: no Translate button at all (a click only said it was not set up).
+        d.wait_all(f'{user} [data-testid="markdown"]')
+        assert not d.find_all('[data-testid="translate"]'), "Translate offered before translation is set up"
         assert server.requests == [], server.requests
-        d.click(d.find_all(f'{user} [data-testid="translation-close"]')[0])
         # Set up in the file, as an editor would: no restart.
         key = "sk-e2e-translate-SECRET"
         lines = f'base_url = "{server.base}"\napi_key = "{key}"\nmodel = "e2e-model"\n'
         text = CONFIG.read_text()
         text = text.replace("[translate]\n", "[translate]\n" + lines, 1) if "[translate]\n" in text else text + "\n[translate]\n" + lines
         CONFIG.write_text(text)
-        d.click(d.find_all(f'{user} [data-testid="translate"]')[0])
+        # The window reads the file again when Settings opens (as after an editor's change).
+        key_(d, ",")
+        d.wait_all('[data-testid="settings"]')
+        d.click(d.find_all('[data-testid="settings-close"]')[0])
+        d.click(d.wait_all(f'{user} [data-testid="translate"]')[0])
         shown = d.wait_all(f'{user} [data-testid="translation-text"]', timeout=30)[0]
         assert d.text(shown) == server.reply, d.text(shown)
         # Under the original: after the message's own text, inside the same message.
@@ -2321,6 +2351,8 @@ def empty_state(d):
     # No ssh config here: the picker says where other machines come from.
     none = d.text(d.wait_all('[data-testid="host-none"]')[0])
     assert "Host entries of" in none and ".ssh/config" in none, none
+    placeholder = d.js("return document.querySelector('[data-testid=\"placeholder\"]').textContent")
+    assert "right click" not in placeholder and "Choose a session" not in placeholder, placeholder
     d.shot("09-empty-state")
     d.click(d.wait_all('[data-testid="open-demo"]')[0])
     rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
@@ -2447,6 +2479,9 @@ def search_palette(d):
     d.until("const o = document.querySelector('[data-testid=\"session-row\"].open'); return o && o.dataset.id.startsWith('agent-')"
             " && o.getAttribute('aria-level') === '2'", 10)
     d.shot("03e-subagent-revealed")
+    # The subagent links back to its parent.
+    d.click(d.wait_all('[data-testid="parent-link"]')[0])
+    d.until("return document.querySelector('[data-testid=\"session-row\"].open')?.dataset.id === '3783a6bc-cd8d-4c58-9da5-ce5411d3487a'", 10)
     # Folded again: the checks after this one count the list's rows.
     d.js("document.querySelector('[data-testid=\"session-row\"][data-id=\"3783a6bc-cd8d-4c58-9da5-ce5411d3487a\"]')"
          ".parentElement.querySelector('.subs').click()")
@@ -2770,6 +2805,10 @@ def remote_suite(d, ssh_config):
         before = config.read_text()
         try:
             config.write_text(before + f'\n[translate]\nbase_url = "{server.base}"\napi_key = "sk-e2e"\nmodel = "e2e-model"\n')
+            # Translate shows once the window has read the file again (Settings opened).
+            key(d, ",")
+            d.wait_all('[data-testid="settings"]')
+            d.click(d.find_all('[data-testid="settings-close"]')[0])
             open_session(d, TERM_SESSION)
             user = '[data-testid="message"][data-id="t1"]'
             d.click(d.wait_all(f'{user} [data-testid="translate"]')[0])
@@ -2921,10 +2960,15 @@ def remote_suite(d, ssh_config):
     check("a live session there gets its dot, and what it appends shows in its open transcript", live)
 
     def back_home():
+        # Something said about testbox (as when it can no longer be reached) is not about this computer.
+        d.js("window.__TAURI_INTERNALS__.invoke('plugin:event|emit', {event: 'warning', payload: 'cannot reach testbox (e2e)'})")
+        d.until("return [...document.querySelectorAll('[data-testid=\"warning\"]')].some(w => w.textContent.includes('cannot reach testbox'))", 10)
         set_control(d, "host-picker", "")
         d.until("return document.querySelectorAll('[data-testid=\"session-row\"]').length === 0", 30)
         assert agent_counts(d) == {"claude": 0, "codex": 0, "opencode": 0}, agent_counts(d)
         assert "host =" not in (TMP / "config-remote.toml").read_text()
+        assert not d.js("return [...document.querySelectorAll('[data-testid=\"warning\"], [data-testid=\"host-error\"]')]"
+                        ".filter(w => w.textContent.includes('testbox')).length"), "testbox's warning stayed on this computer"
     check("this computer again shows its own sessions (none here), and is what the next start shows", back_home)
 
 

@@ -109,3 +109,14 @@ export function mergeMissing(missing: Set<string>, changed: SessionMeta[], nowMi
   for (const d of nowMissing) out.add(d);
   return out;
 }
+
+/** A day typed into a date filter: "" is no filter; else YYYY-MM-DD of a real day. (The
+ * filters were date pickers, which WebKit shows with today's date when empty, as if set.) */
+export function parseDay(text: string): { day: string | null } | { error: string } {
+  const t = text.trim();
+  if (!t) return { day: null };
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
+  const date = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])) : null;
+  if (!date || date.toISOString().slice(0, 10) !== t) return { error: `“${t}” is not a day: write it as YYYY-MM-DD, e.g. 2026-11-30` };
+  return { day: t };
+}

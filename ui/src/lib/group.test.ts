@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTree, childrenOf, relativeTime, rowDate, sameSession, sessionKey, sessionsUnder, sortSessions, topLevel } from "./group";
+import { PROVIDER_LABEL, buildTree, childrenOf, messageTime, relativeTime, rowDate, sameSession, sessionKey, sessionsUnder, sortSessions, topLevel } from "./group";
 import { session } from "./testing";
 
 const s = session;
@@ -26,7 +26,7 @@ describe("grouping", () => {
     const kids = childrenOf(same);
     expect([...kids.keys()]).toEqual(["claude:x:/s/x"]);
     expect(kids.get("codex:x:/c/x")).toBeUndefined();
-    expect(buildTree(same, "agent-dir").map((n) => [n.label, n.count])).toEqual([["Claude", 1], ["Codex", 1]]);
+    expect(buildTree(same, "agent-dir").map((n) => [n.label, n.count])).toEqual([["Claude Code", 1], ["Codex CLI", 1]]);
     expect(sameSession(same[0], same[1])).toBe(false);
     expect(sameSession(same[1], { provider: "codex", id: "x" })).toBe(true);
     expect(sameSession(null, same[0])).toBe(false);
@@ -54,7 +54,7 @@ describe("grouping", () => {
   it("groups directory → agent, newest directory first, trailing slashes merged", () => {
     const tree = buildTree(list, "dir-agent", new Set(["/w/cli"]));
     expect(tree.map((n) => [n.label, n.title, n.count, n.missing])).toEqual([["cli", "/w/cli", 2, true], ["app", "/w/app", 2, false]]);
-    expect(tree[1].children.map((n) => [n.label, n.count])).toEqual([["Claude", 1], ["Codex", 1]]);
+    expect(tree[1].children.map((n) => [n.label, n.count])).toEqual([["Claude Code", 1], ["Codex CLI", 1]]);
   });
 
   it("names directories that end alike by the folders that tell them apart, the full path as title", () => {
@@ -71,7 +71,7 @@ describe("grouping", () => {
 
   it("groups agent → directory and selects sessions under a node", () => {
     const tree = buildTree(list, "agent-dir");
-    expect(tree.map((n) => n.label)).toEqual(["Claude", "Codex"]);
+    expect(tree.map((n) => n.label)).toEqual(["Claude Code", "Codex CLI"]);
     expect(tree[0].children.map((n) => n.label)).toEqual(["cli", "app"]);
     expect(sessionsUnder(list, tree[0].children[0].key).map((x) => x.id)).toEqual(["c", "orphan"]);
     expect(sessionsUnder(list, "dir:/w/app/agent:codex").map((x) => x.id)).toEqual(["b"]);
@@ -183,4 +183,21 @@ describe("a row's date", () => {
     expect(rowDate(iso, now)).toBe(want);
   });
   it("is empty without a time", () => expect(rowDate(null, now)).toBe(""));
+});
+
+describe("one name per agent", () => {
+  it("is the registry's display name everywhere", () => {
+    expect(PROVIDER_LABEL).toEqual({ claude: "Claude Code", codex: "Codex CLI", opencode: "OpenCode" });
+  });
+});
+
+describe("a message's time", () => {
+  const now = Date.parse("2026-11-30T18:00:00");
+  it("is the clock today, the day and clock this year, with the year before", () => {
+    const clock = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" }).format(new Date(iso));
+    expect(messageTime("2026-11-30T09:22:04", now)).toBe(clock("2026-11-30T09:22:04"));
+    expect(messageTime("2026-11-02T09:22:04", now)).toBe(`Nov 2, ${clock("2026-11-02T09:22:04")}`);
+    expect(messageTime("2025-11-02T09:22:04", now)).toBe(`Nov 2, 2025, ${clock("2025-11-02T09:22:04")}`);
+    expect(messageTime(null, now)).toBe("");
+  });
 });

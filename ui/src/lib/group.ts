@@ -1,5 +1,6 @@
 // Grouping, sorting and time formatting for the three panes. Pure functions, unit-tested.
 
+import { AGENTS } from "./agents";
 import { distinctSuffixes } from "./paths";
 import type { Provider, SessionMeta, SessionRef, SortBy } from "./types";
 
@@ -16,7 +17,9 @@ export interface TreeNode {
   children: TreeNode[];
 }
 
-export const PROVIDER_LABEL: Record<Provider, string> = { claude: "Claude", codex: "Codex", opencode: "OpenCode" };
+/** Each agent's one name, the registry's display name (lib/agents.ts): "Claude" and "claude"
+ * both showed for one agent. */
+export const PROVIDER_LABEL = Object.fromEntries(AGENTS.map((a) => [a.kind, a.label])) as Record<Provider, string>;
 
 /** The directory a session belongs to: core's normalised one (else its cwd without a trailing
  * slash); folded (`fold`), its repository, worktrees under their main one. */
@@ -251,6 +254,19 @@ export function rowDate(iso: string | null, now: number = Date.now()): string {
     return age === "now" ? "just now" : `${age} ago`;
   }
   return (new Date(t).getFullYear() === new Date(now).getFullYear() ? DAY_MONTH : DAY_MONTH_YEAR).format(t);
+}
+
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
+
+/** A message's time, short: the clock today ("9:22 AM"), with the day this year ("Nov 30,
+ * 9:22 AM"), with the year before; the full time is its tooltip (every message carried a full
+ * date and time). */
+export function messageTime(iso: string | null, now: number = Date.now()): string {
+  if (!iso) return "";
+  const t = new Date(iso), n = new Date(now);
+  const clock = CLOCK.format(t);
+  if (t.toDateString() === n.toDateString()) return clock;
+  return `${(t.getFullYear() === n.getFullYear() ? DAY_MONTH : DAY_MONTH_YEAR).format(t)}, ${clock}`;
 }
 
 /** The full time, as tooltips give it. */

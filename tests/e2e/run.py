@@ -482,6 +482,25 @@ def run_main_suite(d):
         d.shot("01-session-list")
     check("the tree shows each directory and the list fills", list_fills)
 
+    def overview_and_keys():
+        """With nothing open, the right half is an overview to start from (sessions per agent,
+        the most recent ones, a click away); ? lists every key, Escape closes it."""
+        overview = d.wait_all('[data-testid="overview"]')[0]
+        text = d.text(overview)
+        assert "25 sessions" in text and all(n in text for n in ["Claude Code 12", "Codex CLI 6", "OpenCode 7"]), text
+        recent = d.find_all('[data-testid="overview-recent"] button')
+        assert len(recent) == 6, len(recent)
+        d.shot("01b-overview")
+        key(d, "?")
+        keys = d.js("return [...document.querySelectorAll('[data-testid=\"shortcut\"] kbd')].map(k => k.textContent)")
+        assert all(k in keys for k in ["Ctrl-K", "/", "n", "N", "j", "k", "r", "t", "e", ",", "?"]), keys
+        d.shot("01c-shortcuts")
+        press(d, "\ue00c")
+        d.until("return !document.querySelector('[data-testid=\"shortcuts\"]')", 5)
+        d.click(recent[0])
+        d.until("return document.querySelector('[data-testid=\"transcript\"]')?.dataset.total > 0", 20)
+    check("the empty right half is an overview to start from; ? lists every key", overview_and_keys)
+
     def quiet():
         """No noise: agents by one name (the registry's), short message times with the full one
         in a tooltip, no Translate before it is set up, empty date filters that look empty."""
@@ -1124,6 +1143,8 @@ def layout_views(d):
     return [
         ("main", lambda: None, [".app"], lambda: None),
         ("search", palette, [".app"], lambda: close_search(d)),
+        ("shortcuts", lambda: (key(d, "?"), d.wait_all('[data-testid="shortcuts"]', timeout=5)), ['[data-testid="shortcuts"]'],
+         close_with("shortcuts-close", "shortcuts")),
         ("filters", filters, ['[data-testid="filter-panel"]', ".app"], close_filters),
         ("export", menu("export-toggle", "export-menu"), ['[data-testid="export-menu"]'], close_with("export-toggle", "export-menu")),
         ("export-bundle", menu("export-toggle", "export-menu", ["export-format-bundle", "export-bundle-complete"]),

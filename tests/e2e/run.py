@@ -149,7 +149,16 @@ class Driver:
         (SHOTS / f"{name}.png").write_bytes(png)
 
 
+# E2E_ONLY=word runs only the checks whose name holds it, or (E2E_ONLY=remote, =same-id) every
+# check of that window; the others are skipped, said so.
+ONLY = os.environ.get("E2E_ONLY", "")
+SUITE = "main"
+
+
 def check(name, fn):
+    if ONLY and ONLY not in name and ONLY != SUITE:
+        print(f"skip {name}")
+        return
     try:
         fn()
         print(f"ok   {name}")
@@ -326,7 +335,7 @@ def main():
     global CLAUDE_ROOT
     claude = CLAUDE_ROOT = tmp / "claude"
     shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", claude)
-    global TRAP, OPENED, TMP, BIN, LAUNCHED, CONFIG, DISPLAY
+    global TRAP, OPENED, TMP, BIN, LAUNCHED, CONFIG, DISPLAY, SUITE
     TRAP = Trap()
     TMP = tmp
     OPENED = tmp / "opened.jsonl"
@@ -342,7 +351,8 @@ def main():
     CONFIG.parent.mkdir()
     CONFIG.write_text(CONFIG_TEXT)
     display = DISPLAY = free_display()
-    xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+    # Room for the layout check's largest window (the app opens at 1280×800).
+    xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs = [xvfb]
     try:
@@ -375,11 +385,17 @@ def main():
             drv.quit()
         empty = {"CLAUDE_CONFIG_DIR": str(tmp / "none/claude"), "CODEX_HOME": str(tmp / "none/codex"),
                  "XDG_DATA_HOME": str(tmp / "none/data")}
-        drv = driver_for(empty, "empty")
-        try:
-            check("an empty machine offers the demo store, which opens", lambda: empty_state(drv))
-        finally:
-            drv.quit()
+        # (With E2E_ONLY the other windows start only for a check of theirs that runs; the
+        # remote host's for E2E_ONLY=remote.)
+        if not ONLY or ONLY in "an empty machine offers the demo store, which opens":
+            drv = driver_for(empty, "empty")
+            try:
+                check("an empty machine offers the demo store, which opens", lambda: empty_state(drv))
+            finally:
+                drv.quit()
+        if ONLY and ONLY not in ("same-id", "remote") and ONLY not in "a Claude and a Codex session sharing an id, one Claude session in two files, resuming the copy":
+            return
+        SUITE = "same-id"
         shutil.copytree(TESTDATA / "claude/2.1.332/dot-claude", tmp / "same-id-claude")
         same_id_store(tmp / "same-id-codex")
         copies = same_file_store(tmp / "same-id-claude")
@@ -396,6 +412,9 @@ def main():
                   lambda: same_file_resume(drv, *copies))
         finally:
             drv.quit()
+        if ONLY and ONLY != "remote":
+            return
+        SUITE = "scale"
         many_sessions(tmp / "many", 4000, 2000)
         drv = driver_for(dict(empty, CLAUDE_CONFIG_DIR=str(tmp / "many")), "scale")
         try:
@@ -405,6 +424,7 @@ def main():
             drv.quit()
         # Another machine over a real ssh: a throwaway sshd on 127.0.0.1 whose home holds copies of
         # the fixture stores; this computer shows nothing of its own.
+        SUITE = "remote"
         remote_home = tmp / "remote-home"
         remote_store(remote_home, tmp / TERM_DIR_NAME)
         # Trash offered here (the app's setting) and allowed there (the host's own config.toml).
@@ -439,6 +459,9 @@ def main():
                 tail = log.read_text(errors="replace").splitlines()[-40:]
                 print(f"--- last lines of {log.name}:", *tail, sep="\n", file=sys.stderr)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def report():
     if FAILURES:
         sys.exit(f"{len(FAILURES)} end-to-end checks failed: {', '.join(FAILURES)}")
     print(f"all end-to-end checks passed; screenshots in {SHOTS}")
@@ -458,6 +481,64 @@ def run_main_suite(d):
         assert counts == {"claude": 12, "codex": 6, "opencode": 7}, counts
         d.shot("01-session-list")
     check("the tree shows each directory and the list fills", list_fills)
+
+    def overview_and_keys():
+        """With nothing open, the right half is an overview to start from (sessions per agent,
+        the most recent ones, a click away); ? lists every key, Escape closes it."""
+        overview = d.wait_all('[data-testid="overview"]')[0]
+        text = d.text(overview)
+        assert "25 sessions" in text and all(n in text for n in ["Claude Code 12", "Codex CLI 6", "OpenCode 7"]), text
+        recent = d.find_all('[data-testid="overview-recent"] button')
+        assert len(recent) == 6, len(recent)
+        d.shot("01b-overview")
+        key(d, "?")
+        keys = d.js("return [...document.querySelectorAll('[data-testid=\"shortcut\"] kbd')].map(k => k.textContent)")
+        assert all(k in keys for k in ["Ctrl-K", "/", "n", "N", "j", "k", "r", "t", "e", ",", "?"]), keys
+        d.shot("01c-shortcuts")
+        press(d, "\ue00c")
+        d.until("return !document.querySelector('[data-testid=\"shortcuts\"]')", 5)
+        d.click(recent[0])
+        d.until("return document.querySelector('[data-testid=\"transcript\"]')?.dataset.total > 0", 20)
+    check("the empty right half is an overview to start from; ? lists every key", overview_and_keys)
+
+    def quiet():
+        """No noise: agents by one name (the registry's), short message times with the full one
+        in a tooltip, no Translate before it is set up, empty date filters that look empty."""
+        open_session(d, TOOLS_SESSION)
+        names = d.js("return [...document.querySelectorAll('[data-testid=\"agent-count\"] .badge')].map(b => b.textContent)")
+        assert names == ["Claude Code", "Codex CLI", "OpenCode"], names
+        times = d.js("return [...document.querySelectorAll('[data-testid=\"message-time\"]')].map(t => [t.textContent, t.title])")
+        assert times and all(short and full and len(short) < len(full) for short, full in times), times
+        assert not d.find_all('[data-testid="translate"]'), "Translate offered before translation is set up"
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+        days = d.js("return ['filter-since', 'filter-until'].map(t => { const e = document.querySelector(`[data-testid=\"${t}\"]`);"
+                    " return [e.type, e.value, e.placeholder]; })")
+        assert all(kind != "date" and value == "" and "YYYY-MM-DD" in hint for kind, value, hint in days), days
+        set_control(d, "filter-since", "2026-02-30")
+        error = d.wait_all('[data-testid="filter-day-error"]', timeout=5)[0]
+        assert "YYYY-MM-DD" in d.text(error) and not chips(d), (d.text(error), chips(d))
+        set_control(d, "filter-since", "")
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+    check("no noise: one name per agent, short message times, no Translate before set up, empty date filters", quiet)
+
+    def two_line_rows():
+        """A row: the title, then the project (named apart from the other demos), agent, count and
+        date (the full time in its tooltip); the tree names the three demo directories apart."""
+        row = d.wait_all(f'[data-testid="session-row"][data-id="{TOOLS_SESSION}"]')[0]
+        got = d.js("const r = arguments[0], q = (t) => r.querySelector(`[data-testid=\"${t}\"]`);"
+                   "return {project: q('row-project').textContent, count: q('row-count').textContent,"
+                   " date: q('row-date').textContent, when: q('row-date').title, agent: r.querySelector('.badge')?.textContent,"
+                   " lines: [...r.querySelectorAll('.line1, .line2')].map(l => Math.round(l.getBoundingClientRect().top))}",
+                   {ELEMENT: row})
+        assert got["project"] == "bob/projects/demo", got
+        assert got["count"] == "8 msg" and got["agent"] == "Claude Code", got
+        assert re.fullmatch(r"(\d+[mhd] ago|just now|[A-Z][a-z]{2} \d{1,2}(, \d{4})?)", got["date"]), got
+        assert got["when"] and got["when"] != "unknown time", got
+        assert len(got["lines"]) == 2 and got["lines"][1] > got["lines"][0], got
+        labels = d.js("return [...document.querySelectorAll('[data-testid=\"tree-node\"]')]"
+                      ".filter(n => n.dataset.key.endsWith('/projects/demo')).map(n => [n.querySelector('.label').textContent, n.title.split('\\n')[0]])")
+        assert sorted(labels) == [[f"{u}/projects/demo", f"/home/{u}/projects/demo"] for u in ["alice", "bob", "carol"]], labels
+    check("session rows show title, then project, agent, count and date; directories are named apart", two_line_rows)
 
     def transcript_counts():
         row = d.wait_all('[data-testid="session-row"][data-id="9d22e384-6685-4b75-ac35-088162e4c4a9"]')[0]
@@ -511,6 +592,9 @@ def run_main_suite(d):
 
     check("a search says it is searching; its count names the query it answers, not what the box holds "
           "since; an older search's answer coming last is dropped", lambda: search_state(d))
+    check("search palette: Ctrl-K, one group per session with its hits, relevance or recency, open beside the "
+          "transcript while n / N step through hits, a subagent hit revealed under its parent, Escape empties it",
+          lambda: search_palette(d))
 
     def group_modes():
         sel = {"element-6066-11e4-a52e-4f735466cecf": d.find_all('[data-testid="group-mode"]')[0]}
@@ -730,6 +814,8 @@ def run_main_suite(d):
     check("the Export, Continue in… and context menus and Settings take the focus when opened and close on Escape",
           lambda: menus_keyboard(d))
     check("axe-core finds no serious or critical violations in the main view and the dialogs", lambda: accessibility(d))
+    check("layout: every menu, popover and dialog lies inside the window and cuts no text, at 1000×700, 1280×800 "
+          "and 1920×1080 in both themes", lambda: layout(d))
     check("trash off is shown greyed out saying where to turn it on; on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
     check("a complete bundle exported through the save dialog restores through the import dialogs into another directory",
           lambda: bundle_round_trip(d))
@@ -741,10 +827,13 @@ OC_PATCH_SESSION = "ses_dd433d553ffe5pmWtU62NvF48P"
 
 
 def open_bigctx_hit(d, hits, flash_timeout):
-    """Clicks the search hit of the BIGCTX session: its transcript opens, flashing the matched message."""
-    big = [h for h in hits if "BIGCTX" in d.text(h)]
-    assert big, [d.text(h) for h in hits]
-    d.click(big[0])
+    """Clicks the search hit of the BIGCTX session (hits are grouped under their session's
+    title): its transcript opens, flashing the matched message."""
+    groups = d.find_all('[data-testid="search-group"]')
+    text = lambda g: d.js("return arguments[0].textContent", {ELEMENT: g})  # noqa: E731
+    big = [g for g in groups if "BIGCTX" in text(g)]
+    assert big, [text(g) for g in groups]
+    d.click(d.call("POST", d.s(f"/element/{big[0]}/elements"), {"using": "css selector", "value": '[data-testid="search-hit"]'})[0][ELEMENT])
     title = d.until("return document.querySelector('[data-testid=\"transcript-title\"]')?.textContent.includes('BIGCTX')"
                     " && document.querySelector('[data-testid=\"transcript-title\"]').textContent")
     assert "BIGCTX" in title, title
@@ -939,6 +1028,162 @@ def menus_keyboard(d):
     d.until("return !document.querySelector('[data-testid=\"settings\"]')", 5)
 
 
+# What the layout check finds wrong in the element `arguments[0]` selects and below it: a
+# visible part of an element outside the window (clipped by its scrolling panes first: a row
+# scrolled out of its pane is not outside), and text cut off (wider than its box, the box not
+# scrolling, without an ellipsis and a tooltip that says it whole). The innermost box is named.
+LAYOUT_JS = """
+const root = document.querySelector(arguments[0]);
+if (!root) return ['nothing matches ' + arguments[0]];
+const W = innerWidth, H = innerHeight, bad = [];
+const name = (e) => `${e.tagName.toLowerCase()}${e.dataset.testid ? '[' + e.dataset.testid + ']' : ''}`
+  + `${typeof e.className === 'string' && e.className ? '.' + e.className.trim().split(/\\s+/)[0] : ''} "${(e.textContent || '').trim().slice(0, 40)}"`;
+// The part of `e` its panes let show. A pane that scrolls hides the rest until scrolled to; one
+// that does not (overflow hidden or clip) cuts it off for good: that is said.
+const clipped = (v) => v === 'hidden' || v === 'clip';
+function visiblePart(e) {
+  let { left, top, right, bottom } = e.getBoundingClientRect();
+  for (let a = e.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+    const cs = getComputedStyle(a), r = a.getBoundingClientRect();
+    // What its inner scrolling panes let show, measured against this pane.
+    const cutX = clipped(cs.overflowX) && (left < r.left - 1 || right > r.right + 1);
+    const cutY = clipped(cs.overflowY) && (top < r.top - 1 || bottom > r.bottom + 1);
+    if ((cutX || cutY) && left < right && top < bottom) bad.push(`cut off by ${name(a)}: ${name(e)}`);
+    if (cs.overflowX !== 'visible') { left = Math.max(left, r.left); right = Math.min(right, r.right); }
+    if (cs.overflowY !== 'visible') { top = Math.max(top, r.top); bottom = Math.min(bottom, r.bottom); }
+    if (cs.position === 'fixed') break;
+  }
+  return { left, top, right, bottom };
+}
+const shown = (e) => {
+  for (let a = e; a; a = a.parentElement) {
+    const cs = getComputedStyle(a);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || cs.clipPath !== 'none' || a.hidden) return false;
+  }
+  return true;
+};
+const cut = [];
+for (const e of [root, ...root.querySelectorAll('*')]) {
+  if (e.closest('svg, option, canvas') && e.tagName !== 'CANVAS') continue;
+  if (!shown(e)) continue;
+  const c = visiblePart(e);
+  if (c.right - c.left <= 0.5 || c.bottom - c.top <= 0.5) continue;
+  if (c.left < -0.5 || c.top < -0.5 || c.right > W + 0.5 || c.bottom > H + 0.5)
+    bad.push(`outside the ${W}×${H} window: ${name(e)} at ${Math.round(c.left)},${Math.round(c.top)}–${Math.round(c.right)},${Math.round(c.bottom)}`);
+  const cs = getComputedStyle(e);
+  if (['INPUT', 'SELECT', 'TEXTAREA'].includes(e.tagName) || ['auto', 'scroll'].includes(cs.overflowX)) continue;
+  if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && (e.textContent || '').trim()
+      && !(cs.textOverflow === 'ellipsis' && e.closest('[title]'))) cut.push(e);
+}
+for (const e of cut) if (!cut.some((o) => o !== e && e.contains(o)))
+  bad.push(`text cut: ${name(e)} (${e.scrollWidth} px in ${e.clientWidth})`);
+return bad;
+"""
+
+
+def layout_faults(d, css):
+    return d.js(LAYOUT_JS, css)
+
+
+def set_window(d, width, height):
+    """Resizes the window to `width`×`height` (its page, there being no window manager's frame)."""
+    d.call("POST", d.s("/window/rect"), {"width": width, "height": height})
+    d.until(f"return innerWidth === {width} && innerHeight === {height}", 10)
+
+
+def set_theme(d, theme):
+    d.js("document.documentElement.dataset.theme = arguments[0]", theme)
+
+
+# What the layout check opens: a name, how to open it (JS run in the page, or a function of the
+# driver), what to check, and how to close it.
+def layout_views(d):
+    def menu(opener, pane, setup=None):
+        def show():
+            d.click(d.find_all(f'[data-testid="{opener}"]')[0])
+            d.wait_all(f'[data-testid="{pane}"]', timeout=5)
+            if setup:
+                for testid in setup:
+                    d.click(d.find_all(f'[data-testid="{testid}"]')[0])
+            time.sleep(0.2)  # placed on the next frame
+        return show
+
+    def close_with(testid, pane):
+        def close():
+            if d.find_all(f'[data-testid="{pane}"]'):
+                d.click(d.find_all(f'[data-testid="{testid}"]')[0])
+            d.until(f"return !document.querySelector('[data-testid=\"{pane}\"]')", 5)
+        return close
+
+    def corner_menu():
+        # A right click at the window's bottom right corner: the menu must open up and to the left.
+        row = d.wait_all(f'[data-testid="session-row"][data-id="{TOOLS_SESSION}"]')[0]
+        d.js("arguments[0].dispatchEvent(new MouseEvent('contextmenu', {bubbles: true, cancelable: true,"
+             " clientX: innerWidth - 3, clientY: innerHeight - 3}))", {ELEMENT: row})
+        d.wait_all('[data-testid="session-menu"]', timeout=5)
+        time.sleep(0.2)
+
+    def close_corner():
+        d.js("document.body.click()")
+        d.until("return !document.querySelector('[data-testid=\"session-menu\"]')", 5)
+
+    def filters():
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+        d.wait_all('[data-testid="filter-panel"]', timeout=5)
+
+    def close_filters():
+        d.click(d.find_all('[data-testid="filters-toggle"]')[0])
+        d.until("return !document.querySelector('[data-testid=\"filter-panel\"]')", 5)
+
+    def palette():
+        search_hits(d, "main.py")
+        d.click(d.find_all('[data-testid="search-hit"][data-message]:not([data-message=""])')[0])
+        d.wait_all('[data-testid="transcript"] .slot[data-hit="true"]', timeout=20)
+
+    return [
+        ("main", lambda: None, [".app"], lambda: None),
+        ("search", palette, [".app"], lambda: close_search(d)),
+        ("shortcuts", lambda: (key(d, "?"), d.wait_all('[data-testid="shortcuts"]', timeout=5)), ['[data-testid="shortcuts"]'],
+         close_with("shortcuts-close", "shortcuts")),
+        ("filters", filters, ['[data-testid="filter-panel"]', ".app"], close_filters),
+        ("export", menu("export-toggle", "export-menu"), ['[data-testid="export-menu"]'], close_with("export-toggle", "export-menu")),
+        ("export-bundle", menu("export-toggle", "export-menu", ["export-format-bundle", "export-bundle-complete"]),
+         ['[data-testid="export-menu"]'], close_with("export-toggle", "export-menu")),
+        ("export-share-safe", menu("export-toggle", "export-menu", ["export-format-bundle", "export-bundle-share-safe"]),
+         ['[data-testid="export-menu"]'], close_with("export-toggle", "export-menu")),
+        ("handoff", menu("handoff-toggle", "handoff-menu"), ['[data-testid="handoff-menu"]'], close_with("handoff-toggle", "handoff-menu")),
+        ("session-menu", corner_menu, ['[data-testid="session-menu"]'], close_corner),
+        ("settings", menu("open-settings", "settings"), ['[data-testid="settings"]'], close_with("settings-close", "settings")),
+        ("stats", menu("open-stats", "stats"), ['[data-testid="stats"]'], close_with("stats-close", "stats")),
+        ("diagnostics", menu("open-diagnostics", "diagnostics"), ['[data-testid="diagnostics"]'],
+         close_with("diagnostics-close", "diagnostics")),
+    ]
+
+
+def layout(d):
+    """At 1000×700, 1280×800 and 1920×1080, light and dark, the main view and each menu, popover
+    and dialog: nothing visible outside the window, no text cut without an ellipsis and a tooltip.
+    Screenshots of each in target/e2e/layout-*.png."""
+    open_session(d, TOOLS_SESSION)
+    faults = []
+    try:
+        for width, height in [(1000, 700), (1280, 800), (1920, 1080)]:
+            set_window(d, width, height)
+            for theme in ["light", "dark"]:
+                set_theme(d, theme)
+                for name, show, where, close in layout_views(d):
+                    show()
+                    for css in where:
+                        faults += [f"{width}×{height} {theme} {name}: {f}" for f in layout_faults(d, css)]
+                    d.shot(f"layout-{width}x{height}-{theme}-{name}")
+                    close()
+    finally:
+        set_theme(d, "light")
+        set_window(d, 1280, 800)
+    (SHOTS / "layout-faults.txt").write_text("\n".join(faults) + "\n")
+    assert not faults, "\n".join(faults[:60]) + (f"\n… {len(faults) - 60} more (all in target/e2e/layout-faults.txt)" if len(faults) > 60 else "")
+
+
 def axe(d):
     """Runs axe-core (ui/node_modules, pinned) in the window: its serious and critical violations."""
     if not d.js("return !!window.axe"):
@@ -1050,7 +1295,7 @@ def filters_narrow(d):
     assert len(days) >= 3, f"the store's sessions were updated on {days}: no day range narrows from both sides"
     day = days[len(days) // 2]
     cases = [  # (control, value, chip key, chip label, CLI flags)
-        ("filter-agent", "codex", "agent", "Agent: Codex", ["--agent", "codex"]),
+        ("filter-agent", "codex", "agent", "Agent: Codex CLI", ["--agent", "codex"]),
         ("filter-model", model, "model", f"Model: {model}", ["--model", model]),
         ("filter-since", day, "since", f"From {day}", ["--since", day]),
         ("filter-until", day, "until", f"Until {day}", ["--until", day]),
@@ -1293,6 +1538,11 @@ def close_notice(d):
     for b in d.find_all('[data-testid="notice-close"]'):
         d.click(b)
     d.until("return !document.querySelector('[data-testid=\"notice\"]')", 5)
+
+
+def key_(d, k):
+    """key(), for where a local `key` hides it."""
+    key(d, k)
 
 
 def key(d, k):
@@ -1862,6 +2112,10 @@ def trash_is_off(d, sid):
     button = d.find_all('[data-testid="trash-open"]')[0]
     assert (d.attr(button, "aria-disabled"), d.attr(button, "title")) == ("true", TRASH_OFF)
     d.click(button)
+    # A click says where to turn it on (it did nothing visible).
+    kind, text, _ = notice(d)
+    assert (kind, text) == ("error", TRASH_OFF), (kind, text)
+    close_notice(d)
     assert context_menu(d, sid)[-1] == "menu-trash"
     item = d.find_all('[data-testid="menu-trash"]')[0]
     words = d.js("return [...arguments[0].querySelectorAll('span')].map(s => s.textContent)", {ELEMENT: item})
@@ -2065,20 +2319,21 @@ def translation(d):
     try:
         open_session(d, TERM_SESSION)
         user = '[data-testid="message"][data-id="t1"]'
-        d.click(d.wait_all(f'{user} [data-testid="translate"]')[0])
-        d.wait_all(f'{user} [data-testid="translation-error"]')
-        error = d.find_all(f'{user} [data-testid="translation-error"]')[0]
-        assert d.attr(error, "data-code") == "translate_not_configured", d.text(error)
-        assert "not set up" in d.text(error) and "Settings" in d.text(error), d.text(error)
+        # Not set up: no Translate button at all (a click only said it was not set up).
+        d.wait_all(f'{user} [data-testid="markdown"]')
+        assert not d.find_all('[data-testid="translate"]'), "Translate offered before translation is set up"
         assert server.requests == [], server.requests
-        d.click(d.find_all(f'{user} [data-testid="translation-close"]')[0])
         # Set up in the file, as an editor would: no restart.
         key = "sk-e2e-translate-SECRET"
         lines = f'base_url = "{server.base}"\napi_key = "{key}"\nmodel = "e2e-model"\n'
         text = CONFIG.read_text()
         text = text.replace("[translate]\n", "[translate]\n" + lines, 1) if "[translate]\n" in text else text + "\n[translate]\n" + lines
         CONFIG.write_text(text)
-        d.click(d.find_all(f'{user} [data-testid="translate"]')[0])
+        # The window reads the file again when Settings opens (as after an editor's change).
+        key_(d, ",")
+        d.wait_all('[data-testid="settings"]')
+        d.click(d.find_all('[data-testid="settings-close"]')[0])
+        d.click(d.wait_all(f'{user} [data-testid="translate"]')[0])
         shown = d.wait_all(f'{user} [data-testid="translation-text"]', timeout=30)[0]
         assert d.text(shown) == server.reply, d.text(shown)
         # Under the original: after the message's own text, inside the same message.
@@ -2117,6 +2372,8 @@ def empty_state(d):
     # No ssh config here: the picker says where other machines come from.
     none = d.text(d.wait_all('[data-testid="host-none"]')[0])
     assert "Host entries of" in none and ".ssh/config" in none, none
+    placeholder = d.js("return document.querySelector('[data-testid=\"placeholder\"]').textContent")
+    assert "right click" not in placeholder and "Choose a session" not in placeholder, placeholder
     d.shot("09-empty-state")
     d.click(d.wait_all('[data-testid="open-demo"]')[0])
     rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
@@ -2174,9 +2431,82 @@ def same_id_sessions(d):
     key(d, ENTER)
     shows_own_transcript(d, "claude", claude_text, codex_text)
     # A search hit in the Codex session opens the Codex session.
-    d.click(search_hits(d, "helper agent finished", ':has(.badge.codex)')[0])
-    shows_own_transcript(d, "codex", codex_text, claude_text)
+    d.click(search_hits(d, "helper agent finished", '[data-provider="codex"]')[0])
+    d.until("return document.querySelector('[data-testid=\"transcript\"]')?.innerText.includes(arguments[0])", 20, codex_text)
     d.shot("61-same-id-search")
+    close_search(d)  # the rows are under the results
+    shows_own_transcript(d, "codex", codex_text, claude_text)
+
+
+def close_search(d):
+    """Closes the search results (they stay open beside the transcript while hits are opened)."""
+    d.click(d.find_all('[data-testid="search-close"]')[0])
+    d.until("return !document.querySelector('[data-testid=\"search-results\"]')", 5)
+
+
+def search_palette(d):
+    """Ctrl-K opens the search; results come one group per session with its hit count, agent,
+    project and date, by relevance or recency; opening a hit keeps them open beside the
+    transcript, its message marked; n / N step through the hits; a hit in a subagent reveals it
+    under its parent in the list; Escape closes the results and empties the box."""
+    d.js("document.activeElement?.blur()")
+    d.call("POST", d.s("/actions"), {"actions": [{"type": "key", "id": "kbd", "actions": [
+        {"type": "keyDown", "value": "\ue009"}, {"type": "keyDown", "value": "k"},
+        {"type": "keyUp", "value": "k"}, {"type": "keyUp", "value": "\ue009"}]}]})
+    assert d.js("return document.activeElement?.dataset.testid") == "search-input"
+    search_hits(d, "main.py")
+    groups = d.js("return [...document.querySelectorAll('[data-testid=\"search-group\"]')].map(g => ({id: g.dataset.provider + ':' + g.dataset.id,"
+                  " hits: g.querySelectorAll('[data-testid=\"search-hit\"]').length, count: g.querySelector('[data-testid=\"search-group-count\"]').textContent,"
+                  " updated: g.dataset.updated, meta: ['badge', 'project', 'when'].filter(c => g.querySelector('.group-meta .' + c)?.textContent.trim())}))")
+    ids = [g["id"] for g in groups]
+    assert len(ids) == len(set(ids)) > 1, ids
+    assert any(g["hits"] > 1 for g in groups), groups
+    for g in groups:
+        assert g["count"] == f"{g['hits']} hit{'' if g['hits'] == 1 else 's'}", g
+        assert g["meta"] == ["badge", "project", "when"], g  # agent, project and date
+    d.click(d.find_all('[data-testid="search-order-recency"]')[0])
+    recent = d.js("return [...document.querySelectorAll('[data-testid=\"search-group\"]')].map(g => g.dataset.updated || '')")
+    assert recent == sorted(recent, reverse=True) and sorted(recent) == sorted(g["updated"] or "" for g in groups), recent
+    d.click(d.find_all('[data-testid="search-order-relevance"]')[0])
+    # Each hit in the order shown: its message (none for a hit in the title).
+    messages = d.js("return [...document.querySelectorAll('[data-testid=\"search-hit\"]')].map(h => h.dataset.message)")
+    at = next(i for i, m in enumerate(messages) if m and i + 1 < len(messages))
+    current = ("return [...document.querySelectorAll('[data-testid=\"search-hit\"]')]"
+               ".findIndex(h => h.getAttribute('aria-current') === 'true')")
+    marked = ("return document.querySelector('[data-testid=\"transcript\"] .slot[data-hit=\"true\"] [data-testid=\"message\"]')"
+              "?.dataset.id === arguments[0]")
+
+    def shows(i):
+        d.until(f"{current[:6]} ({current[7:]}) === {i}", 10)
+        assert d.find_all('[data-testid="search-results"]'), "the results closed when a hit was opened"
+        if messages[i]:  # its message is scrolled to and marked
+            d.until(marked, 20, messages[i])
+
+    d.click(d.find_all('[data-testid="search-hit"]')[at])
+    shows(at)
+    key(d, "n")
+    shows(at + 1)
+    key(d, "N")
+    shows(at)
+    d.shot("03d-search-palette")
+    # A hit in a subagent: its transcript opens; closed, the list shows it under its parent.
+    hits = search_hits(d, "report the number", '[data-id^="agent-"]')
+    d.click(hits[0])
+    d.until("return document.querySelector('[data-testid=\"transcript\"]')?.textContent.includes('Count the lines in main.py and report the number')", 20)
+    d.click(d.find_all('[data-testid="search-input"]')[0])
+    press(d, "\ue00c")
+    d.until("return !document.querySelector('[data-testid=\"search-results\"]')", 5)
+    assert d.js("return document.querySelector('[data-testid=\"search-input\"]').value") == "", "the closed search kept its text"
+    d.until("const o = document.querySelector('[data-testid=\"session-row\"].open'); return o && o.dataset.id.startsWith('agent-')"
+            " && o.getAttribute('aria-level') === '2'", 10)
+    d.shot("03e-subagent-revealed")
+    # The subagent links back to its parent.
+    d.click(d.wait_all('[data-testid="parent-link"]')[0])
+    d.until("return document.querySelector('[data-testid=\"session-row\"].open')?.dataset.id === '3783a6bc-cd8d-4c58-9da5-ce5411d3487a'", 10)
+    # Folded again: the checks after this one count the list's rows.
+    d.js("document.querySelector('[data-testid=\"session-row\"][data-id=\"3783a6bc-cd8d-4c58-9da5-ce5411d3487a\"]')"
+         ".parentElement.querySelector('.subs').click()")
+    d.until("return !document.querySelector('[data-testid=\"session-row\"][aria-level=\"2\"]')", 5)
 
 
 def search_state(d):
@@ -2222,14 +2552,15 @@ def search_state(d):
 
 def search_hits(d, query, which=""):
     """Searches for `query` (again, until the hits come: the index may still be filling) and
-    returns the hits matching the selector suffix `which`; fails after a minute without any."""
+    returns the hits of the sessions whose result group matches the selector suffix `which`;
+    fails after a minute without any."""
     box = d.find_all('[data-testid="search-input"]')[0]
     deadline = time.time() + 60
     while True:
         d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
         d.type(box, query + "\ue007")
         time.sleep(0.5)
-        hits = d.find_all(f'[data-testid="search-hit"]{which}')
+        hits = d.find_all(f'[data-testid="search-group"]{which} [data-testid="search-hit"]')
         if hits or time.time() > deadline:
             break
     assert hits, f"no search hit for {query!r} {which}"
@@ -2281,6 +2612,7 @@ def same_file_sessions(d, original, copy):
         text = d.js("return document.querySelector('[data-testid=\"transcript\"]').innerText")
         assert other not in text, f"the hit for {query} opened the other file"
     d.shot("62-same-file-search")
+    close_search(d)
 
 
 def same_file_resume(d, original, copy):
@@ -2494,6 +2826,10 @@ def remote_suite(d, ssh_config):
         before = config.read_text()
         try:
             config.write_text(before + f'\n[translate]\nbase_url = "{server.base}"\napi_key = "sk-e2e"\nmodel = "e2e-model"\n')
+            # Translate shows once the window has read the file again (Settings opened).
+            key(d, ",")
+            d.wait_all('[data-testid="settings"]')
+            d.click(d.find_all('[data-testid="settings-close"]')[0])
             open_session(d, TERM_SESSION)
             user = '[data-testid="message"][data-id="t1"]'
             d.click(d.wait_all(f'{user} [data-testid="translate"]')[0])
@@ -2573,6 +2909,7 @@ def remote_suite(d, ssh_config):
         hits = d.wait_all('[data-testid="search-hit"]', timeout=60)
         d.shot("63-remote-search")
         open_bigctx_hit(d, hits, flash_timeout=10)
+        close_search(d)
     check("a search on the host opens the hit at its message", search)
 
     def terminal():
@@ -2644,10 +2981,15 @@ def remote_suite(d, ssh_config):
     check("a live session there gets its dot, and what it appends shows in its open transcript", live)
 
     def back_home():
+        # Something said about testbox (as when it can no longer be reached) is not about this computer.
+        d.js("window.__TAURI_INTERNALS__.invoke('plugin:event|emit', {event: 'warning', payload: 'cannot reach testbox (e2e)'})")
+        d.until("return [...document.querySelectorAll('[data-testid=\"warning\"]')].some(w => w.textContent.includes('cannot reach testbox'))", 10)
         set_control(d, "host-picker", "")
         d.until("return document.querySelectorAll('[data-testid=\"session-row\"]').length === 0", 30)
         assert agent_counts(d) == {"claude": 0, "codex": 0, "opencode": 0}, agent_counts(d)
         assert "host =" not in (TMP / "config-remote.toml").read_text()
+        assert not d.js("return [...document.querySelectorAll('[data-testid=\"warning\"], [data-testid=\"host-error\"]')]"
+                        ".filter(w => w.textContent.includes('testbox')).length"), "testbox's warning stayed on this computer"
     check("this computer again shows its own sessions (none here), and is what the next start shows", back_home)
 
 
@@ -2688,3 +3030,4 @@ def remote_restart(start):
 
 if __name__ == "__main__":
     main()
+    report()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NO_FILTER, applyFilter, chipsOf, filterChanges, mergeChanges, mergeMissing, modelsOf, newestFirst, without, type Filter } from "./filter";
+import { NO_FILTER, applyFilter, parseDay, chipsOf, filterChanges, mergeChanges, mergeMissing, modelsOf, newestFirst, without, type Filter } from "./filter";
 import { session } from "./testing";
 import type { SessionMeta } from "./types";
 
@@ -49,7 +49,7 @@ describe("filters", () => {
 
   it("show a chip per filter set, and removing one restores the list", () => {
     const f: Filter = { ...NO_FILTER, agent: "codex", since: "2026-03-01", model: "gpt-5", live: true };
-    expect(chipsOf(f).map((c) => c.label)).toEqual(["Agent: Codex", "From 2026-03-01", "Model: gpt-5", "Live"]);
+    expect(chipsOf(f).map((c) => c.label)).toEqual(["Agent: Codex CLI", "From 2026-03-01", "Model: gpt-5", "Live"]);
     expect(chipsOf(NO_FILTER)).toEqual([]);
     let g = f;
     for (const chip of chipsOf(f)) g = without(g, chip.key);
@@ -104,5 +104,22 @@ describe("merging changes", () => {
     const out = mergeMissing(missing, [s("a", { dir: "/w/app" })], []);
     expect([...out]).toEqual(["/gone"]);
     expect([...mergeMissing(out, [s("z", { cwd: "/new-gone" })], ["/new-gone"])]).toEqual(["/gone", "/new-gone"]);
+  });
+
+  it("a directory that came back is no longer missing, whatever trailing slash its session's cwd has", () => {
+    // The backend says missing directories without the slash (core paths::missing_dirs).
+    const out = mergeMissing(new Set(["/w/app"]), [s("a", { cwd: "/w/app/" })], []);
+    expect([...out]).toEqual([]);
+  });
+});
+
+describe("a day typed into a date filter", () => {
+  it("is no filter when empty, the day when YYYY-MM-DD of a real day, else says how to write it", () => {
+    expect(parseDay("")).toEqual({ day: null });
+    expect(parseDay(" 2026-11-30 ")).toEqual({ day: "2026-11-30" });
+    expect(parseDay("2024-02-29")).toEqual({ day: "2024-02-29" });
+    for (const bad of ["2026-02-30", "30/11/2026", "2026-1-3", "yesterday"]) {
+      expect(parseDay(bad)).toHaveProperty("error");
+    }
   });
 });

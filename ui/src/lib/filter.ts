@@ -4,7 +4,7 @@
 // exactly; a subagent session is judged by itself. Pure functions, unit-tested (on the same
 // cases as core's tests).
 
-import { PROVIDER_LABEL, idKey, sessionKey as keyOf } from "./group";
+import { PROVIDER_LABEL, dirOf, idKey, sessionKey as keyOf } from "./group";
 import type { ListFilter, SessionMeta, SessionRef, SettingChange } from "./types";
 
 /** Days are YYYY-MM-DD. */
@@ -103,10 +103,20 @@ export function mergeChanges(list: SessionMeta[], changed: SessionMeta[], remove
  * they exist; others keep what the last listing said. */
 export function mergeMissing(missing: Set<string>, changed: SessionMeta[], nowMissing: string[]): Set<string> {
   const out = new Set(missing);
-  for (const s of changed) {
-    const d = s.dir ?? s.cwd;
-    if (d) out.delete(d);
-  }
+  // Named as the backend names them (no trailing slash): a cwd kept its slash, and a
+  // directory that came back stayed marked missing.
+  for (const s of changed) if (s.dir ?? s.cwd) out.delete(dirOf(s));
   for (const d of nowMissing) out.add(d);
   return out;
+}
+
+/** A day typed into a date filter: "" is no filter; else YYYY-MM-DD of a real day. (The
+ * filters were date pickers, which WebKit shows with today's date when empty, as if set.) */
+export function parseDay(text: string): { day: string | null } | { error: string } {
+  const t = text.trim();
+  if (!t) return { day: null };
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
+  const date = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])) : null;
+  if (!date || date.toISOString().slice(0, 10) !== t) return { error: `“${t}” is not a day: write it as YYYY-MM-DD, e.g. 2026-11-30` };
+  return { day: t };
 }

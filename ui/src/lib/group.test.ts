@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTree, childrenOf, relativeTime, sameSession, sessionKey, sessionsUnder, sortSessions, topLevel } from "./group";
+import { PROVIDER_LABEL, buildTree, childrenOf, messageTime, relativeTime, rowDate, sameSession, sessionKey, sessionsUnder, sortSessions, topLevel } from "./group";
 import { session } from "./testing";
 
 const s = session;
@@ -26,7 +26,7 @@ describe("grouping", () => {
     const kids = childrenOf(same);
     expect([...kids.keys()]).toEqual(["claude:x:/s/x"]);
     expect(kids.get("codex:x:/c/x")).toBeUndefined();
-    expect(buildTree(same, "agent-dir").map((n) => [n.label, n.count])).toEqual([["Claude", 1], ["Codex", 1]]);
+    expect(buildTree(same, "agent-dir").map((n) => [n.label, n.count])).toEqual([["Claude Code", 1], ["Codex CLI", 1]]);
     expect(sameSession(same[0], same[1])).toBe(false);
     expect(sameSession(same[1], { provider: "codex", id: "x" })).toBe(true);
     expect(sameSession(null, same[0])).toBe(false);
@@ -53,14 +53,26 @@ describe("grouping", () => {
 
   it("groups directory → agent, newest directory first, trailing slashes merged", () => {
     const tree = buildTree(list, "dir-agent", new Set(["/w/cli"]));
-    expect(tree.map((n) => [n.label, n.count, n.missing])).toEqual([["/w/cli", 2, true], ["/w/app", 2, false]]);
-    expect(tree[1].children.map((n) => [n.label, n.count])).toEqual([["Claude", 1], ["Codex", 1]]);
+    expect(tree.map((n) => [n.label, n.title, n.count, n.missing])).toEqual([["cli", "/w/cli", 2, true], ["app", "/w/app", 2, false]]);
+    expect(tree[1].children.map((n) => [n.label, n.count])).toEqual([["Claude Code", 1], ["Codex CLI", 1]]);
+  });
+
+  it("names directories that end alike by the folders that tell them apart, the full path as title", () => {
+    const demos = ["bob", "alice", "carol"].map((u) => s(u, { cwd: `/home/${u}/projects/demo` }));
+    for (const mode of ["dir-agent", "agent-dir"] as const) {
+      const tree = buildTree(demos, mode);
+      const dirs = mode === "dir-agent" ? tree : tree[0].children;
+      expect(dirs.map((n) => [n.label, n.title]).sort()).toEqual([
+        ["alice/projects/demo", "/home/alice/projects/demo"], ["bob/projects/demo", "/home/bob/projects/demo"],
+        ["carol/projects/demo", "/home/carol/projects/demo"],
+      ]);
+    }
   });
 
   it("groups agent → directory and selects sessions under a node", () => {
     const tree = buildTree(list, "agent-dir");
-    expect(tree.map((n) => n.label)).toEqual(["Claude", "Codex"]);
-    expect(tree[0].children.map((n) => n.label)).toEqual(["/w/cli", "/w/app"]);
+    expect(tree.map((n) => n.label)).toEqual(["Claude Code", "Codex CLI"]);
+    expect(tree[0].children.map((n) => n.label)).toEqual(["cli", "app"]);
     expect(sessionsUnder(list, tree[0].children[0].key).map((x) => x.id)).toEqual(["c", "orphan"]);
     expect(sessionsUnder(list, "dir:/w/app/agent:codex").map((x) => x.id)).toEqual(["b"]);
     expect(buildTree(list, "flat")).toEqual([]);
@@ -75,9 +87,9 @@ describe("grouping", () => {
       s("linked", { cwd: "/home/u/link/../lnk", dir: "/w/other" }),
     ];
     const open = buildTree(repo, "dir-agent");
-    expect(open.map((n) => n.label).sort()).toEqual(["/w/app", "/w/app-feature", "/w/app/.claude/worktrees/x", "/w/app/src", "/w/other"]);
+    expect(open.map((n) => n.title).sort()).toEqual(["/w/app", "/w/app-feature", "/w/app/.claude/worktrees/x", "/w/app/src", "/w/other"]);
     const folded = buildTree(repo, "dir-agent", new Set(), true);
-    expect(folded.map((n) => [n.label, n.count]).sort()).toEqual([["/w/app", 4], ["/w/other", 1]]);
+    expect(folded.map((n) => [n.label, n.count]).sort()).toEqual([["app", 4], ["other", 1]]);
     expect(sessionsUnder(repo, "dir:/w/app", true).map((x) => x.id)).toEqual(["main", "sub", "wt", "agent-wt"]);
     expect(sessionsUnder(repo, "dir:/w/app", false).map((x) => x.id)).toEqual(["main"]);
   });
@@ -159,4 +171,36 @@ describe("relative time", () => {
     expect(relativeTime(iso, now)).toBe(want);
   });
   it("is empty without a time", () => expect(relativeTime(null, now)).toBe(""));
+});
+
+describe("a row's date", () => {
+  const now = Date.parse("2026-11-30T12:00:00Z");
+  it.each([
+    ["2026-11-30T11:59:50Z", "just now"],
+    ["2026-11-30T09:00:00Z", "3h ago"],
+    ["2026-11-28T12:00:00Z", "2d ago"],
+    ["2026-11-20T12:00:00Z", "Nov 20"],
+    ["2026-03-02T12:00:00Z", "Mar 2"],
+    ["2024-11-30T12:00:00Z", "Nov 30, 2024"],
+  ])("%s reads %s", (iso, want) => {
+    expect(rowDate(iso, now)).toBe(want);
+  });
+  it("is empty without a time", () => expect(rowDate(null, now)).toBe(""));
+});
+
+describe("one name per agent", () => {
+  it("is the registry's display name everywhere", () => {
+    expect(PROVIDER_LABEL).toEqual({ claude: "Claude Code", codex: "Codex CLI", opencode: "OpenCode" });
+  });
+});
+
+describe("a message's time", () => {
+  const now = Date.parse("2026-11-30T18:00:00");
+  it("is the clock today, the day and clock this year, with the year before", () => {
+    const clock = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" }).format(new Date(iso));
+    expect(messageTime("2026-11-30T09:22:04", now)).toBe(clock("2026-11-30T09:22:04"));
+    expect(messageTime("2026-11-02T09:22:04", now)).toBe(`Nov 2, ${clock("2026-11-02T09:22:04")}`);
+    expect(messageTime("2025-11-02T09:22:04", now)).toBe(`Nov 2, 2025, ${clock("2025-11-02T09:22:04")}`);
+    expect(messageTime(null, now)).toBe("");
+  });
 });

@@ -1,5 +1,7 @@
 // Grouping, sorting and time formatting for the three panes. Pure functions, unit-tested.
 
+import { AGENTS } from "./agents";
+import { distinctSuffixes } from "./paths";
 import type { Provider, SessionMeta, SessionRef, SortBy } from "./types";
 
 export type GroupMode = "dir-agent" | "agent-dir" | "flat";
@@ -15,7 +17,9 @@ export interface TreeNode {
   children: TreeNode[];
 }
 
-export const PROVIDER_LABEL: Record<Provider, string> = { claude: "Claude", codex: "Codex", opencode: "OpenCode" };
+/** Each agent's one name, the registry's display name (lib/agents.ts): "Claude" and "claude"
+ * both showed for one agent. */
+export const PROVIDER_LABEL = Object.fromEntries(AGENTS.map((a) => [a.kind, a.label])) as Record<Provider, string>;
 
 /** The directory a session belongs to: core's normalised one (else its cwd without a trailing
  * slash); folded (`fold`), its repository, worktrees under their main one. */
@@ -126,17 +130,22 @@ export function buildTree(sessions: SessionMeta[], mode: GroupMode, missing: Set
       return { ...node(key, inside(place, d), l, withAgents ? agents(l, `${key}/`) : [], missing.has(d)), title: d };
     });
   };
+  // A directory is named by the fewest trailing folders that tell it from the others listed,
+  // the same name wherever it shows; its full path is the title.
+  const names = distinctSuffixes(top.map((s) => dirOf(s, fold)));
+  const dirNode = (key: string, dir: string, list: SessionMeta[], children: TreeNode[]): TreeNode =>
+    ({ ...node(key, names.get(dir) ?? dir, list, children, missing.has(dir)), title: dir });
   if (mode === "dir-agent") {
     return recentFirst(groupBy(top, (s) => dirOf(s, fold))).map(([dir, list]) => {
       const key = `dir:${dir}`;
-      return node(key, dir, list, inner(dir, list, `${key}/`, true) ?? agents(list, `${key}/`), missing.has(dir));
+      return dirNode(key, dir, list, inner(dir, list, `${key}/`, true) ?? agents(list, `${key}/`));
     });
   }
   return recentFirst(groupBy(top, (s) => s.provider)).map(([p, list]) => {
     const prefix = `agent:${p}/`;
     const dirs = recentFirst(groupBy(list, (s) => dirOf(s, fold))).map(([d, l]) => {
       const key = `${prefix}dir:${d}`;
-      return node(key, d, l, inner(d, l, `${key}/`, false) ?? [], missing.has(d));
+      return dirNode(key, d, l, inner(d, l, `${key}/`, false) ?? []);
     });
     return node(prefix.slice(0, -1), PROVIDER_LABEL[p as Provider], list, dirs);
   });
@@ -231,8 +240,42 @@ const FULL_TIME = new Intl.DateTimeFormat(undefined, {
   year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric",
 });
 
+const DAY_MONTH = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric" });
+const DAY_MONTH_YEAR = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", year: "numeric" });
+
+/** A row's date: how long ago within the last week ("5m ago", "3h ago", "2d ago"), else the day
+ * ("Nov 3"; "Nov 3, 2024" in another year). The full time is the row's tooltip. A relative age
+ * alone ("6d", "3w") told six rows of a busy week nothing. */
+export function rowDate(iso: string | null, now: number = Date.now()): string {
+  if (!iso) return "";
+  const t = Date.parse(iso);
+  if (now - t < 7 * 86_400_000) {
+    const age = relativeTime(iso, now);
+    return age === "now" ? "just now" : `${age} ago`;
+  }
+  return (new Date(t).getFullYear() === new Date(now).getFullYear() ? DAY_MONTH : DAY_MONTH_YEAR).format(t);
+}
+
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
+
+/** A message's time, short: the clock today ("9:22 AM"), with the day this year ("Nov 30,
+ * 9:22 AM"), with the year before; the full time is its tooltip (every message carried a full
+ * date and time). */
+export function messageTime(iso: string | null, now: number = Date.now()): string {
+  if (!iso) return "";
+  const t = new Date(iso), n = new Date(now);
+  const clock = CLOCK.format(t);
+  if (t.toDateString() === n.toDateString()) return clock;
+  return `${(t.getFullYear() === n.getFullYear() ? DAY_MONTH : DAY_MONTH_YEAR).format(t)}, ${clock}`;
+}
+
+/** The full time, as tooltips give it. */
+export function fullTime(iso: string | null): string {
+  return iso ? FULL_TIME.format(new Date(iso)) : "unknown time";
+}
+
 /** The hover text of a session row: full time and the count breakdown. */
 export function rowTooltip(s: SessionMeta): string {
-  const when = s.updated_at ? FULL_TIME.format(new Date(s.updated_at)) : "unknown time";
+  const when = fullTime(s.updated_at);
   return `${when}\nuser ${s.counts.user} · assistant ${s.counts.assistant} · tool calls ${s.counts.tool_calls}`;
 }

@@ -31,3 +31,54 @@ export function idHits(query: string, sessions: SessionMeta[]): Hit[] {
     .slice(0, 20)
     .map((s) => ({ session_id: s.id, provider: s.provider, message_id: "", title: s.title, snippet: `session «${s.id}»`, score: 0, source_path: s.source_path }));
 }
+
+/** The hits of one session, as the search palette lists them. */
+export interface HitGroup {
+  /** The session as listed (null: not in the list, e.g. filtered out meanwhile). */
+  session: SessionMeta | null;
+  provider: Hit["provider"];
+  session_id: string;
+  title: string;
+  hits: Hit[];
+}
+
+export type HitOrder = "relevance" | "recency";
+
+/** A hit's session: by its file when it names one (one id can be in two files), else by id. */
+const hitKey = (h: Hit) => `${h.provider}:${h.session_id}:${h.source_path}`;
+
+/**
+ * The hits grouped per session: by relevance, the sessions in the order of their best hit (the
+ * backend ranks hits best first); by recency, the most recently updated session first. Hits
+ * keep their order within a session.
+ */
+export function groupHits(hits: Hit[], sessions: SessionMeta[], order: HitOrder): HitGroup[] {
+  const groups = new Map<string, HitGroup>();
+  for (const h of hits) {
+    const key = hitKey(h);
+    let g = groups.get(key);
+    if (!g) {
+      const session = sessions.find((s) => s.provider === h.provider && s.id === h.session_id
+        && (!h.source_path || s.source_path === h.source_path)) ?? null;
+      g = { session, provider: h.provider, session_id: h.session_id, title: h.title ?? session?.title ?? h.session_id, hits: [] };
+      groups.set(key, g);
+    }
+    g.hits.push(h);
+  }
+  const out = [...groups.values()];
+  if (order === "recency") {
+    const t = (g: HitGroup) => (g.session?.updated_at ? Date.parse(g.session.updated_at) : -Infinity);
+    // A stable sort: sessions updated at the same moment stay in relevance order.
+    out.sort((a, b) => t(b) - t(a));
+  }
+  return out;
+}
+
+/** The hit `step` (1: next, -1: previous) from `current` among `all`, wrapping at the ends; the
+ * first (or last) when none is current. */
+export function stepHit(all: Hit[], current: Hit | null, step: 1 | -1): Hit | null {
+  if (!all.length) return null;
+  const at = current ? all.indexOf(current) : -1;
+  if (at < 0) return step === 1 ? all[0] : all[all.length - 1];
+  return all[(at + step + all.length) % all.length];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { changesOf, draftOf, isHidden, linesOf, missingOf } from "./settings";
+import { changesOf, draftOf, isHidden, linesOf, missingOf, setupLanguage } from "./settings";
 import type { Settings } from "./types";
 
 const saved: Settings = {
@@ -92,5 +92,17 @@ describe("settings", () => {
     expect(missingOf({ ...set, roots_from: "env", env_var: "CLAUDE_CONFIG_DIR" }, missing)).toEqual(["/typo/.claude"]);
     const byDefault = { ...set, provider: "codex" as const, roots: ["/home/u/.codex"], roots_from: "default" as const };
     expect(missingOf(byDefault, missing)).toEqual([]);
+  });
+});
+
+describe("the translation language when translation is set up", () => {
+  it("is the system's language instead of the built-in fallback", () => {
+    expect(setupLanguage("Vietnamese", "en-US")).toBe("English");
+    expect(setupLanguage("Vietnamese", "de-DE")).toBe("German");
+    expect(setupLanguage("", "fr")).toBe("French");
+  });
+  it("keeps a language the user chose, and the fallback for a locale naming none", () => {
+    expect(setupLanguage("Japanese", "en-US")).toBe("Japanese");
+    expect(setupLanguage("Vietnamese", "")).toBe("Vietnamese");
   });
 });

@@ -104,3 +104,19 @@ export function missingOf(roots: ProviderRoots, missing: string[]): string[] {
   if (roots.roots_from === "default") return [];
   return roots.roots.filter((r) => missing.includes(r));
 }
+
+/** The language config.toml falls back to (core's schema default for translate.language). */
+export const BUILT_IN_LANGUAGE = "Vietnamese";
+
+/** The language to translate into when translation is being set up: the one set, unless it is
+ * only the built-in fallback, then the language of the system (`locale`: navigator.language),
+ * in English ("English", "German"); the fallback when the locale names none. */
+export function setupLanguage(saved: string, locale: string): string {
+  if (saved.trim() && saved !== BUILT_IN_LANGUAGE) return saved;
+  try {
+    const name = new Intl.DisplayNames(["en"], { type: "language" }).of(new Intl.Locale(locale).language);
+    return name && name !== "und" ? name : BUILT_IN_LANGUAGE;
+  } catch {
+    return BUILT_IN_LANGUAGE;
+  }
+}

@@ -33,9 +33,9 @@ describe("the session list's window", () => {
     const offsets = offsetsOf(flatten(many, new Map(), new Set()), itemHeight);
     expect(offsets[5000]).toBe(5000 * ROW_HEIGHT);
     expect(windowOf(offsets, -640, 800 + 640)).toEqual({ start: 0, end: Math.ceil(1440 / ROW_HEIGHT) });
-    // Row 100 starts at 3200: a band from 3210 starts at it, one ending at 3232 ends after row 100.
-    expect(windowOf(offsets, 3210, 3232)).toEqual({ start: 100, end: 101 });
-    expect(windowOf(offsets, 3200, 3233)).toEqual({ start: 100, end: 102 });
+    // A band from just below row 100's top starts at it; one ending at its bottom ends after it.
+    expect(windowOf(offsets, 100 * ROW_HEIGHT + 10, 101 * ROW_HEIGHT)).toEqual({ start: 100, end: 101 });
+    expect(windowOf(offsets, 100 * ROW_HEIGHT, 101 * ROW_HEIGHT + 1)).toEqual({ start: 100, end: 102 });
     expect(windowOf(offsets, 5000 * ROW_HEIGHT - 10, 5000 * ROW_HEIGHT + 500)).toEqual({ start: 4999, end: 5000 });
     expect(windowOf(offsets, 10 ** 7, 10 ** 7 + 800)).toEqual({ start: 5000, end: 5000 });
     expect(windowOf([0], 0, 800)).toEqual({ start: 0, end: 0 });

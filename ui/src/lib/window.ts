@@ -23,9 +23,10 @@ export interface ListItem {
   expanded: boolean;
 }
 
-/** Heights in px: a session row, and the "▸ N subagents" line under a parent's row. The rows'
- * CSS fixes them, so offsets need no measuring. */
-export const ROW_HEIGHT = 32;
+/** Heights in px: a session row (two lines: title; project, agent, count and date), and the
+ * "▸ N subagents" line under a parent's row. The rows' CSS fixes them, so offsets need no
+ * measuring. */
+export const ROW_HEIGHT = 44;
 export const SUBS_HEIGHT = 20;
 
 export function itemHeight(it: ListItem): number {

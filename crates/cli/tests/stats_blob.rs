@@ -177,7 +177,10 @@ fn stats_totals_and_groups_equal_a_scan_of_the_same_stores() {
     assert_eq!(total[1], all.0[0].to_string(), "{text}");
     assert_eq!(total[3], all.0[2].to_string(), "{text}");
     assert_eq!(total[7], format!("≈{:.2}", all.1), "{text}");
-    assert!(lines[5].starts_with("≈ ") && lines[5].contains("LiteLLM"), "{text}");
+    assert!(
+        lines[5].starts_with("≈ ") && lines[5].contains("LiteLLM"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1981,6 +1981,9 @@ def stats_view(d):
     d.until("const t = document.querySelector('[data-testid=\"stats-total\"]');"
             "return t && Number(t.dataset.sessions) === arguments[0] && Number(t.dataset.input) === arguments[1]",
             20, want["sessions"], want["tokens"]["input"])
+    # Codex records no cost: its sessions are priced from their tokens, and the figure says so.
+    cost = d.js("return [...document.querySelectorAll('[data-testid=\"stats-total\"] dd')].pop()?.textContent")
+    assert want["estimated"] > 0 and cost == f"≈ ${want['cost_usd']:.2f}", (cost, want)
     key(d, "\ue00c")
     d.until("return !document.querySelector('[data-testid=\"stats\"]')", 5)
     d.click(d.find_all('[data-testid="filter-chip"][data-key="agent"] [data-testid="chip-remove"]')[0])

@@ -2233,6 +2233,8 @@ def bundle_round_trip(d):
     location_dialog("Import a session bundle", target)
     summary = d.text(d.wait_all('[data-testid="import-summary"]', timeout=20)[0])
     assert "complete bundle" in summary and "/home/bob/projects/demo" in summary, summary
+    # What it unpacks to, beside its size (issue 29 finding 6).
+    assert re.search(r"of [\d,]+ bytes, unpacking to [\d,]+ bytes", summary), summary
     d.click(d.find_all('[data-testid="import-browse"]')[0])
     location_dialog("Restore the session into", newdir)
     d.until(f"return document.querySelector('[data-testid=\"import-dir\"]').value === {json.dumps(str(newdir))}", 20)

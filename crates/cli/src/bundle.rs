@@ -143,14 +143,15 @@ pub(crate) fn exported(path: &Path, bytes: u64, manifest: &Manifest) -> Envelope
 fn inspect(file: &Path) -> Result<Envelope, Error> {
     let b = Bundle::open(file)?;
     let text = format!(
-        "{} ({} bytes, sha256 {}): checked, every file matches its manifest\n{}",
+        "{} ({} bytes, unpacks to {} bytes, sha256 {}): checked, every file matches its manifest\n{}",
         file.display(),
         b.size,
+        b.unpacked,
         b.sha256,
         summary(&b.manifest)
     );
     Ok(Envelope::ok(
-        json!({ "path": file, "bytes": b.size, "sha256": b.sha256, "manifest": b.manifest }),
+        json!({ "path": file, "bytes": b.size, "unpacked": b.unpacked, "sha256": b.sha256, "manifest": b.manifest }),
         text,
     ))
 }

@@ -77,9 +77,27 @@ fn export_writes_a_private_bundle_named_after_the_title_and_inspect_reads_it() {
     let i = json_of(&out);
     assert_eq!(i["data"]["manifest"], *m);
     assert_eq!(i["data"]["sha256"].as_str().unwrap().len(), 64);
+    // What it unpacks to: every file the manifest lists, and the manifest itself.
+    let unpacked = i["data"]["unpacked"].as_u64().unwrap();
+    let files: u64 = m["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["size"].as_u64().unwrap())
+        .sum();
+    let manifest_size = {
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+        let size = zip.by_name("manifest.json").unwrap().size();
+        size
+    };
+    assert_eq!(unpacked, files + manifest_size);
     let text = cli(dir.path(), &["bundle", "inspect", path.to_str().unwrap()]);
     let said = String::from_utf8_lossy(&text.stdout);
     assert!(said.contains("every file matches its manifest"), "{said}");
+    assert!(
+        said.contains(&format!("unpacks to {unpacked} bytes")),
+        "{said}"
+    );
     assert!(said.contains("subagent agent-ab351964a1d85ae3b"), "{said}");
 }
 

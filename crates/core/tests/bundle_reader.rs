@@ -560,3 +560,155 @@ proptest! {
         }
     }
 }
+
+/// `n` tool results of `bytes` each beside the good files (a Claude session's folder holds
+/// them), written with `opts`.
+fn results(n: usize, bytes: &[u8]) -> Vec<(String, Vec<u8>, &'static str, Option<&'static str>)> {
+    let mut files = good_files();
+    files.extend((0..n).map(|i| {
+        (
+            format!("native/claude/{ID}/tool-results/r{i:04}.txt"),
+            bytes.to_vec(),
+            "native",
+            Some(ID),
+        )
+    }));
+    files
+}
+
+/// The offset of each central directory record's local header (`name` → where its offset is
+/// written, the offset).
+fn central_offsets(bytes: &[u8]) -> Vec<(String, usize, u32)> {
+    let mut out = Vec::new();
+    for i in 0..bytes.len().saturating_sub(46) {
+        if &bytes[i..i + 4] != b"PK\x01\x02" {
+            continue;
+        }
+        let len = u16::from_le_bytes([bytes[i + 28], bytes[i + 29]]) as usize;
+        let name = String::from_utf8_lossy(&bytes[i + 46..i + 46 + len]).into_owned();
+        let at = i + 42;
+        let offset = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        out.push((name, at, offset));
+    }
+    out
+}
+
+/// Finding 6 of issue 29: 64 directory entries pointing at one compressed stream unpacked it
+/// 64 times (a 136 KB bundle wrote 1.1 GB). Entries must lie apart in the archive.
+#[test]
+fn entries_sharing_one_compressed_stream_are_refused() {
+    let (_t, dir) = work();
+    let files = results(64, &vec![b'a'; 512 << 10]);
+    let path = bundle_of(&dir, files, |_| {}, &[]);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let offsets = central_offsets(&bytes);
+    let (_, _, first) = offsets
+        .iter()
+        .find(|(n, _, _)| n.ends_with("r0000.txt"))
+        .unwrap()
+        .clone();
+    let mut patched = 0;
+    for (name, at, _) in &offsets {
+        if name.contains("/tool-results/r") {
+            bytes[*at..*at + 4].copy_from_slice(&first.to_le_bytes());
+            patched += 1;
+        }
+    }
+    assert_eq!(patched, 64);
+    std::fs::write(&path, &bytes).unwrap();
+    refused(
+        &path,
+        Limits::default(),
+        "bundle_unsafe",
+        "share bytes of the archive",
+    );
+    // Two entries only, the second at the first's data.
+    let (_t, dir) = work();
+    let path = bundle_of(&dir, results(2, &vec![b'b'; 4096]), |_| {}, &[]);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let offsets = central_offsets(&bytes);
+    let first = offsets
+        .iter()
+        .find(|(n, _, _)| n.ends_with("r0000.txt"))
+        .unwrap()
+        .2;
+    let (_, at, _) = offsets
+        .iter()
+        .find(|(n, _, _)| n.ends_with("r0001.txt"))
+        .unwrap();
+    bytes[*at..*at + 4].copy_from_slice(&first.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    refused(
+        &path,
+        Limits::default(),
+        "bundle_unsafe",
+        "r0000.txt and native/claude",
+    );
+}
+
+/// Finding 6: entries of up to 1 MiB skipped the ratio check, so 1,024 of them unpacked 1.3 MB
+/// into 1.1 GB. The whole archive's ratio is limited once it unpacks to more than 64 MiB.
+#[test]
+fn many_small_entries_that_pack_a_thousandfold_are_refused() {
+    let (_t, dir) = work();
+    // 80 entries of 1 MiB (at the per-entry ratio's threshold): 80 MiB from about 100 KB.
+    let path = bundle_of(&dir, results(80, &vec![0u8; 1 << 20]), |_| {}, &[]);
+    assert!(std::fs::metadata(&path).unwrap().len() < 200 << 10);
+    refused(
+        &path,
+        Limits::default(),
+        "bundle_too_large",
+        "times its own",
+    );
+}
+
+/// The whole archive's limits, at their boundaries: what it unpacks to in all (exactly the
+/// limit passes, a byte less refuses), and its ratio to the archive's size (likewise), which
+/// applies only above its threshold.
+#[test]
+fn the_total_size_and_ratio_limits_hold_at_their_boundaries() {
+    let (_t, dir) = work();
+    let path = bundle_of(&dir, results(8, &vec![0u8; 32 << 10]), |_| {}, &[]);
+    let opened = Bundle::open(&path).unwrap();
+    let (total, size) = (opened.unpacked, opened.size);
+    let files: u64 = opened.manifest.files.iter().map(|f| f.size).sum();
+    assert!(
+        total > files && total < files + 4096,
+        "the manifest counts too: {total}"
+    );
+    assert!(total / size > 10, "{total} from {size}");
+    let at = |total_bytes, total_ratio, total_ratio_from| Limits {
+        total_bytes,
+        total_ratio,
+        total_ratio_from,
+        ..Limits::default()
+    };
+    assert_eq!(
+        Bundle::open_with(&path, at(total, 1000, 0))
+            .unwrap()
+            .unpacked,
+        total
+    );
+    refused(
+        &path,
+        at(total - 1, 1000, 0),
+        "bundle_too_large",
+        "unpacks to more than",
+    );
+    let ratio = total.div_ceil(size);
+    Bundle::open_with(&path, at(u64::MAX, ratio, 0)).unwrap();
+    refused(
+        &path,
+        at(u64::MAX, ratio - 1, 0),
+        "bundle_too_large",
+        "times its own",
+    );
+    // Below the threshold the ratio does not count; at it, it does.
+    Bundle::open_with(&path, at(u64::MAX, 1, total)).unwrap();
+    refused(
+        &path,
+        at(u64::MAX, 1, total - 1),
+        "bundle_too_large",
+        "times its own",
+    );
+}

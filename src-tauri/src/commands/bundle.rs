@@ -172,6 +172,8 @@ pub struct BundleOpened {
     handle: String,
     file_name: String,
     bytes: u64,
+    /// What its entries unpack to in all (within the reader's limits; shown beside `bytes`).
+    unpacked: u64,
     manifest: Manifest,
     /// The directories the bundle's agent already has sessions in, to restore into.
     dirs: Vec<String>,
@@ -207,6 +209,7 @@ pub async fn import_bundle_open(app: AppHandle) -> CmdResult<Option<BundleOpened
             handle: id,
             file_name: file_name(&path),
             bytes: b.size,
+            unpacked: b.unpacked,
             manifest: b.manifest,
             dirs: dirs.into_iter().collect(),
         }))

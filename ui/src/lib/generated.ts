@@ -68,7 +68,11 @@ export type BundleOpened = {
 /**
  * Names the chosen file in the calls that follow.
  */
-handle: string, file_name: string, bytes: number, manifest: BundleManifest, 
+handle: string, file_name: string, bytes: number, 
+/**
+ * What its entries unpack to in all (within the reader's limits; shown beside `bytes`).
+ */
+unpacked: number, manifest: BundleManifest, 
 /**
  * The directories the bundle's agent already has sessions in, to restore into.
  */

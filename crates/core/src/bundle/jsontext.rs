@@ -9,18 +9,32 @@
 //! and edited no worse.
 
 use std::borrow::Cow;
+use std::io::{self, Write};
+
+use serde_json::Value;
 
 /// A string of the text, as the scan meets it.
 pub(crate) struct Str<'a> {
     /// The key this string is the value of (raw, without quotes), if it is one.
     pub key: Option<&'a str>,
-    /// The string token, quotes included, as written.
+    /// The string token, quotes included, as written; empty when `decoded` holds the string.
     pub raw: &'a str,
+    /// The string itself, when it comes from a parsed tree (not encoded again: it may be
+    /// large).
+    pub decoded: Option<&'a str>,
 }
 
 impl Str<'_> {
+    /// Whether the string, as written or as decoded, holds `needle` (a plain id or path).
+    pub fn mentions(&self, needle: &str) -> bool {
+        self.decoded.unwrap_or(self.raw).contains(needle)
+    }
+
     /// The string's value (escapes decoded); `None` for a torn token.
     pub fn value(&self) -> Option<Cow<'_, str>> {
+        if let Some(decoded) = self.decoded {
+            return Some(Cow::Borrowed(decoded));
+        }
         let inner = self.raw.strip_prefix('"')?.strip_suffix('"')?;
         if !inner.contains('\\') {
             return Some(Cow::Borrowed(inner));
@@ -42,8 +56,50 @@ pub(crate) fn edit_values<'a>(
     text: &'a str,
     edit: &mut dyn FnMut(&Str) -> Option<String>,
 ) -> Cow<'a, str> {
-    let b = text.as_bytes();
     let mut out: Option<String> = None;
+    let copied = edits(text, edit, &mut |before, token| {
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len() + 64));
+        o.push_str(before);
+        o.push_str(token);
+    });
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            Cow::Owned(o)
+        }
+    }
+}
+
+/// [`edit_values`] written to `w` as it goes, without a copy of `text` in memory.
+pub(crate) fn write_values(
+    text: &str,
+    edit: &mut dyn FnMut(&Str) -> Option<String>,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let mut failed = None;
+    let copied = edits(text, edit, &mut |before, token| {
+        if failed.is_none() {
+            failed = w
+                .write_all(before.as_bytes())
+                .and_then(|()| w.write_all(token.as_bytes()))
+                .err();
+        }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => w.write_all(&text.as_bytes()[copied..]),
+    }
+}
+
+/// Hands each edit of `text` to `each`: the text since the previous edit, and the new value's
+/// token. Returns where the text after the last edit starts (0 when nothing changed).
+fn edits(
+    text: &str,
+    edit: &mut dyn FnMut(&Str) -> Option<String>,
+    each: &mut dyn FnMut(&str, &str),
+) -> usize {
+    let b = text.as_bytes();
     let mut copied = 0;
     let mut i = 0;
     // The last byte outside strings that was not white space; a string right after `:` is a
@@ -77,22 +133,43 @@ pub(crate) fn edit_values<'a>(
             let s = Str {
                 key: if prev == b':' { key } else { None },
                 raw,
+                decoded: None,
             };
             if let Some(new) = edit(&s) {
-                let o = out.get_or_insert_with(|| String::with_capacity(text.len() + 64));
-                o.push_str(&text[copied..start]);
-                o.push_str(&encode(&new));
+                each(&text[copied..start], &encode(&new));
                 copied = end;
             }
         }
         prev = b'"';
     }
-    match out {
-        None => Cow::Borrowed(text),
-        Some(mut o) => {
-            o.push_str(&text[copied..]);
-            Cow::Owned(o)
+    copied
+}
+
+/// Each string of `value` (values, not keys) for which `edit` returns a new value replaced by
+/// it, as [`edit_values`] does in text: a string's key is the key it is the value of.
+pub(crate) fn edit_tree(value: &mut Value, edit: &mut dyn FnMut(&Str) -> Option<String>) {
+    edit_in(value, None, edit);
+}
+
+fn edit_in(value: &mut Value, key: Option<&str>, edit: &mut dyn FnMut(&Str) -> Option<String>) {
+    match value {
+        Value::String(s) => {
+            let found = Str {
+                key,
+                raw: "",
+                decoded: Some(s),
+            };
+            if let Some(new) = edit(&found) {
+                *s = new;
+            }
         }
+        Value::Array(items) => items.iter_mut().for_each(|v| edit_in(v, None, edit)),
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                edit_in(v, Some(k), edit);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -145,12 +222,15 @@ pub(crate) fn moved_after(text: &str, marker: &str, old: &str, new: &str) -> Opt
 mod tests {
     use super::*;
 
-    fn upper_cwd(text: &str) -> String {
-        edit_values(text, &mut |s| match s.key {
+    fn upper(s: &Str) -> Option<String> {
+        match s.key {
             Some("cwd") => s.value().map(|v| v.to_uppercase()),
             _ => None,
-        })
-        .into_owned()
+        }
+    }
+
+    fn upper_cwd(text: &str) -> String {
+        edit_values(text, &mut upper).into_owned()
     }
 
     #[test]
@@ -170,6 +250,24 @@ mod tests {
             edit_values(unchanged, &mut |_| None),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn written_and_tree_edits_equal_the_text_edit() {
+        let line =
+            r#"{"cwd":"/a/b","x":1.50e3,"n":{"cwd" : "/c"},"l":["cwd","/a"],"s":"\"cwd\":\"/d\""}"#;
+        let mut written = Vec::new();
+        write_values(line, &mut |s| upper(s), &mut written).unwrap();
+        assert_eq!(String::from_utf8(written).unwrap(), upper_cwd(line));
+        let mut tree: Value = serde_json::from_str(line).unwrap();
+        edit_tree(&mut tree, &mut |s| upper(s));
+        assert_eq!(
+            tree,
+            serde_json::from_str::<Value>(&upper_cwd(line)).unwrap()
+        );
+        let mut unchanged = Vec::new();
+        write_values("{\"a\":\"b\"}", &mut |_| None, &mut unchanged).unwrap();
+        assert_eq!(unchanged, b"{\"a\":\"b\"}");
     }
 
     #[test]

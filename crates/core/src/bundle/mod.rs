@@ -17,6 +17,7 @@ pub mod manifest;
 mod native;
 mod opencode;
 pub mod reader;
+mod records;
 pub mod redact;
 pub mod restore;
 pub mod token;

@@ -83,6 +83,40 @@ pub fn from_messages<'m>(
     finish(session, &gathered, target, starts_in, budget)
 }
 
+/// A handoff gathered a message at a time from a transcript read as a stream (a bundle's):
+/// memory stays bounded whatever the number of messages (see `gather`).
+pub struct Gathering {
+    session: SessionMeta,
+    gathered: gather::Gathered,
+}
+
+impl Gathering {
+    pub fn new(session: SessionMeta) -> Gathering {
+        let gathered = gather::Gathered::new(session.cwd.as_deref());
+        Gathering { session, gathered }
+    }
+
+    pub fn session(&self) -> &SessionMeta {
+        &self.session
+    }
+
+    pub fn push(&mut self, message: &Message) {
+        self.gathered.push(message);
+    }
+
+    /// The handoff to `target`, and the session it is of.
+    pub fn finish(
+        mut self,
+        target: ProviderKind,
+        starts_in: Option<&str>,
+        budget: Budget,
+    ) -> (SessionMeta, Handoff) {
+        self.gathered.finish();
+        let doc = finish(&self.session, &self.gathered, target, starts_in, budget);
+        (self.session, doc)
+    }
+}
+
 /// The handoff of `session` to `target`, reading its transcript from the store a message at a
 /// time (memory stays bounded whatever the session's size: see `gather`).
 pub fn from_store(

@@ -30,29 +30,56 @@ pub(super) struct Thread {
     parent: Option<(String, String)>,
 }
 
-/// The row of the rollout `path` (already written, holding `bytes`): the session's id, times,
-/// source, provider, directory, git state, model, permissions and token total as its records
-/// say; `title` is its first request, as the app shows it. `None` for a file without a
-/// `session_meta` record (the TypeScript CLI's `.json` rollouts, which Codex does not list).
-pub(super) fn thread(bytes: &[u8], path: &Path, title: &str) -> Option<Thread> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let records = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok());
-    let (mut meta, mut context, mut tokens) = (None, None, None);
-    for r in records {
+/// The records of a rollout a `threads` row is made of, kept as the rollout is restored a
+/// line at a time (only these lines become trees, each within a record's memory budget).
+#[derive(Default)]
+pub(super) struct Seen {
+    meta: Option<Value>,
+    context: Option<Value>,
+    tokens: Option<i64>,
+}
+
+impl Seen {
+    /// Whether `line` may be one of the records kept (the rest are not parsed). Codex writes
+    /// them small; a longer one is not read into a tree (as if it were torn).
+    pub fn wants(line: &str) -> bool {
+        const LONGEST: usize = 8 << 20;
+        line.len() <= LONGEST
+            && ["session_meta", "turn_context", "token_count"]
+                .iter()
+                .any(|t| line.contains(t))
+    }
+
+    /// Keeps what the row needs of one restored line (a line that is not a record is skipped,
+    /// as Codex skips it).
+    pub fn line(&mut self, line: &str) {
+        let Ok(r) = crate::bundle::records::parse(line.trim_end().as_bytes(), "") else {
+            return;
+        };
         let payload = r.get("payload").cloned().unwrap_or(Value::Null);
         match r["type"].as_str() {
-            Some("session_meta") if meta.is_none() => meta = Some(payload),
-            Some("turn_context") => context = Some(payload),
+            Some("session_meta") if self.meta.is_none() => self.meta = Some(payload),
+            Some("turn_context") => self.context = Some(payload),
             Some("event_msg") if payload["type"] == "token_count" => {
                 if let Some(n) = payload["info"]["total_token_usage"]["total_tokens"].as_i64() {
-                    tokens = Some(n);
+                    self.tokens = Some(n);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// The row of the rollout `path` (already written; `seen` its records): the session's id,
+/// times, source, provider, directory, git state, model, permissions and token total as its
+/// records say; `title` is its first request, as the app shows it. `None` for a file without a
+/// `session_meta` record (the TypeScript CLI's `.json` rollouts, which Codex does not list).
+pub(super) fn thread(seen: Seen, path: &Path, title: &str) -> Option<Thread> {
+    let Seen {
+        meta,
+        context,
+        tokens,
+    } = seen;
     let meta = meta?;
     let id = meta["id"].as_str()?.to_owned();
     let created = meta["timestamp"]

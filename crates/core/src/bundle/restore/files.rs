@@ -3,12 +3,14 @@
 //! the root), with the directory (and, for a copy, the ids) rewritten; all are created where
 //! nothing is, or none is left.
 
-use std::io::Write;
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
+use super::codex::Seen;
 use super::{BundleError, Plan};
-use crate::bundle::jsontext::{edit_values, moved, moved_after, Str};
+use crate::bundle::jsontext::{edit_values, moved, moved_after, write_values, Str};
 use crate::bundle::reader::Bundle;
+use crate::bundle::records::each_line;
 use crate::model::ProviderKind;
 
 /// Where the agent records its directory in its records: keys whose values are it, and texts
@@ -106,32 +108,61 @@ fn renamed(part: &str, plan: &Plan) -> String {
     out
 }
 
-/// The bytes of a record file as restored: JSON text (a line at a time for JSONL, so a torn
-/// line stays torn alone) with the directory and ids rewritten; anything else as it was.
-pub(super) fn rewritten(name: &str, bytes: Vec<u8>, plan: &Plan) -> Vec<u8> {
-    if !(name.ends_with(".jsonl") || name.ends_with(".json")) {
-        return bytes;
-    }
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        // Not UTF-8: the agent repairs it when reading; it is restored as it was.
-        Err(e) => return e.into_bytes(),
+/// The largest JSON (not JSON Lines) record file a restore rewrites: it is read whole.
+const JSON_BYTES: u64 = 64 << 20;
+
+/// Writes the record file `name`, read from `r`, to `w` as restored: JSON text (a line at a
+/// time for JSONL, so a torn line stays torn alone, and no more than a line is in memory) with
+/// the directory and ids rewritten; anything else, and text that is not UTF-8 (the agent
+/// repairs it when reading), as it was. `seen` keeps what Codex's row needs of the lines.
+pub(super) fn write_rewritten(
+    name: &str,
+    r: &mut dyn BufRead,
+    w: &mut dyn Write,
+    plan: &Plan,
+    mut seen: Option<&mut Seen>,
+) -> Result<(), BundleError> {
+    let io = |e: std::io::Error| BundleError::Io {
+        path: PathBuf::from(name),
+        reason: e.to_string(),
     };
     let mut edit = |s: &Str| edit_string(s, plan);
-    let out: String = if name.ends_with(".jsonl") {
-        text.split_inclusive('\n')
-            .map(|line| edit_values(line, &mut edit))
-            .collect()
-    } else {
-        edit_values(&text, &mut edit).into_owned()
-    };
-    out.into_bytes()
+    if name.ends_with(".jsonl") {
+        return each_line(r, name, &mut |line| {
+            let Ok(text) = std::str::from_utf8(line) else {
+                return w.write_all(line).map_err(io);
+            };
+            match seen.as_deref_mut().filter(|_| Seen::wants(text)) {
+                Some(seen) => {
+                    let restored = edit_values(text, &mut edit);
+                    seen.line(&restored);
+                    w.write_all(restored.as_bytes()).map_err(io)
+                }
+                None => write_values(text, &mut edit, w).map_err(io),
+            }
+        });
+    }
+    if !name.ends_with(".json") {
+        return std::io::copy(r, w).map(drop).map_err(io);
+    }
+    let mut bytes = Vec::new();
+    r.take(JSON_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > JSON_BYTES {
+        return Err(BundleError::TooLarge(format!(
+            "{name} is larger than the {} MiB a JSON record file may be; nothing was written",
+            JSON_BYTES >> 20
+        )));
+    }
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => write_values(text, &mut edit, w).map_err(io),
+        Err(_) => w.write_all(&bytes).map_err(io),
+    }
 }
 
 /// The new value of one string of a record, if it changes.
 pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
-    let interesting = plan.ids.keys().any(|id| s.raw.contains(id.as_str()))
-        || plan.old_dir.as_deref().is_some_and(|d| s.raw.contains(d));
+    let interesting = plan.ids.keys().any(|id| s.mentions(id))
+        || plan.old_dir.as_deref().is_some_and(|d| s.mentions(d));
     if !interesting {
         return None;
     }
@@ -161,34 +192,26 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
     current
 }
 
-/// Creates every planned file, or none: each is written beside its target and linked into
-/// place only where nothing is; then, for Codex with a state database, the rows that list
-/// them. On any failure the files made so far and the folders made for them are removed.
+/// Creates every planned file, or none: each is written beside its target as it is read from
+/// the bundle (checked against the manifest as it is read) and linked into place only where
+/// nothing is; then, for Codex with a state database, the rows that list them. On any failure
+/// the files made so far and the folders made for them are removed.
 pub(super) fn write_all(bundle: &Bundle, plan: &Plan) -> Result<(), BundleError> {
     let mut made = Made::default();
     let mut threads = Vec::new();
     for (name, target) in &plan.files {
-        let written = bundle
-            .read(name)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| {
-                let bytes = rewritten(name, bytes, plan);
-                made.create(target, &bytes).map_err(|e| e.to_string())?;
-                Ok(bytes)
-            });
-        let bytes = match written {
-            Ok(b) => b,
-            Err(reason) => {
-                return Err(BundleError::Failed {
-                    what: format!("create {}", target.display()),
-                    reason,
-                    state: made.undo(),
-                })
-            }
-        };
-        if plan.state_db.is_some() && name.ends_with(".jsonl") {
+        let mut seen = (plan.state_db.is_some() && name.ends_with(".jsonl")).then(Seen::default);
+        let written = made.create(target, &mut |file| {
+            bundle.stream(name, |r| {
+                write_rewritten(name, r, file, plan, seen.as_mut())
+            })
+        });
+        if let Err(e) = written {
+            return Err(made.refused_or_failed(e, format!("create {}", target.display())));
+        }
+        if let Some(seen) = seen {
             threads.extend(super::codex::thread(
-                &bytes,
+                seen,
                 target,
                 &title_of(bundle, plan, target),
             ));
@@ -225,10 +248,19 @@ pub(super) struct Made {
 }
 
 impl Made {
-    pub fn create(&mut self, target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    /// Creates `target` with what `fill` writes, once `fill` has succeeded.
+    pub fn create(
+        &mut self,
+        target: &Path,
+        fill: &mut dyn FnMut(&mut dyn Write) -> Result<(), BundleError>,
+    ) -> Result<(), BundleError> {
+        let io = |e: std::io::Error| BundleError::Io {
+            path: target.to_path_buf(),
+            reason: e.to_string(),
+        };
         let dir = target
             .parent()
-            .ok_or_else(|| std::io::Error::other("no folder"))?;
+            .ok_or_else(|| io(std::io::Error::other("no folder")))?;
         let mut missing: Vec<PathBuf> = dir
             .ancestors()
             .take_while(|a| std::fs::symlink_metadata(a).is_err())
@@ -236,7 +268,7 @@ impl Made {
             .collect();
         missing.reverse();
         for d in missing {
-            std::fs::create_dir(&d)?;
+            std::fs::create_dir(&d).map_err(io)?;
             self.dirs.push(d);
         }
         let temp = dir.join(format!(
@@ -249,16 +281,31 @@ impl Made {
             open.write(true).create_new(true);
             #[cfg(unix)]
             std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
-            let mut f = open.open(&temp)?;
-            f.write_all(bytes)?;
-            f.sync_all()?;
+            let mut f = std::io::BufWriter::new(open.open(&temp).map_err(io)?);
+            fill(&mut f)?;
+            let f = f.into_inner().map_err(|e| io(e.into_error()))?;
+            f.sync_all().map_err(io)?;
             // Only where nothing is: a file that appeared meanwhile is never replaced.
-            std::fs::hard_link(&temp, target)
+            std::fs::hard_link(&temp, target).map_err(io)
         })();
         let _ = std::fs::remove_file(&temp);
         written?;
         self.files.push(target.to_path_buf());
         Ok(())
+    }
+
+    /// `e` as it is when the bundle was refused and what was made is gone again (nothing was
+    /// written), else a failure that says what was left.
+    pub fn refused_or_failed(&mut self, e: BundleError, what: String) -> BundleError {
+        let state = self.undo();
+        if e.is_refusal() && !state.contains("stayed") {
+            return e;
+        }
+        BundleError::Failed {
+            what,
+            reason: e.to_string(),
+            state,
+        }
     }
 
     /// Removes what was made; says what state that left.

@@ -25,9 +25,10 @@ use super::records::{disagrees, parent_of, shown_value};
 use super::sql::insert;
 use super::{BundleError, Method, Plan};
 use crate::actions::trash::{agent, open_for_writing};
-use crate::bundle::jsontext::edit_values;
+use crate::bundle::jsontext::edit_tree;
 use crate::bundle::manifest::check_title;
 use crate::bundle::reader::Bundle;
+use crate::bundle::records;
 use crate::model::{ProviderKind, SessionMeta};
 use crate::provider::opencode::copies_of;
 use crate::provider::sqlite;
@@ -94,6 +95,14 @@ pub(super) fn existing(plan: &Plan, id: &str) -> Option<SessionMeta> {
     ))
 }
 
+/// What an OpenCode session document may take in memory as a tree: it is one JSON document
+/// (`opencode export`'s form, which `opencode import` reads whole too), so it is parsed whole,
+/// one at a time, within this budget ([`records`]: a small bundle must not make a huge tree).
+/// The parser's buffer, a part's row text and SQLite's copies of it come on top, and the
+/// listing after a restore reads the session back holding its largest part about four times:
+/// 48 MiB keeps all of it under 256 MiB.
+const DOCUMENT_BYTES: usize = 48 << 20;
+
 /// The export document of session `id` (the archive's `name`) with the directory rewritten,
 /// checked to say what the manifest says ([`checked_document`]).
 pub(super) fn document(
@@ -102,12 +111,8 @@ pub(super) fn document(
     id: &str,
     name: &str,
 ) -> Result<Value, BundleError> {
-    let bytes = bundle.read(name)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| BundleError::Invalid(format!("{name} is not UTF-8")))?;
-    let text = edit_values(&text, &mut |s| edit_string(s, plan));
-    let mut doc: Value = serde_json::from_str(&text)
-        .map_err(|e| BundleError::Invalid(format!("{name} is not an OpenCode session ({e})")))?;
+    let mut doc = bundle.stream(name, |r| records::parse_reader(r, name, DOCUMENT_BYTES))?;
+    edit_tree(&mut doc, &mut |s| edit_string(s, plan));
     if !doc["info"].is_object() || !doc["messages"].is_array() {
         return Err(BundleError::Invalid(format!(
             "{name} is not an OpenCode session"
@@ -262,11 +267,11 @@ pub(super) fn import(
     plan: &Plan,
     program: &Path,
 ) -> Result<Vec<String>, BundleError> {
-    let docs: Vec<(String, Value)> = plan
-        .docs
-        .iter()
-        .map(|(id, name)| Ok((id.clone(), document(bundle, plan, id, name)?)))
-        .collect::<Result<_, BundleError>>()?;
+    // Every document is read (and dropped) before anything is imported, so a bad one refuses
+    // the restore with nothing written; each is read again when it is imported.
+    for (id, name) in &plan.docs {
+        document(bundle, plan, id, name)?;
+    }
     let temp = PrivateDir::new().map_err(|e| BundleError::Failed {
         what: "prepare the import".into(),
         reason: e.to_string(),
@@ -279,10 +284,12 @@ pub(super) fn import(
     )];
     let mut imported: Vec<String> = Vec::new();
     let mut said = Vec::new();
-    for (id, doc) in docs {
+    for (id, name) in &plan.docs {
+        let id = id.clone();
         let file = temp.0.join(format!("{id}.json"));
-        let run = write_private(&file, &serde_json::to_vec(&doc).unwrap_or_default())
+        let run = document(bundle, plan, &id, name)
             .map_err(|e| e.to_string())
+            .and_then(|doc| write_private(&file, &doc).map_err(|e| e.to_string()))
             .and_then(|()| {
                 let argv = [
                     program.to_string_lossy().into_owned(),
@@ -344,11 +351,11 @@ fn undo_import(root: &Path, imported: &[String]) -> String {
 
 /// Every session's rows into `db` in one transaction.
 pub(super) fn insert_rows(bundle: &Bundle, plan: &Plan, db: &Path) -> Result<(), BundleError> {
-    let docs: Vec<Value> = plan
-        .docs
-        .iter()
-        .map(|(id, name)| document(bundle, plan, id, name))
-        .collect::<Result<_, _>>()?;
+    // Every document is read (and dropped) before the database is locked, so a bad one
+    // refuses the restore at once; each is read again, one at a time, to insert it.
+    for (id, name) in &plan.docs {
+        document(bundle, plan, id, name)?;
+    }
     let failed = |reason: String| BundleError::Failed {
         what: format!("write the sessions into {}", db.display()),
         reason,
@@ -361,7 +368,8 @@ pub(super) fn insert_rows(bundle: &Bundle, plan: &Plan, db: &Path) -> Result<(),
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| failed(format!("OpenCode's database is busy: {e}")))?;
     let project = project_for(&tx, repo.as_ref()).map_err(|e| failed(e.to_string()))?;
-    for doc in &docs {
+    for (id, name) in &plan.docs {
+        let doc = document(bundle, plan, id, name).map_err(|e| failed(e.to_string()))?;
         insert_session(&tx, doc, &project).map_err(|e| failed(e.to_string()))?;
     }
     tx.commit().map_err(|e| failed(e.to_string()))
@@ -438,18 +446,26 @@ fn json(v: &Value) -> Sql {
     }
 }
 
-/// `v` without the id fields the row keeps in columns.
+/// `v` without the id fields the row keeps in columns (written from `v`, not a copy of it:
+/// a part may be large).
 fn data(v: &Value, drop: &[&str]) -> Sql {
-    let mut v = v.clone();
-    if let Some(o) = v.as_object_mut() {
-        for k in drop {
-            o.remove(*k);
+    let text = match v.as_object() {
+        Some(o) => {
+            let kept: std::collections::BTreeMap<&str, &Value> = o
+                .iter()
+                .filter(|(k, _)| !drop.contains(&k.as_str()))
+                .map(|(k, v)| (k.as_str(), v))
+                .collect();
+            serde_json::to_string(&kept)
         }
-    }
-    Sql::Text(v.to_string())
+        None => serde_json::to_string(v),
+    };
+    Sql::Text(text.unwrap_or_default())
 }
 
-fn insert_session(conn: &Connection, doc: &Value, project: &str) -> rusqlite::Result<()> {
+/// The rows of `doc`, which is taken apart as they go in (a part's tree is dropped once its
+/// row's text is made, so a large part is not held twice while SQLite copies it).
+fn insert_session(conn: &Connection, mut doc: Value, project: &str) -> rusqlite::Result<()> {
     let i = &doc["info"];
     let id = i["id"].as_str().unwrap_or_default().to_owned();
     let t = &i["tokens"];
@@ -488,7 +504,7 @@ fn insert_session(conn: &Connection, doc: &Value, project: &str) -> rusqlite::Re
             ("time_archived", int(&i["time"]["archived"])),
         ],
     )?;
-    for m in doc["messages"].as_array().into_iter().flatten() {
+    for m in doc["messages"].as_array_mut().into_iter().flatten() {
         let info = &m["info"];
         let created = int(&info["time"]["created"]);
         let updated = match int(&info["time"]["completed"]) {
@@ -507,35 +523,37 @@ fn insert_session(conn: &Connection, doc: &Value, project: &str) -> rusqlite::Re
                 ("data", data(info, &["id", "sessionID"])),
             ],
         )?;
-        for p in m["parts"].as_array().into_iter().flatten() {
+        for p in m["parts"].as_array_mut().into_iter().flatten() {
+            let p = p.take();
             let start = match int(&p["time"]["start"]) {
                 Sql::Null => created.clone(),
                 s => s,
             };
-            insert(
-                conn,
-                "part",
-                &[
-                    ("id", text(&p["id"])),
-                    ("message_id", Sql::Text(msg_id.clone())),
-                    ("session_id", Sql::Text(id.clone())),
-                    ("time_created", start.clone()),
-                    ("time_updated", start),
-                    ("data", data(p, &["id", "sessionID", "messageID"])),
-                ],
-            )?;
+            let row = [
+                ("id", text(&p["id"])),
+                ("message_id", Sql::Text(msg_id.clone())),
+                ("session_id", Sql::Text(id.clone())),
+                ("time_created", start.clone()),
+                ("time_updated", start),
+                ("data", data(&p, &["id", "sessionID", "messageID"])),
+            ];
+            drop(p);
+            insert(conn, "part", &row)?;
         }
     }
     Ok(())
 }
 
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// `doc` written to a new file only this user can read, without a copy of it in memory.
+fn write_private(path: &Path, doc: &Value) -> std::io::Result<()> {
     use std::io::Write;
     let mut open = std::fs::OpenOptions::new();
     open.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
-    open.open(path)?.write_all(bytes)
+    let mut w = std::io::BufWriter::new(open.open(path)?);
+    serde_json::to_writer(&mut w, doc)?;
+    w.flush()
 }
 
 /// A folder only this user can read, removed when dropped: the documents handed to OpenCode.

@@ -10,7 +10,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::files::rewritten;
+use super::files::edit_string;
+use crate::bundle::jsontext::edit_values;
+use crate::bundle::records;
 use super::{opencode, Plan};
 use crate::bundle::manifest::is_claude_agent;
 use crate::bundle::reader::Bundle;
@@ -31,7 +33,7 @@ pub(super) fn check(bundle: &Bundle, plan: &Plan) -> Result<(), BundleError> {
         )));
     }
     match plan.provider {
-        ProviderKind::Claude => each_jsonl(bundle, plan, claude_lines),
+        ProviderKind::Claude => each_jsonl(bundle, plan, claude_line),
         ProviderKind::Codex => each_jsonl(bundle, plan, codex_meta),
         ProviderKind::Opencode => plan
             .docs
@@ -60,7 +62,7 @@ pub(super) fn parent_of<'a>(bundle: &'a Bundle, plan: &'a Plan, old: &str) -> Op
     s.parent_id.as_deref().map(|p| new_id(plan, p))
 }
 
-/// A JSONL record of the bundle, as it will be written.
+/// A JSONL record file of the bundle, read a line at a time as it will be written.
 struct Record<'a> {
     bundle: &'a Bundle,
     plan: &'a Plan,
@@ -68,28 +70,47 @@ struct Record<'a> {
     name: &'a str,
     /// The session it belongs to (its id in the bundle).
     owner: &'a str,
-    text: &'a str,
 }
 
-/// `check` on each JSONL record of the bundle.
+/// What a line check says: go on to the next line, or the file is done with.
+enum Flow {
+    Next,
+    Done,
+}
+
+/// `check` on each line of each JSONL record of the bundle (1-based number, text as restored),
+/// streamed: a record file may unpack to a gigabyte, so none is held whole.
 fn each_jsonl(
     bundle: &Bundle,
     plan: &Plan,
-    check: fn(&Record) -> Result<(), BundleError>,
+    check: fn(&Record, usize, &str) -> Result<Flow, BundleError>,
 ) -> Result<(), BundleError> {
     for f in bundle.manifest.native_files() {
         let Some(owner) = f.session.as_deref().filter(|_| f.path.ends_with(".jsonl")) else {
             continue;
         };
-        let bytes = rewritten(&f.path, bundle.read(&f.path)?, plan);
-        // Not UTF-8: the agent repairs it when reading; its ids are checked as it reads them.
-        let text = String::from_utf8_lossy(&bytes);
-        check(&Record {
+        let record = Record {
             bundle,
             plan,
             name: &f.path,
             owner,
-            text: &text,
+        };
+        let (mut number, mut done) = (0, false);
+        bundle.stream(&f.path, |r| {
+            records::each_line(r, &f.path, &mut |line| {
+                number += 1;
+                if done {
+                    return Ok(());
+                }
+                // Not UTF-8: restored as it was, and the agent repairs it when reading; its
+                // ids are checked as it reads them.
+                let text = match std::str::from_utf8(line) {
+                    Ok(text) => edit_values(text, &mut |s| edit_string(s, plan)),
+                    Err(_) => String::from_utf8_lossy(line),
+                };
+                done = matches!(check(&record, number, &text)?, Flow::Done);
+                Ok(())
+            })
         })?;
     }
     Ok(())
@@ -104,48 +125,52 @@ struct ClaudeLine {
 
 /// Each line's `sessionId`, where it has one, names the session whose transcript it is: the
 /// session itself, or for a subagent's, its parent (as Claude Code writes them).
-fn claude_lines(r: &Record) -> Result<(), BundleError> {
+fn claude_line(r: &Record, number: usize, line: &str) -> Result<Flow, BundleError> {
     let (bundle, plan, name, owner) = (r.bundle, r.plan, r.name, r.owner);
     let expected = if is_claude_agent(owner) {
         parent_of(bundle, plan, owner).unwrap_or_default()
     } else {
         new_id(plan, owner)
     };
-    for (i, line) in r.text.lines().enumerate() {
-        // A torn or foreign line is no record: Claude Code skips it as well.
-        let Ok(ClaudeLine {
-            session_id: Some(said),
-        }) = serde_json::from_str::<ClaudeLine>(line)
-        else {
-            continue;
-        };
-        if said.as_str() != Some(expected) {
-            return Err(disagrees(
-                name,
-                format!(
-                    "names the session {} on line {}, not {expected}",
-                    shown_value(&said),
-                    i + 1
-                ),
-            ));
-        }
+    // A torn or foreign line is no record: Claude Code skips it as well.
+    let Ok(ClaudeLine {
+        session_id: Some(said),
+    }) = serde_json::from_str::<ClaudeLine>(line)
+    else {
+        return Ok(Flow::Next);
+    };
+    if said.as_str() != Some(expected) {
+        return Err(disagrees(
+            name,
+            format!(
+                "names the session {} on line {number}, not {expected}",
+                shown_value(&said),
+            ),
+        ));
     }
-    Ok(())
+    Ok(Flow::Next)
 }
 
 /// The `session_meta` a Codex rollout starts with (the one its `threads` row is made from):
 /// its `id` is the session's, its parent (`parent_thread_id`, or the subagent source's) none or
 /// the manifest's, and its `session_id` (a subagent's conversation) one of the bundle's.
-fn codex_meta(r: &Record) -> Result<(), BundleError> {
+fn codex_meta(r: &Record, _number: usize, line: &str) -> Result<Flow, BundleError> {
     let (bundle, plan, name, owner) = (r.bundle, r.plan, r.name, r.owner);
-    let meta = r
-        .text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|r| r["type"] == "session_meta");
-    let Some(meta) = meta.map(|r| r["payload"].clone()) else {
-        return Ok(());
+    // Only the line that may be it is parsed, within the records' memory budget.
+    if !line.contains("\"session_meta\"") {
+        return Ok(Flow::Next);
+    }
+    let record = match records::parse(line.as_bytes(), name) {
+        Ok(record) => record,
+        // Too large to check is refused: Codex would still read its id.
+        Err(e @ BundleError::TooLarge(_)) => return Err(e),
+        // A torn line is no record: Codex skips it as well.
+        Err(_) => return Ok(Flow::Next),
     };
+    if record["type"] != "session_meta" {
+        return Ok(Flow::Next);
+    }
+    let meta = &record["payload"];
     let id = new_id(plan, owner);
     if meta["id"].as_str() != Some(id) {
         let says = format!("says its session is {}, not {id}", shown_value(&meta["id"]));
@@ -177,7 +202,7 @@ fn codex_meta(r: &Record) -> Result<(), BundleError> {
         );
         return Err(disagrees(name, says));
     }
-    Ok(())
+    Ok(Flow::Done)
 }
 
 /// A JSON value for a message: a string quoted (unsafe characters as `\u{…}`, cut to 80

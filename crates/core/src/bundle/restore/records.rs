@@ -11,11 +11,11 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::files::edit_string;
-use crate::bundle::jsontext::edit_values;
-use crate::bundle::records;
 use super::{opencode, Plan};
+use crate::bundle::jsontext::edit_values;
 use crate::bundle::manifest::is_claude_agent;
 use crate::bundle::reader::Bundle;
+use crate::bundle::records;
 use crate::bundle::BundleError;
 use crate::model::ProviderKind;
 

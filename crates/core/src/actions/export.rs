@@ -1520,22 +1520,18 @@ impl Drop for TempFile {
 
 /// A session's cost as people read it: recorded, estimated (marked "≈"), or why there is none.
 pub fn cost_text(s: &SessionMeta) -> Option<String> {
-    match s.cost_basis {
-        CostBasis::Recorded | CostBasis::Estimated if s.cost().is_some() => {
-            let cost = s.cost().unwrap_or_default();
-            let approx = if s.cost_basis == CostBasis::Estimated {
-                "≈ "
-            } else {
-                ""
-            };
-            Some(format!("{approx}${cost:.2}"))
-        }
-        CostBasis::Unpriced => Some(match &s.model {
+    if s.cost_basis == CostBasis::Unpriced {
+        return Some(match &s.model {
             Some(m) => format!("no price for {m}"),
             None => "no price (model not recorded)".to_owned(),
-        }),
-        _ => s.cost_usd.map(|c| format!("${c:.2}")),
+        });
     }
+    let approx = if s.cost_basis == CostBasis::Estimated {
+        "≈ "
+    } else {
+        ""
+    };
+    Some(format!("{approx}${:.2}", s.cost()?))
 }
 
 #[cfg(test)]

@@ -115,9 +115,13 @@ fn cost_legend(total: &Figures) -> String {
     let mut out = String::new();
     if total.estimated > 0 {
         let prices = agent_sessions_core::pricing::current();
+        let mine = match prices.overridden() {
+            [] => String::new(),
+            models => format!(", and config.toml's [prices] for {}", models.join(", ")),
+        };
         let _ = writeln!(
             out,
-            "≈ {} sessions' cost estimated from their tokens at the prices of {} ({}).",
+            "≈ {} sessions' cost estimated from their tokens at the prices of {} ({}){mine}.",
             total.estimated, prices.source, prices.date
         );
     }

@@ -28,8 +28,14 @@ fn roots() -> Vec<String> {
 
 /// The CLI with a cache of its own (in `cache`) and no real home.
 fn run(cache: &Path, args: &[&str], roots: &[String]) -> Output {
+    run_with(cache, args, roots, &[])
+}
+
+/// [`run`] with more environment variables.
+fn run_with(cache: &Path, args: &[&str], roots: &[String], env: &[(&str, &Path)]) -> Output {
     let empty = Path::new("/nonexistent/agent-sessions-cli-test-home");
     Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
+        .envs(env.iter().copied())
         .args(args)
         .args(roots)
         .env("AGENT_SESSIONS_CACHE_DIR", cache)
@@ -204,6 +210,51 @@ fn stats_of_one_provider_and_a_bad_grouping() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr)
         .contains("is not dir, repo, agent, model, day or week"));
+}
+
+/// `[prices]` in config.toml prices a model instead of the bundled table, and the legend
+/// says so; a bad entry is a warning and its model keeps the bundled price.
+#[test]
+fn config_prices_override_the_bundled_table() {
+    let cache = tempfile::tempdir().unwrap();
+    let config = cache.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[prices.\"gpt-5-codex\"]\ninput = 100\noutput = 1000\n\n[prices.other]\ninput = \"x\"\n",
+    )
+    .unwrap();
+    let env = [("AGENT_SESSIONS_CONFIG", config.as_path())];
+    let args = ["stats", "--by", "model", "--provider", "codex"];
+    let json = |extra: &[(&str, &Path)]| {
+        let out = run_with(
+            cache.path(),
+            &[&args[..], &["--json"]].concat(),
+            &roots(),
+            extra,
+        );
+        json_of(&out)
+    };
+    let bundled = json(&[]);
+    let mine = json(&env);
+    let total = &mine["data"]["total"];
+    let t = &total["tokens"];
+    let n = |k: &str| t[k].as_u64().unwrap() as f64;
+    // Every Codex session of the fixture is gpt-5-codex; no cache price: cache reads as input.
+    let want = (n("input") + n("cache_read") + n("cache_write")) * 100e-6 + n("output") * 1000e-6;
+    let got = total["cost_usd"].as_f64().unwrap();
+    assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+    assert_ne!(bundled["data"]["total"]["cost_usd"], total["cost_usd"]);
+    assert!(
+        mine["warnings"].to_string().contains("prices.other"),
+        "{}",
+        mine["warnings"]
+    );
+    let text = run_with(cache.path(), &args, &roots(), &env);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("and config.toml's [prices] for gpt-5-codex."),
+        "{text}"
+    );
 }
 
 const SPILLED: &str = "5fec8eab-4b33-416d-b6fa-02f90e2a8cfc";

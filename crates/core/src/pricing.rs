@@ -114,6 +114,11 @@ impl Prices {
         self.models.is_empty()
     }
 
+    /// The models `config.toml` priced, as written there.
+    pub fn overridden(&self) -> &[String] {
+        &self.overridden
+    }
+
     /// Whether `config.toml` priced `model`.
     pub fn is_overridden(&self, model: &str) -> bool {
         self.overridden

@@ -75,6 +75,7 @@ macro_rules! transcript_methods {
 
 pub mod blob;
 mod build;
+pub mod capability;
 pub mod claude;
 pub mod codex;
 pub mod error;

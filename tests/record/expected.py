@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Compute a fixture's EXPECTED.json from its raw files, independently of this project's readers.
+
+Usage: tests/record/expected.py testdata/<agent>/<version>      (writes EXPECTED.json there)
+
+Only the standard library and the fixture itself are used (the store and run.log, whose
+"# cwd:" lines name the directories the agent ran in). The counting rules are the ones
+docs/formats.md states for each agent:
+
+Gemini CLI (dot-gemini/tmp/<project>/chats/):
+  A session file is replayed the way the CLI's own loader does: a line with `sessionId` and
+  `projectHash` merges into the metadata; `{"$set": {...}}` merges too, and a `$set.messages`
+  replaces every message so far (a checkpoint); a line with a string `id` is a message, stored
+  by id (a later line with the same id replaces it in place); `{"$rewindTo": id}` drops that
+  message and every later one. A legacy `.json` file is one ConversationRecord.
+  user = `type: user` messages whose text (text parts joined, trimmed) is not empty (tool
+  results), does not start with `/` or `?` (commands) or `<session_context>`/`<hook_context>`
+  (context the CLI injects); assistant = `type: gemini` messages with text (not `thought`
+  parts), tool calls or thoughts; tool_calls = their `toolCalls` entries, or where a message
+  has none (the checkpoint a resume writes) its `functionCall` parts; errors = `type: error`
+  messages.
+  info/warning messages and utility model calls (routing, next-speaker checks, summaries: never
+  written as messages) are not turns.
+  parent = the session folder a subagent file sits in (chats/<parent id>/<id>.jsonl).
+  cwd = the project folder's `.project_root`, else projects.json's entry for the folder, else
+  the run directory whose sha256 is the folder name (before 0.29).
+
+Qwen Code and Aider: see their functions below.
+"""
+
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+
+
+def run_dirs(fixture):
+    text = (fixture / "run.log").read_text()
+    return sorted(set(re.findall(r"^# cwd: (.+)$", text, re.M)))
+
+
+def parts_of(content):
+    if isinstance(content, str):
+        return [{"text": content}]
+    if isinstance(content, dict):
+        return [content]
+    return [p if isinstance(p, dict) else {"text": str(p)} for p in content or []]
+
+
+def text_of(content):
+    """The text of a message's parts, reasoning ("thought") parts left out."""
+    return "".join(p["text"] for p in parts_of(content)
+                   if isinstance(p.get("text"), str) and not p.get("thought"))
+
+
+# --- Gemini CLI ------------------------------------------------------------------------------
+
+def gemini_replay(path):
+    """(metadata, [messages]) of one session file, as the CLI's loader rebuilds it."""
+    raw = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        doc = json.loads(raw)
+        return doc, list(doc.get("messages", []))
+    meta, messages = {}, {}
+    for line in raw.splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        if isinstance(rec.get("$rewindTo"), str):
+            ids = list(messages)
+            cut = ids.index(rec["$rewindTo"]) if rec["$rewindTo"] in ids else 0
+            for gone in ids[cut:]:
+                del messages[gone]
+        elif isinstance(rec.get("id"), str):
+            messages[rec["id"]] = rec
+        elif isinstance(rec.get("$set"), dict):
+            if isinstance(rec["$set"].get("messages"), list):
+                messages = {m["id"]: m for m in rec["$set"]["messages"]
+                            if isinstance(m.get("id"), str)}
+            meta.update(rec["$set"])
+        elif isinstance(rec.get("sessionId"), str) and isinstance(rec.get("projectHash"), str):
+            meta.update(rec)
+    return meta, list(messages.values())
+
+
+def gemini_counts(messages):
+    c = {"user": 0, "assistant": 0, "tool_calls": 0, "errors": 0}
+    for m in messages:
+        if m.get("type") == "user":
+            t = text_of(m.get("content")).strip()
+            if t and not t.startswith(("/", "?", "<session_context>", "<hook_context>")):
+                c["user"] += 1
+        elif m.get("type") == "gemini":
+            parts = parts_of(m.get("content"))
+            # A resume rewrites the history as a checkpoint in which tool calls are
+            # functionCall parts and reasoning is `thought` parts (no toolCalls/thoughts).
+            calls = len(m.get("toolCalls") or []) or sum("functionCall" in p for p in parts)
+            thought = m.get("thoughts") or any(p.get("thought") for p in parts)
+            if text_of(m.get("content")).strip() or calls or thought:
+                c["assistant"] += 1
+                c["tool_calls"] += calls
+        elif m.get("type") == "error":
+            c["errors"] += 1
+    return c
+
+
+def gemini_cwd(root, folder, dirs):
+    marker = root / "tmp" / folder / ".project_root"
+    if marker.exists():
+        return marker.read_text(encoding="utf-8").strip()
+    reg = root / "projects.json"
+    if reg.exists():
+        for path, slug in json.loads(reg.read_text(encoding="utf-8"))["projects"].items():
+            if slug == folder:
+                return path
+    for d in dirs:
+        if hashlib.sha256(d.encode()).hexdigest() == folder:
+            return d
+    return None
+
+
+def gemini(fixture):
+    root = fixture / "dot-gemini"
+    dirs = run_dirs(fixture)
+    out = []
+    for chats in sorted((root / "tmp").glob("*/chats")):
+        folder = chats.parent.name
+        for f in sorted(chats.rglob("*.json*")):
+            if f.suffix not in (".json", ".jsonl"):
+                continue
+            meta, messages = gemini_replay(f)
+            if "sessionId" not in meta:
+                continue
+            nested = f.parent != chats
+            out.append({
+                "id": meta["sessionId"],
+                "parent_id": f.parent.name if nested else None,
+                "cwd": gemini_cwd(root, folder, dirs),
+                "file": str(f.relative_to(fixture)),
+                "kind": meta.get("kind"),
+                "counts": gemini_counts(messages),
+            })
+    return out
+
+
+AGENTS = {"gemini": gemini}
+
+
+def main():
+    fixture = Path(sys.argv[1]).resolve()
+    agent = fixture.parent.name
+    sessions = sorted(AGENTS[agent](fixture), key=lambda s: (s["id"], s["file"]))
+    doc = {"computed_by": "tests/record/expected.py (independent of the readers)",
+           "sessions": sessions}
+    (fixture / "EXPECTED.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    for s in sessions:
+        print(s["id"], s["parent_id"], s["cwd"], s["counts"])
+
+
+if __name__ == "__main__":
+    main()

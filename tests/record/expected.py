@@ -25,7 +25,7 @@ Gemini CLI (dot-gemini/tmp/<project>/chats/):
   cwd = the project folder's `.project_root`, else projects.json's entry for the folder, else
   the run directory whose sha256 is the folder name (before 0.29).
 
-Qwen Code and Aider: see their functions below.
+Qwen Code and Aider: see their sections below.
 """
 
 import hashlib
@@ -91,7 +91,7 @@ def gemini_counts(messages):
             t = text_of(m.get("content")).strip()
             if t and not t.startswith(("/", "?", "<session_context>", "<hook_context>")):
                 c["user"] += 1
-        elif m.get("type") == "gemini":
+        elif m.get("type") in ("gemini", "qwen"):  # Qwen Code before 0.5 writes `qwen`
             parts = parts_of(m.get("content"))
             # A resume rewrites the history as a checkpoint in which tool calls are
             # functionCall parts and reasoning is `thought` parts (no toolCalls/thoughts).
@@ -144,7 +144,86 @@ def gemini(fixture):
     return out
 
 
-AGENTS = {"gemini": gemini}
+# --- Qwen Code -------------------------------------------------------------------------------
+#
+# Before 0.5 (dot-qwen/tmp/<sha256 of the directory>/chats/*.json): Gemini's JSON
+# ConversationRecord with assistant messages of `type: qwen`; the Gemini rules apply.
+# 0.5 and later (dot-qwen/projects/<sanitised cwd>/chats/<session id>.jsonl): one record a line,
+# linked by uuid/parentUuid; the conversation is the chain from the last record back to the
+# root (a rewind leaves other branches in the file). On that chain:
+#   user = `type: user` records without a `subtype` (a `notification` is the CLI telling the
+#   model a background agent finished) whose `provenance` is absent or `real_user`, with text
+#   that is not empty and does not start with `/` or `?`;
+#   assistant = `type: assistant` records with text, functionCall or thought parts;
+#   tool_calls = their functionCall parts; errors = `system/ui_telemetry` records whose event is
+#   `qwen-code.api_error` (a failed model call). `tool_result` and other `system` records
+#   (attribution snapshots, telemetry, …) are not messages.
+#   cwd = the records' `cwd`; subagents are projects/<…>/subagents/<parent id>/<agent>.jsonl
+#   (their records carry the parent's sessionId and isSidechain): id = the file stem, parent =
+#   the folder name.
+
+def qwen_chain(records):
+    by_uuid = {r["uuid"]: r for r in records if isinstance(r.get("uuid"), str)}
+    chain, r = [], records[-1] if records else None
+    while r is not None:
+        chain.append(r)
+        r = by_uuid.get(r.get("parentUuid"))
+    return chain[::-1]
+
+
+def qwen_counts(chain):
+    c = {"user": 0, "assistant": 0, "tool_calls": 0, "errors": 0}
+    for r in chain:
+        parts = parts_of((r.get("message") or {}).get("parts"))
+        if r.get("type") == "user" and not r.get("subtype") and \
+                r.get("provenance", "real_user") == "real_user":
+            t = text_of(parts).strip()
+            if t and not t.startswith(("/", "?")):
+                c["user"] += 1
+        elif r.get("type") == "assistant":
+            calls = sum("functionCall" in p for p in parts)
+            if text_of(parts).strip() or calls or any(p.get("thought") for p in parts):
+                c["assistant"] += 1
+                c["tool_calls"] += calls
+        elif r.get("subtype") == "ui_telemetry":
+            event = ((r.get("systemPayload") or {}).get("uiEvent") or {}).get("event.name")
+            c["errors"] += event == "qwen-code.api_error"
+    return c
+
+
+def qwen_jsonl(fixture, f, parent):
+    records = [json.loads(line) for line in f.read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    chain = qwen_chain(records)
+    return {
+        "id": f.stem if parent else records[0]["sessionId"],
+        "parent_id": parent,
+        "cwd": next((r["cwd"] for r in chain if r.get("cwd")), None),
+        "file": str(f.relative_to(fixture)),
+        "kind": "subagent" if parent else "main",
+        "counts": qwen_counts(chain),
+    }
+
+
+def qwen(fixture):
+    root = fixture / "dot-qwen"
+    out = []
+    for f in sorted((root / "projects").glob("*/chats/*.jsonl")):
+        out.append(qwen_jsonl(fixture, f, None))
+    for f in sorted((root / "projects").glob("*/subagents/*/*.jsonl")):
+        out.append(qwen_jsonl(fixture, f, f.parent.name))
+    if (root / "tmp").exists():  # before 0.5: Gemini's layout and JSON records
+        dirs = run_dirs(fixture)
+        for f in sorted((root / "tmp").glob("*/chats/*.json")):
+            meta, messages = gemini_replay(f)
+            out.append({"id": meta["sessionId"], "parent_id": None,
+                        "cwd": gemini_cwd(root, f.parent.parent.name, dirs),
+                        "file": str(f.relative_to(fixture)), "kind": None,
+                        "counts": gemini_counts(messages)})
+    return out
+
+
+AGENTS = {"gemini": gemini, "qwen": qwen}
 
 
 def main():

@@ -140,6 +140,8 @@ def tool_call_for(step, declared):
         args = {"command": rest}
         if "description" in params:
             args["description"] = "scripted shell step"
+        if "is_background" in params:  # required by Qwen Code 0.1
+            args["is_background"] = False
         return name, args
     if verb == "edit":
         path, _, change = rest.partition(" ")

@@ -223,7 +223,75 @@ def qwen(fixture):
     return out
 
 
-AGENTS = {"gemini": gemini, "qwen": qwen}
+# --- Aider -------------------------------------------------------------------------------------
+#
+# testdata/aider/<version>/<repo>/.aider.chat.history.md, one per repository. A line
+# `# aider chat started at <local time>` opens a run; each run is one session.
+#   id = "aider-" + the first 16 hex digits of sha256("<history path relative to the fixture>
+#   \0<header line>\0<k>"), k counting earlier identical header lines in the file: stable while
+#   the run is appended to, unique in the file. (A proposal; `line` and `header` are given too.)
+#   user = blocks of consecutive `#### ` lines that do not start with `/` (slash commands) —
+#   a multi-line prompt is one block; assistant = the non-blank text between a prompt block and
+#   the next `> ` line, `#### ` line or run header (reasoning in <thinking-content-…> included);
+#   errors = `> ` lines naming an exception (`…Error: `, `…Exception`); tool_calls = 0 (Aider
+#   has no tool calls: edits are SEARCH/REPLACE blocks in the reply, `> Applied edit to …`).
+#   cwd = the directory of the history file (run.log's `# cwd:` line ending in its name).
+
+ERROR_RE = re.compile(r"^> \S*(Error|Exception)\b")
+
+
+def aider_runs(text):
+    """[(line number, header, [lines])] of each run in a history file."""
+    runs = []
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.startswith("# aider chat started at "):
+            runs.append((n, line, []))
+        elif runs:
+            runs[-1][2].append(line)
+    return runs
+
+
+def aider_counts(lines):
+    c = {"user": 0, "assistant": 0, "tool_calls": 0, "errors": 0}
+    state = None  # "prompt": inside a prompt block or before its reply; "reply": in the reply
+    for line in lines:
+        if line.startswith("####"):
+            command = line[4:].strip().startswith("/")
+            if state != "prompt" and not command:
+                c["user"] += 1
+            state = None if command else "prompt"
+        elif line.startswith("> "):
+            c["errors"] += bool(ERROR_RE.match(line))
+            state = None
+        elif state == "prompt" and line.strip():
+            c["assistant"] += 1
+            state = "reply"
+    return c
+
+
+def aider(fixture):
+    dirs = run_dirs(fixture)
+    out = []
+    for f in sorted(fixture.glob("*/.aider.chat.history.md")):
+        rel = str(f.relative_to(fixture))
+        seen = {}
+        for n, header, lines in aider_runs(f.read_text(encoding="utf-8")):
+            k = seen.get(header, 0)
+            seen[header] = k + 1
+            key = "%s\0%s\0%d" % (rel, header, k)
+            model = next((ln[len("> Model: "):].split(" with ")[0] for ln in lines
+                          if ln.startswith("> Model: ")), None)
+            out.append({
+                "id": "aider-" + hashlib.sha256(key.encode()).hexdigest()[:16],
+                "parent_id": None,
+                "cwd": next((d for d in dirs if Path(d).name == f.parent.name), None),
+                "file": rel, "line": n, "header": header, "model": model,
+                "counts": aider_counts(lines),
+            })
+    return out
+
+
+AGENTS = {"gemini": gemini, "qwen": qwen, "aider": aider}
 
 
 def main():

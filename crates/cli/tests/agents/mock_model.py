@@ -84,12 +84,15 @@ def responses(body):
 #       the request holds after the prompt; the tool's name and argument names are taken from
 #       the tools the request declares (they differ between agents and versions)
 #   [[say TEXT]]   the final reply (default: "ok: " and the prompt's first 60 characters)
+#   [[big N]]      the final reply is the numbers 1 to N, a line each (a large reply)
+#   [[search-replace FILE OLD => NEW]]  the final reply is an edit as a SEARCH/REPLACE block
+#                  (the text-format edits of Aider's `diff` edit format)
 #   [[think]]      the reply starts with a reasoning ("thought") part
 #   [[fail]]       the model call fails: HTTP 400 with the API's error body
 # Utility calls (next-speaker checks, routing, summaries, memory extraction) get a JSON value
 # built from the response schema they ask for, so they never turn into conversation turns.
 
-SCRIPT_RE = re.compile(r"\[\[(steps|say|think|fail)\s*:?\s*(.*?)\]\]", re.S)
+SCRIPT_RE = re.compile(r"\[\[(steps|say|think|fail|big|search-replace)\s*:?\s*(.*?)\]\]", re.S)
 READ_TOOLS = ("read_file",)
 SHELL_TOOLS = ("run_shell_command", "shell", "bash")
 EDIT_TOOLS = ("replace", "edit")
@@ -104,6 +107,13 @@ def script_of(text):
             found["steps"] = [s.strip() for s in arg.split(";") if s.strip()]
         elif kind == "say":
             found["say"] = arg.strip()
+        elif kind == "big":
+            found["say"] = "\n".join(str(i) for i in range(1, int(arg) + 1))
+        elif kind == "search-replace":
+            path, _, change = arg.strip().partition(" ")
+            old, _, new = change.partition("=>")
+            found["say"] = "I will change it.\n\n%s\n```\n<<<<<<< SEARCH\n%s\n=======\n%s\n" \
+                ">>>>>>> REPLACE\n```" % (path, old.strip(), new.strip())
         else:
             found[kind] = True
     return found

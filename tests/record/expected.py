@@ -291,7 +291,41 @@ def aider(fixture):
     return out
 
 
-AGENTS = {"gemini": gemini, "qwen": qwen, "aider": aider}
+# --- GitHub Copilot CLI (1.0.x: dot-copilot/session-state/<id>/events.jsonl) ------------------
+#
+# One event a line {type, data, id, timestamp, parentId}. id = the folder name (=
+# session.start's data.sessionId); cwd = session.start's data.context.cwd (workspace.yaml's
+# `cwd` says the same). A subagent runs inside its parent's file: its events carry
+# data.parentToolCallId (assistant) or data.source "agent-…" (its prompt) and are not counted on
+# the parent (nor listed as sessions).
+#   user = `user.message` events without such a source; assistant = `assistant.message` events
+#   without parentToolCallId that have content or toolRequests; tool_calls = their toolRequests;
+#   errors = `session.error` events.
+
+def copilot(fixture):
+    out = []
+    for f in sorted((fixture / "dot-copilot/session-state").glob("*/events.jsonl")):
+        c = {"user": 0, "assistant": 0, "tool_calls": 0, "errors": 0}
+        cwd = None
+        for line in f.read_text(encoding="utf-8").splitlines():
+            ev = json.loads(line)
+            d = ev.get("data") or {}
+            if ev["type"] == "session.start":
+                cwd = (d.get("context") or {}).get("cwd")
+            elif ev["type"] == "user.message" and not str(d.get("source", "")).startswith("agent-"):
+                c["user"] += 1
+            elif ev["type"] == "assistant.message" and not d.get("parentToolCallId"):
+                if d.get("content") or d.get("toolRequests"):
+                    c["assistant"] += 1
+                    c["tool_calls"] += len(d.get("toolRequests") or [])
+            elif ev["type"] == "session.error":
+                c["errors"] += 1
+        out.append({"id": f.parent.name, "parent_id": None, "cwd": cwd,
+                    "file": str(f.relative_to(fixture)), "counts": c})
+    return out
+
+
+AGENTS = {"gemini": gemini, "qwen": qwen, "aider": aider, "copilot": copilot}
 
 
 def main():

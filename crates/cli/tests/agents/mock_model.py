@@ -93,7 +93,7 @@ def responses(body):
 # built from the response schema they ask for, so they never turn into conversation turns.
 
 SCRIPT_RE = re.compile(r"\[\[(steps|say|think|fail|big|search-replace)\s*:?\s*(.*?)\]\]", re.S)
-READ_TOOLS = ("read_file",)
+READ_TOOLS = ("read_file", "view")
 SHELL_TOOLS = ("run_shell_command", "shell", "bash")
 EDIT_TOOLS = ("replace", "edit")
 PATH_ARGS = ("file_path", "absolute_path", "path")
@@ -158,20 +158,24 @@ def tool_call_for(step, declared):
         old, _, new = change.partition("=>")
         name, params = pick_tool(declared, EDIT_TOOLS)
         args = arg_named(params, PATH_ARGS, path)
-        args.update({"old_string": old.strip(), "new_string": new.strip()})
+        suffix = "str" if "old_str" in params else "string"  # Copilot CLI: old_str/new_str
+        args.update({"old_" + suffix: old.strip(), "new_" + suffix: new.strip()})
         if "instruction" in params:
             args["instruction"] = "scripted edit"
         return name, args
     if verb == "agent":
         # A subagent: Gemini's invoke_agent (0.4x+) or a tool named after the agent (older),
-        # Qwen's task tool (agent from 0.2x).
+        # Qwen's task tool (agent from 0.2x), Copilot CLI's task tool.
         agent, _, text = rest.partition(" ")
         if "invoke_agent" in declared:
             return "invoke_agent", {"agent_name": agent, "prompt": text}
         for name in ("task", "agent"):
             if name in declared:
-                return name, {"description": "scripted subagent", "prompt": text,
-                              "subagent_type": agent}
+                kind = "agent_type" if "agent_type" in declared[name] else "subagent_type"
+                args = {"description": "scripted subagent", "prompt": text, kind: agent}
+                if "name" in declared[name]:  # Copilot CLI names each agent
+                    args["name"] = "scripted"
+                return name, args
         name, params = pick_tool(declared, (agent,))
         return name, {next(iter(params), "objective"): text}
     if verb == "call":

@@ -325,7 +325,77 @@ def copilot(fixture):
     return out
 
 
-AGENTS = {"gemini": gemini, "qwen": qwen, "aider": aider, "copilot": copilot}
+# --- Cline -------------------------------------------------------------------------------------
+#
+# 3.x (dot-cline/data/sessions/<id>/<id>.json + <id>.messages.json): id = the folder name, cwd =
+# the .json's `cwd`. A subagent is data/sessions/<parent id>/agent_<…>.messages.json: id = its
+# `sessionId` (<parent id>__agent_<…>), parent = the folder name, cwd = the parent's.
+#   user = `user` messages with a `text` part (tool_result-only messages are tool output);
+#   assistant = `assistant` messages that are not `metadata.displayOnly`, with text, thinking or
+#   tool_use parts; tool_calls = their tool_use parts; errors = `assistant` messages whose
+#   metadata.displayRole is `error` (a failed model call, shown, never sent).
+# 2.x (dot-cline/data/tasks/<id>/ + state/taskHistory.json): id = the folder name, cwd =
+# taskHistory's `cwdOnTaskInitialization`. Tools are XML in the reply text, so counts come from
+# ui_messages.json (what Cline shows) and the API history:
+#   user = ui `say` `task` and `user_feedback`; assistant = api_conversation_history
+#   `assistant` messages; tool_calls = ui `say`/`ask` `tool` and `command`; errors = ui
+#   `ask: api_req_failed` and `say: error`.
+
+def cline_v3(fixture, root):
+    out = []
+    for meta_file in sorted(root.glob("data/sessions/*/*.json")):
+        if meta_file.name.endswith(".messages.json"):
+            continue
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        folder = meta_file.parent
+        for f in sorted(folder.glob("*.messages.json")):
+            doc = json.loads(f.read_text(encoding="utf-8"))
+            child = f.name.startswith("agent_")
+            c = {"user": 0, "assistant": 0, "tool_calls": 0, "errors": 0}
+            for m in doc.get("messages", []):
+                kinds = [p.get("type") for p in m.get("content") or [] if isinstance(p, dict)]
+                info = m.get("metadata") or {}
+                if m.get("role") == "user" and "text" in kinds:
+                    c["user"] += 1
+                elif m.get("role") == "assistant" and info.get("displayRole") == "error":
+                    c["errors"] += 1
+                elif m.get("role") == "assistant" and not info.get("displayOnly") and \
+                        {"text", "thinking", "tool_use"} & set(kinds):
+                    c["assistant"] += 1
+                    c["tool_calls"] += kinds.count("tool_use")
+            out.append({"id": doc["sessionId"] if child else folder.name,
+                        "parent_id": folder.name if child else None, "cwd": meta.get("cwd"),
+                        "file": str(f.relative_to(fixture)), "counts": c})
+    return out
+
+
+def cline_v2(fixture, root):
+    index = root / "data/state/taskHistory.json"
+    if not index.exists():
+        return []
+    history = {t["id"]: t for t in json.loads(index.read_text(encoding="utf-8"))}
+    out = []
+    for task in sorted(root.glob("data/tasks/*")):
+        ui = json.loads((task / "ui_messages.json").read_text(encoding="utf-8"))
+        api = json.loads((task / "api_conversation_history.json").read_text(encoding="utf-8"))
+        said = [(m.get("type"), m.get("say") or m.get("ask")) for m in ui]
+        c = {"user": sum(k in ("task", "user_feedback") for t, k in said if t == "say"),
+             "assistant": sum(m.get("role") == "assistant" for m in api),
+             "tool_calls": sum(k in ("tool", "command") for _, k in said),
+             "errors": sum(1 for t, k in said if (t, k) in (("ask", "api_req_failed"),
+                                                             ("say", "error")))}
+        out.append({"id": task.name, "parent_id": None,
+                    "cwd": history.get(task.name, {}).get("cwdOnTaskInitialization"),
+                    "file": str((task / "ui_messages.json").relative_to(fixture)), "counts": c})
+    return out
+
+
+def cline(fixture):
+    root = fixture / "dot-cline"
+    return cline_v3(fixture, root) + cline_v2(fixture, root)
+
+
+AGENTS = {"gemini": gemini, "qwen": qwen, "aider": aider, "copilot": copilot, "cline": cline}
 
 
 def main():

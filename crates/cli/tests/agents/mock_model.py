@@ -93,9 +93,9 @@ def responses(body):
 # built from the response schema they ask for, so they never turn into conversation turns.
 
 SCRIPT_RE = re.compile(r"\[\[(steps|say|think|fail|big|search-replace)\s*:?\s*(.*?)\]\]", re.S)
-READ_TOOLS = ("read_file", "view")
-SHELL_TOOLS = ("run_shell_command", "shell", "bash")
-EDIT_TOOLS = ("replace", "edit")
+READ_TOOLS = ("read_file", "view", "read_files")
+SHELL_TOOLS = ("run_shell_command", "shell", "bash", "run_commands")
+EDIT_TOOLS = ("replace", "edit", "editor")
 PATH_ARGS = ("file_path", "absolute_path", "path")
 
 
@@ -144,9 +144,13 @@ def tool_call_for(step, declared):
     rest = rest.strip()
     if verb == "read":
         name, params = pick_tool(declared, READ_TOOLS)
+        if "files" in params:  # Cline 3: read_files {files: [{path}]}
+            return name, {"files": [{"path": rest}]}
         return name, arg_named(params, PATH_ARGS, rest)
     if verb == "shell":
         name, params = pick_tool(declared, SHELL_TOOLS)
+        if "commands" in params:  # Cline 3: run_commands {commands: [...]}
+            return name, {"commands": [rest]}
         args = {"command": rest}
         if "description" in params:
             args["description"] = "scripted shell step"
@@ -158,7 +162,8 @@ def tool_call_for(step, declared):
         old, _, new = change.partition("=>")
         name, params = pick_tool(declared, EDIT_TOOLS)
         args = arg_named(params, PATH_ARGS, path)
-        suffix = "str" if "old_str" in params else "string"  # Copilot CLI: old_str/new_str
+        # Copilot CLI: old_str/new_str; Cline 3: old_text/new_text
+        suffix = next((x for x in ("str", "text") if "old_" + x in params), "string")
         args.update({"old_" + suffix: old.strip(), "new_" + suffix: new.strip()})
         if "instruction" in params:
             args["instruction"] = "scripted edit"
@@ -169,6 +174,8 @@ def tool_call_for(step, declared):
         agent, _, text = rest.partition(" ")
         if "invoke_agent" in declared:
             return "invoke_agent", {"agent_name": agent, "prompt": text}
+        if "spawn_agent" in declared:  # Cline 3
+            return "spawn_agent", {"systemPrompt": "You are the %s helper." % agent, "task": text}
         for name in ("task", "agent"):
             if name in declared:
                 kind = "agent_type" if "agent_type" in declared[name] else "subagent_type"
@@ -308,6 +315,42 @@ def chat_turn(messages):
     return script_of(""), "", 0
 
 
+# Cline 2.x declares no tools: its system prompt asks for XML tool calls in the reply text, and
+# tool results come back as user messages "[tool for '…'] Result: …".
+def xml_tools(body):
+    system = openai_text((body.get("messages") or [{}])[0].get("content"))
+    return not body.get("tools") and "<attempt_completion>" in system
+
+
+def xml_turn(messages):
+    """(script, prompt text, tool results since the prompt) for an XML-tools conversation."""
+    for i in range(len(messages) - 1, -1, -1):
+        text = openai_text(messages[i].get("content"))
+        if messages[i].get("role") == "user" and SCRIPT_RE.search(text):
+            done = sum(1 for later in messages[i + 1:] if later.get("role") == "user"
+                       and "] Result:" in openai_text(later.get("content")))
+            prompt = plain_prompt(re.sub(r"</?task>", "", text)).split("\n")[0]
+            return script_of(text), prompt, done
+    return script_of(""), "", 0
+
+
+def xml_reply(script, prompt, done):
+    """The reply text: the next step as Cline's XML tool call, else attempt_completion."""
+    if done >= len(script["steps"]):
+        return "<attempt_completion>\n<result>%s</result>\n</attempt_completion>" % \
+            final_text(script, prompt)
+    verb, _, rest = script["steps"][done].partition(" ")
+    if verb == "read":
+        return "<read_file>\n<path>%s</path>\n</read_file>" % rest
+    if verb == "shell":
+        return ("<execute_command>\n<command>%s</command>\n<requires_approval>false"
+                "</requires_approval>\n</execute_command>" % rest)
+    path, _, change = rest.partition(" ")
+    old, _, new = change.partition("=>")
+    return ("<replace_in_file>\n<path>%s</path>\n<diff>\n------- SEARCH\n%s\n=======\n%s\n"
+            "+++++++ REPLACE\n</diff>\n</replace_in_file>" % (path, old.strip(), new.strip()))
+
+
 def chat_chunk(model, delta, finish=None):
     return {"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1767225600,
             "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -317,7 +360,8 @@ def chat_completions(body):
     """(status, content type, payload) for an OpenAI chat completions call."""
     model = body.get("model", "mock")
     messages = body.get("messages", [])
-    script, prompt, done = chat_turn(messages)
+    xml = xml_tools(body)
+    script, prompt, done = (xml_turn if xml else chat_turn)(messages)
     if script["fail"]:
         err = {"error": {"message": "mock: this model call fails on purpose",
                          "type": "invalid_request_error", "code": "mock_failure"}}
@@ -334,6 +378,8 @@ def chat_completions(body):
         call = (name, value_for({"type": "object", "properties": declared.get(name, {})}))
     elif fmt or (body.get("response_format") or {}).get("type") == "json_object":
         text = json.dumps(value_for(fmt))
+    elif xml:
+        text = xml_reply(script, prompt, done)
     elif done < len(script["steps"]):
         call = tool_call_for(script["steps"][done], declared)
     else:

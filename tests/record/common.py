@@ -108,6 +108,8 @@ class Recorder:
                   % self.home, "# $PREFIX = target/agents/%s" % self.prefix.name]
         header.append("# EXPECTED.json: python3 tests/record/expected.py testdata/%s/%s"
                       % (self.agent, self.version))
+        header.append("# requests.jsonl: each model call, summarised (tests/record/common.py)")
+        write_request_summary(self.requests, self.out / "requests.jsonl")
         text = "\n".join(header + self.log_lines) + "\n"
         # Stack traces name the install; keep the log free of this machine's paths.
         text = text.replace(str(self.prefix), "$PREFIX").replace(str(REPO), "$REPO")
@@ -149,3 +151,37 @@ def start(agent, package, binary, dot_name):
     dot = rec.home / dot_name
     dot.mkdir()
     return rec, str(rec.prefix / "node_modules/.bin" / binary), dot, two_projects(rec)
+
+
+def user_texts(body):
+    """The user texts of a model request (Gemini `contents` or OpenAI `messages`), in order."""
+    texts = []
+    for m in body.get("contents") or body.get("messages") or []:
+        if m.get("role") != "user":
+            continue
+        parts = m.get("parts") or m.get("content") or []
+        if isinstance(parts, str):
+            parts = [{"text": parts}]
+        for p in parts:
+            text = (p.get("text") or "").strip() if isinstance(p, dict) else ""
+            if text and not text.startswith(("<session_context>", "<system-reminder>")):
+                texts.append(text)
+    return texts
+
+
+def write_request_summary(requests, dest):
+    """One line per model call: its path, how many messages it carried, its first and last
+    user text (80 characters). After a resume, the first user text is the restored history's."""
+    lines = []
+    if requests.exists():
+        for line in requests.read_text().splitlines():
+            rec = json.loads(line)
+            body = rec["body"] or {}
+            texts = user_texts(body)
+            lines.append(json.dumps({
+                "path": rec["path"].split("?")[0],
+                "messages": len(body.get("contents") or body.get("messages") or []),
+                "first_user": texts[0][:80] if texts else None,
+                "last_user": texts[-1][:80] if texts else None,
+            }, ensure_ascii=False))
+    dest.write_text("".join(l + "\n" for l in lines))

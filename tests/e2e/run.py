@@ -1997,7 +1997,7 @@ def home_rows(d, table):
                 table)
 
 
-def cli_rows(by):
+def cli_groups(by):
     return {g["key"]: {"sessions": g["sessions"], "tokens": sum(g["tokens"][k] for k in ("input", "output", "cache_read", "cache_write")),
                        "cost": g["cost_usd"]} for g in cli("stats", "--by", by)["groups"]}
 
@@ -2023,10 +2023,10 @@ def home(d):
     shown = d.js("const t = document.querySelector('[data-testid=\"home-totals\"]'); return [Number(t.dataset.sessions), Number(t.dataset.cost)]")
     assert shown[0] == total["sessions"] and abs(shown[1] - total["cost_usd"]) < 1e-6, (shown, total)
     for table, by in [("home-agents", "agent"), ("home-models", "model")]:
-        want, got = cli_rows(by), home_rows(d, table)
+        want, got = cli_groups(by), home_rows(d, table)
         assert got and all(k in want and want[k]["sessions"] == v["sessions"] and want[k]["tokens"] == v["tokens"]
                            and abs(want[k]["cost"] - v["cost"]) < 1e-6 for k, v in got.items()), (table, got, want)
-    projects, dirs = home_rows(d, "home-projects"), cli_rows("dir")
+    projects, dirs = home_rows(d, "home-projects"), cli_groups("dir")
     busiest = max(v["sessions"] for v in dirs.values())
     assert projects and all(dirs[k]["sessions"] == v["sessions"] for k, v in projects.items()), (projects, dirs)
     assert max(v["sessions"] for v in projects.values()) == busiest, (projects, busiest)
@@ -2093,10 +2093,12 @@ def stats_view(d):
                          "return t && {...Object.fromEntries(Object.entries(t.dataset).map(([k, v]) => [k, Number(v)])), rows}")
             got = {k: shown.get(k) for k in STATS_FIELDS} if shown else None
             rows = shown.get("rows") if shown else None
-            if got == expected and rows == [g["key"] for g in want["groups"]]:
+            # The table lists days newest first; the CLI oldest first.
+            want_rows = [g["key"] for g in want["groups"]][::-1 if by == "day" else 1]
+            if got == expected and rows == want_rows:
                 break
             if time.time() > deadline:
-                raise AssertionError(f"by {by}: the view shows {got} {rows}, the CLI {expected} {[g['key'] for g in want['groups']]}")
+                raise AssertionError(f"by {by}: the view shows {got} {rows}, the CLI {expected} {want_rows}")
             time.sleep(0.3)
         assert abs(shown["cost"] - want["total"]["cost_usd"]) < 1e-6, (shown["cost"], want["total"])
         assert expected["sessions"] >= 20 and expected["input"] > 0, expected

@@ -591,6 +591,8 @@ def run_main_suite(d):
         box = d.find_all('[data-testid="search-input"]')[0]
         d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
         d.type(box, "drwxr\ue007")
+        # The previous search's hits stay until this one answers: wait for its count.
+        d.until("return document.querySelector('[data-testid=\"search-count\"]')?.textContent.endsWith('“drwxr”')", 20)
         hits = d.wait_all('[data-testid="search-hit"]')
         d.click(hits[0])
         d.until("return [...document.querySelectorAll('details[data-testid=\"tool\"]')]"
@@ -2123,7 +2125,8 @@ def stats_view(d):
                        "let n = 0; for (let i = 3; i < px.length; i += 4) if (px[i]) n++; return n", chart)
         assert painted > 500, f"{chart}: {painted} painted pixels"
     # Keyboard: the grouping is focused on opening, Escape closes.
-    assert d.js("return document.activeElement?.dataset.testid") == "stats-by"
+    focused = d.js("return document.activeElement?.outerHTML.slice(0, 120)")
+    assert d.js("return document.activeElement?.dataset.testid") == "stats-by", focused
     d.shot("25-stats-by-day")
     key(d, "\ue00c")
     d.until("return !document.querySelector('[data-testid=\"stats\"]')", 5)

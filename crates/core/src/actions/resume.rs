@@ -41,7 +41,7 @@ pub(crate) use crate::model::resume::{is_control, shown};
 pub use crate::model::ResumeCommand;
 use crate::model::SessionMeta;
 /// Id shapes: each provider checks its own; trash and bundles check them too.
-pub use crate::provider::ids::{is_opencode_id, is_uuid};
+pub use crate::provider::{ids::is_uuid, opencode::ids::is_session_id as is_opencode_id};
 
 /// A [`ResumeCommand`] written for pasting into a shell.
 pub trait ShellCommand {

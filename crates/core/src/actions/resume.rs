@@ -175,7 +175,8 @@ pub(crate) fn claude_opens_this(session: &SessionMeta, id: &str) -> Result<(), E
         // No file holds it: Claude Code says so itself; nothing else is carried on.
         (None, found) if found.is_empty() => Ok(()),
         (opens, found) => Err(Error::ResumeOtherCopy {
-            id: id.to_owned(),
+            provider: session.provider,
+            id: id.into(),
             cwd: cwd.to_owned(),
             chosen,
             opens,

@@ -284,6 +284,19 @@ pub fn open_for_writing(db: &Path) -> rusqlite::Result<Connection> {
 mod tests {
     use super::*;
 
+    /// The CLI and the app show an action an agent lacks as unavailable with its reason, so
+    /// each reason names the agent, and every agent can at least trash or delete.
+    #[test]
+    fn every_agent_has_a_mode_and_says_why_it_lacks_one() {
+        for agent in crate::registry::AGENTS {
+            let modes = [Mode::Trash, Mode::Permanent].map(|m| agent.trash.planner(m));
+            assert!(modes.iter().any(Result::is_ok), "{}", agent.label);
+            for why in modes.iter().filter_map(|m| m.err()) {
+                assert!(why.contains(agent.label), "{}: {why}", agent.label);
+            }
+        }
+    }
+
     #[test]
     fn only_plain_names_make_a_child() {
         let f = Path::new("/s/part");

@@ -31,6 +31,15 @@ pub struct Agent {
     pub colours: [[&'static str; 2]; 2],
     /// The agent's reader over the given roots.
     pub provider: fn(Vec<PathBuf>) -> Box<dyn Provider>,
+
+    // Trash and delete (`capability::trash`), and the shape of the agent's ids (`crate::ids`).
+    /// Whether a string has the shape of the agent's session ids (`crate::ids::is_uuid`, or
+    /// its own in `<agent>/ids.rs`): never a separator, a dot or nothing.
+    pub session_id: fn(&str) -> bool,
+    /// The shape of a subagent's own id where it is not a session id's (its file stem).
+    pub subagent_id: Option<fn(&str) -> bool>,
+    /// What makes up a session for trash and delete (`<agent>/trash.rs`).
+    pub trash: crate::capability::trash::Trash,
 }
 
 impl Agent {

@@ -174,6 +174,7 @@ mod tests {
             (Error::ambiguous("s", &[]), ErrorCode::AmbiguousId),
             (
                 Error::ResumeOtherCopy {
+                    provider: agent_sessions_core::model::ProviderKind::Claude,
                     id: "s".into(),
                     cwd: "/w".into(),
                     chosen: "/c/projects/-w-copy/s.jsonl".into(),

@@ -41,7 +41,7 @@ pub(crate) use crate::model::resume::{is_control, shown};
 pub use crate::model::ResumeCommand;
 use crate::model::SessionMeta;
 /// Id shapes: each provider checks its own; trash and bundles check them too.
-pub use crate::provider::ids::{is_opencode_id, is_uuid};
+pub use crate::provider::{ids::is_uuid, opencode::ids::is_session_id as is_opencode_id};
 
 /// A [`ResumeCommand`] written for pasting into a shell.
 pub trait ShellCommand {
@@ -175,7 +175,8 @@ pub(crate) fn claude_opens_this(session: &SessionMeta, id: &str) -> Result<(), E
         // No file holds it: Claude Code says so itself; nothing else is carried on.
         (None, found) if found.is_empty() => Ok(()),
         (opens, found) => Err(Error::ResumeOtherCopy {
-            id: id.to_owned(),
+            provider: session.provider,
+            id: id.into(),
             cwd: cwd.to_owned(),
             chosen,
             opens,

@@ -13,8 +13,8 @@ use super::redact::RedactionCounts;
 use super::BundleError;
 use crate::actions::resume;
 use crate::model::{Counts, ProviderKind, SessionMeta, Tokens};
+pub(crate) use crate::provider::claude::ids::is_subagent_id as is_claude_agent;
 use crate::provider::ids;
-pub(crate) use crate::provider::ids::is_claude_agent;
 
 /// What the `format` field always says.
 pub const FORMAT: &str = "agent-sessions.bundle";

@@ -9,6 +9,7 @@ pub mod records;
 pub mod scan;
 pub mod statedb;
 pub(crate) mod transcript;
+mod trash;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -404,4 +405,9 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "dot-codex",
     colours: [["#dde8dd", "#2f5d2f"], ["#24392a", "#b5dcb7"]],
     provider: |roots| Box::new(CodexProvider::new(roots)),
+
+    // Trash and delete, and ids.
+    session_id: ids::is_uuid,
+    subagent_id: None,
+    trash: trash::TRASH,
 };

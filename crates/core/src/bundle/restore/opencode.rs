@@ -340,7 +340,7 @@ fn undo_import(root: &Path, imported: &[String]) -> String {
     if imported.is_empty() {
         return "nothing was changed".into();
     }
-    match crate::actions::trash::opencode::delete_rows(&root.join("opencode.db"), imported) {
+    match crate::provider::opencode::trash::delete_rows(&root.join("opencode.db"), imported) {
         Ok(()) => "what it had imported was deleted again, so nothing was changed".into(),
         Err(e) => format!(
             "and {} could not be deleted again: {e}",

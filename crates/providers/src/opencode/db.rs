@@ -438,6 +438,86 @@ mod tests {
         conn
     }
 
+    /// Counts the calls of `json_valid` on `conn`: it is replaced by one that checks its text
+    /// with serde_json. SQLite's own parses its argument on every call (it does not look in the
+    /// parse cache `json_extract` shares), so its calls are the rows' JSON parses.
+    fn count_json_valid(conn: &Connection) -> Box<std::sync::atomic::AtomicUsize> {
+        use rusqlite::ffi;
+        use std::os::raw::{c_int, c_void};
+        unsafe extern "C" fn valid(
+            ctx: *mut ffi::sqlite3_context,
+            _argc: c_int,
+            argv: *mut *mut ffi::sqlite3_value,
+        ) {
+            // SAFETY: SQLite calls this with the one argument the function was made with, and
+            // the user data is the counter the test keeps alive while the connection is open.
+            unsafe {
+                let calls =
+                    &*(ffi::sqlite3_user_data(ctx) as *const std::sync::atomic::AtomicUsize);
+                calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let arg = *argv;
+                let ok = ffi::sqlite3_value_type(arg) == ffi::SQLITE_TEXT && {
+                    let text = ffi::sqlite3_value_text(arg);
+                    let len = ffi::sqlite3_value_bytes(arg) as usize;
+                    let bytes = std::slice::from_raw_parts(text, len);
+                    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+                };
+                ffi::sqlite3_result_int(ctx, c_int::from(ok));
+            }
+        }
+        let calls = Box::new(std::sync::atomic::AtomicUsize::new(0));
+        // SAFETY: the handle is this open connection's; the counter outlives it in the test.
+        let rc = unsafe {
+            ffi::sqlite3_create_function_v2(
+                conn.handle(),
+                c"json_valid".as_ptr(),
+                1,
+                ffi::SQLITE_UTF8,
+                &*calls as *const _ as *mut c_void,
+                Some(valid),
+                None,
+                None,
+                None,
+            )
+        };
+        assert_eq!(rc, ffi::SQLITE_OK);
+        calls
+    }
+
+    /// A scan's aggregates parse each row's JSON once: the parts hold every tool output (most
+    /// of a database), and each field taken with its own `json_valid` parsed a part up to four
+    /// times and a message ten or eleven.
+    #[test]
+    fn the_aggregates_parse_each_row_once() {
+        let assistant = r#"{"role":"assistant","modelID":"m","tokens":{"input":1},"cost":0.1}"#;
+        let conn = v1(
+            &[
+                ("ses_a", "m1", 1, r#"{"role":"user"}"#),
+                ("ses_a", "m2", 2, assistant),
+                ("ses_b", "b1", 1, r#"{"role":"user"}"#),
+            ],
+            &[
+                ("ses_a", "m1", r#"{"type":"text","text":"hi"}"#),
+                ("ses_a", "m1", r#"{"type":"file","synthetic":false}"#),
+                ("ses_a", "m2", r#"{"type":"tool","tool":"bash"}"#),
+                ("ses_a", "m2", r#"{"type":"text","text":"done"}"#),
+                ("ses_b", "b1", r#"{"type":"text","text":"x""#),
+            ],
+        );
+        let calls = count_json_valid(&conn);
+        let ids = vec!["ses_a".to_owned(), "ses_b".to_owned()];
+        let got = counts_v1(&conn, &ids).unwrap();
+        assert_eq!(
+            got["ses_a"].counts.tool_calls, 1,
+            "the replacement validates as SQLite"
+        );
+        assert_eq!(got["ses_a"].counts.user, 1);
+        let rows = 3 + 5;
+        let parsed = calls.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(parsed <= rows, "{parsed} parses of {rows} rows");
+        drop(conn); // before the counter its function points to
+    }
+
     /// What each session's rows add up to, for every rule of the counts at once: a user
     /// message counts when one of its parts is a text or file part that is neither synthetic
     /// nor ignored; an assistant message unless it is a summary; every tool part, whether or

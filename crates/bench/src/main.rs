@@ -96,7 +96,7 @@ fn main() {
         for kind in kinds {
             match kind {
                 ProviderKind::Opencode => opencode_scan::run(&args),
-                _ => run(kind, &args),
+                ProviderKind::Claude | ProviderKind::Codex => run(kind, &args),
             }
         }
     }

@@ -31,6 +31,12 @@ pub struct Agent {
     pub colours: [[&'static str; 2]; 2],
     /// The agent's reader over the given roots.
     pub provider: fn(Vec<PathBuf>) -> Box<dyn Provider>,
+    // Launch (capability::launch): finding the program, starting it with a prompt, and the
+    // worktrees it makes.
+    /// Where the agent's program is installed and how it takes a first prompt.
+    pub launch: crate::capability::launch::Launch,
+    /// The worktrees it makes, folded under their repository.
+    pub worktrees: crate::capability::launch::Worktrees,
 }
 
 impl Agent {
@@ -55,6 +61,15 @@ pub fn agent(kind: ProviderKind) -> &'static Agent {
         .expect("every ProviderKind has a line in AGENTS (tests/registry.rs)")
 }
 
+/// Every agent's name for a message that lists the choices: `claude, codex or opencode`.
+pub fn names_or() -> String {
+    let names: Vec<&str> = AGENTS.iter().map(|a| a.name()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +90,10 @@ mod tests {
                 "{kind}'s constructor makes its own provider"
             );
         }
+    }
+
+    #[test]
+    fn the_choices_name_every_agent() {
+        assert_eq!(names_or(), "claude, codex or opencode");
     }
 }

@@ -4,6 +4,7 @@
 //! live detection. The encoded directory name is lossy and never decoded: cwd comes from the
 //! records.
 
+mod launch;
 mod live;
 pub mod records;
 pub mod scan;
@@ -262,4 +263,7 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "dot-claude",
     colours: [["#f3e2d5", "#7a4316"], ["#4a3323", "#f0c7a4"]],
     provider: |roots| Box::new(ClaudeProvider::new(roots)),
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: launch::WORKTREES,
 };

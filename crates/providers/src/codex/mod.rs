@@ -4,6 +4,7 @@
 //! `session_index.jsonl` laid over them for titles, renames, archive flags and subagent edges.
 //! The rollouts stay the source of truth for transcripts and counts.
 
+mod launch;
 mod patch;
 pub mod records;
 pub mod scan;
@@ -404,4 +405,7 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "dot-codex",
     colours: [["#dde8dd", "#2f5d2f"], ["#24392a", "#b5dcb7"]],
     provider: |roots| Box::new(CodexProvider::new(roots)),
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: crate::capability::launch::Worktrees::NONE,
 };

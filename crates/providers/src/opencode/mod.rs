@@ -4,6 +4,7 @@
 //! [`winner`] decides which copy is shown, for the scan and for loading alike.
 
 mod db;
+mod launch;
 pub mod legacy;
 pub mod parts;
 pub mod perproject;
@@ -515,4 +516,7 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "local-share-opencode",
     colours: [["#dfe0f5", "#3b3f8f"], ["#2c2e4f", "#c5c8f4"]],
     provider: |roots| Box::new(OpencodeProvider::new(roots)),
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: launch::WORKTREES,
 };

@@ -1,0 +1,25 @@
+//! Where Claude Code's program is and how it starts with a prompt (`capability::launch`).
+
+use crate::capability::launch::{Handoff, Launch, MacApp, Worktrees};
+use crate::capability::Capability;
+
+pub(super) const LAUNCH: Launch = Launch {
+    // The native installer's link, then the older local install.
+    installer_dirs: &[".local/bin", ".claude/local"],
+    // The desktop app keeps its copies of the CLI by version.
+    mac_app: Some(MacApp::InHome {
+        dir: "Library/Application Support/Claude",
+        prefix: "claude-code",
+    }),
+    editor_extension: Some("anthropic.claude-code-"),
+    // The prompt is the positional argument (`claude --help`, 2.1.332).
+    handoff: Capability::Has(Handoff {
+        prompt_options: &[],
+    }),
+};
+
+/// Claude Code makes its worktrees in `<repo>/.claude/worktrees/<name>`.
+pub(super) const WORKTREES: Worktrees = Worktrees {
+    in_repo: &[&[".claude", "worktrees"]],
+    recorded: None,
+};

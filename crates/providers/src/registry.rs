@@ -37,6 +37,8 @@ pub struct Agent {
     pub launch: crate::capability::launch::Launch,
     /// The worktrees it makes, folded under their repository.
     pub worktrees: crate::capability::launch::Worktrees,
+    /// The tools whose input is a session's plan (shown by a handoff from its sessions).
+    pub plan_tools: &'static [crate::capability::launch::PlanTool],
 }
 
 impl Agent {

@@ -7,7 +7,8 @@
 //! it with a prompt ([`Handoff`]), and `paths` and the catalog fold a session's directory under
 //! its repository with the agent's [`Worktrees`]. The resume argv is the provider's own
 //! (`Provider::resume_command`); the program's name and the agent's label are the descriptor's.
-//! A live process is recognised by the program's name (`crate::process`).
+//! A live process is recognised by the program's name (`crate::process`). A handoff's working
+//! state shows the session's last plan, read from the agent's [`PlanTool`]s.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -80,4 +81,73 @@ impl Worktrees {
         in_repo: &[],
         recorded: None,
     };
+}
+
+/// A tool of the agent whose input records the session's plan (a handoff's working state).
+#[derive(Debug, Clone, Copy)]
+pub struct PlanTool {
+    /// The tool's name in lower case (names are compared without case: `TodoWrite`).
+    pub name: &'static str,
+    /// The plan its input records; `None` when it holds none.
+    pub read: fn(&serde_json::Value) -> Option<Plan>,
+}
+
+/// A plan as an agent recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// The plan in its own words.
+    Text(String),
+    /// Steps with their status, after the reason for them where one was given.
+    Steps {
+        why: Option<String>,
+        steps: Vec<Step>,
+    },
+}
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub status: StepStatus,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepStatus {
+    Done,
+    Doing,
+    ToDo,
+    Cancelled,
+    /// A status of another word.
+    Other,
+}
+
+/// The steps of the list `entries`: each entry's text at `text_key` (an entry without one is
+/// left out) and its `status` (`completed`, `in_progress`, `pending`, `cancelled` and the like).
+pub fn steps(entries: &serde_json::Value, text_key: &str) -> Vec<Step> {
+    let Some(entries) = entries.as_array() else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|e| {
+            let text = e[text_key].as_str()?.to_owned();
+            let status = match e["status"].as_str().unwrap_or("") {
+                "completed" | "done" => StepStatus::Done,
+                "in_progress" | "in-progress" => StepStatus::Doing,
+                "pending" | "" => StepStatus::ToDo,
+                "cancelled" | "canceled" => StepStatus::Cancelled,
+                _ => StepStatus::Other,
+            };
+            Some(Step { status, text })
+        })
+        .collect()
+}
+
+/// The input of a todo tool as several agents write it: a `todos` list, each entry with its
+/// `content` and `status`.
+pub fn todos(input: &serde_json::Value) -> Option<Plan> {
+    Some(Plan::Steps {
+        why: None,
+        steps: steps(&input["todos"], "content"),
+    })
 }

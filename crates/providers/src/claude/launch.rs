@@ -1,6 +1,9 @@
-//! Where Claude Code's program is and how it starts with a prompt (`capability::launch`).
+//! Where Claude Code's program is, how it starts with a prompt, the worktrees it makes and its
+//! plan tools (`capability::launch`).
 
-use crate::capability::launch::{Handoff, Launch, MacApp, Worktrees};
+use serde_json::Value;
+
+use crate::capability::launch::{todos, Handoff, Launch, MacApp, Plan, PlanTool, Worktrees};
 use crate::capability::Capability;
 
 pub(super) const LAUNCH: Launch = Launch {
@@ -23,3 +26,19 @@ pub(super) const WORKTREES: Worktrees = Worktrees {
     in_repo: &[&[".claude", "worktrees"]],
     recorded: None,
 };
+
+/// `TodoWrite` (`todos`, each `content` and `status`) and `ExitPlanMode` (`plan`, its text).
+pub(super) const PLAN_TOOLS: &[PlanTool] = &[
+    PlanTool {
+        name: "todowrite",
+        read: todos,
+    },
+    PlanTool {
+        name: "exitplanmode",
+        read: plan_text,
+    },
+];
+
+fn plan_text(input: &Value) -> Option<Plan> {
+    input["plan"].as_str().map(|t| Plan::Text(t.to_owned()))
+}

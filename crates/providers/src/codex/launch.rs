@@ -1,6 +1,9 @@
-//! Where Codex CLI's program is and how it starts with a prompt (`capability::launch`).
+//! Where Codex CLI's program is, how it starts with a prompt and its plan tool
+//! (`capability::launch`).
 
-use crate::capability::launch::{Handoff, Launch, MacApp};
+use serde_json::Value;
+
+use crate::capability::launch::{steps, Handoff, Launch, MacApp, Plan, PlanTool};
 use crate::capability::Capability;
 
 pub(super) const LAUNCH: Launch = Launch {
@@ -16,3 +19,16 @@ pub(super) const LAUNCH: Launch = Launch {
         prompt_options: &[],
     }),
 };
+
+/// `update_plan`: `plan` steps (each `step` and `status`) and an `explanation`.
+pub(super) const PLAN_TOOLS: &[PlanTool] = &[PlanTool {
+    name: "update_plan",
+    read: update_plan,
+}];
+
+fn update_plan(input: &Value) -> Option<Plan> {
+    Some(Plan::Steps {
+        why: input["explanation"].as_str().map(str::to_owned),
+        steps: steps(&input["plan"], "step"),
+    })
+}

@@ -408,4 +408,5 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     // Launch (capability::launch).
     launch: launch::LAUNCH,
     worktrees: crate::capability::launch::Worktrees::NONE,
+    plan_tools: launch::PLAN_TOOLS,
 };

@@ -1,10 +1,10 @@
-//! Where OpenCode's program is, how it starts with a prompt and the worktrees it records
-//! (`capability::launch`).
+//! Where OpenCode's program is, how it starts with a prompt, the worktrees it records and its
+//! plan tool (`capability::launch`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::capability::launch::{Handoff, Launch, Recorded, Worktrees};
+use crate::capability::launch::{todos, Handoff, Launch, PlanTool, Recorded, Worktrees};
 use crate::capability::Capability;
 
 pub(super) const LAUNCH: Launch = Launch {
@@ -33,3 +33,9 @@ pub(super) const WORKTREES: Worktrees = Worktrees {
 fn recorded(root: &Path) -> Option<BTreeMap<String, String>> {
     super::worktrees::read(root).ok()
 }
+
+/// `todowrite` (`todos`, each `content` and `status`).
+pub(super) const PLAN_TOOLS: &[PlanTool] = &[PlanTool {
+    name: "todowrite",
+    read: todos,
+}];

@@ -519,4 +519,5 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     // Launch (capability::launch).
     launch: launch::LAUNCH,
     worktrees: launch::WORKTREES,
+    plan_tools: launch::PLAN_TOOLS,
 };

@@ -124,7 +124,8 @@ fn stale(dir: &Path, files: &[(&str, String)]) -> Vec<String> {
     stale
 }
 
-/// The agent registry as the UI's agent list: names, labels, programs and badge colours.
+/// The agent registry as the UI's agent list: names, labels, programs, badge colours and why
+/// an agent lacks an action the UI offers (shown unavailable with that reason).
 fn agents() -> String {
     let rows: Vec<String> = AGENTS
         .iter()
@@ -133,6 +134,7 @@ fn agents() -> String {
             let row = serde_json::json!({
                 "kind": a.name(), "label": a.label, "program": a.program,
                 "colours": { "light": light, "dark": dark },
+                "handoff_unavailable": a.launch.handoff.get().err(),
             });
             format!("  {row},\n")
         })
@@ -143,7 +145,9 @@ fn agents() -> String {
          import type {{ ProviderKind }} from \"./generated\";\n\n\
          /** One agent: `colours` are a badge's [background, text], per theme. */\n\
          export interface Agent {{\n  kind: ProviderKind;\n  label: string;\n  program: string;\n  \
-         colours: {{ light: [string, string]; dark: [string, string] }};\n}}\n\n\
+         colours: {{ light: [string, string]; dark: [string, string] }};\n  \
+         /** Why \"Continue in…\" cannot start this agent; null when it can. */\n  \
+         handoff_unavailable: string | null;\n}}\n\n\
          /** Every agent, in the order lists show them. */\n\
          export const AGENTS: readonly Agent[] = [\n{}];\n",
         rows.concat()

@@ -30,6 +30,7 @@ use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::index::{self, SearchFilter};
 use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::{process_env, resolve};
+use agent_sessions_core::provider::registry;
 use agent_sessions_core::{Error, Library, ProviderKind, Roots};
 use clap::{Parser, Subcommand};
 
@@ -198,7 +199,7 @@ fn parse_root(given: &str) -> Result<(ProviderKind, PathBuf), String> {
 
 fn parse_provider(name: &str) -> Result<ProviderKind, String> {
     ProviderKind::parse(name)
-        .ok_or_else(|| format!("unknown provider {name:?}; use claude, codex or opencode"))
+        .ok_or_else(|| format!("unknown provider {name:?}; use {}", registry::names_or()))
 }
 
 fn parse_day(text: &str) -> Result<chrono::NaiveDate, String> {

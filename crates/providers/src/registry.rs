@@ -40,6 +40,14 @@ pub struct Agent {
     pub subagent_id: Option<fn(&str) -> bool>,
     /// What makes up a session for trash and delete (`<agent>/trash.rs`).
     pub trash: crate::capability::trash::Trash,
+    // Launch (capability::launch): finding the program, starting it with a prompt, and the
+    // worktrees it makes.
+    /// Where the agent's program is installed and how it takes a first prompt.
+    pub launch: crate::capability::launch::Launch,
+    /// The worktrees it makes, folded under their repository.
+    pub worktrees: crate::capability::launch::Worktrees,
+    /// The tools whose input is a session's plan (shown by a handoff from its sessions).
+    pub plan_tools: &'static [crate::capability::launch::PlanTool],
 }
 
 impl Agent {
@@ -64,6 +72,15 @@ pub fn agent(kind: ProviderKind) -> &'static Agent {
         .expect("every ProviderKind has a line in AGENTS (tests/registry.rs)")
 }
 
+/// Every agent's name for a message that lists the choices: `claude, codex or opencode`.
+pub fn names_or() -> String {
+    let names: Vec<&str> = AGENTS.iter().map(|a| a.name()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +101,10 @@ mod tests {
                 "{kind}'s constructor makes its own provider"
             );
         }
+    }
+
+    #[test]
+    fn the_choices_name_every_agent() {
+        assert_eq!(names_or(), "claude, codex or opencode");
     }
 }

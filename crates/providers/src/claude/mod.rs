@@ -5,6 +5,7 @@
 //! records.
 
 pub mod ids;
+mod launch;
 mod live;
 pub mod records;
 pub mod scan;
@@ -268,4 +269,8 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     session_id: crate::ids::is_uuid,
     subagent_id: Some(ids::is_subagent_id),
     trash: trash::TRASH,
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: launch::WORKTREES,
+    plan_tools: launch::PLAN_TOOLS,
 };

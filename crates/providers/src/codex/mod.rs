@@ -4,6 +4,7 @@
 //! `session_index.jsonl` laid over them for titles, renames, archive flags and subagent edges.
 //! The rollouts stay the source of truth for transcripts and counts.
 
+mod launch;
 mod patch;
 pub mod records;
 pub mod scan;
@@ -410,4 +411,8 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     session_id: ids::is_uuid,
     subagent_id: None,
     trash: trash::TRASH,
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: crate::capability::launch::Worktrees::NONE,
+    plan_tools: launch::PLAN_TOOLS,
 };

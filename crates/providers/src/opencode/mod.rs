@@ -5,6 +5,7 @@
 
 mod db;
 pub mod ids;
+mod launch;
 pub mod legacy;
 pub mod parts;
 pub mod perproject;
@@ -521,4 +522,8 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     session_id: ids::is_session_id,
     subagent_id: None,
     trash: trash::TRASH,
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: launch::WORKTREES,
+    plan_tools: launch::PLAN_TOOLS,
 };

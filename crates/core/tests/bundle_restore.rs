@@ -393,9 +393,9 @@ fn a_failure_part_way_leaves_nothing_behind() {
     let root = empty_store(kind, work.path());
     let dir = work.path().canonicalize().unwrap();
     // The transcript can be created, the subagent folder cannot: a read-only side folder.
-    let project = root
-        .join("projects")
-        .join(bundle::claude_project(&dir.to_string_lossy()));
+    let project = root.join("projects").join(
+        agent_sessions_core::provider::claude::bundle::claude_project(&dir.to_string_lossy()),
+    );
     let side = project.join(&s.id);
     std::fs::create_dir_all(&side).unwrap();
     std::fs::set_permissions(&side, std::fs::Permissions::from_mode(0o500)).unwrap();

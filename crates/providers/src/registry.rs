@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use agent_sessions_model::{Os, ProviderKind};
 
+use crate::capability::bundle::{Bundles, WhichCopy};
 use crate::Provider;
 
 /// What the code knows about one agent.
@@ -31,6 +32,13 @@ pub struct Agent {
     pub colours: [[&'static str; 2]; 2],
     /// The agent's reader over the given roots.
     pub provider: fn(Vec<PathBuf>) -> Box<dyn Provider>,
+
+    // Bundles (`capability::bundle`).
+    /// Its records in a bundle and how a bundle is restored into its store.
+    pub bundles: Bundles,
+    /// For an agent whose resume names a session by id alone and finds the file itself: which
+    /// copy of a session it carries on.
+    pub which_copy: Option<WhichCopy>,
 }
 
 impl Agent {

@@ -4,8 +4,10 @@
 //! live detection. The encoded directory name is lossy and never decoded: cwd comes from the
 //! records.
 
+pub mod bundle;
 mod live;
 pub mod records;
+pub mod resume;
 pub mod scan;
 pub(crate) mod transcript;
 
@@ -262,4 +264,7 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "dot-claude",
     colours: [["#f3e2d5", "#7a4316"], ["#4a3323", "#f0c7a4"]],
     provider: |roots| Box::new(ClaudeProvider::new(roots)),
+    // Bundles: export, restore and the resume check.
+    bundles: bundle::BUNDLES,
+    which_copy: Some(resume::which_copy),
 };

@@ -4,6 +4,7 @@
 //! `session_index.jsonl` laid over them for titles, renames, archive flags and subagent edges.
 //! The rollouts stay the source of truth for transcripts and counts.
 
+pub mod bundle;
 mod patch;
 pub mod records;
 pub mod scan;
@@ -404,4 +405,7 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "dot-codex",
     colours: [["#dde8dd", "#2f5d2f"], ["#24392a", "#b5dcb7"]],
     provider: |roots| Box::new(CodexProvider::new(roots)),
+    // Bundles: export, restore and the resume check.
+    bundles: bundle::BUNDLES,
+    which_copy: None,
 };

@@ -3,10 +3,13 @@
 //! the per-project JSON storage of 0.1–0.5. One session id can live in several of them;
 //! [`winner`] decides which copy is shown, for the scan and for loading alike.
 
+pub mod bundle;
 mod db;
 pub mod legacy;
 pub mod parts;
 pub mod perproject;
+mod project;
+mod restore;
 pub mod worktrees;
 
 use std::collections::BTreeMap;
@@ -515,4 +518,7 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "local-share-opencode",
     colours: [["#dfe0f5", "#3b3f8f"], ["#2c2e4f", "#c5c8f4"]],
     provider: |roots| Box::new(OpencodeProvider::new(roots)),
+    // Bundles: export, restore and the resume check.
+    bundles: bundle::BUNDLES,
+    which_copy: None,
 };

@@ -122,9 +122,10 @@ pub struct Preview {
     /// Every session restored: (id in the bundle, id it gets).
     pub sessions: Vec<(String, String)>,
     pub method: Method,
-    /// The agent's index (Codex's state database) that gets a row per restored file, so that
-    /// the agent lists them (none when the agent has not made one yet: it lists the files when
-    /// it does).
+    /// Codex: the state database that gets a `threads` row per restored rollout, so that
+    /// Codex lists them (none when Codex has not made one yet: it lists the rollouts when it
+    /// does).
+    // Any agent's index (`Files::index`); the doc above is the app's generated.ts, kept as is.
     pub state_db: Option<PathBuf>,
     pub notes: Vec<String>,
     pub token: String,

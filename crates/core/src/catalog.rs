@@ -289,15 +289,13 @@ impl Catalog {
             .blob_head(session, key, max)?)
     }
 
-    /// The agent's command that resumes `session`. A Claude Code copy (its id in another file
-    /// too) whose file is not the one Claude Code would open is refused
-    /// ([`Error::ResumeOtherCopy`]): the command names the id alone.
+    /// The agent's command that resumes `session`. A copy (its id in another file too) whose
+    /// file is not the one the agent would open is refused ([`Error::ResumeOtherCopy`]): for
+    /// an agent whose command names the id alone (`registry::Agent::which_copy`).
     pub fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         let command = self.provider(session.provider)?.resume_command(session)?;
-        if session.provider == ProviderKind::Claude {
-            let id = session.parent_id.as_deref().unwrap_or(&session.id);
-            crate::actions::resume::claude_opens_this(session, id)?;
-        }
+        let id = session.parent_id.as_deref().unwrap_or(&session.id);
+        crate::actions::resume::which_copy(session, id)?;
         Ok(command)
     }
 }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use agent_sessions_model::{Os, ProviderKind};
 
+use crate::capability::bundle::{Bundles, WhichCopy};
 use crate::Provider;
 
 /// What the code knows about one agent.
@@ -48,6 +49,12 @@ pub struct Agent {
     pub worktrees: crate::capability::launch::Worktrees,
     /// The tools whose input is a session's plan (shown by a handoff from its sessions).
     pub plan_tools: &'static [crate::capability::launch::PlanTool],
+    // Bundles (`capability::bundle`).
+    /// Its records in a bundle and how a bundle is restored into its store.
+    pub bundles: Bundles,
+    /// For an agent whose resume names a session by id alone and finds the file itself: which
+    /// copy of a session it carries on.
+    pub which_copy: Option<WhichCopy>,
 }
 
 impl Agent {

@@ -4,10 +4,12 @@
 //! live detection. The encoded directory name is lossy and never decoded: cwd comes from the
 //! records.
 
+pub mod bundle;
 pub mod ids;
 mod launch;
 mod live;
 pub mod records;
+pub mod resume;
 pub mod scan;
 pub(crate) mod transcript;
 mod trash;
@@ -273,4 +275,7 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     launch: launch::LAUNCH,
     worktrees: launch::WORKTREES,
     plan_tools: launch::PLAN_TOOLS,
+    // Bundles: export, restore and the resume check.
+    bundles: bundle::BUNDLES,
+    which_copy: Some(resume::which_copy),
 };

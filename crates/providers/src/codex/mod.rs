@@ -4,6 +4,7 @@
 //! `session_index.jsonl` laid over them for titles, renames, archive flags and subagent edges.
 //! The rollouts stay the source of truth for transcripts and counts.
 
+pub mod bundle;
 mod launch;
 mod patch;
 pub mod records;
@@ -415,4 +416,7 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     launch: launch::LAUNCH,
     worktrees: crate::capability::launch::Worktrees::NONE,
     plan_tools: launch::PLAN_TOOLS,
+    // Bundles: export, restore and the resume check.
+    bundles: bundle::BUNDLES,
+    which_copy: None,
 };

@@ -3,12 +3,15 @@
 //! the per-project JSON storage of 0.1–0.5. One session id can live in several of them;
 //! [`winner`] decides which copy is shown, for the scan and for loading alike.
 
+pub mod bundle;
 mod db;
 pub mod ids;
 mod launch;
 pub mod legacy;
 pub mod parts;
 pub mod perproject;
+mod project;
+mod restore;
 pub mod trash;
 pub mod worktrees;
 
@@ -526,4 +529,7 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     launch: launch::LAUNCH,
     worktrees: launch::WORKTREES,
     plan_tools: launch::PLAN_TOOLS,
+    // Bundles: export, restore and the resume check.
+    bundles: bundle::BUNDLES,
+    which_copy: None,
 };

@@ -135,6 +135,8 @@ fn agents() -> String {
                 "kind": a.name(), "label": a.label, "program": a.program,
                 "colours": { "light": light, "dark": dark },
                 "handoff_unavailable": a.launch.handoff.get().err(),
+                "trash_unavailable": a.trash.trash.get().err(),
+                "delete_unavailable": a.trash.permanent.get().err(),
             });
             format!("  {row},\n")
         })
@@ -147,7 +149,11 @@ fn agents() -> String {
          export interface Agent {{\n  kind: ProviderKind;\n  label: string;\n  program: string;\n  \
          colours: {{ light: [string, string]; dark: [string, string] }};\n  \
          /** Why \"Continue in…\" cannot start this agent; null when it can. */\n  \
-         handoff_unavailable: string | null;\n}}\n\n\
+         handoff_unavailable: string | null;\n  \
+         /** Why its sessions cannot be moved to the trash; null when they can. */\n  \
+         trash_unavailable: string | null;\n  \
+         /** Why its sessions cannot be deleted for good; null when they can. */\n  \
+         delete_unavailable: string | null;\n}}\n\n\
          /** Every agent, in the order lists show them. */\n\
          export const AGENTS: readonly Agent[] = [\n{}];\n",
         rows.concat()

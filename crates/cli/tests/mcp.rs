@@ -528,3 +528,56 @@ fn print_config_prints_each_agents_snippet() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `mcp --host`: the tools answer from another machine's stores, reached through a real sshd
+/// on 127.0.0.1 (the remote protocol of `--host`), with this machine's hidden directories.
+#[tokio::test]
+async fn with_host_the_tools_read_the_remote_sessions() {
+    let remote = tempfile::tempdir().unwrap();
+    let home = remote.path().join("home");
+    common::copy_dir(&store(), &home.join(".claude"));
+    let sshd =
+        agent_sessions_remote::loopback::Sshd::start(&home).unwrap_or_else(|e| panic!("{e}"));
+    let config = sshd.config();
+    let args = [
+        "--host",
+        "testbox",
+        "--ssh-config",
+        config.to_str().unwrap(),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let client = connect(tmp.path(), &args, "").await;
+    let info = client.peer_info().unwrap();
+    assert!(info
+        .instructions
+        .as_deref()
+        .is_some_and(|i| i.contains("testbox")));
+    let found = ok(
+        &client,
+        "search_sessions",
+        json!({"query": "my-demo-session"}),
+    )
+    .await;
+    assert!(found.contains(&format!("session_id={DEMO}")), "{found}");
+    let listed = ok(&client, "list_sessions", json!({"agent": "claude"})).await;
+    assert!(listed.starts_with("8 sessions"), "{listed}");
+    let (paged, _) = read_all(&client, json!({"session_id": LONG}), 200).await;
+    assert!(paged.len() >= 5, "{paged:?}");
+    let timeline = ok(&client, "session_timeline", json!({"session_id": LONG})).await;
+    assert!(timeline.contains("session_start"), "{timeline}");
+    client.cancel().await.unwrap();
+    // This machine's hidden directories apply to the host's sessions.
+    let tmp = tempfile::tempdir().unwrap();
+    let hidden = "[ui]\nhidden_dirs = [\"/home/bob/projects/demo\"]\n";
+    let client = connect(tmp.path(), &args, hidden).await;
+    let listed = ok(&client, "list_sessions", json!({})).await;
+    assert!(listed.starts_with("0 sessions"), "{listed}");
+    failed(
+        &client,
+        "read_session",
+        json!({"session_id": DEMO}),
+        "session_hidden",
+    )
+    .await;
+    client.cancel().await.unwrap();
+}

@@ -19,7 +19,6 @@ mod progress;
 mod remote;
 mod render;
 mod root_flags;
-mod search;
 mod serve;
 mod stats;
 mod translate;
@@ -259,7 +258,6 @@ fn command() -> ExitCode {
         Ok(mut out) => {
             out.warn(&config_warnings);
             out.print(json);
-            search::after_output();
             match out.failed() {
                 // Output was streamed and stopped part way: say why, after it.
                 Some(e) => {
@@ -365,6 +363,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
             since,
             until,
         } => {
+            let mut lib = open(&roots, &[], true);
             let filter = SearchFilter {
                 providers,
                 dir,
@@ -372,7 +371,10 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
                 until_ms: until,
                 limit,
             };
-            search::run(&roots, &query, &filter)
+            let results = progress::run("scanning", |p| lib.search(&query, &filter, p))?;
+            let mut out = Envelope::search(results);
+            out.warn(lib.warnings());
+            Ok(out)
         }
         Command::Log { id, follow, tail } => {
             let mut lib = open(&roots, &[], true);

@@ -54,10 +54,15 @@ impl Page {
         }
     }
 
+    /// Characters the page still has room for.
+    fn left(&self) -> usize {
+        self.room.saturating_sub(self.used)
+    }
+
     /// Adds a block that must be there whatever its size (a header), cut to the room left.
     pub fn head(&mut self, block: String) {
         let block = self.clean(block);
-        let left = self.room - self.used;
+        let left = self.left();
         let block = cut(&block, left);
         self.used += block.chars().count();
         self.text.push_str(&block);
@@ -68,7 +73,7 @@ impl Page {
     pub fn push(&mut self, block: String, first: bool) -> bool {
         let block = self.clean(block);
         let n = block.chars().count();
-        let left = self.room - self.used;
+        let left = self.left();
         if n <= left {
             self.used += n;
             self.text.push_str(&block);
@@ -79,8 +84,11 @@ impl Page {
             let note = format!(
                 "\n[… cut: this block is {n} characters; the rest did not fit in the page]\n"
             );
-            let kept = cut(&block, left.saturating_sub(note.len()));
-            self.used += kept.chars().count() + note.len();
+            // Neither the note nor the block may take more than the room left (a header can
+            // have taken nearly all of it).
+            let note = cut(&note, left);
+            let kept = cut(&block, left - note.chars().count());
+            self.used += kept.chars().count() + note.chars().count();
             self.text.push_str(&kept);
             self.text.push_str(&note);
             return true;
@@ -157,6 +165,16 @@ mod tests {
         let text = page.finish(None, "messages");
         assert!(tokens_of(&text) <= 200, "{} tokens", tokens_of(&text));
         assert!(text.contains("[… cut: this block is 5000 characters"));
+    }
+
+    #[test]
+    fn a_header_that_fills_the_page_leaves_no_room_and_no_overflow() {
+        let mut page = Page::new(200, false);
+        page.head("h".repeat(10_000));
+        assert!(page.push("z".repeat(300), true));
+        assert!(!page.push("more\n".into(), false));
+        let text = page.finish(Some("1".into()), "messages");
+        assert!(tokens_of(&text) <= 200, "{} tokens", tokens_of(&text));
     }
 
     #[test]

@@ -80,6 +80,7 @@ fn generated() -> String {
     d.visit::<commands::terminal::Terminals>();
     d.visit::<commands::terminal::Opened>();
     d.visit::<commands::hosts::HostsView>();
+    d.visit::<agent_sessions_core::mcp_config::McpSetup>();
     d.visit::<commands::handoff::Continued>();
     d.visit::<commands::handoff::HandoffText>();
     d.visit::<actions::export::Format>();

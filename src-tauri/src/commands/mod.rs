@@ -30,6 +30,7 @@ pub mod dialog;
 pub mod export;
 pub mod handoff;
 pub mod hosts;
+pub mod mcp;
 pub mod raw;
 pub mod search;
 pub mod sessions;

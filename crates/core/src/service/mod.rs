@@ -616,9 +616,9 @@ fn run(shared: &Shared, emit: &Emit) {
 }
 
 /// Runs `work` while a ticker reports its progress every [`PROGRESS_EVERY`] it runs, when the
-/// progress moved. Work that ends sooner, or that finds every file done when first looked at
-/// (an idle tick's refresh), reports nothing: the ticker hears the end at once instead of
-/// waking the window with one last report after it.
+/// progress moved, and once more at its end. Work that ends sooner, or that finds every file
+/// done when first looked at (an idle tick's refresh), reports nothing: the ticker hears the
+/// end at once instead of waking the window with one last report after it.
 fn with_progress<T>(emit: &Emit, progress: &Arc<ScanProgress>, work: impl FnOnce() -> T) -> T {
     let (done, ended) = mpsc::channel::<()>();
     let ticker = {
@@ -640,6 +640,17 @@ fn with_progress<T>(emit: &Emit, progress: &Arc<ScanProgress>, work: impl FnOnce
                     said = Some(now.clone());
                     emit(Event::Progress(now));
                 }
+            }
+            // A scan that was said to be under way is said to be over, or the window would
+            // show it running until the next change (a refresh that changed nothing sends no
+            // `Changed` event).
+            if said.is_some() {
+                let (files_done, files_total, bytes_done, _) = progress.snapshot();
+                emit(Event::Progress(Progress {
+                    files_done,
+                    files_total,
+                    bytes_done,
+                }));
             }
         })
     };

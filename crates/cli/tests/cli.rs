@@ -634,6 +634,20 @@ fn agents_lists_the_registry_with_the_roots_in_effect() {
     assert_eq!(agents[0]["label"], "Claude Code");
     assert_eq!(agents[0]["env_var"], "CLAUDE_CONFIG_DIR");
     assert_eq!(agents[0]["roots"], serde_json::json!([dir]));
+    // Each action the agent has, or why not (the registry's capabilities; docs/agents.md).
+    let action = |agent: &str, name: &str| {
+        let a = agents.iter().find(|a| a["name"] == agent).unwrap();
+        let all = a["actions"].as_array().unwrap();
+        all.iter().find(|x| x["action"] == name).unwrap().clone()
+    };
+    assert_eq!(action("claude", "trash")["has"], true);
+    assert_eq!(action("claude", "delete")["has"], false);
+    let copy = action("opencode", "restore as a copy");
+    assert_eq!(copy["has"], false);
+    assert!(copy["why"]
+        .as_str()
+        .unwrap()
+        .contains("OpenCode alone makes its ids"));
     // The others read their variables' folders (set by the test harness: each agent's
     // variable is `<empty home>/<name>`), with the folder under it the agent uses.
     for (shown, agent) in agents.iter().zip(AGENTS).skip(1) {

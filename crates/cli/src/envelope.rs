@@ -91,6 +91,13 @@ impl Envelope {
         out
     }
 
+    /// Adds `key` to the data (a field a command reports beside its results).
+    pub fn add(&mut self, key: &str, value: Value) {
+        if let Data::Value(Value::Object(map)) = &mut self.data {
+            map.insert(key.to_owned(), value);
+        }
+    }
+
     pub fn diagnostics(
         diagnostics: Diagnostics,
         versions: Vec<(ProviderKind, String, u64)>,

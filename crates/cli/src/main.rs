@@ -19,6 +19,7 @@ mod progress;
 mod remote;
 mod render;
 mod root_flags;
+mod search;
 mod serve;
 mod stats;
 mod translate;
@@ -28,7 +29,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agent_sessions_core::config::ConfigFile;
-use agent_sessions_core::index::{self, SearchFilter};
+use agent_sessions_core::index;
 use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::{process_env, resolve};
 use agent_sessions_core::provider::registry;
@@ -95,25 +96,10 @@ enum Command {
         #[arg(long)]
         no_cache: bool,
     },
-    /// Search titles and message text: words, "quoted phrases", prefix*.
-    Search {
-        query: String,
-        /// At most this many hits.
-        #[arg(long, default_value_t = 20)]
-        limit: usize,
-        /// Only these agents' sessions; repeatable.
-        #[arg(long = "provider", value_name = "NAME", value_parser = AgentName)]
-        providers: Vec<ProviderKind>,
-        /// Only sessions whose directory or repository is DIR or below it.
-        #[arg(long, value_name = "DIR")]
-        dir: Option<String>,
-        /// Only sessions updated on or after this date (YYYY-MM-DD).
-        #[arg(long, value_name = "DATE", value_parser = parse_date)]
-        since: Option<i64>,
-        /// Only sessions updated on or before this date (YYYY-MM-DD).
-        #[arg(long, value_name = "DATE", value_parser = parse_end_date)]
-        until: Option<i64>,
-    },
+    /// Search titles and message text: words, "quoted phrases", prefix*. Sessions the index
+    /// does not hold yet are read directly, and an `index` is started in the background for
+    /// the next search (AGENT_SESSIONS_NO_BACKGROUND_INDEX=1: not).
+    Search(search::Args),
     /// Print a session's activity timeline (session_start, prompt, tool_start, tool_end,
     /// notification, ask, stop, session_end); names and lengths only, no text.
     Log {
@@ -168,7 +154,7 @@ enum Command {
     },
     /// Bring the session list and the full-text index fully up to date, then exit (timings
     /// with --json).
-    Index,
+    Index(index_command::Args),
     /// The session cache.
     Cache {
         #[command(subcommand)]
@@ -365,6 +351,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
     // Flags, then the agents' variables, then config.toml, then the per-OS defaults.
     let resolved = resolve(&explicit, &process_env, config)?;
     let roots = resolved.roots();
+    let flags = explicit_roots(&cli);
     match cli.command {
         Command::Scan {
             providers,
@@ -389,27 +376,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
             out.warn(&warnings);
             Ok(out)
         }
-        Command::Search {
-            query,
-            limit,
-            providers,
-            dir,
-            since,
-            until,
-        } => {
-            let mut lib = open(&roots, &[], true);
-            let filter = SearchFilter {
-                providers,
-                dir,
-                since_ms: since,
-                until_ms: until,
-                limit,
-            };
-            let results = progress::run("scanning", |p| lib.search(&query, &filter, p))?;
-            let mut out = Envelope::search(results);
-            out.warn(lib.warnings());
-            Ok(out)
-        }
+        Command::Search(args) => search::run(&roots, &flags, args),
         Command::Log { id, follow, tail } => {
             let mut lib = open(&roots, &[], true);
             let report = progress::run("scanning", |p| lib.sessions(p))?;
@@ -436,7 +403,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Trash(args) => trash::run_trash(&roots, args, config, cli.json),
         Command::Delete(args) => trash::run_delete(&roots, args, config, cli.json),
         Command::Bundle { action } => bundle::run(&roots, action, cli.json, config),
-        Command::Index => index_command::run(&roots),
+        Command::Index(args) => index_command::run(&roots, args),
         Command::Mcp(_) => unreachable!("mcp is run by mcp_command"),
         Command::Serve { stdio: _ } => serve::run(&explicit, config),
         Command::Cache { action } => {

@@ -157,21 +157,14 @@ fn run(
             Ok(filter.scanned(report, &listed.warnings))
         }
         Command::Show { id, no_cache: _ } => show(client, id),
-        Command::Search {
-            query,
-            limit,
-            providers,
-            dir,
-            since,
-            until,
-        } => {
+        Command::Search(a) => {
             let params = SearchParams {
-                query,
-                limit,
-                providers,
-                dir,
-                since_ms: since,
-                until_ms: until,
+                query: a.query,
+                limit: a.limit,
+                providers: a.providers,
+                dir: a.dir,
+                since_ms: a.since,
+                until_ms: a.until,
             };
             search(&mut client, params)
         }

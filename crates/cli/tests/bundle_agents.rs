@@ -21,13 +21,18 @@ use common::testdata;
 
 /// Our CLI with a private cache and no real home; `path` is its PATH.
 fn cli(work: &Path, path: &str, args: &[&str]) -> Value {
+    cli_at_home(work, path, &work.join("no-home"), args)
+}
+
+/// [`cli`] with `home` as its home (the agents' default stores are there).
+fn cli_at_home(work: &Path, path: &str, home: &Path, args: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
         .args(args)
         .arg("--json")
         .current_dir(work)
         .env_clear()
         .env("PATH", path)
-        .env("HOME", work.join("no-home"))
+        .env("HOME", home)
         .env("AGENT_SESSIONS_CACHE_DIR", work.join("cache"))
         .output()
         .unwrap();
@@ -73,6 +78,23 @@ fn move_session(
     )
 }
 
+/// Exports `id` from a fixture store and imports it into the agent's default store under
+/// `home`, which the agent never made (no root flag: the store the CLI finds there).
+fn move_into_home(
+    work: &Path,
+    path: &str,
+    flag: &str,
+    fixture: &str,
+    id: &str,
+    home: &Path,
+    dir: &Path,
+) -> Value {
+    let bundle = export(work, path, flag, fixture, id);
+    let (bundle, dir) = (bundle.to_str().unwrap(), dir.to_str().unwrap());
+    let args = ["bundle", "import", bundle, "--dir", dir, "--yes"];
+    cli_at_home(work, path, home, &args)
+}
+
 /// The session as our scan of `root` lists it now.
 fn listed(work: &Path, path: &str, flag: &str, root: &Path, id: &str) -> Value {
     let v = cli(
@@ -108,6 +130,27 @@ fn system_path() -> String {
 /// Whether any text of the model call holds `needle`.
 fn mentions(call: &Value, needle: &str) -> bool {
     call.to_string().contains(needle)
+}
+
+/// What Claude Code's resume of the 2.1.332 fixture session sends: it was compacted, so the
+/// summary and the turn after it.
+const CLAUDE_HISTORY: [&str; 2] = [
+    "This session is being continued from a previous conversation",
+    "CHAT and after compaction?",
+];
+
+/// What Codex's resume of the 0.171.0 fixture session sends.
+const CODEX_HISTORY: [&str; 2] = [
+    "List the files in this directory",
+    "CHAT what did you find?",
+];
+
+/// The preview of `done` says it makes the store `root`.
+fn creates(done: &Value, root: &Path) {
+    let will = format!("will create {}", root.display());
+    let notes = done["preview"]["notes"].as_array().unwrap();
+    let said = notes.iter().any(|n| n.as_str().unwrap().starts_with(&will));
+    assert!(said, "{done}");
 }
 
 /// The prompt every resume sends.
@@ -170,6 +213,122 @@ fn records(path: &Path) -> Vec<Value> {
 fn claude_code_resumes_a_restored_session_in_its_new_directory() {
     let (work, home, dir) = places();
     claude_resumes_in(&work, &home, &dir);
+}
+
+/// A restore into a home where the agent never ran, and the agent resuming it.
+struct NewHome {
+    flag: &'static str,
+    fixture: &'static str,
+    id: &'static str,
+    /// The agent's default store in the home (`.claude`) and the folder below it its records
+    /// go in (`projects`).
+    store: &'static str,
+    records: &'static str,
+    program: PathBuf,
+    /// The agent's environment for its store (once restored): (home, store, mock).
+    env: fn(&Path, &Path, &Mock) -> Vec<(&'static str, String)>,
+    resume: &'static [&'static str],
+    history: [&'static str; 2],
+}
+
+/// Restores the case's session into the agent's default store in an empty home (the CLI
+/// given no root: the store it finds there, missing), which the restore makes and its
+/// preview says it will; then the agent resumes it from there and continues that file.
+fn resumes_from_a_new_home(case: NewHome) {
+    let (work, home, dir) = places();
+    let root = home.join(case.store);
+    let path = system_path();
+    let (flag, fixture, id) = (case.flag, case.fixture, case.id);
+    let done = move_into_home(work.path(), &path, flag, fixture, id, &home, &dir);
+    assert_eq!(done["preview"]["root"], *root.to_string_lossy(), "{done}");
+    creates(&done, &root);
+    let file = PathBuf::from(done["preview"]["method"]["files"][0].as_str().unwrap());
+    assert!(file.starts_with(root.join(case.records)), "{done}");
+    let before = records(&file);
+
+    let mock = Mock::start(work.path());
+    let env = (case.env)(&home, &root, &mock);
+    let mut args = case.resume.to_vec();
+    args.extend([id, PROMPT]);
+    resumes(
+        &case.program,
+        &args,
+        &dir,
+        &path,
+        &env,
+        &mock,
+        &case.history,
+    );
+    continued(&file, &before);
+    assert_eq!(transcripts(&root.join(case.records)), vec![file]);
+}
+
+/// A home where Claude Code never ran: the restore makes `~/.claude/projects/<folder>/`, and
+/// Claude Code resumes the session from it.
+#[test]
+fn claude_code_resumes_a_session_restored_into_a_home_it_never_ran_in() {
+    resumes_from_a_new_home(NewHome {
+        flag: "--claude-root",
+        fixture: "claude/2.1.332/dot-claude",
+        id: "9d22e384-6685-4b75-ac35-088162e4c4a9",
+        store: ".claude",
+        records: "projects",
+        program: agents::claude(agents::CLAUDE),
+        env: claude_env,
+        resume: &["-p", "--resume"],
+        history: CLAUDE_HISTORY,
+    });
+}
+
+/// A home where Codex never ran: the restore makes `~/.codex/sessions/YYYY/MM/DD/` (no state
+/// database yet: Codex lists the rollouts when it makes one); only the model is set up after
+/// it (a config.toml pointing Codex at the mock), and Codex resumes the session.
+#[test]
+fn codex_resumes_a_session_restored_into_a_home_it_never_ran_in() {
+    resumes_from_a_new_home(NewHome {
+        flag: "--codex-root",
+        fixture: "codex/0.171.0/dot-codex",
+        id: "01a22bc4-cb24-7030-8af9-1f6d53970528",
+        store: ".codex",
+        records: "sessions",
+        program: agents::codex(agents::CODEX),
+        env: codex_store,
+        resume: &["exec", "--skip-git-repo-check", "resume"],
+        history: CODEX_HISTORY,
+    });
+}
+
+/// A home where OpenCode never ran: its database only OpenCode's migrations set up, so the
+/// restore is refused, saying why and what to do, and nothing is made.
+#[test]
+fn an_opencode_restore_into_a_home_it_never_ran_in_is_refused_saying_what_to_do() {
+    let (work, home, dir) = places();
+    let path = system_path();
+    let id = "ses_dd434d2d3ffeSwAnDCKAB0MBV0";
+    let bundle = export(work.path(), &path, "--opencode-root", OPENCODE_1_18, id);
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
+        .args(["bundle", "import", bundle.to_str().unwrap(), "--dir"])
+        .arg(&dir)
+        .args(["--yes", "--json"])
+        .env_clear()
+        .env("PATH", &path)
+        .env("HOME", &home)
+        .env("AGENT_SESSIONS_CACHE_DIR", work.path().join("cache"))
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "bad_target", "{v}");
+    let said = v["error"]["message"].as_str().unwrap();
+    assert!(
+        said.contains("only OpenCode can set up") && said.contains("run `opencode` once"),
+        "{said}"
+    );
+    let made: Vec<_> = std::fs::read_dir(&home)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(made.is_empty(), "nothing is made in the home: {made:?}");
 }
 
 /// A directory whose project folder name is over 200 characters: Claude Code cuts it and adds a
@@ -243,10 +402,7 @@ fn claude_resumes_in(work: &Work, home: &Path, dir: &Path) -> PathBuf {
     let mock = Mock::start(work.path());
     let env = claude_env(home, &root, &mock);
     // The session was compacted: the history sent is the summary and the turn after it.
-    let history = [
-        "This session is being continued from a previous conversation",
-        "CHAT and after compaction?",
-    ];
+    let history = CLAUDE_HISTORY;
     resumes(
         &claude,
         &["-p", "--resume", id, PROMPT],
@@ -413,10 +569,7 @@ fn codex_lists_a_session_restored_into_a_store_it_has_run_in() {
         Some(rusqlite::types::Value::Text(rollout.to_owned()))
     );
 
-    let history = [
-        "List the files in this directory",
-        "CHAT what did you find?",
-    ];
+    let history = CODEX_HISTORY;
     let resume = ["exec", "--skip-git-repo-check", "resume", id, PROMPT];
     resumes(&codex, &resume, &dir, &path, &env, &mock, &history);
 }
@@ -447,10 +600,7 @@ fn codex_resumes_a_restored_session_in_its_new_directory() {
     let mock = Mock::start(work.path());
     let env = codex_store(&home, &root, &mock);
     let args = ["exec", "--skip-git-repo-check", "resume", id, PROMPT];
-    let history = [
-        "List the files in this directory",
-        "CHAT what did you find?",
-    ];
+    let history = CODEX_HISTORY;
     resumes(&codex, &args, &dir, &path, &env, &mock, &history);
     let new = continued(&rollout, &before);
     let dir_text = dir.to_string_lossy();

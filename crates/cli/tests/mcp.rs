@@ -360,6 +360,100 @@ async fn read_session_pages_within_the_token_budget() {
     client.cancel().await.unwrap();
 }
 
+/// The number and id of a message's first line in `read_session`'s answer.
+fn message_line(line: &str) -> Option<(usize, String)> {
+    let (n, rest) = line.strip_prefix('[')?.split_once("] ")?;
+    let id = rest.split(" · message_id=").nth(1)?;
+    Some((n.parse().ok()?, id.to_owned()))
+}
+
+/// A big session (a real one of 3 MB and 1,512 records, of the public samples in
+/// `../shared/fixtures/public`, read in place when they are there) read a page at a time as
+/// JSON: the pages join to the whole transcript `show --json` prints, each message once, in
+/// order, as it is (the server keeps the parsed transcript between pages: paging parses once).
+#[tokio::test]
+async fn a_big_session_read_page_by_page_joins_to_the_whole_transcript() {
+    const BIG: &str = "4d5611e5-241a-462a-8d15-5122611a9569";
+    let root = common::repo().join("../shared/fixtures/public/claude/marot-spotter");
+    if !root.is_dir() {
+        eprintln!(
+            "skipped: the public samples are not here ({})",
+            root.display()
+        );
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let flag = format!("--claude-root={}", root.display());
+    let client = connect(tmp.path(), &[&flag], "").await;
+    let mut joined: Vec<(usize, Value)> = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let mut args = json!({"session_id": BIG, "format": "json", "max_tokens": 8000});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let page = ok(&client, "read_session", args).await;
+        pages += 1;
+        // Each message: a line `[n] role · time · message_id=…`, then its JSON on one line.
+        let mut lines = page.lines();
+        while let Some(line) = lines.next() {
+            let Some((n, id)) = message_line(line) else {
+                continue;
+            };
+            // A message larger than a page is cut (and said to be): its id still counts.
+            let m = serde_json::from_str(lines.next().unwrap_or_default()).unwrap_or(Value::Null);
+            joined.push((n, json!({"id": id, "message": m})));
+        }
+        match page.split("cursor=\"").nth(1) {
+            Some(rest) => cursor = Some(rest.split('"').next().unwrap().to_owned()),
+            None => break,
+        }
+        assert!(pages < 200, "the cursors do not move on");
+    }
+    client.cancel().await.unwrap();
+    assert!(
+        pages > 3,
+        "{pages} pages: the session is not big enough to page"
+    );
+
+    let out = common::cli(
+        &tmp.path().join("show-cache"),
+        &[
+            "show",
+            BIG,
+            "--json",
+            "--claude-root",
+            root.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap();
+    let shown = common::json_of(&out);
+    let whole: Vec<(usize, &Value)> = shown["data"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m["meta"] != true)
+        .collect();
+    assert_eq!(joined.len(), whole.len(), "every message once");
+    let mut compared = 0;
+    for ((n, got), (at, want)) in joined.iter().zip(&whole) {
+        assert_eq!(n, at, "in order");
+        assert_eq!(got["id"], want["id"]);
+        if !got["message"].is_null() {
+            assert_eq!(&got["message"], *want, "message {n}");
+            compared += 1;
+        }
+    }
+    assert!(
+        compared * 10 >= whole.len() * 9,
+        "{compared} of {} whole",
+        whole.len()
+    );
+}
+
 #[tokio::test]
 async fn list_timeline_and_stats_page_and_answer() {
     let tmp = tempfile::tempdir().unwrap();

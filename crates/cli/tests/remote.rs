@@ -117,6 +117,7 @@ impl Sshd {
             .env("CODEX_HOME", empty.join("codex"))
             .env("XDG_DATA_HOME", empty.join("data"))
             .env("XDG_CONFIG_HOME", empty.join("config"))
+            .env("AGENT_SESSIONS_NO_BACKGROUND_INDEX", "1")
             .env_remove("SSH_AUTH_SOCK");
         cmd
     }
@@ -131,7 +132,8 @@ impl Sshd {
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CODEX_HOME")
             .env_remove("XDG_DATA_HOME")
-            .env_remove("XDG_CONFIG_HOME");
+            .env_remove("XDG_CONFIG_HOME")
+            .env("AGENT_SESSIONS_NO_BACKGROUND_INDEX", "1");
         cmd
     }
 }

@@ -102,7 +102,8 @@ impl Machine {
             .env("AGENT_SESSIONS_CACHE_DIR", self.tmp.path().join("cache"))
             .env("AGENT_SESSIONS_CONFIG", self.tmp.path().join("config.toml"))
             .env("HTTPS_PROXY", "http://127.0.0.1:9")
-            .env("HTTP_PROXY", "http://127.0.0.1:9");
+            .env("HTTP_PROXY", "http://127.0.0.1:9")
+            .env("AGENT_SESSIONS_NO_BACKGROUND_INDEX", "1");
         cmd
     }
 

@@ -342,24 +342,8 @@ fn share_safe_bundles_subagents_and_bad_targets_are_refused_before_anything_is_w
         assert_eq!(e.code(), code, "{}: {e}", dir.display());
         assert_eq!(common::snapshot(&root), before);
     }
-    // A store or a directory that does not exist says so and what to do (it said "cannot be
-    // used: No such file or directory (os error 2)").
-    let e = restore(
-        &path,
-        kind,
-        &work.path().join("no-store"),
-        work.path(),
-        false,
-    )
-    .unwrap_err();
-    assert_eq!(e.code(), "bad_target", "{e}");
-    let said = e.to_string();
-    assert!(
-        said.contains(
-            "no-store does not exist: Claude Code makes it when it first runs here: run it once"
-        ),
-        "{said}"
-    );
+    // A directory that does not exist says so and what to do (it said "cannot be used: No
+    // such file or directory (os error 2)").
     let e = restore(&path, kind, &root, &work.path().join("missing"), false).unwrap_err();
     assert!(
         e.to_string()
@@ -375,6 +359,67 @@ fn share_safe_bundles_subagents_and_bad_targets_are_refused_before_anything_is_w
     let oc_root = empty_store(oc, &work.path().join("oc"));
     let e = restore(&oc_path, oc, &oc_root, work.path(), true).unwrap_err();
     assert_eq!(e.code(), "unsupported", "{e}");
+}
+
+/// A machine the agent never ran on (a bundle's usual destination): Claude Code's and Codex's
+/// stores are folders of files laid out as the agent lays them out, so the restore makes the
+/// store (the preview says it will) and the scan lists the session; OpenCode's is a database
+/// only OpenCode's migrations set up, so it is refused with what to do, and nothing is made.
+#[test]
+fn a_store_the_agent_never_made_is_created_for_files_and_refused_for_a_database() {
+    let cases = [
+        (ProviderKind::Claude, "2.1.332", ".claude"),
+        (ProviderKind::Codex, "0.171.0", ".codex"),
+    ];
+    for (kind, version, name) in cases {
+        let source = common::fixture(kind, version).canonicalize().unwrap();
+        let (catalog, all) = listing(kind, &source);
+        let s = all.iter().find(|s| s.parent_id.is_none()).unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let path = export(&catalog, &all, s, Mode::Complete, work.path());
+        let home = work.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        let root = home.canonicalize().unwrap().join(name);
+        let dir = work.path().canonicalize().unwrap();
+        let target = Target {
+            root: root.clone(),
+            dir: dir.clone(),
+            as_copy: false,
+        };
+        let (tokens, agents) = (Tokens::new(), Agents::default());
+        let (empty, none) = (Catalog::new(&Default::default(), &[kind]), Vec::new());
+        let b = Bundle::open(&path).unwrap();
+        let p = bundle::preview(&b, &empty, &none, &target, &agents, &tokens).unwrap();
+        let will = format!("will create {}", root.display());
+        assert!(
+            p.notes.iter().any(|n| n.starts_with(&will)),
+            "{kind}: {:?}",
+            p.notes
+        );
+        assert!(!root.exists(), "{kind}: the preview made the store");
+        bundle::restore(&path, &empty, &none, &target, &agents, &tokens, &p.token).unwrap();
+        let (_, restored) = listing(kind, &root);
+        let got = restored.iter().find(|r| r.id == s.id).unwrap();
+        assert_eq!(got.counts, s.counts, "{kind}");
+        assert_eq!(got.cwd.as_deref(), Some(&*dir.to_string_lossy()), "{kind}");
+    }
+
+    let kind = ProviderKind::Opencode;
+    let source = common::fixture(kind, "1.18.33").canonicalize().unwrap();
+    let (catalog, all) = listing(kind, &source);
+    let s = all.iter().find(|s| s.parent_id.is_none()).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let path = export(&catalog, &all, s, Mode::Complete, work.path());
+    let root = work.path().join("share").join("opencode");
+    let e = restore(&path, kind, &root, work.path(), false).unwrap_err();
+    assert_eq!(e.code(), "bad_target", "{e}");
+    let said = e.to_string();
+    assert!(
+        said.contains("opencode does not exist: OpenCode keeps its sessions in a database that only OpenCode can set up")
+            && said.contains("run `opencode` once"),
+        "{said}"
+    );
+    assert!(!work.path().join("share").exists());
 }
 
 #[cfg(unix)]

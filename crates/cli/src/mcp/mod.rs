@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agent_sessions_core::config::ConfigFile;
+use agent_sessions_core::index::lock::{lock_path, IndexLock};
 use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::mcp_config;
 use agent_sessions_core::{Library, Roots, ScanProgress};
@@ -112,20 +113,24 @@ const IDLE: Duration = Duration::from_secs(20);
 
 /// Keeps the cache's list and text index up to date while the server runs, so searches read
 /// the index instead of the stores (a long-running process is what makes repeated searches
-/// fast). A failure only costs speed: calls search what is indexed and read the rest.
+/// fast). A failure only costs speed: calls search what is indexed and read the rest. Each
+/// round holds the cache's indexing lock, as `index` does; a round that finds another run
+/// indexing leaves the work to it.
 fn index_in_background(roots: Roots) {
     let Some(dir) = default_cache_dir() else {
         return;
     };
     std::thread::spawn(move || {
         let mut lib = Library::open(&roots, &[], Some(dir));
-        if lib.require_cache("indexing").is_err() {
+        let Some(lock) = lib.index().map(|i| lock_path(i.path())) else {
             return;
-        }
+        };
         let progress = ScanProgress::default();
         loop {
-            let _ = lib.refresh(&progress);
-            while matches!(lib.index_text_step(64, STEP, &progress), Ok(n) if n > 0) {}
+            if let Ok(Ok(_held)) = IndexLock::try_take(&lock) {
+                let _ = lib.refresh(&progress);
+                while matches!(lib.index_text_step(64, STEP, &progress), Ok(n) if n > 0) {}
+            }
             std::thread::sleep(IDLE);
         }
     });

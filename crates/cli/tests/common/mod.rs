@@ -17,13 +17,16 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_agent-sessions-cli");
 pub const EMPTY_HOME: &str = "/nonexistent/agent-sessions-cli-test-home";
 
 #[allow(unused_imports)] // each test file uses some
-pub use agent_sessions_test_support::{copy_dir, testdata};
+pub use agent_sessions_test_support::{copy_dir, repo, testdata};
 
-/// Points `cmd`'s home, every agent's variable and our config folder under [`EMPTY_HOME`].
+/// Points `cmd`'s home, every agent's variable and our config folder under [`EMPTY_HOME`], and
+/// turns off the indexing a search starts in the background.
 pub fn no_real_home(cmd: &mut Command) -> &mut Command {
     let empty = Path::new(EMPTY_HOME);
     cmd.env("HOME", empty)
-        .env("XDG_CONFIG_HOME", empty.join("config"));
+        .env("XDG_CONFIG_HOME", empty.join("config"))
+        // A search starts no indexing in the background (the test of it turns it on).
+        .env("AGENT_SESSIONS_NO_BACKGROUND_INDEX", "1");
     for agent in AGENTS {
         cmd.env(agent.env_var, empty.join(agent.name()));
     }

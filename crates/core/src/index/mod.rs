@@ -15,6 +15,7 @@
 //! whole critical path of indexing (`docs/performance.md`).
 
 mod direct;
+pub mod lock;
 mod query;
 mod rank;
 pub(crate) mod resume;

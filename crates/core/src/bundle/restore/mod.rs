@@ -190,6 +190,7 @@ pub fn preview(
     let plan = plan(bundle, &root, &dir, target.as_copy, &token, agents)?;
     refuse_existing(&plan, catalog, sessions)?;
     let mut notes = bundle.manifest.notes.clone();
+    notes.extend(new_store_note(&plan));
     if let Writes::Files(f) = &restoring(plan.provider).writes {
         notes.extend(f.index.as_ref().map(|i| (i.note)(plan.state_db.as_deref())));
     }
@@ -270,15 +271,7 @@ pub(super) fn checked_folder(p: &Path, what: &str, missing: &str) -> Result<Path
     if !canonical.is_dir() {
         return Err(bad(format!("the {what} {} is not a folder", p.display())));
     }
-    let text = canonical
-        .to_str()
-        .ok_or_else(|| bad(format!("the {what} {} is not valid UTF-8", p.display())))?;
-    if text.chars().any(is_unsafe_char) {
-        return Err(bad(format!(
-            "the {what} {:?} holds control or bidi characters",
-            super::manifest::shown(text)
-        )));
-    }
+    checked_folder_name(&canonical, what)?;
     Ok(canonical)
 }
 
@@ -304,13 +297,8 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
         .into());
     }
     let provider = m.source.provider;
-    let label = crate::provider::registry::agent(provider).label;
-    let store = format!("{label} store");
-    // A machine the agent never ran on has no store yet (a bundle's usual destination).
-    let first_run = format!(
-        "{label} makes it when it first runs here: run it once (or name its store in the settings), then restore again"
-    );
-    let root = checked_folder(&target.root, &store, &first_run)?;
+    let store = format!("{} store", registry::agent(provider).label);
+    let root = store_root(&target.root, provider, &store)?;
     let dir = checked_folder(&target.dir, "directory", CREATE_IT)?;
     if dir.starts_with(&root) {
         return Err(BundleError::Target(format!(
@@ -323,6 +311,82 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
         return Err(BundleError::Unsupported(why.into()).into());
     }
     Ok((root, dir))
+}
+
+/// The store root as an absolute path without links. A machine the agent never ran on has no
+/// store yet (a bundle's usual destination): an agent whose records are files gets its folder
+/// made by the restore (the preview says so, [`new_store_note`]); an agent whose store is a
+/// database only it can set up is refused, with what to do.
+fn store_root(root: &Path, provider: ProviderKind, store: &str) -> Result<PathBuf, Error> {
+    let agent = registry::agent(provider);
+    let creatable = matches!(restoring(provider).writes, Writes::Files(_));
+    if std::fs::symlink_metadata(root).is_ok() || !creatable {
+        let missing = if creatable {
+            "it is a link to nothing: remove it, or choose another".to_owned()
+        } else {
+            format!(
+                "{label} keeps its sessions in a database that only {label} can set up (its \
+                 schema comes from its own migrations), which it makes when it first runs here: \
+                 run `{}` once (or name its store in the settings), then restore again",
+                agent.program,
+                label = agent.label
+            )
+        };
+        return checked_folder(root, store, &missing);
+    }
+    let absolute = std::path::absolute(root).map_err(|e| {
+        BundleError::Target(format!(
+            "the {store} {} cannot be used: {e}",
+            root.display()
+        ))
+    })?;
+    // The nearest folder that exists, made canonical; the missing names go below it as given.
+    let existing = absolute
+        .ancestors()
+        .find(|a| std::fs::symlink_metadata(a).is_ok())
+        .unwrap_or(Path::new("/"));
+    let missing = absolute.strip_prefix(existing).unwrap_or(&absolute);
+    if missing
+        .components()
+        .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(BundleError::Target(format!(
+            "the {store} {} names a parent folder (..); give it without",
+            root.display()
+        ))
+        .into());
+    }
+    let parent = checked_folder(existing, "folder", CREATE_IT)?;
+    let made = parent.join(missing);
+    checked_folder_name(&made, store)?;
+    Ok(made)
+}
+
+/// Refuses a path that is not valid UTF-8 or holds control or bidi characters (it reaches the
+/// agent's records and a terminal).
+fn checked_folder_name(p: &Path, what: &str) -> Result<(), Error> {
+    let bad = |why: String| Error::from(BundleError::Target(why));
+    let text = p
+        .to_str()
+        .ok_or_else(|| bad(format!("the {what} {} is not valid UTF-8", p.display())))?;
+    if text.chars().any(is_unsafe_char) {
+        return Err(bad(format!(
+            "the {what} {:?} holds control or bidi characters",
+            super::manifest::shown(text)
+        )));
+    }
+    Ok(())
+}
+
+/// The preview's note on a store the restore creates (none when it exists).
+fn new_store_note(plan: &Plan) -> Option<String> {
+    let label = registry::agent(plan.provider).label;
+    (std::fs::symlink_metadata(&plan.root).is_err()).then(|| {
+        format!(
+            "will create {}: {label} has not run here yet, and the restore makes its store as {label} lays it out",
+            plan.root.display()
+        )
+    })
 }
 
 fn plan(

@@ -30,6 +30,22 @@ pub fn is_claude_agent(id: &str) -> bool {
     })
 }
 
+/// A Gemini CLI 0.3x subagent's id (`viw0gn`): letters and digits.
+pub fn is_short_id(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// `agent-<type>-<call id>`: a Qwen Code subagent's id (its file stem,
+/// `agent-general-purpose-call_mock0`): letters, digits, `-` and `_`.
+pub fn is_qwen_agent(id: &str) -> bool {
+    id.strip_prefix("agent-").is_some_and(|rest| {
+        (1..=128).contains(&rest.len())
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    })
+}
+
 /// Whether `id` has the shape of `kind`'s session ids (a Claude subagent's too where
 /// `subagent`): the one check an id passes before a bundle, a trash or a deletion uses it in a
 /// path or a command line. None of these shapes holds a separator, a dot or nothing.
@@ -38,6 +54,8 @@ pub fn is_session_id(kind: ProviderKind, id: &str, subagent: bool) -> bool {
         ProviderKind::Claude => is_uuid(id) || (subagent && is_claude_agent(id)),
         ProviderKind::Codex => is_uuid(id),
         ProviderKind::Opencode => is_opencode_id(id),
+        ProviderKind::Gemini => is_uuid(id) || (subagent && is_short_id(id)),
+        ProviderKind::Qwen => is_uuid(id) || (subagent && is_qwen_agent(id)),
     }
 }
 
@@ -80,11 +98,12 @@ mod tests {
         }
         assert!(is_session_id(ProviderKind::Claude, "agent-a22d75e", true));
         assert!(!is_session_id(ProviderKind::Claude, "agent-a22d75e", false));
-        for kind in [
-            ProviderKind::Claude,
-            ProviderKind::Codex,
-            ProviderKind::Opencode,
-        ] {
+        assert!(is_session_id(ProviderKind::Gemini, "viw0gn", true));
+        assert!(!is_session_id(ProviderKind::Gemini, "viw0gn", false));
+        let qwen_child = "agent-general-purpose-call_mock0";
+        assert!(is_session_id(ProviderKind::Qwen, qwen_child, true));
+        assert!(!is_session_id(ProviderKind::Qwen, qwen_child, false));
+        for kind in ProviderKind::ALL {
             for id in [
                 "",
                 ".",

@@ -45,6 +45,8 @@ pub static AGENTS: &[&Agent] = &[
     &crate::claude::AGENT,
     &crate::codex::AGENT,
     &crate::opencode::AGENT,
+    &crate::gemini::AGENT,
+    &crate::qwen::AGENT,
 ];
 
 /// The descriptor of `kind`.

@@ -107,10 +107,24 @@ fn doc_rec(value: &Value) -> Rec {
 struct Messages {
     list: Vec<Option<Rec>>,
     at: HashMap<String, usize>,
+    /// The fields a checkpoint leaves out ([`KEPT`]) of every message written so far, by id,
+    /// also of messages no longer in `list` (0.61 resets to the `<session_context>` message
+    /// alone before the resume's checkpoint brings the history back).
+    kept: HashMap<String, Map<String, Value>>,
 }
+
+/// What a checkpoint leaves out of a message, taken back from its earlier version.
+const KEPT: [&str; 4] = ["toolCalls", "thoughts", "tokens", "model"];
 
 impl Messages {
     fn put(&mut self, id: String, rec: Rec) {
+        let kept: Map<String, Value> = KEPT
+            .iter()
+            .filter_map(|k| Some(((*k).to_owned(), rec.value.get(*k)?.clone())))
+            .collect();
+        if !kept.is_empty() {
+            self.kept.entry(id.clone()).or_default().extend(kept);
+        }
         match self.at.get(&id) {
             Some(&i) => self.list[i] = Some(rec),
             None => {
@@ -126,16 +140,21 @@ impl Messages {
         self.at.retain(|_, i| *i < cut);
     }
 
-    /// Replaces every message with a checkpoint's, each completed from the one it replaces.
+    /// Replaces every message with a checkpoint's, each completed from its earlier versions.
     fn checkpoint(&mut self, messages: &[Value], line: u64, offset: u64) {
-        let mut before = std::mem::take(self);
+        self.list.clear();
+        self.at.clear();
         for m in messages {
             let Some(id) = m.get("id").and_then(Value::as_str) else {
                 continue;
             };
             let mut value = m.clone();
-            if let Some(old) = before.take(id) {
-                complete(&mut value, old.value);
+            if let (Some(new), Some(old)) = (value.as_object_mut(), self.kept.get(id)) {
+                for (k, v) in old {
+                    if !new.contains_key(k) {
+                        new.insert(k.clone(), v.clone());
+                    }
+                }
             }
             let rec = Rec {
                 value,
@@ -146,28 +165,8 @@ impl Messages {
         }
     }
 
-    fn take(&mut self, id: &str) -> Option<Rec> {
-        let i = *self.at.get(id)?;
-        self.list.get_mut(i)?.take()
-    }
-
     fn into_recs(self) -> Vec<Rec> {
         self.list.into_iter().flatten().collect()
-    }
-}
-
-/// The fields a checkpoint leaves out of a message, taken from its earlier version.
-fn complete(value: &mut Value, old: Value) {
-    const KEPT: [&str; 4] = ["toolCalls", "thoughts", "tokens", "model"];
-    let (Some(new), Value::Object(mut old)) = (value.as_object_mut(), old) else {
-        return;
-    };
-    for key in KEPT {
-        if !new.contains_key(key) {
-            if let Some(v) = old.remove(key) {
-                new.insert(key.to_owned(), v);
-            }
-        }
     }
 }
 

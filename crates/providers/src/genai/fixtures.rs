@@ -480,3 +480,56 @@ fn pipes_and_link_loops_are_reported_not_followed() {
         );
     }
 }
+
+/// An edit (`alpha` → `beta` in notes.txt) carries its diff wherever the agent recorded one
+/// (Gemini 0.28+ `toolCalls[].resultDisplay`, Qwen 0.5+ `toolCallResult.resultDisplay`).
+#[test]
+fn edits_carry_their_diffs() {
+    for (kind, version) in [
+        (ProviderKind::Gemini, "0.28.2"),
+        (ProviderKind::Gemini, "0.38.2"),
+        (ProviderKind::Gemini, "0.39.1"),
+        (ProviderKind::Gemini, "0.61.0"),
+        (ProviderKind::Qwen, "0.5.2"),
+        (ProviderKind::Qwen, "0.24.4"),
+    ] {
+        let dir = versions(kind)
+            .into_iter()
+            .find(|v| v.ends_with(version))
+            .unwrap();
+        let p = provider(kind, &dir);
+        let changes: Vec<_> = scan(p.as_ref())
+            .iter()
+            .flat_map(|s| p.load(s).unwrap().messages)
+            .flat_map(|m| m.parts)
+            .filter_map(|part| match part {
+                Part::Tool(t) => Some(t.changes),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        assert_eq!(changes.len(), 1, "{kind} {version}: {changes:?}");
+        let c = &changes[0];
+        assert!(c.path.ends_with("notes.txt"), "{kind} {version}");
+        assert_eq!(
+            (c.change.as_str(), c.additions, c.deletions),
+            ("update", 1, 1)
+        );
+        assert!(c.diff.as_deref().unwrap().contains("-alpha\n+beta"));
+    }
+}
+
+/// A 0.61 resume writes the history back as a checkpoint without tokens or models, after a
+/// checkpoint of the `<session_context>` message alone: the session keeps the tokens of its
+/// five responses (5,250 input, 120 output, summed from the lines before the checkpoint).
+#[test]
+fn a_resumed_session_keeps_its_tokens() {
+    let (_, s) = listed(
+        ProviderKind::Gemini,
+        "0.61.0",
+        "7d53c23b-fe46-4406-b083-d93680275406",
+    );
+    let t = s.tokens.unwrap();
+    assert_eq!((t.input, t.output, t.cache_read), (5250, 120, 0));
+    assert_eq!(s.model.as_deref(), Some("gemini-3.8-flash"));
+}

@@ -10,7 +10,9 @@ use super::conversation::{Rec, Replayed};
 use super::parts::{pieces, response_failed, response_text, text_of, Piece};
 use crate::blob::BlobKey;
 use crate::build;
-use agent_sessions_model::{Message, NoticeKind, Part, Role, Tokens, ToolPart, ToolStatus};
+use agent_sessions_model::{
+    FileChange, Message, NoticeKind, Part, Role, Tokens, ToolPart, ToolStatus,
+};
 
 /// Longest tool output kept inline; the rest is a blob.
 pub(crate) const INLINE_OUTPUT: usize = 32 << 10;
@@ -68,6 +70,8 @@ pub(crate) struct Call<'a> {
     pub result: Option<&'a Value>,
     pub status: Option<&'a str>,
     pub subagent: Option<String>,
+    /// What the agent showed of the result (`resultDisplay`): an edit's diff.
+    pub display: Option<&'a Value>,
 }
 
 /// The transcript being built, message by message.
@@ -185,6 +189,7 @@ impl Builder {
         for call in calls {
             self.built.paths.extend(paths_in(call.args));
             let mut part = tool_part(&call, at);
+            part.changes = call.display.map(changes_of).unwrap_or_default();
             if let Some(result) = call.result {
                 let whole = fill(&mut part, result, call.status, at, &self.wanted);
                 self.built.blob = self.built.blob.take().or(whole);
@@ -210,18 +215,8 @@ impl Builder {
     /// across turns in Qwen: `call_mock0`). A response whose call already has one is the same
     /// result written again (Gemini 0.61 writes each twice); one with no call is shown alone.
     pub fn result(&mut self, call: &str, response: &Value, status: Option<&str>, at: At) {
-        let parts = self
-            .built
-            .messages
-            .iter_mut()
-            .rev()
-            .flat_map(|m| m.parts.iter_mut());
         let mut seen = false;
-        for part in parts {
-            let Part::Tool(tool) = part else { continue };
-            if tool.call_id != call {
-                continue;
-            }
+        for tool in calls_named(&mut self.built.messages, call) {
             if tool.status == ToolStatus::Pending {
                 let whole = fill(tool, response, status, at, &self.wanted);
                 self.built.blob = self.built.blob.take().or(whole);
@@ -235,6 +230,17 @@ impl Builder {
             m.meta = true;
             m.parts.push(build::notice(NoticeKind::ToolResult, text));
             self.push(m);
+        }
+    }
+
+    /// The file changes an edit's `resultDisplay` shows, given to the latest call `call`.
+    pub fn changes(&mut self, call: &str, display: &Value) {
+        let changes = changes_of(display);
+        if changes.is_empty() {
+            return;
+        }
+        if let Some(tool) = calls_named(&mut self.built.messages, call).next() {
+            tool.changes = changes;
         }
     }
 
@@ -264,6 +270,21 @@ impl Builder {
     }
 }
 
+/// The tool parts of call `call`, latest first.
+fn calls_named<'a>(
+    messages: &'a mut [Message],
+    call: &'a str,
+) -> impl Iterator<Item = &'a mut ToolPart> + 'a {
+    messages
+        .iter_mut()
+        .rev()
+        .flat_map(|m| m.parts.iter_mut())
+        .filter_map(move |p| match p {
+            Part::Tool(t) if t.call_id == call => Some(t),
+            _ => None,
+        })
+}
+
 /// Parts of kinds not known here, named so nothing is silently dropped.
 fn others<'a>(pieces: &'a [Piece<'a>]) -> impl Iterator<Item = Part> + 'a {
     pieces.iter().filter_map(|p| match p {
@@ -284,6 +305,7 @@ fn call_of_piece<'a>(p: &Piece<'a>) -> Option<Call<'a>> {
             result: None,
             status: None,
             subagent: None,
+            display: None,
         }),
         _ => None,
     }
@@ -354,6 +376,28 @@ fn fill(
         tool.output = Some(text);
     }
     whole
+}
+
+/// The change an edit tool's `resultDisplay` (`{fileDiff, filePath, fileName, isNewFile?}`,
+/// the same in both agents) shows: its unified diff, with the lines it adds and removes.
+pub(crate) fn changes_of(display: &Value) -> Vec<FileChange> {
+    let s = |k: &str| display.get(k).and_then(Value::as_str);
+    let (Some(diff), Some(path)) = (s("fileDiff"), s("filePath").or(s("fileName"))) else {
+        return Vec::new();
+    };
+    let count = |sign: char, header: &str| {
+        diff.lines()
+            .filter(|l| l.starts_with(sign) && !l.starts_with(header))
+            .count() as u64
+    };
+    let new = display.get("isNewFile").and_then(Value::as_bool) == Some(true);
+    vec![FileChange {
+        path: path.to_owned(),
+        change: if new { "add" } else { "update" }.to_owned(),
+        diff: Some(diff.to_owned()),
+        additions: count('+', "+++"),
+        deletions: count('-', "---"),
+    }]
 }
 
 /// Absolute paths in a tool's arguments (`file_path`, `dir_path`, `absolute_path`, …).
@@ -450,6 +494,7 @@ fn call_of_record(c: &Value) -> Option<Call<'_>> {
         result: c.get("result").filter(|r| !r.is_null()),
         status: s("status"),
         subagent: s("agentId").map(str::to_owned),
+        display: c.get("resultDisplay"),
     })
     .filter(|_| c.is_object())
 }

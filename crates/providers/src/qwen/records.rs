@@ -128,18 +128,15 @@ fn add(b: &mut Builder, r: &Record) -> Result<(), String> {
         "tool_result" => {
             let result = v.get("toolCallResult");
             let status = result.and_then(|t| t.get("status")).and_then(Value::as_str);
-            let display = result
-                .and_then(|t| t.get("resultDisplay"))
-                .and_then(Value::as_str);
+            let display = result.and_then(|t| t.get("resultDisplay"));
             for p in pieces(parts) {
                 if let Piece::Response { id, response, .. } = p {
-                    let whole = whole_output(response, display);
-                    b.result(
-                        id.unwrap_or_default(),
-                        whole.as_ref().unwrap_or(response),
-                        status,
-                        r.at,
-                    );
+                    let call = id.unwrap_or_default();
+                    let whole = whole_output(response, display.and_then(Value::as_str));
+                    b.result(call, whole.as_ref().unwrap_or(response), status, r.at);
+                    if let Some(d) = display {
+                        b.changes(call, d);
+                    }
                 }
             }
         }

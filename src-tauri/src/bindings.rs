@@ -80,6 +80,7 @@ fn generated() -> String {
     d.visit::<commands::terminal::Terminals>();
     d.visit::<commands::terminal::Opened>();
     d.visit::<commands::hosts::HostsView>();
+    d.visit::<agent_sessions_core::mcp_config::McpSetup>();
     d.visit::<commands::handoff::Continued>();
     d.visit::<commands::handoff::HandoffText>();
     d.visit::<actions::export::Format>();
@@ -124,7 +125,8 @@ fn stale(dir: &Path, files: &[(&str, String)]) -> Vec<String> {
     stale
 }
 
-/// The agent registry as the UI's agent list: names, labels, programs and badge colours.
+/// The agent registry as the UI's agent list: names, labels, programs, badge colours and why
+/// an agent lacks an action the UI offers (shown unavailable with that reason).
 fn agents() -> String {
     let rows: Vec<String> = AGENTS
         .iter()
@@ -133,6 +135,9 @@ fn agents() -> String {
             let row = serde_json::json!({
                 "kind": a.name(), "label": a.label, "program": a.program,
                 "colours": { "light": light, "dark": dark },
+                "handoff_unavailable": a.launch.handoff.get().err(),
+                "trash_unavailable": a.trash.trash.get().err(),
+                "delete_unavailable": a.trash.permanent.get().err(),
             });
             format!("  {row},\n")
         })
@@ -143,7 +148,13 @@ fn agents() -> String {
          import type {{ ProviderKind }} from \"./generated\";\n\n\
          /** One agent: `colours` are a badge's [background, text], per theme. */\n\
          export interface Agent {{\n  kind: ProviderKind;\n  label: string;\n  program: string;\n  \
-         colours: {{ light: [string, string]; dark: [string, string] }};\n}}\n\n\
+         colours: {{ light: [string, string]; dark: [string, string] }};\n  \
+         /** Why \"Continue in…\" cannot start this agent; null when it can. */\n  \
+         handoff_unavailable: string | null;\n  \
+         /** Why its sessions cannot be moved to the trash; null when they can. */\n  \
+         trash_unavailable: string | null;\n  \
+         /** Why its sessions cannot be deleted for good; null when they can. */\n  \
+         delete_unavailable: string | null;\n}}\n\n\
          /** Every agent, in the order lists show them. */\n\
          export const AGENTS: readonly Agent[] = [\n{}];\n",
         rows.concat()

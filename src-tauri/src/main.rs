@@ -62,6 +62,7 @@ fn main() {
             commands::diagnostics::clear_cache,
             commands::blob::load_blob,
             commands::hosts::hosts,
+            commands::mcp::mcp_setup,
             commands::hosts::select_host,
         ])
         .build(tauri::generate_context!())

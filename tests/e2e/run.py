@@ -8,6 +8,7 @@ export is opened in WebKitGTK's MiniBrowser (the app's own web engine) through W
 """
 
 import base64
+import datetime
 import difflib
 import http.client
 import http.server
@@ -483,11 +484,16 @@ def run_main_suite(d):
     check("the tree shows each directory and the list fills", list_fills)
 
     def overview_and_keys():
-        """With nothing open, the right half is an overview to start from (sessions per agent,
-        the most recent ones, a click away); ? lists every key, Escape closes it."""
+        """With nothing open, the right half is Home, an overview to start from (sessions per
+        agent, the most recent ones, a click away); ? lists every key, Escape closes it."""
         overview = d.wait_all('[data-testid="overview"]')[0]
         text = d.text(overview)
-        assert "25 sessions" in text and all(n in text for n in ["Claude Code 12", "Codex CLI 6", "OpenCode 7"]), text
+        assert "25 sessions" in text, text
+        per_agent = d.until("const rows = [...document.querySelectorAll('[data-testid=\"home-agents-row\"]')];"
+                            "return rows.length && Object.fromEntries(rows.map(r => [r.dataset.key, Number(r.dataset.sessions)]))", 20)
+        assert per_agent == {"claude": 12, "codex": 6, "opencode": 7}, per_agent
+        labels = d.js("return [...document.querySelectorAll('[data-testid=\"home-agents-row\"] th')].map(e => e.textContent.trim())")
+        assert sorted(labels) == ["Claude Code", "Codex CLI", "OpenCode"], labels
         recent = d.find_all('[data-testid="overview-recent"] button')
         assert len(recent) == 6, len(recent)
         d.shot("01b-overview")
@@ -500,6 +506,8 @@ def run_main_suite(d):
         d.click(recent[0])
         d.until("return document.querySelector('[data-testid=\"transcript\"]')?.dataset.total > 0", 20)
     check("the empty right half is an overview to start from; ? lists every key", overview_and_keys)
+    check("Home shows the CLI's figures per agent, model, project and day, a year's heatmap and formatted charts, "
+          "each a click away from its sessions", lambda: home(d))
 
     def quiet():
         """No noise: agents by one name (the registry's), short message times with the full one
@@ -583,6 +591,8 @@ def run_main_suite(d):
         box = d.find_all('[data-testid="search-input"]')[0]
         d.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", {ELEMENT: box})
         d.type(box, "drwxr\ue007")
+        # The previous search's hits stay until this one answers: wait for its count.
+        d.until("return document.querySelector('[data-testid=\"search-count\"]')?.textContent.endsWith('“drwxr”')", 20)
         hits = d.wait_all('[data-testid="search-hit"]')
         d.click(hits[0])
         d.until("return [...document.querySelectorAll('details[data-testid=\"tool\"]')]"
@@ -814,8 +824,8 @@ def run_main_suite(d):
     check("the Export, Continue in… and context menus and Settings take the focus when opened and close on Escape",
           lambda: menus_keyboard(d))
     check("axe-core finds no serious or critical violations in the main view and the dialogs", lambda: accessibility(d))
-    check("layout: every menu, popover and dialog lies inside the window and cuts no text, at 1000×700, 1280×800 "
-          "and 1920×1080 in both themes", lambda: layout(d))
+    check("layout: every page, menu, popover and dialog lies inside the window, overlaps nothing, cuts no text and "
+          "passes axe, at 1000×700, 1280×800 and 1920×1080 in both themes", lambda: layout(d))
     check("trash off is shown greyed out saying where to turn it on; on, a session goes to the trash through the dialog and leaves the list", lambda: trash(d))
     check("a complete bundle exported through the save dialog restores through the import dialogs into another directory",
           lambda: bundle_round_trip(d))
@@ -1077,6 +1087,28 @@ for (const e of [root, ...root.querySelectorAll('*')]) {
 }
 for (const e of cut) if (!cut.some((o) => o !== e && e.contains(o)))
   bad.push(`text cut: ${name(e)} (${e.scrollWidth} px in ${e.clientWidth})`);
+// Overlaps: two siblings that hold text or can be clicked must not cover each other. An inline
+// element is the boxes of its lines (a wrapped span's bounding box covers its neighbours'); what
+// is placed over the rest on purpose (fixed, sticky: bars and menus) is not compared.
+const INTERACTIVE = 'a[href], button, input, select, textarea, summary, label, [role="button"], [role="treeitem"], [tabindex]:not([tabindex="-1"])';
+const ownText = (e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+const holds = (e) => e.matches(INTERACTIVE) || ownText(e) || !!e.querySelector(INTERACTIVE) || !!(e.textContent || '').trim();
+function boxes(e) {
+  const c = visiblePart(e);
+  const rects = getComputedStyle(e).display === 'inline' ? [...e.getClientRects()] : [e.getBoundingClientRect()];
+  return rects.map((r) => ({ left: Math.max(r.left, c.left), top: Math.max(r.top, c.top), right: Math.min(r.right, c.right), bottom: Math.min(r.bottom, c.bottom) }))
+    .filter((r) => r.right - r.left > 0.5 && r.bottom - r.top > 0.5);
+}
+const over = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1.5;
+for (const parent of [root, ...root.querySelectorAll('*')]) {
+  if (parent.closest('svg, canvas, select')) continue;
+  const kids = [...parent.children].filter((k) => shown(k) && !['fixed', 'sticky'].includes(getComputedStyle(k).position) && holds(k))
+    .map((k) => ({ k, b: boxes(k) })).filter((x) => x.b.length);
+  for (let i = 0; i < kids.length; i++)
+    for (let j = i + 1; j < kids.length; j++)
+      if (kids[i].b.some((a) => kids[j].b.some((b) => over(a, b))))
+        bad.push(`overlap: ${name(kids[i].k)} and ${name(kids[j].k)}`);
+}
 return bad;
 """
 
@@ -1140,8 +1172,19 @@ def layout_views(d):
         d.click(d.find_all('[data-testid="search-hit"][data-message]:not([data-message=""])')[0])
         d.wait_all('[data-testid="transcript"] .slot[data-hit="true"]', timeout=20)
 
+    def home_page():
+        d.click(d.find_all('[data-testid="open-home"]')[0])
+        d.wait_all('[data-testid="home-projects-row"]', timeout=20)
+        d.until("return document.querySelector('[data-testid=\"home-chart-days\"]')?.dataset.yTicks", 20)
+
+    def stats_page():
+        d.click(d.find_all('[data-testid="open-stats"]')[0])
+        d.wait_all('[data-testid="stats-table"]', timeout=20)
+        d.until("return document.querySelector('[data-testid=\"stats-chart-cost\"]')?.dataset.yTicks", 20)
+
     return [
-        ("main", lambda: None, [".app"], lambda: None),
+        ("home", home_page, [".app"], lambda: open_session(d, TOOLS_SESSION)),
+        ("transcript", lambda: None, [".app"], lambda: None),
         ("search", palette, [".app"], lambda: close_search(d)),
         ("shortcuts", lambda: (key(d, "?"), d.wait_all('[data-testid="shortcuts"]', timeout=5)), ['[data-testid="shortcuts"]'],
          close_with("shortcuts-close", "shortcuts")),
@@ -1154,17 +1197,20 @@ def layout_views(d):
         ("handoff", menu("handoff-toggle", "handoff-menu"), ['[data-testid="handoff-menu"]'], close_with("handoff-toggle", "handoff-menu")),
         ("session-menu", corner_menu, ['[data-testid="session-menu"]'], close_corner),
         ("settings", menu("open-settings", "settings"), ['[data-testid="settings"]'], close_with("settings-close", "settings")),
-        ("stats", menu("open-stats", "stats"), ['[data-testid="stats"]'], close_with("stats-close", "stats")),
+        ("stats", stats_page, [".app"], close_with("stats-close", "stats")),
         ("diagnostics", menu("open-diagnostics", "diagnostics"), ['[data-testid="diagnostics"]'],
          close_with("diagnostics-close", "diagnostics")),
     ]
 
 
 def layout(d):
-    """At 1000×700, 1280×800 and 1920×1080, light and dark, the main view and each menu, popover
-    and dialog: nothing visible outside the window, no text cut without an ellipsis and a tooltip.
-    Screenshots of each in target/e2e/layout-*.png."""
+    """At 1000×700, 1280×800 and 1920×1080, light and dark, each page (Home, a transcript, Stats,
+    Settings, the search palette) and each menu, popover and dialog: nothing visible outside the
+    window, no two sibling texts or controls over each other, no text cut without an ellipsis and
+    a tooltip, and no serious or critical axe violation. Screenshots of each in
+    target/e2e/layout-*.png; the faults in target/e2e/layout-faults.txt."""
     open_session(d, TOOLS_SESSION)
+    layout_check_can_fail(d)
     faults = []
     try:
         for width, height in [(1000, 700), (1280, 800), (1920, 1080)]:
@@ -1175,6 +1221,7 @@ def layout(d):
                     show()
                     for css in where:
                         faults += [f"{width}×{height} {theme} {name}: {f}" for f in layout_faults(d, css)]
+                    faults += [f"{width}×{height} {theme} {name}: axe {v}" for v in axe(d)]
                     d.shot(f"layout-{width}x{height}-{theme}-{name}")
                     close()
     finally:
@@ -1182,6 +1229,23 @@ def layout(d):
         set_window(d, 1280, 800)
     (SHOTS / "layout-faults.txt").write_text("\n".join(faults) + "\n")
     assert not faults, "\n".join(faults[:60]) + (f"\n… {len(faults) - 60} more (all in target/e2e/layout-faults.txt)" if len(faults) > 60 else "")
+
+
+def layout_check_can_fail(d):
+    """The check sees what it is for: two buttons drawn over each other, a text cut without an
+    ellipsis and a box past the window's edge, put in the page for the moment, are each found."""
+    d.js("const t = document.createElement('div'); t.id = 'layout-self-test';"
+         "t.style.cssText = 'position: absolute; left: 20px; top: 20px; width: 300px; background: var(--bg)';"
+         "t.innerHTML = '<div><button>first one</button><button style=\"margin-left: -40px\">second</button></div>'"
+         " + '<p style=\"width: 40px; overflow: hidden; white-space: nowrap\">a text far wider than its box</p>'"
+         " + '<p style=\"width: 100px; margin-left: 5000px\">beyond</p>';"
+         "document.body.append(t)")
+    try:
+        found = "\n".join(layout_faults(d, "#layout-self-test"))
+    finally:
+        d.js("document.getElementById('layout-self-test').remove()")
+    for want in ["overlap: button", "text cut: p", "outside the"]:
+        assert want in found, f"the layout check missed {want!r}: {found}"
 
 
 def axe(d):
@@ -1929,6 +1993,89 @@ STATS_FIELDS = {"sessions": "sessions", "messages": "messages", "input": "input"
                 "cacheRead": "cache_read", "cacheWrite": "cache_write"}
 
 
+def home_rows(d, table):
+    return d.js("return Object.fromEntries([...document.querySelectorAll(`[data-testid=\"${arguments[0]}-row\"]`)]"
+                ".map(r => [r.dataset.key, {sessions: Number(r.dataset.sessions), tokens: Number(r.dataset.tokens), cost: Number(r.dataset.cost)}]))",
+                table)
+
+
+def cli_groups(by):
+    return {g["key"]: {"sessions": g["sessions"], "tokens": sum(g["tokens"][k] for k in ("input", "output", "cache_read", "cache_write")),
+                       "cost": g["cost_usd"]} for g in cli("stats", "--by", by)["groups"]}
+
+
+def list_chips(d):
+    return d.js("return Object.fromEntries([...document.querySelectorAll('[data-testid=\"filter-chip\"]')].map(c => [c.dataset.key, c.textContent.trim()]))")
+
+
+def remove_chips(d):
+    while d.find_all('[data-testid="filter-chip"] [data-testid="chip-remove"]'):
+        d.click(d.find_all('[data-testid="filter-chip"] [data-testid="chip-remove"]')[0])
+        time.sleep(0.2)
+
+
+def home(d):
+    """Home (the Home button closes the transcript): its per-agent, per-model and per-project
+    rows and its totals are `stats --json`'s; the heatmap has a year of days, each day's count the
+    CLI's by-day figure; the per-day chart is drawn with short axes (k/M, $); and a click on an
+    agent, a model, a day or a project narrows the list to exactly the sessions behind it."""
+    d.click(d.wait_all('[data-testid="open-home"]')[0])
+    d.wait_all('[data-testid="home-projects-row"]', timeout=20)
+    total = cli("stats", "--by", "agent")["total"]
+    shown = d.js("const t = document.querySelector('[data-testid=\"home-totals\"]'); return [Number(t.dataset.sessions), Number(t.dataset.cost)]")
+    assert shown[0] == total["sessions"] and abs(shown[1] - total["cost_usd"]) < 1e-6, (shown, total)
+    for table, by in [("home-agents", "agent"), ("home-models", "model")]:
+        want, got = cli_groups(by), home_rows(d, table)
+        assert got and all(k in want and want[k]["sessions"] == v["sessions"] and want[k]["tokens"] == v["tokens"]
+                           and abs(want[k]["cost"] - v["cost"]) < 1e-6 for k, v in got.items()), (table, got, want)
+    projects, dirs = home_rows(d, "home-projects"), cli_groups("dir")
+    busiest = max(v["sessions"] for v in dirs.values())
+    assert projects and all(dirs[k]["sessions"] == v["sessions"] for k, v in projects.items()), (projects, dirs)
+    assert max(v["sessions"] for v in projects.values()) == busiest, (projects, busiest)
+    # A year of days; every day with sessions is the CLI's figure, the days between are there at 0.
+    days = d.js("return [...document.querySelectorAll('[data-testid=\"heat-day\"]')].map(c => [c.dataset.day, Number(c.dataset.sessions)])")
+    assert 358 <= len(days) <= 371 and days == sorted(days), len(days)
+    by_day = {g["key"]: g["sessions"] for g in cli("stats", "--by", "day")["groups"]}
+    heat = dict(days)
+    assert all(by_day.get(k, 0) == n for k, n in heat.items()), [(k, n, by_day.get(k)) for k, n in heat.items() if by_day.get(k, 0) != n]
+    assert sum(heat.values()) == sum(n for k, n in by_day.items() if k in heat) > 0
+    # The chart is drawn, its axes short: no number of five digits or more, money with "$".
+    ticks = d.until("const c = document.querySelector('[data-testid=\"home-chart-days\"]'); return c?.dataset.yTicks && [c.dataset.yTicks, c.dataset.y1Ticks]", 20)
+    assert not re.search(r"\d{5}", ticks[0]) and all(t.startswith("$") for t in ticks[1].split("|")), ticks
+    d.shot("01d-home")
+    # A click on an agent: the list holds its sessions only (the chip says so), as many as Home counts.
+    d.click(d.find_all('[data-testid="home-agents-row"][data-key="codex"] button')[0])
+    assert d.until("return document.querySelector('[data-testid=\"filter-chip\"][data-key=\"agent\"]')", 5)
+    d.until("const rows = [...document.querySelectorAll('[data-testid=\"session-row\"]')];"
+            "return rows.length > 0 && rows.every(r => r.dataset.provider === 'codex')", 10)
+    assert d.until("return Number(document.querySelector('[data-testid=\"home-totals\"]')?.dataset.sessions) === 6", 20)
+    remove_chips(d)
+    # A model: the chip names it.
+    model = next(k for k in home_rows(d, "home-models") if k != "(none)")
+    d.click(d.find_all(f'[data-testid="home-models-row"][data-key="{model}"] button')[0])
+    d.until("return document.querySelector('[data-testid=\"filter-chip\"][data-key=\"model\"]')", 5)
+    assert model in list_chips(d)["model"], list_chips(d)
+    remove_chips(d)
+    # A day: from and until that day.
+    busy = max(heat, key=lambda k: heat[k])
+    d.click(d.find_all(f'[data-testid="heat-day"][data-day="{busy}"]')[0])
+    d.until("return document.querySelector('[data-testid=\"filter-chip\"][data-key=\"until\"]')", 5)
+    chips = list_chips(d)
+    assert busy in chips["since"] and busy in chips["until"], chips
+    remove_chips(d)
+    # A project: selected in the tree, the list holds its sessions.
+    top = max(projects, key=lambda k: projects[k]["sessions"])
+    d.click(d.find_all(f'[data-testid="home-projects-row"][data-key="{top}"] button')[0])
+    d.until(f"return document.querySelector('[data-testid=\"tree-node\"][data-key=\"dir:{top}\"]')?.getAttribute('aria-selected') === 'true'", 5)
+    d.until("return document.querySelectorAll('[data-testid=\"session-row\"]:not(.child)').length > 0", 5)
+    d.js("[...document.querySelectorAll('[data-testid=\"tree\"] button.node')].find(b => b.textContent.includes('All sessions')).click()")
+    # All stats: the Stats page in its place, and back.
+    d.click(d.find_all('[data-testid="home-stats"]')[0])
+    d.wait_all('[data-testid="stats-total"]')
+    d.click(d.find_all('[data-testid="stats-close"]')[0])
+    d.wait_all('[data-testid="overview"]')
+
+
 def stats_view(d):
     """The Stats view over the whole list: its totals are the CLI's for every grouping (the app
     refreshes on its own, so the two are compared until they agree or time runs out), the table
@@ -1948,16 +2095,29 @@ def stats_view(d):
                          "return t && {...Object.fromEntries(Object.entries(t.dataset).map(([k, v]) => [k, Number(v)])), rows}")
             got = {k: shown.get(k) for k in STATS_FIELDS} if shown else None
             rows = shown.get("rows") if shown else None
-            if got == expected and rows == [g["key"] for g in want["groups"]]:
+            # The table lists days newest first; the CLI oldest first.
+            want_rows = [g["key"] for g in want["groups"]][::-1 if by == "day" else 1]
+            if got == expected and rows == want_rows:
                 break
             if time.time() > deadline:
-                raise AssertionError(f"by {by}: the view shows {got} {rows}, the CLI {expected} {[g['key'] for g in want['groups']]}")
+                raise AssertionError(f"by {by}: the view shows {got} {rows}, the CLI {expected} {want_rows}")
             time.sleep(0.3)
         assert abs(shown["cost"] - want["total"]["cost_usd"]) < 1e-6, (shown["cost"], want["total"])
         assert expected["sessions"] >= 20 and expected["input"] > 0, expected
         if by == "agent":
             assert rows == [g["key"] for g in want["groups"]] and sorted(rows) == ["claude", "codex", "opencode"], rows
             d.shot("24-stats-by-agent")
+        if by == "day":
+            # Every day from the first to the last, the table newest first, the charts drawn in
+            # time order with every day in them and short axes (k/M, "$").
+            dated = [k for k in rows if k != "(none)"]
+            first, last = min(dated), max(dated)
+            span = (datetime.date.fromisoformat(last) - datetime.date.fromisoformat(first)).days + 1
+            assert dated == sorted(dated, reverse=True) and len(dated) == span, (span, dated)
+            ticks = d.until("const c = document.querySelector('[data-testid=\"stats-chart-tokens\"]'),"
+                            " m = document.querySelector('[data-testid=\"stats-chart-cost\"]');"
+                            "return c?.dataset.yTicks && m?.dataset.yTicks && [c.dataset.yTicks, m.dataset.yTicks]", 20)
+            assert not re.search(r"\d{5}", ticks[0]) and all(t.startswith("$") for t in ticks[1].split("|")), ticks
     # Both charts drew bars: the canvas is not blank.
     for chart in ["stats-chart-tokens", "stats-chart-cost"]:
         painted = d.js("const c = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);"
@@ -1965,7 +2125,8 @@ def stats_view(d):
                        "let n = 0; for (let i = 3; i < px.length; i += 4) if (px[i]) n++; return n", chart)
         assert painted > 500, f"{chart}: {painted} painted pixels"
     # Keyboard: the grouping is focused on opening, Escape closes.
-    assert d.js("return document.activeElement?.dataset.testid") == "stats-by"
+    focused = d.js("return document.activeElement?.outerHTML.slice(0, 120)")
+    assert d.js("return document.activeElement?.dataset.testid") == "stats-by", focused
     d.shot("25-stats-by-day")
     key(d, "\ue00c")
     d.until("return !document.querySelector('[data-testid=\"stats\"]')", 5)

@@ -4,6 +4,7 @@
 //! `cargo run --release -p agent-sessions-bench -- --size-mb 300`
 
 mod corpus;
+mod opencode_scan;
 mod tokens;
 
 use std::fs;
@@ -31,7 +32,7 @@ struct Args {
     /// Size of the one large transcript, in MB.
     #[arg(long, default_value_t = 40)]
     big_mb: u64,
-    /// Which providers the scan suite measures (claude, codex); default both.
+    /// Which providers the scan suite measures (claude, codex, opencode); default all three.
     #[arg(long = "provider", value_parser = parse_provider)]
     providers: Vec<ProviderKind>,
     /// Where corpora are kept between runs.
@@ -44,9 +45,9 @@ struct Args {
 
 fn parse_provider(name: &str) -> Result<ProviderKind, String> {
     match ProviderKind::parse(name) {
-        Some(k @ (ProviderKind::Claude | ProviderKind::Codex)) => Ok(k),
-        _ => Err(format!(
-            "no corpus generator for {name:?}; use claude or codex"
+        Some(k) => Ok(k),
+        None => Err(format!(
+            "no agent named {name:?}; use claude, codex or opencode"
         )),
     }
 }
@@ -84,12 +85,19 @@ fn main() {
     }
     if args.suite.as_deref() != Some("index") {
         let kinds = if args.providers.is_empty() {
-            vec![ProviderKind::Claude, ProviderKind::Codex]
+            vec![
+                ProviderKind::Claude,
+                ProviderKind::Codex,
+                ProviderKind::Opencode,
+            ]
         } else {
             args.providers.clone()
         };
         for kind in kinds {
-            run(kind, &args);
+            match kind {
+                ProviderKind::Opencode => opencode_scan::run(&args),
+                ProviderKind::Claude | ProviderKind::Codex => run(kind, &args),
+            }
         }
     }
 }

@@ -326,10 +326,10 @@ fn preview_text(m: &Manifest, p: &Preview) -> String {
                 let _ = writeln!(t, "  create: {}", f.display());
             }
         }
-        Method::OpencodeImport { program } => {
+        Method::Import { program } => {
             let _ = writeln!(t, "  run: {} import (once per session)", program.display());
         }
-        Method::OpencodeRows { db } => {
+        Method::Rows { db } => {
             let _ = writeln!(
                 t,
                 "  insert the rows into {} in one transaction",

@@ -13,6 +13,7 @@ mod handoff;
 // Named apart from core's `index`, which this file uses too.
 #[path = "index.rs"]
 mod index_command;
+mod mcp;
 mod open;
 mod progress;
 mod remote;
@@ -30,6 +31,7 @@ use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::index::{self, SearchFilter};
 use agent_sessions_core::library::default_cache_dir;
 use agent_sessions_core::paths::{process_env, resolve};
+use agent_sessions_core::provider::registry;
 use agent_sessions_core::{Error, Library, ProviderKind, Roots};
 use clap::{Parser, Subcommand};
 
@@ -172,6 +174,10 @@ enum Command {
         #[command(subcommand)]
         action: CacheAction,
     },
+    /// Serve the sessions to coding agents over the Model Context Protocol on standard input
+    /// and output (read-only tools: search, list, read, timeline, stats; docs/mcp.md), with
+    /// --host a remote machine's; exits when standard input closes.
+    Mcp(mcp::Args),
     /// Answer the remote protocol (docs/remote.md) on standard input and output, for
     /// `--host` on another machine; exits when standard input closes.
     Serve {
@@ -198,7 +204,7 @@ fn parse_root(given: &str) -> Result<(ProviderKind, PathBuf), String> {
 
 fn parse_provider(name: &str) -> Result<ProviderKind, String> {
     ProviderKind::parse(name)
-        .ok_or_else(|| format!("unknown provider {name:?}; use claude, codex or opencode"))
+        .ok_or_else(|| format!("unknown provider {name:?}; use {}", registry::names_or()))
 }
 
 fn parse_day(text: &str) -> Result<chrono::NaiveDate, String> {
@@ -234,6 +240,9 @@ fn main() -> ExitCode {
 fn command() -> ExitCode {
     let cli = Cli::parse();
     let json = cli.json;
+    if let Command::Mcp(_) = cli.command {
+        return mcp_command(cli);
+    }
     if let Some(alias) = cli.host.clone() {
         let target = remote::Target {
             alias,
@@ -267,6 +276,36 @@ fn command() -> ExitCode {
             ExitCode::from(exit_code(&e))
         }
     }
+}
+
+/// `mcp`: a server that runs until its input closes, on this machine's roots or a host.
+fn mcp_command(cli: Cli) -> ExitCode {
+    let config = ConfigFile::load_default(&process_env);
+    agent_sessions_core::pricing::install(config.prices());
+    let machine = match cli.host.clone() {
+        Some(alias) => mcp::Machine::Host(remote::Target {
+            alias,
+            ssh_config: cli.ssh_config.clone(),
+            roots: explicit_roots(&cli),
+        }),
+        None => {
+            let mut explicit = Roots::default();
+            for (kind, dir) in explicit_roots(&cli) {
+                explicit.get_mut(kind).push(dir);
+            }
+            match resolve(&explicit, &process_env, &config) {
+                Ok(resolved) => mcp::Machine::Local(resolved.roots()),
+                Err(e) => {
+                    Envelope::failure(&e).print(cli.json);
+                    return ExitCode::from(exit_code(&e));
+                }
+            }
+        }
+    };
+    let Command::Mcp(args) = cli.command else {
+        unreachable!("only mcp comes here")
+    };
+    mcp::main(args, machine, &config, cli.json)
 }
 
 fn exit_code(e: &Error) -> u8 {
@@ -365,6 +404,7 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
         Command::Delete(args) => trash::run_delete(&roots, args, config, cli.json),
         Command::Bundle { action } => bundle::run(&roots, action, cli.json, config),
         Command::Index => index_command::run(&roots),
+        Command::Mcp(_) => unreachable!("mcp is run by mcp_command"),
         Command::Serve { stdio: _ } => serve::run(&explicit, config),
         Command::Cache { action } => {
             let dir = default_cache_dir().ok_or_else(|| Error::Cache {

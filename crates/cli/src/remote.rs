@@ -98,7 +98,7 @@ fn exit_code(code: &str) -> u8 {
     }
 }
 
-fn connect(target: &Target) -> Result<Client, RemoteError> {
+pub(crate) fn connect(target: &Target) -> Result<Client, RemoteError> {
     // On Windows a `wsl:NAME` host is a WSL distribution, reached through wsl.exe.
     #[cfg(windows)]
     if let Some(distro) = agent_sessions_remote::wsl::distro_of(&target.alias) {

@@ -69,7 +69,7 @@ fn row(key: &str, f: &Figures) -> [String; 8] {
 }
 
 /// Numbers right-aligned, the group (a path, a model, a day) first and left-aligned.
-fn table(st: &Stats) -> String {
+pub(crate) fn table(st: &Stats) -> String {
     let header = [
         st.by.as_str().to_uppercase(),
         "SESSIONS".into(),

@@ -187,7 +187,8 @@ fn claude_code_resumes_a_session_restored_into_a_very_long_directory() {
     }
     std::fs::create_dir_all(&long).unwrap();
     let long = long.canonicalize().unwrap();
-    let folder = agent_sessions_core::bundle::claude_project(&long.to_string_lossy());
+    let folder =
+        agent_sessions_core::provider::claude::bundle::claude_project(&long.to_string_lossy());
     assert!(folder.len() > 200 && folder.len() < 255, "{folder}");
     let transcript = claude_resumes_in(&work, &home, &long);
     let project = transcript.parent().unwrap();
@@ -516,11 +517,7 @@ fn opencode_resumes(way: Way, fixture: &str, id: &str, history: &str) {
         &root,
         &dir,
     );
-    let kind = if way == Way::Import {
-        "opencode_import"
-    } else {
-        "opencode_rows"
-    };
+    let kind = if way == Way::Import { "import" } else { "rows" };
     assert_eq!(done["preview"]["method"]["kind"], kind, "{done}");
     let counted = listed(work.path(), &path, "--opencode-root", &root, id)["counts"]["user"]
         .as_u64()

@@ -114,7 +114,8 @@ fn trashing_the_copy_by_its_file_leaves_the_original() {
 /// original's folder named as Claude Code names `dir`'s, the copy's beside it with `-copy`, the
 /// directory rewritten in every record. The original's file and the copy's.
 fn moved_to(store: &SameIdStore, dir: &Path) -> (PathBuf, PathBuf) {
-    let folder = agent_sessions_core::bundle::claude_project(&dir.to_string_lossy());
+    let folder =
+        agent_sessions_core::provider::claude::bundle::claude_project(&dir.to_string_lossy());
     let projects = store.root().join("projects");
     let original = projects.join(&folder);
     let copy = projects.join(format!("{folder}-copy"));

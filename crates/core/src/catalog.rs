@@ -3,6 +3,7 @@
 //! The CLI and the desktop app are thin translations of these calls; neither holds logic.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
@@ -13,7 +14,8 @@ use crate::live::events::{self, TurnState};
 use crate::live::tail::{self, LineStart};
 use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
 use crate::paths::{RecordedWorktrees, RepoRoots};
-use crate::provider::{files, opencode};
+use crate::provider::capability::launch::Recorded;
+use crate::provider::{files, registry};
 use crate::provider::{Provider, ProviderSet, Roots, ScanOutput, ScanProgress};
 
 /// Turn-state evidence older than this is no evidence.
@@ -24,7 +26,7 @@ const MAX_TURN_WINDOW: u64 = 64 << 20;
 
 pub struct Catalog {
     providers: ProviderSet,
-    /// OpenCode's worktree records, read again only when their files change.
+    /// The worktrees agents recorded, read again only when their files change.
     worktrees: Mutex<Option<Worktrees>>,
 }
 
@@ -96,7 +98,7 @@ impl Catalog {
             // One directory is one string however the agent wrote it (trailing `/`, `..`,
             // a symlink), and its repository is the main one its worktrees fold under. A
             // provider that knows the repo (OpenCode's project worktree) has said so already;
-            // OpenCode's worktree records place the directories git cannot.
+            // the worktrees agents recorded place the directories git cannot.
             s.dir = s.cwd.as_deref().map(|d| repos.normalize(d));
             s.repo_root = match (&s.repo_root, &s.dir) {
                 (Some(root), _) => Some(repos.main_of(root)),
@@ -109,26 +111,28 @@ impl Catalog {
         }
     }
 
-    /// The worktrees OpenCode recorded in its stores (see `opencode::worktrees`), kept while
-    /// their files are unchanged. A store that cannot be read records none (its scan says why).
+    /// The worktrees agents recorded in their stores (their descriptor's `Worktrees::recorded`),
+    /// kept while their files are unchanged. A store that cannot be read records none (its
+    /// scan says why).
     fn recorded_worktrees(&self) -> Arc<RecordedWorktrees> {
-        let roots = self
+        let stores: Vec<(Recorded, &Path)> = self
             .providers
-            .get(ProviderKind::Opencode)
-            .map(|p| p.roots().to_vec())
-            .unwrap_or_default();
-        let stamps: Vec<(u64, i64)> = roots
             .iter()
-            .flat_map(|r| opencode::worktrees::sources(r))
+            .filter_map(|p| Some((registry::agent(p.kind()).worktrees.recorded?, p.roots())))
+            .flat_map(|(recorded, roots)| roots.iter().map(move |r| (recorded, r.as_path())))
+            .collect();
+        let stamps: Vec<(u64, i64)> = stores
+            .iter()
+            .flat_map(|(recorded, root)| (recorded.sources)(root))
             .map(|p| files::stat(&p).unwrap_or((0, 0)))
             .collect();
         let mut cache = self.worktrees.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(hit) = cache.as_ref().filter(|c| c.stamps == stamps) {
             return hit.recorded.clone();
         }
-        let pairs = roots
+        let pairs = stores
             .iter()
-            .filter_map(|r| opencode::worktrees::read(r).ok())
+            .filter_map(|(recorded, root)| (recorded.read)(root))
             .flatten();
         let recorded = Arc::new(RecordedWorktrees::new(pairs));
         *cache = Some(Worktrees {
@@ -285,15 +289,13 @@ impl Catalog {
             .blob_head(session, key, max)?)
     }
 
-    /// The agent's command that resumes `session`. A Claude Code copy (its id in another file
-    /// too) whose file is not the one Claude Code would open is refused
-    /// ([`Error::ResumeOtherCopy`]): the command names the id alone.
+    /// The agent's command that resumes `session`. A copy (its id in another file too) whose
+    /// file is not the one the agent would open is refused ([`Error::ResumeOtherCopy`]): for
+    /// an agent whose command names the id alone (`registry::Agent::which_copy`).
     pub fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         let command = self.provider(session.provider)?.resume_command(session)?;
-        if session.provider == ProviderKind::Claude {
-            let id = session.parent_id.as_deref().unwrap_or(&session.id);
-            crate::actions::resume::claude_opens_this(session, id)?;
-        }
+        let id = session.parent_id.as_deref().unwrap_or(&session.id);
+        crate::actions::resume::which_copy(session, id)?;
         Ok(command)
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::model::SessionMeta;
+use crate::model::{ProviderKind, SessionMeta};
 
 pub use agent_sessions_providers::Error as ProviderError;
 
@@ -33,12 +33,14 @@ pub enum Error {
         whole: bool,
     },
 
-    /// Claude Code resumes a session by its id from its directory and finds the file itself:
-    /// for this row's session it would open another file (`opens`), or none of the several
-    /// that hold the id (`found`). Refused before anything is run.
-    #[error("{}", resume_other_copy(id, cwd, chosen, opens.as_deref(), found))]
+    /// The agent (Claude Code) resumes a session by its id from its directory and finds the
+    /// file itself: for this row's session it would open another file (`opens`), or none of
+    /// the several that hold the id (`found`). Refused before anything is run.
+    #[error("{}", resume_other_copy(*provider, id, cwd, chosen, opens.as_deref(), found))]
     ResumeOtherCopy {
-        id: String,
+        provider: ProviderKind,
+        /// Boxed: with the agent beside it, a `String` would make every `Error` larger.
+        id: Box<str>,
         cwd: String,
         /// The file of the row the user chose (for a subagent, its parent's file).
         chosen: PathBuf,
@@ -188,15 +190,16 @@ fn ambiguous_advice(whole: bool) -> &'static str {
 }
 
 fn resume_other_copy(
+    provider: ProviderKind,
     id: &str,
     cwd: &str,
     chosen: &Path,
     opens: Option<&Path>,
     found: &[PathBuf],
 ) -> String {
-    let how = format!(
-        "not resumed: Claude Code resumes {id} by its id from {cwd} and finds the file itself"
-    );
+    let label = crate::provider::registry::agent(provider).label;
+    let how =
+        format!("not resumed: {label} resumes {id} by its id from {cwd} and finds the file itself");
     match opens {
         Some(other) => format!(
             "{how}: it would open {}, not {}, the one chosen (a copy of that session); resume the session from that file instead, or export or hand off this copy to carry it on",

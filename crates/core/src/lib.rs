@@ -19,6 +19,7 @@ pub mod health;
 pub mod index;
 pub mod library;
 pub mod live;
+pub mod mcp_config;
 pub mod paths;
 pub mod pricing;
 pub mod raw;

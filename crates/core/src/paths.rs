@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::config::{ConfigFile, Os, Source};
 use crate::error::Error;
 use crate::model::ProviderKind;
-use crate::provider::registry::agent;
+use crate::provider::registry::{agent, AGENTS};
 use crate::provider::Roots;
 
 /// The environment variable that moves an agent's store (OpenCode's is the XDG data dir).
@@ -388,9 +388,6 @@ impl RepoRoots {
     }
 }
 
-/// The path components that hold agents' worktrees inside a repository.
-const AGENT_WORKTREES: &[&[&str]] = &[&[".claude", "worktrees"]];
-
 fn find_repo_root(cwd: &Path) -> Option<String> {
     if !cwd.is_absolute() {
         return None;
@@ -403,10 +400,12 @@ fn find_repo_root(cwd: &Path) -> Option<String> {
     Some(main.to_string_lossy().into_owned())
 }
 
-/// `<repo>` for a directory inside `<repo>/.claude/worktrees/<name>`.
+/// `<repo>` for a directory inside `<repo>/<folder>/<name>`, where `<folder>` is where an agent
+/// makes its worktrees inside a repository (`Worktrees::in_repo` of its descriptor).
 fn agent_worktree_base(dir: &Path) -> Option<PathBuf> {
     let parts: Vec<_> = dir.components().collect();
-    AGENT_WORKTREES.iter().find_map(|marker| {
+    let mut markers = AGENTS.iter().flat_map(|a| a.worktrees.in_repo);
+    markers.find_map(|marker| {
         (0..parts.len().saturating_sub(marker.len())).find_map(|i| {
             let hit = marker
                 .iter()

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{DateTime, Datelike, Days, NaiveDate, Utc, Weekday};
 use serde::Serialize;
 
 use crate::model::{CostBasis, SessionMeta, Tokens};
@@ -167,6 +167,7 @@ pub fn stats<'a>(sessions: impl IntoIterator<Item = &'a SessionMeta>, by: By) ->
         .collect();
     if by.is_time() {
         groups.sort_by(|a, b| a.key.cmp(&b.key));
+        fill_gaps(&mut groups, by);
     } else {
         groups.sort_by(|a, b| {
             b.figures
@@ -182,6 +183,63 @@ pub fn stats<'a>(sessions: impl IntoIterator<Item = &'a SessionMeta>, by: By) ->
         total.merge(&g.figures);
     }
     Stats { by, total, groups }
+}
+
+/// The most days (or weeks) a range is filled to: a century of days.
+const MAX_PERIODS: i64 = 36_600;
+
+fn step_days(by: By) -> i64 {
+    if by == By::Week {
+        7
+    } else {
+        1
+    }
+}
+
+/// Every day (or week) from the first to the last as a group, in order, the ones without
+/// sessions with zero figures: a chart or table of the groups read as if those days had never
+/// been (issue 36). `groups` is sorted by key; the undated group ("(none)") sorts first and stays.
+fn fill_gaps(groups: &mut Vec<Group>, by: By) {
+    let dated = |g: &Group| period_start(&g.key, by);
+    let (Some(first), Some(last)) = (
+        groups.iter().find_map(dated),
+        groups.iter().rev().find_map(dated),
+    ) else {
+        return;
+    };
+    let step = Days::new(step_days(by) as u64);
+    // A date an agent wrote wrong (the year 9999) would make millions of empty groups.
+    if (last - first).num_days() / step_days(by) > MAX_PERIODS {
+        return;
+    }
+    let mut have: HashMap<String, Group> = groups.drain(..).map(|g| (g.key.clone(), g)).collect();
+    if let Some(none) = have.remove(NONE_KEY) {
+        groups.push(none);
+    }
+    let mut at = first;
+    while at <= last {
+        let key = match by {
+            By::Week => {
+                let w = at.iso_week();
+                format!("{}-W{:02}", w.year(), w.week())
+            }
+            _ => at.format("%Y-%m-%d").to_string(),
+        };
+        let figures = have.remove(&key).map(|g| g.figures).unwrap_or_default();
+        groups.push(Group { key, figures });
+        at = at + step;
+    }
+}
+
+/// The first day of a day's or an ISO week's key (`2026-11-03`, `2026-W45`); None for "(none)".
+fn period_start(key: &str, by: By) -> Option<NaiveDate> {
+    match by {
+        By::Week => {
+            let (year, week) = key.split_once("-W")?;
+            NaiveDate::from_isoywd_opt(year.parse().ok()?, week.parse().ok()?, Weekday::Mon)
+        }
+        _ => NaiveDate::parse_from_str(key, "%Y-%m-%d").ok(),
+    }
 }
 
 #[cfg(test)]
@@ -263,8 +321,60 @@ mod tests {
         ];
         let st = stats(&list, By::Day);
         let keys: Vec<_> = st.groups.iter().map(|g| g.key.as_str()).collect();
-        assert_eq!(keys, ["2026-10-30", "2026-11-03"]);
-        assert_eq!(st.groups[1].figures.sessions, 2);
+        assert_eq!(
+            keys,
+            [
+                "2026-10-30",
+                "2026-10-31",
+                "2026-11-01",
+                "2026-11-02",
+                "2026-11-03"
+            ]
+        );
+        assert_eq!(st.groups[4].figures.sessions, 2);
+        assert_eq!(st.groups[1].figures, Figures::default());
         assert_eq!(st.total.sessions, 3);
+    }
+
+    #[test]
+    fn every_day_and_week_in_the_range_is_a_group_and_undated_ones_stay_first() {
+        // A chart of the groups read as if the days without sessions had never been: every day
+        // (and week) from the first to the last is listed, the empty ones with zero figures.
+        let list = [
+            session("a", None, Some("2026-12-30T10:00:00Z")),
+            session("b", None, Some("2027-01-02T10:00:00Z")),
+            session("c", None, Some("2027-01-13T10:00:00Z")),
+            session("d", None, None),
+        ];
+        let days = stats(&list, By::Day);
+        let keys: Vec<_> = days.groups.iter().map(|g| g.key.as_str()).collect();
+        assert_eq!(keys.len(), 1 + 15, "{keys:?}");
+        assert_eq!(
+            keys[..4],
+            [NONE_KEY, "2026-12-30", "2026-12-31", "2027-01-01"]
+        );
+        assert_eq!(keys[15], "2027-01-13");
+        assert_eq!(days.total.sessions, 4);
+        let weeks = stats(&list, By::Week);
+        let keys: Vec<_> = weeks.groups.iter().map(|g| g.key.as_str()).collect();
+        // 2026-12-30 is in 2026-W53, 2027-01-02 too, 2027-01-13 in 2027-W02.
+        assert_eq!(keys, [NONE_KEY, "2026-W53", "2027-W01", "2027-W02"]);
+        assert_eq!(weeks.groups[1].figures.sessions, 2);
+        assert_eq!(weeks.groups[2].figures.sessions, 0);
+    }
+
+    #[test]
+    fn a_date_written_wrong_does_not_fill_millions_of_days() {
+        let list = [
+            session("a", None, Some("2026-12-30T10:00:00Z")),
+            session("b", None, Some("9999-01-02T10:00:00Z")),
+        ];
+        let keys: Vec<_> = stats(&list, By::Day)
+            .groups
+            .into_iter()
+            .map(|g| g.key)
+            .collect();
+        assert_eq!(keys, ["2026-12-30", "9999-01-02"]);
+        assert_eq!(stats(&list, By::Week).groups.len(), 2);
     }
 }

@@ -393,9 +393,9 @@ fn a_failure_part_way_leaves_nothing_behind() {
     let root = empty_store(kind, work.path());
     let dir = work.path().canonicalize().unwrap();
     // The transcript can be created, the subagent folder cannot: a read-only side folder.
-    let project = root
-        .join("projects")
-        .join(bundle::claude_project(&dir.to_string_lossy()));
+    let project = root.join("projects").join(
+        agent_sessions_core::provider::claude::bundle::claude_project(&dir.to_string_lossy()),
+    );
     let side = project.join(&s.id);
     std::fs::create_dir_all(&side).unwrap();
     std::fs::set_permissions(&side, std::fs::Permissions::from_mode(0o500)).unwrap();
@@ -907,9 +907,7 @@ print("Imported session: " + info["id"])
     let path = dir.path().join("opencode");
     std::fs::write(&path, script).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let agents = Agents {
-        opencode: Some(path),
-    };
+    let agents = Agents::default().with(ProviderKind::Opencode, path);
     Some((dir, agents))
 }
 

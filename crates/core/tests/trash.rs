@@ -919,9 +919,7 @@ fn codex_with_commands(dir: &Path) -> std::path::PathBuf {
 #[test]
 fn codex_is_not_run_on_a_store_it_cannot_be_told() {
     let bin = tempfile::tempdir().unwrap();
-    let tools = Tools {
-        codex: Some(codex_with_commands(bin.path())),
-    };
+    let tools = Tools::default().with(ProviderKind::Codex, codex_with_commands(bin.path()));
     let id = "01a22bc5-5db7-7111-89da-1ae412354ddc";
     let fixture = store(ProviderKind::Codex, "0.63.0");
     let plan_in = |root: &Path, mode: Mode| {

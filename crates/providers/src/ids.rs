@@ -1,4 +1,5 @@
-//! The shapes of each agent's session ids. An id of the wrong shape is refused wherever it would
+//! The shapes of session ids (each agent's own in its descriptor, `registry::Agent::session_id`;
+//! UUIDs here, shared by several). An id of the wrong shape is refused wherever it would
 //! reach a command line or a file name (resume, trash, bundles), never quoted: so an id never
 //! starts with `-` (no id becomes an option) and never needs quoting.
 
@@ -16,47 +17,13 @@ pub fn is_uuid(id: &str) -> bool {
             .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// `ses_` and letters and digits: OpenCode session ids (`ses_dd4233f85ffeF6TN3TEhX5oKKw`).
-pub fn is_opencode_id(id: &str) -> bool {
-    id.strip_prefix("ses_").is_some_and(|rest| {
-        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
-    })
-}
-
-/// `agent-<letters and digits>`: a Claude subagent's id (its file stem).
-pub fn is_claude_agent(id: &str) -> bool {
-    id.strip_prefix("agent-").is_some_and(|rest| {
-        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
-    })
-}
-
-/// A Gemini CLI 0.3x subagent's id (`viw0gn`): letters and digits.
-pub fn is_short_id(id: &str) -> bool {
-    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric())
-}
-
-/// `agent-<type>-<call id>`: a Qwen Code subagent's id (its file stem,
-/// `agent-general-purpose-call_mock0`): letters, digits, `-` and `_`.
-pub fn is_qwen_agent(id: &str) -> bool {
-    id.strip_prefix("agent-").is_some_and(|rest| {
-        (1..=128).contains(&rest.len())
-            && rest
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    })
-}
-
-/// Whether `id` has the shape of `kind`'s session ids (a Claude subagent's too where
-/// `subagent`): the one check an id passes before a bundle, a trash or a deletion uses it in a
-/// path or a command line. None of these shapes holds a separator, a dot or nothing.
+/// Whether `id` has the shape of `kind`'s session ids (its subagents' own too where
+/// `subagent`; the shapes are the agent's, in its descriptor): the one check an id passes
+/// before a bundle, a trash or a deletion uses it in a path or a command line. None of the
+/// agents' shapes holds a separator, a dot or nothing (checked for each in the tests).
 pub fn is_session_id(kind: ProviderKind, id: &str, subagent: bool) -> bool {
-    match kind {
-        ProviderKind::Claude => is_uuid(id) || (subagent && is_claude_agent(id)),
-        ProviderKind::Codex => is_uuid(id),
-        ProviderKind::Opencode => is_opencode_id(id),
-        ProviderKind::Gemini => is_uuid(id) || (subagent && is_short_id(id)),
-        ProviderKind::Qwen => is_uuid(id) || (subagent && is_qwen_agent(id)),
-    }
+    let agent = crate::registry::agent(kind);
+    (agent.session_id)(id) || (subagent && agent.subagent_id.is_some_and(|own| own(id)))
 }
 
 /// The error for an id that does not have the shape of `kind`'s ids: it is refused, never
@@ -92,17 +59,14 @@ mod tests {
         ] {
             assert!(!is_uuid(id), "{id}");
         }
-        assert!(is_opencode_id("ses_dd4233f85ffeF6TN3TEhX5oKKw"));
-        for id in ["ses_", "ses_a-b", "-ses_x", "ses_x y", "ses_é", "msg_abc"] {
-            assert!(!is_opencode_id(id), "{id}");
-        }
+        assert!(is_session_id(
+            ProviderKind::Opencode,
+            "ses_dd4233f85ffeF6TN3TEhX5oKKw",
+            false
+        ));
+        assert!(!is_session_id(ProviderKind::Opencode, "ses_a-b", true));
         assert!(is_session_id(ProviderKind::Claude, "agent-a22d75e", true));
         assert!(!is_session_id(ProviderKind::Claude, "agent-a22d75e", false));
-        assert!(is_session_id(ProviderKind::Gemini, "viw0gn", true));
-        assert!(!is_session_id(ProviderKind::Gemini, "viw0gn", false));
-        let qwen_child = "agent-general-purpose-call_mock0";
-        assert!(is_session_id(ProviderKind::Qwen, qwen_child, true));
-        assert!(!is_session_id(ProviderKind::Qwen, qwen_child, false));
         for kind in ProviderKind::ALL {
             for id in [
                 "",

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use agent_sessions_model::{Os, ProviderKind};
 
+use crate::capability::bundle::{Bundles, WhichCopy};
 use crate::Provider;
 
 /// What the code knows about one agent.
@@ -31,6 +32,29 @@ pub struct Agent {
     pub colours: [[&'static str; 2]; 2],
     /// The agent's reader over the given roots.
     pub provider: fn(Vec<PathBuf>) -> Box<dyn Provider>,
+
+    // Trash and delete (`capability::trash`), and the shape of the agent's ids (`crate::ids`).
+    /// Whether a string has the shape of the agent's session ids (`crate::ids::is_uuid`, or
+    /// its own in `<agent>/ids.rs`): never a separator, a dot or nothing.
+    pub session_id: fn(&str) -> bool,
+    /// The shape of a subagent's own id where it is not a session id's (its file stem).
+    pub subagent_id: Option<fn(&str) -> bool>,
+    /// What makes up a session for trash and delete (`<agent>/trash.rs`).
+    pub trash: crate::capability::trash::Trash,
+    // Launch (capability::launch): finding the program, starting it with a prompt, and the
+    // worktrees it makes.
+    /// Where the agent's program is installed and how it takes a first prompt.
+    pub launch: crate::capability::launch::Launch,
+    /// The worktrees it makes, folded under their repository.
+    pub worktrees: crate::capability::launch::Worktrees,
+    /// The tools whose input is a session's plan (shown by a handoff from its sessions).
+    pub plan_tools: &'static [crate::capability::launch::PlanTool],
+    // Bundles (`capability::bundle`).
+    /// Its records in a bundle and how a bundle is restored into its store.
+    pub bundles: Bundles,
+    /// For an agent whose resume names a session by id alone and finds the file itself: which
+    /// copy of a session it carries on.
+    pub which_copy: Option<WhichCopy>,
 }
 
 impl Agent {
@@ -57,6 +81,15 @@ pub fn agent(kind: ProviderKind) -> &'static Agent {
         .expect("every ProviderKind has a line in AGENTS (tests/registry.rs)")
 }
 
+/// Every agent's name for a message that lists the choices: `claude, codex or opencode`.
+pub fn names_or() -> String {
+    let names: Vec<&str> = AGENTS.iter().map(|a| a.name()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +110,10 @@ mod tests {
                 "{kind}'s constructor makes its own provider"
             );
         }
+    }
+
+    #[test]
+    fn the_choices_name_every_agent() {
+        assert_eq!(names_or(), "claude, codex, opencode, gemini or qwen");
     }
 }

@@ -125,10 +125,10 @@ impl Drop for Sshd {
     }
 }
 
-/// Claims `session` of the Claude store at `claude_root` for this process, as Claude Code
-/// writes `sessions/<pid>.json` (pid and start time): the session reads as live until the file
-/// is removed. The remote here is this machine, so its server sees the process (Linux).
-pub fn claim_live(claude_root: &Path, session: &str) -> PathBuf {
+/// Claims `session` of the Claude store at `root` for this process, as Claude Code writes
+/// `sessions/<pid>.json` (pid and start time): the session reads as live until the file is
+/// removed. The remote here is this machine, so its server sees the process (Linux).
+pub fn claim_live(root: &Path, session: &str) -> PathBuf {
     let me = std::process::id();
     let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap_or_default();
     let ticks = stat
@@ -136,8 +136,8 @@ pub fn claim_live(claude_root: &Path, session: &str) -> PathBuf {
         .and_then(|at| stat[at + 1..].split_whitespace().nth(19))
         .unwrap_or("0")
         .to_owned();
-    let file = claude_root.join("sessions/99999.json");
-    let _ = std::fs::create_dir_all(claude_root.join("sessions"));
+    let file = root.join("sessions/99999.json");
+    let _ = std::fs::create_dir_all(root.join("sessions"));
     let claim =
         format!(r#"{{"pid":{me},"sessionId":"{session}","procStart":"{ticks}","status":"busy"}}"#);
     std::fs::write(&file, claim).expect("the session folder is writable");

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use agent_sessions_core::actions::handoff::{self, Budget, Handoff};
 use agent_sessions_core::actions::terminal::Host;
 use agent_sessions_core::library::default_cache_dir;
+use agent_sessions_core::provider::registry;
 use agent_sessions_core::{ProviderKind, SessionMeta};
 use serde::Serialize;
 use tauri::AppHandle;
@@ -26,9 +27,8 @@ pub struct Continued {
 }
 
 pub(super) fn target_of(name: &str) -> CmdResult<ProviderKind> {
-    ProviderKind::parse(name).ok_or_else(|| {
-        CmdError::invalid_input(format!("{name:?} is not claude, codex or opencode"))
-    })
+    ProviderKind::parse(name)
+        .ok_or_else(|| CmdError::invalid_input(format!("{name:?} is not {}", registry::names_or())))
 }
 
 #[derive(Serialize, ts_rs::TS)]
@@ -64,7 +64,7 @@ pub async fn handoff_text(
     .await
 }
 
-/// Starts `target` (`claude`, `codex` or `opencode`) in a terminal in the session's directory
+/// Starts `target` (an agent's name) in a terminal in the session's directory
 /// with the session's handoff as its first prompt; for a remote's session, the agent starts on
 /// that host (over `ssh -t` in a terminal here). An agent not found is a `not_found` error
 /// that carries the command to run by hand (`copy`).

@@ -30,6 +30,7 @@ pub mod dialog;
 pub mod export;
 pub mod handoff;
 pub mod hosts;
+pub mod mcp;
 pub mod raw;
 pub mod search;
 pub mod sessions;
@@ -174,6 +175,7 @@ mod tests {
             (Error::ambiguous("s", &[]), ErrorCode::AmbiguousId),
             (
                 Error::ResumeOtherCopy {
+                    provider: agent_sessions_core::model::ProviderKind::Claude,
                     id: "s".into(),
                     cwd: "/w".into(),
                     chosen: "/c/projects/-w-copy/s.jsonl".into(),

@@ -1,9 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { SESSION_MENU, TRASH_OFF, actionForKey, errorNotice, sessionMenu, trashedText } from "./actions";
+import { HANDOFF_TARGETS, SESSION_MENU, TRASH_OFF, actionForKey, errorNotice, handoffTargets, sessionMenu, trashedText } from "./actions";
+import { AGENTS } from "./agents";
 
 const key = (k: string, mods: Partial<KeyboardEvent> = {}) => ({ key: k, ctrlKey: false, altKey: false, metaKey: false, ...mods });
 
 describe("actions", () => {
+  it("Continue in… offers every agent, an agent that cannot take a handoff disabled with its reason", () => {
+    expect(HANDOFF_TARGETS.map((t) => t.id)).toEqual(AGENTS.map((a) => a.kind));
+    expect(HANDOFF_TARGETS.every((t) => t.unavailable === null)).toBe(true);
+    const why = "it reads no prompt from its command line";
+    const lacking = { ...AGENTS[0], kind: "codex" as const, label: "Other", handoff_unavailable: why };
+    expect(handoffTargets([AGENTS[0], lacking])).toEqual([
+      { id: AGENTS[0].kind, name: AGENTS[0].label, unavailable: null },
+      { id: "codex", name: "Other", unavailable: why },
+    ]);
+  });
+
   it("plain keys open terminals and the export menu; with modifiers they do nothing", () => {
     expect(actionForKey(key("r"))).toBe("resume-terminal");
     expect(actionForKey(key("t"))).toBe("open-terminal");

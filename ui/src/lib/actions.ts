@@ -1,7 +1,7 @@
 // What can be done to a session from the list's context menu, the transcript header and the
 // keyboard, in one table, and how a result is told to the user (a notice). Pure, unit-tested.
 
-import { AGENTS } from "./agents";
+import { AGENTS, type Agent } from "./agents";
 import { toApiError } from "./api";
 import type { Provider, TrashDone, TrashPlan } from "./types";
 
@@ -50,8 +50,17 @@ export function errorNotice(e: unknown): Notice {
   return { kind: "error", text: err.message, copy: err.copy };
 }
 
-/** The agents a session (or a bundle) can continue in ("Continue in…"). */
-export const HANDOFF_TARGETS: { id: Provider; name: string }[] = AGENTS.map((a) => ({ id: a.kind, name: a.label }));
+/** An agent "Continue in…" offers; `unavailable` is why it cannot be started with a handoff
+ * (offered disabled, with that reason), else null. */
+export interface HandoffTarget { id: Provider; name: string; unavailable: string | null }
+
+/** The agents a session (or a bundle) can continue in, each with why it cannot where it cannot. */
+export function handoffTargets(agents: readonly Agent[] = AGENTS): HandoffTarget[] {
+  return agents.map((a) => ({ id: a.kind, name: a.label, unavailable: a.handoff_unavailable }));
+}
+
+/** Every agent of the registry as a "Continue in…" target. */
+export const HANDOFF_TARGETS: HandoffTarget[] = handoffTargets();
 
 /** What a trash or deletion did, said after it: which session, and how to get it back. A Codex
  * session is archived, not trashed: it stays listed, marked archived, and the plan's notes say

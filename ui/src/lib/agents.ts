@@ -8,11 +8,13 @@ export interface Agent {
   label: string;
   program: string;
   colours: { light: [string, string]; dark: [string, string] };
+  /** Why "Continue in…" cannot start this agent; null when it can. */
+  handoff_unavailable: string | null;
 }
 
 /** Every agent, in the order lists show them. */
 export const AGENTS: readonly Agent[] = [
-  {"colours":{"dark":["#4a3323","#f0c7a4"],"light":["#f3e2d5","#7a4316"]},"kind":"claude","label":"Claude Code","program":"claude"},
-  {"colours":{"dark":["#24392a","#b5dcb7"],"light":["#dde8dd","#2f5d2f"]},"kind":"codex","label":"Codex CLI","program":"codex"},
-  {"colours":{"dark":["#2c2e4f","#c5c8f4"],"light":["#dfe0f5","#3b3f8f"]},"kind":"opencode","label":"OpenCode","program":"opencode"},
+  {"colours":{"dark":["#4a3323","#f0c7a4"],"light":["#f3e2d5","#7a4316"]},"handoff_unavailable":null,"kind":"claude","label":"Claude Code","program":"claude"},
+  {"colours":{"dark":["#24392a","#b5dcb7"],"light":["#dde8dd","#2f5d2f"]},"handoff_unavailable":null,"kind":"codex","label":"Codex CLI","program":"codex"},
+  {"colours":{"dark":["#2c2e4f","#c5c8f4"],"light":["#dfe0f5","#3b3f8f"]},"handoff_unavailable":null,"kind":"opencode","label":"OpenCode","program":"opencode"},
 ];

@@ -4,7 +4,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
-  AppError, BlobView, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, Found, HandoffText, Health, HostsView, Opened, Provider, RawRecords, ResumeView,
+  AppError, BlobView, BundleOpened, BundlePreview, BundleRestored, BundleSaved, Continued, ErrorCode, ExportFormat, Exported, ExportOptions, Found, HandoffText, Health, HostsView, McpSetup, Opened, Provider, RawRecords, ResumeView,
   ScanProgress, SessionChanges, SessionList, SessionRef, SettingChange, SettingsView, Stats, StatsBy, Status, Terminals, Timeline, TranscriptPage, Translation,
   TrashDone, TrashPlan,
 } from "./types";
@@ -74,6 +74,8 @@ export const getSettings = () => call<SettingsView>("get_settings");
 /** Saves only these keys (the backend checks each; one refused value saves nothing). */
 export const saveSettings = (changes: SettingChange[]) => call<SettingsView>("save_settings", { changes });
 export const terminals = () => call<Terminals>("terminals");
+/** How each agent is told about our MCP server (`agent-sessions-cli mcp --print-config`). */
+export const mcpSetup = () => call<McpSetup[]>("mcp_setup");
 /** A shell in the session's directory, or (`resume`) its resume command there. */
 export const openTerminal = (session: SessionRef, resume: boolean) =>
   call<Opened>("open_terminal", { session: sessionRef(session), resume });

@@ -326,6 +326,14 @@ program: string,
 target: string | null, };
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 /**
+ * One agent's setup: where it goes and what to put there.
+ */
+export type McpSetup = { agent: string, 
+/**
+ * Where the snippet goes, or that it is a command to run.
+ */
+place: string, snippet: string, };
+/**
  * A message with the HTML of its text parts (`html[i]` belongs to `parts[i]`; `None` for
  * parts the UI shows as plain, escaped text).
  */

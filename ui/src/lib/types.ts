@@ -9,7 +9,7 @@ export type {
   ActionSettings, AppError, BlobView, BundleManifest, BundleMode, BundleOpened, BundlePreview, BundleRestored, BundleSaved,
   BundleSession, BundleSource, EventType, CacheInfo, ChangeSummary, ConfigProblem, Continued, Counts, Diagnostic, Diagnostics,
   ErrorCode, Exported, ExportFormat, ExportOptions, FileChange, Figures, Found, GroupBy, HandoffText, Health, Hit, HostsView,
-  InstalledTerminal, JsonValue, MessageView, Opened, Part, ProviderKind, ProviderRoots, ProviderSettings,
+  InstalledTerminal, JsonValue, McpSetup, MessageView, Opened, Part, ProviderKind, ProviderRoots, ProviderSettings,
   RawRecord, RawRecords, RedactionCounts, ResumeView, Role, RootHealth, ScanProgress, SessionChanges, SessionList, SessionMeta, SessionRef, SettingChange,
   Settings, SettingsView, Source, Stats, StatsBy, StatsGroup, Status, Terminals, Theme, Tokens, ToolOutput, ToolPart,
   Timeline, TimelineEvent, ToolStatus, TranscriptPage, TrashDone, TrashItem, TrashMode, TrashMove, TrashPlan, TrashStep, TrashTarget,

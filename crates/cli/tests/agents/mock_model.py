@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A scripted model on 127.0.0.1 for the real agents' CLIs in the tests.
 
-Usage: mock_model.py REQUEST_LOG   (prints the port it listens on, then serves until killed)
+Usage: mock_model.py REQUEST_LOG [SCRIPT]   (prints the port it listens on, then serves until
+killed; SCRIPT "mcp-search" answers the first turn offering our MCP search tool with a call of it)
 
 Answers every model call with one canned text, REPLY, in the shape the caller asks for:
   POST /v1/messages   Anthropic Messages API (Claude Code, OpenCode), streamed (SSE) or not
@@ -413,6 +414,52 @@ def chat_completions(body):
     chunks[-1]["usage"] = usage
     return 200, "text/event-stream", b"".join(
         ("data: %s\n\n" % json.dumps(c)).encode() for c in chunks) + b"data: [DONE]\n\n"
+# An optional second argument names a script that answers some calls differently (below).
+SCRIPT = sys.argv[2] if len(sys.argv) > 2 else None
+MCP_QUERY = "my-demo-session"
+
+
+def mcp_search_tool(body):
+    """The name the agent gave our MCP server's search tool, when this call offers it."""
+    for tool in body.get("tools") or []:
+        if tool.get("name", "").endswith("search_sessions"):
+            return tool["name"]
+    return None
+
+
+def has_tool_result(body):
+    last = (body.get("messages") or [{}])[-1]
+    content = last.get("content")
+    return isinstance(content, list) and any(
+        isinstance(c, dict) and c.get("type") == "tool_result" for c in content)
+
+
+def mcp_search(body):
+    """Script "mcp-search": a turn that offers our search tool and has no tool result yet is
+    answered with one call of it (query MCP_QUERY); every other call as anthropic() does."""
+    name = mcp_search_tool(body)
+    if name is None or has_tool_result(body) or not body.get("stream"):
+        return anthropic(body)
+    model = body.get("model", "mock")
+    usage = {"input_tokens": 10, "output_tokens": 3, "cache_read_input_tokens": 0,
+             "cache_creation_input_tokens": 0}
+    start = {"id": "msg_mock_mcp", "type": "message", "role": "assistant", "model": model,
+             "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}
+    tool_input = json.dumps({"query": MCP_QUERY})
+    return "text/event-stream", b"".join([
+        sse("message_start", {"type": "message_start", "message": start}),
+        sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                    "content_block": {"type": "tool_use", "id": "toolu_mock_mcp",
+                                                      "name": name, "input": {}}}),
+        sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                    "delta": {"type": "input_json_delta",
+                                              "partial_json": tool_input}}),
+        sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        sse("message_delta", {"type": "message_delta",
+                              "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                              "usage": {"output_tokens": 3}}),
+        sse("message_stop", {"type": "message_stop"}),
+    ])
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -444,6 +491,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_status(*chat_completions(body))
         elif self.path.split("?")[0].endswith("/responses"):
             self.send(*responses(body))
+        elif SCRIPT == "mcp-search":
+            self.send(*mcp_search(body))
         else:
             self.send(*anthropic(body))
 

@@ -144,11 +144,22 @@ pub struct Mock {
 
 impl Mock {
     pub fn start(dir: &Path) -> Mock {
+        Mock::start_script(dir, &[])
+    }
+
+    /// A model that answers as `mock_model.py`'s `script` says (its second argument), e.g.
+    /// `mcp-search`.
+    pub fn start_with(dir: &Path, script: &str) -> Mock {
+        Mock::start_script(dir, &[script])
+    }
+
+    fn start_script(dir: &Path, script: &[&str]) -> Mock {
         let log = dir.join("requests.jsonl");
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/mock_model.py");
+        let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/mock_model.py");
         let mut child = Command::new("python3")
-            .arg(script)
+            .arg(program)
             .arg(&log)
+            .args(script)
             .stdout(Stdio::piped())
             .spawn()
             .expect("python3 runs the scripted model");

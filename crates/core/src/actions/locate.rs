@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 
 use super::terminal::{is_executable, Host};
 use crate::config::Os;
+use crate::model::ProviderKind;
+use crate::provider::capability::launch::MacApp;
+use crate::provider::registry::AGENTS;
 
 /// How deep below an editor extension's or a desktop app's folder the executable may be.
 const MAX_DEPTH: usize = 5;
@@ -26,6 +29,12 @@ pub fn find_agent(host: &Host, program: &str) -> Option<PathBuf> {
             .flat_map(|place| place.candidates(&names))
             .find(|p| is_executable(p))
     })
+}
+
+/// The program of the agent `kind` (its descriptor's name for it), found as [`find_agent`] finds
+/// it.
+pub fn find_program(host: &Host, kind: ProviderKind) -> Option<PathBuf> {
+    find_agent(host, crate::provider::registry::agent(kind).program)
 }
 
 /// The file names `program` may have on `os` (Windows: what PowerShell runs for a bare name).
@@ -80,21 +89,24 @@ impl Place {
     }
 }
 
-/// Where `program` is looked for after `PATH`, in order, on `host` (nothing without a home).
+/// Where `program` is looked for after `PATH`, in order, on `host` (nothing without a home):
+/// the agent's own installer's folders, the package managers', the desktop app carrying it, the
+/// editor extensions bundling it (the agent's places are its descriptor's:
+/// [`Launch`](crate::provider::capability::launch::Launch)). A
+/// program no agent runs is looked for in the package managers' folders alone.
 pub fn places(host: &Host, program: &str) -> Vec<Place> {
     let Some(home) = host.home.as_deref() else {
         return Vec::new();
     };
+    let launch = AGENTS
+        .iter()
+        .find(|a| a.program == program)
+        .map(|a| a.launch);
     let mut places = Vec::new();
     let dir = |p: PathBuf| Place::Dir(p);
     // The agent's own installer first: it is what the agent's docs tell users to run.
-    match program {
-        "claude" => {
-            places.push(dir(home.join(".local/bin")));
-            places.push(dir(home.join(".claude/local")));
-        }
-        "opencode" => places.push(dir(home.join(".opencode/bin"))),
-        _ => {}
+    for sub in launch.iter().flat_map(|l| l.installer_dirs) {
+        places.push(dir(home.join(sub)));
     }
     if host.os == Os::Windows {
         if let Some(app_data) = &host.app_data {
@@ -144,20 +156,15 @@ pub fn places(host: &Host, program: &str) -> Vec<Place> {
     }
     // Desktop apps that carry the CLI inside them.
     if host.os == Os::Macos {
-        match program {
-            "claude" => places.push(Place::Bundled {
-                parent: home.join("Library/Application Support/Claude"),
-                prefix: "claude-code",
-            }),
-            "codex" => places.extend(host.apps.iter().map(|apps| Place::Bundled {
-                parent: apps.clone(),
-                prefix: "Codex.app",
-            })),
-            _ => {}
-        }
+        places.extend(
+            launch
+                .and_then(|l| l.mac_app)
+                .into_iter()
+                .flat_map(|app| mac_app(host, home, app)),
+        );
     }
     // Editor extensions that ship the agent's binary (VS Code and its forks).
-    if let Some(prefix) = extension_prefix(program) {
+    if let Some(prefix) = launch.and_then(|l| l.editor_extension) {
         for editor in [
             ".vscode",
             ".vscode-insiders",
@@ -176,13 +183,21 @@ pub fn places(host: &Host, program: &str) -> Vec<Place> {
     places
 }
 
-/// The folder-name prefix of the editor extension that bundles `program`.
-fn extension_prefix(program: &str) -> Option<&'static str> {
-    match program {
-        "claude" => Some("anthropic.claude-code-"),
-        "codex" => Some("openai.chatgpt-"),
-        "opencode" => Some("sst-dev.opencode-"),
-        _ => None,
+/// The folders a macOS desktop app carrying the program is searched in.
+fn mac_app(host: &Host, home: &Path, app: MacApp) -> Vec<Place> {
+    match app {
+        MacApp::InHome { dir, prefix } => vec![Place::Bundled {
+            parent: home.join(dir),
+            prefix,
+        }],
+        MacApp::InApplications { prefix } => host
+            .apps
+            .iter()
+            .map(|apps| Place::Bundled {
+                parent: apps.clone(),
+                prefix,
+            })
+            .collect(),
     }
 }
 

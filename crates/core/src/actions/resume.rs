@@ -5,7 +5,7 @@
 //! bash, dash, zsh and fish (`tests/resume.rs`; PowerShell is tested by a model of its
 //! tokenizer, as no PowerShell installs from Debian's packages):
 //!
-//! - **Ids** are checked against the agent's own shape ([`is_uuid`], [`is_opencode_id`]) by each
+//! - **Ids** are checked against the agent's own shape (`agent_sessions_providers::ids`) by each
 //!   provider before a command is built, and refused otherwise
 //!   (`agent_sessions_providers::ids::invalid_id`). So an id never starts with `-` (no id
 //!   becomes an option) and never needs quoting.
@@ -28,12 +28,11 @@
 //!   text. `Set-Location -LiteralPath` takes no wildcards and no `-` history; PowerShell 5.1 has
 //!   no `&&`, so the agent runs under `if ($?)`, only if the directory change worked.
 //!
-//! **A Claude Code session in two files** (a project folder copied beside itself, a synced or
-//! restored store): `claude --resume <id>` names the session by id alone and Claude Code finds
-//! the file itself, so the command of a copy would carry on the other file. [`claude_opens`]
-//! says which file it opens; a command is only given for a row whose file that is.
-
-use std::path::{Path, PathBuf};
+//! **A session in two files** (a project folder copied beside itself, a synced or restored
+//! store): an agent whose resume names the session by id alone finds the file itself, so the
+//! command of a copy would carry on the other file. Such an agent says which file it opens
+//! ([`which_copy`], from its descriptor's `which_copy`); a command is only given for a row
+//! whose file that is.
 
 use crate::error::Error;
 pub(crate) use crate::model::resume::{is_control, shown};
@@ -41,7 +40,8 @@ pub(crate) use crate::model::resume::{is_control, shown};
 pub use crate::model::ResumeCommand;
 use crate::model::SessionMeta;
 /// Id shapes: each provider checks its own; trash and bundles check them too.
-pub use crate::provider::ids::{is_opencode_id, is_uuid};
+pub use crate::provider::ids::is_uuid;
+use crate::provider::registry;
 
 /// A [`ResumeCommand`] written for pasting into a shell.
 pub trait ShellCommand {
@@ -154,83 +154,23 @@ fn ps_quote(word: &str) -> String {
     out
 }
 
-// ---- which file Claude Code resumes ---------------------------------------------------------
+// ---- which copy an agent resumes ------------------------------------------------------------
 
-/// Refuses the resume of a Claude Code row whose file is not the one `claude --resume <id>`
-/// run in the session's directory opens ([`Error::ResumeOtherCopy`], naming that file). `id`
-/// is the id resumed (a subagent's parent's). Nothing is refused that cannot be judged: no
-/// directory, or a file not in a `projects/<folder>/` of a store.
-pub(crate) fn claude_opens_this(session: &SessionMeta, id: &str) -> Result<(), Error> {
-    let Some(cwd) = session.cwd.as_deref().filter(|d| !d.is_empty()) else {
+/// Refuses the resume of a row whose file is not the one the agent's resume by id run in the
+/// session's directory opens ([`Error::ResumeOtherCopy`], naming that file), for an agent
+/// that finds the file itself. `id` is the id resumed (a subagent's parent's).
+pub(crate) fn which_copy(session: &SessionMeta, id: &str) -> Result<(), Error> {
+    let Some(check) = registry::agent(session.provider).which_copy else {
         return Ok(());
     };
-    let Some((projects, folder)) = project_folder(&session.source_path) else {
-        return Ok(());
-    };
-    let file = format!("{id}.jsonl");
-    // A subagent resumes through its parent: the parent's file in the subagent's folder.
-    let chosen = folder.join(&file);
-    match claude_opens(projects, cwd, &file) {
-        (Some(opened), _) if same_file(&opened, &chosen) => Ok(()),
-        // No file holds it: Claude Code says so itself; nothing else is carried on.
-        (None, found) if found.is_empty() => Ok(()),
-        (opens, found) => Err(Error::ResumeOtherCopy {
-            id: id.to_owned(),
-            cwd: cwd.to_owned(),
-            chosen,
-            opens,
-            found,
-        }),
-    }
-}
-
-/// The file `claude --resume` opens for `file` (`<id>.jsonl`) run in `cwd`, as Claude Code
-/// 2.1.332 finds it (tried with the real binary, see the CLI's `tests/same_id.rs`): the one in
-/// the directory's own project folder (`bundle::claude_project`) if there is one, else the only
-/// one in any project folder of the store; with several elsewhere it opens none ("No
-/// conversation found"). Those looked at when it has no own file come second.
-fn claude_opens(projects: &Path, cwd: &str, file: &str) -> (Option<PathBuf>, Vec<PathBuf>) {
-    let own = projects.join(crate::bundle::claude_project(cwd)).join(file);
-    if own.is_file() {
-        return (Some(own), Vec::new());
-    }
-    let found = holding(projects, file);
-    let opens = match found.as_slice() {
-        [only] => Some(only.clone()),
-        _ => None,
-    };
-    (opens, found)
-}
-
-/// The store's `projects` folder and the project folder `path` is in: the nearest ancestor
-/// whose parent is named `projects` (a subagent's file is deeper in it).
-fn project_folder(path: &Path) -> Option<(&Path, &Path)> {
-    path.ancestors().skip(1).find_map(|folder| {
-        let projects = folder.parent()?;
-        (projects.file_name()? == "projects").then_some((projects, folder))
+    check(session, id).map_err(|other| Error::ResumeOtherCopy {
+        provider: session.provider,
+        id: other.id.into(),
+        cwd: other.cwd,
+        chosen: other.chosen,
+        opens: other.opens,
+        found: other.found,
     })
-}
-
-/// Every `projects/<folder>/<file>` there is, sorted.
-fn holding(projects: &Path, file: &str) -> Vec<PathBuf> {
-    let Ok(folders) = std::fs::read_dir(projects) else {
-        return Vec::new();
-    };
-    let mut found: Vec<PathBuf> = folders
-        .flatten()
-        .map(|f| f.path().join(file))
-        .filter(|p| p.is_file())
-        .collect();
-    found.sort();
-    found
-}
-
-/// The same file, named alike or through a symlink or `..`.
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
 }
 
 #[cfg(test)]

@@ -942,6 +942,14 @@ pub enum TerminalError {
     #[error("{program} was not found on PATH nor where its installers, desktop apps and editor extensions put it, so no terminal was opened; run the command yourself: {copy}")]
     AgentNotFound { program: String, copy: String },
 
+    /// An agent that lacks the action, with its own reason (`capability::Capability::Lacks`).
+    #[error("{agent} cannot {action}: {why}")]
+    Unavailable {
+        agent: &'static str,
+        action: &'static str,
+        why: &'static str,
+    },
+
     #[error("{0}")]
     Command(Box<crate::error::Error>),
 
@@ -969,6 +977,7 @@ impl TerminalError {
             | TerminalError::NotADirectory(_)
             | TerminalError::DirNotAbsolute(_) => "directory_missing",
             TerminalError::AgentNotFound { .. } => "agent_not_found",
+            TerminalError::Unavailable { .. } => "action_unavailable",
             TerminalError::Command(e) => e.code(),
             TerminalError::Spawn { .. } | TerminalError::Exited { .. } => "terminal_failed",
         }

@@ -14,7 +14,7 @@ use super::BundleError;
 use crate::actions::resume;
 use crate::model::{Counts, ProviderKind, SessionMeta, Tokens};
 use crate::provider::ids;
-pub(crate) use crate::provider::ids::is_claude_agent;
+use crate::provider::registry;
 
 /// What the `format` field always says.
 pub const FORMAT: &str = "agent-sessions.bundle";
@@ -342,12 +342,9 @@ fn is_device_name(part: &str) -> bool {
             && stem.as_bytes()[3].is_ascii_digit())
 }
 
-/// Where each provider's native records live in the archive (`docs/bundle-format.md`):
-/// - Claude: `native/claude/<id>.jsonl`, `native/claude/<id>/…` (its folder: subagents,
-///   tool results, title), `native/claude/agent-<x>.jsonl` (a 2.0.x subagent);
-/// - Codex: `native/codex/sessions/…/rollout-….jsonl` (or `.json`, or under
-///   `archived_sessions/`), named after the session's id;
-/// - OpenCode: `native/opencode/<id>.json`, as `opencode export` writes a session.
+/// Where each provider's native records live in the archive (`docs/bundle-format.md`): below
+/// `native/<provider>/`, where the agent's layout puts them (`Bundles::layout`, in its
+/// `bundle.rs`).
 pub(crate) fn native_layout(provider: ProviderKind, path: &str, owner: &str) -> bool {
     let Some(rest) = path.strip_prefix("native/") else {
         return false;
@@ -358,39 +355,7 @@ pub(crate) fn native_layout(provider: ProviderKind, path: &str, owner: &str) -> 
     else {
         return false;
     };
-    match provider {
-        ProviderKind::Claude => {
-            if rest == format!("{owner}.jsonl") {
-                true
-            } else if is_claude_agent(owner) {
-                claude_nested_agent(rest, owner)
-            } else {
-                rest.strip_prefix(owner)
-                    .and_then(|r| r.strip_prefix('/'))
-                    .is_some_and(|r| !r.is_empty())
-            }
-        }
-        ProviderKind::Codex => {
-            let file = rest.rsplit('/').next().unwrap_or_default();
-            (rest.starts_with("sessions/") || rest.starts_with("archived_sessions/"))
-                && file.starts_with("rollout-")
-                && (file.ends_with(&format!("{owner}.jsonl"))
-                    || file.ends_with(&format!("{owner}.json")))
-        }
-        ProviderKind::Opencode => rest == format!("{owner}.json"),
-    }
-}
-
-/// A 2.1.x subagent's files: `<parent>/subagents/<owner>.jsonl` or `.meta.json`.
-fn claude_nested_agent(rest: &str, owner: &str) -> bool {
-    let mut parts = rest.split('/');
-    let (Some(parent), Some("subagents"), Some(file), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return false;
-    };
-    resume::is_uuid(parent)
-        && (file == format!("{owner}.jsonl") || file == format!("{owner}.meta.json"))
+    (registry::agent(provider).bundles.layout)(rest, owner)
 }
 
 #[cfg(test)]

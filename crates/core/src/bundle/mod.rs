@@ -15,7 +15,6 @@ pub mod handoff;
 mod jsontext;
 pub mod manifest;
 mod native;
-mod opencode;
 pub mod reader;
 mod records;
 pub mod redact;
@@ -26,7 +25,7 @@ pub use export::{prepare, Prepared, Saved};
 pub use manifest::{Manifest, Mode};
 pub use reader::{Bundle, Limits};
 pub use redact::RedactionCounts;
-pub use restore::{claude_project, preview, restore, Agents, Preview, Restored, Target};
+pub use restore::{preview, restore, Agents, Preview, Restored, Target};
 pub use token::Tokens;
 
 /// Why a bundle was not made, read or restored. Nothing was written in any case but

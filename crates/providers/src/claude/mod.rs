@@ -4,10 +4,15 @@
 //! live detection. The encoded directory name is lossy and never decoded: cwd comes from the
 //! records.
 
+pub mod bundle;
+pub mod ids;
+mod launch;
 mod live;
 pub mod records;
+pub mod resume;
 pub mod scan;
 pub(crate) mod transcript;
+mod trash;
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +22,6 @@ use serde::{Deserialize, Serialize};
 use self::scan::{Cursor, FileRole, Found};
 use crate::error::Error;
 use crate::files::{self, FileSet, Tracked};
-use crate::ids;
 use crate::{
     decode_state, encode_state, LiveSession, Provider, ProviderState, ScanOutput, ScanProgress,
     SessionKey,
@@ -227,8 +231,8 @@ impl Provider for ClaudeProvider {
             (None, false) => &session.id,
         };
         // `claude --resume` takes only a UUID (anything else opens its picker as a search).
-        if !ids::is_uuid(id) {
-            return Err(ids::invalid_id(ProviderKind::Claude, id));
+        if !crate::ids::is_uuid(id) {
+            return Err(crate::ids::invalid_id(ProviderKind::Claude, id));
         }
         ResumeCommand::new(AGENT.program, &["--resume", id], session.cwd.as_deref())
             .map_err(Error::from)
@@ -262,4 +266,16 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "dot-claude",
     colours: [["#f3e2d5", "#7a4316"], ["#4a3323", "#f0c7a4"]],
     provider: |roots| Box::new(ClaudeProvider::new(roots)),
+
+    // Trash and delete, and ids.
+    session_id: crate::ids::is_uuid,
+    subagent_id: Some(ids::is_subagent_id),
+    trash: trash::TRASH,
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: launch::WORKTREES,
+    plan_tools: launch::PLAN_TOOLS,
+    // Bundles: export, restore and the resume check.
+    bundles: bundle::BUNDLES,
+    which_copy: Some(resume::which_copy),
 };

@@ -4,11 +4,14 @@
 //! `session_index.jsonl` laid over them for titles, renames, archive flags and subagent edges.
 //! The rollouts stay the source of truth for transcripts and counts.
 
+pub mod bundle;
+mod launch;
 mod patch;
 pub mod records;
 pub mod scan;
 pub mod statedb;
 pub(crate) mod transcript;
+mod trash;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -404,4 +407,16 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "dot-codex",
     colours: [["#dde8dd", "#2f5d2f"], ["#24392a", "#b5dcb7"]],
     provider: |roots| Box::new(CodexProvider::new(roots)),
+
+    // Trash and delete, and ids.
+    session_id: ids::is_uuid,
+    subagent_id: None,
+    trash: trash::TRASH,
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: crate::capability::launch::Worktrees::NONE,
+    plan_tools: launch::PLAN_TOOLS,
+    // Bundles: export, restore and the resume check.
+    bundles: bundle::BUNDLES,
+    which_copy: None,
 };

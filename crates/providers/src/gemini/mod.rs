@@ -8,6 +8,11 @@
 //! A hash no candidate matches leaves the directory unknown (and the session not resumable
 //! from here: `gemini --resume` looks the id up in the project of the directory it runs in).
 
+mod bundle;
+mod ids;
+mod launch;
+mod trash;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -259,4 +264,16 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "dot-gemini",
     colours: [["#dbe7fb", "#1f4f9c"], ["#1f2f4d", "#b3cdf7"]],
     provider: |roots| Box::new(GeminiProvider::new(roots)),
+
+    // Trash and delete, and ids.
+    session_id: crate::ids::is_uuid,
+    subagent_id: Some(ids::is_subagent_id),
+    trash: trash::TRASH,
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: crate::capability::launch::Worktrees::NONE,
+    plan_tools: &[],
+    // Bundles: export and restore.
+    bundles: bundle::BUNDLES,
+    which_copy: None,
 };

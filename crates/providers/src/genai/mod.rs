@@ -4,12 +4,14 @@
 //! Qwen Code wrote too before 0.5. Each agent's folder (`crate::gemini`, `crate::qwen`) uses this
 //! module and never the other's folder (docs/formats.md, "Gemini CLI", "Qwen Code").
 
+pub(crate) mod bundle;
 pub(crate) mod conversation;
 #[cfg(test)]
 mod fixtures;
 pub(crate) mod parts;
 pub(crate) mod session;
 pub(crate) mod store;
+pub(crate) mod trash;
 
 use std::path::{Path, PathBuf};
 

@@ -3,10 +3,16 @@
 //! the per-project JSON storage of 0.1–0.5. One session id can live in several of them;
 //! [`winner`] decides which copy is shown, for the scan and for loading alike.
 
+pub mod bundle;
 mod db;
+pub mod ids;
+mod launch;
 pub mod legacy;
 pub mod parts;
 pub mod perproject;
+mod project;
+mod restore;
+pub mod trash;
 pub mod worktrees;
 
 use std::collections::BTreeMap;
@@ -17,7 +23,6 @@ use serde::{Deserialize, Serialize};
 use crate::blob::BlobKey;
 use crate::error::Error;
 use crate::files::{self, FileSet};
-use crate::ids;
 use crate::sqlite;
 use crate::{
     decode_state, encode_state, title_from_text, Provider, ProviderState, ScanOutput, ScanProgress,
@@ -487,8 +492,8 @@ impl Provider for OpencodeProvider {
     }
 
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
-        if !ids::is_opencode_id(&session.id) {
-            return Err(ids::invalid_id(ProviderKind::Opencode, &session.id));
+        if !ids::is_session_id(&session.id) {
+            return Err(crate::ids::invalid_id(ProviderKind::Opencode, &session.id));
         }
         ResumeCommand::new(
             AGENT.program,
@@ -515,4 +520,16 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "local-share-opencode",
     colours: [["#dfe0f5", "#3b3f8f"], ["#2c2e4f", "#c5c8f4"]],
     provider: |roots| Box::new(OpencodeProvider::new(roots)),
+
+    // Trash and delete, and ids.
+    session_id: ids::is_session_id,
+    subagent_id: None,
+    trash: trash::TRASH,
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: launch::WORKTREES,
+    plan_tools: launch::PLAN_TOOLS,
+    // Bundles: export, restore and the resume check.
+    bundles: bundle::BUNDLES,
+    which_copy: None,
 };

@@ -7,7 +7,11 @@
 //! hash folder's from a candidate directory whose hash it is (the paths its tool calls name,
 //! `trustedFolders.json`, the home folder), else it is unknown.
 
+mod bundle;
+mod ids;
+mod launch;
 pub(crate) mod records;
+mod trash;
 
 use std::path::{Path, PathBuf};
 
@@ -315,4 +319,16 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     fixture_store: "dot-qwen",
     colours: [["#ece0f7", "#5b2a86"], ["#35254a", "#d9c2f2"]],
     provider: |roots| Box::new(QwenProvider::new(roots)),
+
+    // Trash and delete, and ids.
+    session_id: crate::ids::is_uuid,
+    subagent_id: Some(ids::is_subagent_id),
+    trash: trash::TRASH,
+    // Launch (capability::launch).
+    launch: launch::LAUNCH,
+    worktrees: crate::capability::launch::Worktrees::NONE,
+    plan_tools: &[],
+    // Bundles: export and restore.
+    bundles: bundle::BUNDLES,
+    which_copy: None,
 };

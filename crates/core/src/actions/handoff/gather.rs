@@ -14,6 +14,8 @@ use serde_json::Value;
 use super::quote::{cut_head, cut_tail, one_line};
 use crate::actions::export::input_hint;
 use crate::model::{FileChange, Message, Part, Role, ToolPart, ToolStatus};
+use crate::provider::capability::launch::{Plan, Step, StepStatus};
+use crate::provider::registry::AGENTS;
 
 /// The goal (the first user message) is cut to this many characters (and to a quarter of the
 /// budget, see `render`).
@@ -397,45 +399,42 @@ fn error_of(tool: &ToolPart) -> String {
     format!("{line}\n{}", cut_tail(output, room))
 }
 
-/// The plan a todo or plan tool recorded: Claude's `TodoWrite` and OpenCode's `todowrite`
-/// (`todos`), Codex's `update_plan` (`plan` steps and an `explanation`), Claude's
-/// `ExitPlanMode` (`plan` text).
+/// The plan a todo or plan tool recorded, as text: the tool is one of an agent's plan tools
+/// (`Agent::plan_tools`: Claude's `TodoWrite` and `ExitPlanMode`, Codex's `update_plan`,
+/// OpenCode's `todowrite`), and its steps are a checklist after the reason given for them.
 fn plan_of(tool: &ToolPart) -> Option<String> {
-    let input = &tool.input;
     let name = tool.name.to_ascii_lowercase();
-    let steps = match name.as_str() {
-        "todowrite" => checklist(&input["todos"], "content"),
-        "update_plan" => {
-            let steps = checklist(&input["plan"], "step")?;
-            match input["explanation"]
-                .as_str()
-                .filter(|e| !e.trim().is_empty())
-            {
-                Some(why) => Some(format!("{why}\n\n{steps}")),
-                None => Some(steps),
+    let reader = AGENTS
+        .iter()
+        .flat_map(|a| a.plan_tools)
+        .find(|t| t.name == name)?;
+    let text = match (reader.read)(&tool.input)? {
+        Plan::Text(text) => text,
+        Plan::Steps { why, steps } => {
+            let steps = checklist(&steps)?;
+            match why.filter(|w| !w.trim().is_empty()) {
+                Some(why) => format!("{why}\n\n{steps}"),
+                None => steps,
             }
         }
-        "exitplanmode" => input["plan"].as_str().map(str::to_owned),
-        _ => None,
-    }?;
-    Some(steps).filter(|s| !s.trim().is_empty())
+    };
+    Some(text).filter(|s| !s.trim().is_empty())
 }
 
-/// `[x] done`, `[~] doing`, `[ ] to do`, `[-] cancelled`, one per entry.
-fn checklist(entries: &Value, text_key: &str) -> Option<String> {
-    let lines: Vec<String> = entries
-        .as_array()?
+/// `[x] done`, `[~] doing`, `[ ] to do`, `[-] cancelled`, `[?]` another status, one per step;
+/// `None` without steps.
+fn checklist(steps: &[Step]) -> Option<String> {
+    let lines: Vec<String> = steps
         .iter()
-        .filter_map(|e| {
-            let text = one_line(e[text_key].as_str()?);
-            let mark = match e["status"].as_str().unwrap_or("") {
-                "completed" | "done" => "[x]",
-                "in_progress" | "in-progress" => "[~]",
-                "pending" | "" => "[ ]",
-                "cancelled" | "canceled" => "[-]",
-                _ => "[?]",
+        .map(|step| {
+            let mark = match step.status {
+                StepStatus::Done => "[x]",
+                StepStatus::Doing => "[~]",
+                StepStatus::ToDo => "[ ]",
+                StepStatus::Cancelled => "[-]",
+                StepStatus::Other => "[?]",
             };
-            Some(format!("{mark} {text}"))
+            format!("{mark} {}", one_line(&step.text))
         })
         .collect();
     (!lines.is_empty()).then(|| lines.join("\n"))

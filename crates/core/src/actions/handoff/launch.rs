@@ -36,6 +36,9 @@ use crate::actions::locate::find_agent;
 use crate::actions::resume::{ResumeCommand, ShellCommand};
 use crate::actions::terminal::{self, Host, Launch, Os, TerminalError};
 use crate::model::{ProviderKind, SessionMeta};
+use crate::provider::capability::launch::Handoff;
+use crate::provider::capability::Capability;
+use crate::provider::registry;
 use crate::Error;
 
 /// The shell script of the Linux and macOS launch (see the module doc).
@@ -54,22 +57,31 @@ pub struct Planned {
     pub prompt_file: PathBuf,
 }
 
-/// The agent's executable name.
+/// The agent's executable name (its descriptor's).
 pub fn program(target: ProviderKind) -> &'static str {
-    match target {
-        ProviderKind::Claude => "claude",
-        ProviderKind::Codex => "codex",
-        ProviderKind::Opencode => "opencode",
-    }
+    registry::agent(target).program
 }
 
-/// The options before the prompt: the prompt is Claude's and Codex's positional argument and
-/// OpenCode's `--prompt` (checked against the `--help` of claude 2.1.332, codex 0.171.0 and
-/// opencode 1.18.33).
-fn prompt_options(target: ProviderKind) -> &'static [&'static str] {
-    match target {
-        ProviderKind::Claude | ProviderKind::Codex => &[],
-        ProviderKind::Opencode => &["--prompt"],
+/// The options before the prompt (the agent's [`Handoff`]): empty where the prompt is the
+/// agent's positional argument. Refused, with the agent's reason, for an agent that cannot be
+/// started with a prompt.
+fn prompt_options(target: ProviderKind) -> Result<&'static [&'static str], TerminalError> {
+    let agent = registry::agent(target);
+    handoff_of(agent.label, agent.launch.handoff)
+}
+
+/// [`prompt_options`] of the agent called `label` with this capability.
+fn handoff_of(
+    label: &'static str,
+    handoff: Capability<Handoff>,
+) -> Result<&'static [&'static str], TerminalError> {
+    match handoff {
+        Capability::Has(Handoff { prompt_options }) => Ok(prompt_options),
+        Capability::Lacks(why) => Err(TerminalError::Unavailable {
+            agent: label,
+            action: "be handed a session's work",
+            why,
+        }),
     }
 }
 
@@ -91,7 +103,7 @@ pub fn agent_command(
         })
     };
     let (agent, file, dir) = (text(agent)?, text(prompt_file)?, text(dir)?);
-    let options = prompt_options(target);
+    let options = prompt_options(target)?;
     match os {
         Os::Linux | Os::Macos => {
             let mut args = vec!["-c", UNIX_SCRIPT, SCRIPT_NAME, &file, &agent];
@@ -114,7 +126,8 @@ pub fn agent_command(
 /// The launch of `target` for `session` in `terminal` (an id, or None/empty for Automatic),
 /// its prompt file to be written in `prompt_dir`. Nothing is written or started: a dry run
 /// shows this. Refused (with nothing done) when the session has no directory or it is gone,
-/// the terminal is unknown or missing, or the agent is not installed.
+/// the terminal is unknown or missing, or the agent is not installed or cannot take a prompt
+/// (`action_unavailable`, with its reason).
 pub fn plan(
     session: &SessionMeta,
     target: ProviderKind,
@@ -122,6 +135,7 @@ pub fn plan(
     host: &Host,
     prompt_dir: &Path,
 ) -> Result<Planned, Error> {
+    prompt_options(target)?;
     let dir = session_dir(session)?;
     let found = terminal::installed(host);
     let chosen = terminal::choose(terminal, host, &found)?;
@@ -181,7 +195,8 @@ pub struct Prepared {
 /// Writes the prompt file of `session`'s handoff to `target` (its text from `markdown`) in
 /// `prompt_dir`, with the same checks, file name and modes as [`plan`] and [`launch`], and
 /// answers the command to run in the session's directory; no terminal is involved. Refused
-/// (nothing written) when the directory is missing or the agent is not installed on `host`.
+/// (nothing written) when the directory is missing, the agent is not installed on `host` or
+/// cannot take a prompt.
 pub fn prepare(
     session: &SessionMeta,
     target: ProviderKind,
@@ -189,6 +204,7 @@ pub fn prepare(
     prompt_dir: &Path,
     markdown: impl FnOnce() -> Result<String, Error>,
 ) -> Result<Prepared, Error> {
+    prompt_options(target)?;
     let dir = session_dir(session)?;
     terminal::check_dir(&dir)?;
     let (prompt_file, command) = agent_in(target, host, &dir, prompt_dir)?;
@@ -356,5 +372,25 @@ fn sweep(dir: &Path) {
         if ours && old {
             let _ = std::fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_without_a_handoff_is_refused_with_its_reason() {
+        let lacks = Capability::Lacks("it reads no prompt from its command line");
+        let e = Error::from(handoff_of("Some Agent", lacks).unwrap_err());
+        assert_eq!(e.code(), "action_unavailable");
+        assert_eq!(
+            e.to_string(),
+            "Some Agent cannot be handed a session's work: it reads no prompt from its command line"
+        );
+        let has = Capability::Has(Handoff {
+            prompt_options: &["--prompt"],
+        });
+        assert_eq!(handoff_of("Some Agent", has).unwrap(), ["--prompt"]);
     }
 }

@@ -145,13 +145,9 @@ impl Fitter {
     }
 }
 
-/// The agent's name for people.
+/// The agent's name for people (its descriptor's label).
 pub fn agent_name(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Claude => "Claude Code",
-        ProviderKind::Codex => "Codex CLI",
-        ProviderKind::Opencode => "OpenCode",
-    }
+    crate::provider::registry::agent(kind).label
 }
 
 fn time(t: DateTime<Utc>) -> String {

@@ -8,6 +8,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::actions::terminal::Host;
+use crate::model::ProviderKind;
+use crate::provider::registry::AGENTS;
 
 /// How long an agent's command may take (Codex answers `archive` in well under a second; the
 /// first start of an npm-installed CLI is slower).
@@ -18,10 +20,11 @@ pub(crate) const HELP_TIMEOUT: Duration = Duration::from_secs(5);
 /// How much of an agent's output is kept.
 const MAX_OUTPUT: u64 = 64 << 10;
 
-/// Where the agents' command lines are.
+/// Where the agents' command lines are: those of the agents whose trash asks their own
+/// program (`capability::trash::Trash::own_commands`).
 #[derive(Debug, Clone, Default)]
 pub struct Tools {
-    pub codex: Option<PathBuf>,
+    programs: Vec<(ProviderKind, PathBuf)>,
 }
 
 impl Tools {
@@ -33,15 +36,35 @@ impl Tools {
     /// The agents found on `host`'s `PATH` or where their installers put them
     /// ([`crate::actions::locate`]).
     pub fn on(host: &Host) -> Tools {
-        Tools {
-            codex: crate::actions::locate::find_agent(host, "codex"),
-        }
+        let programs = AGENTS
+            .iter()
+            .filter(|a| a.trash.own_commands)
+            .filter_map(|a| {
+                crate::actions::locate::find_agent(host, a.program).map(|p| (a.kind, p))
+            })
+            .collect();
+        Tools { programs }
+    }
+
+    /// These tools with `program` as `kind`'s (one found elsewhere, or a stand-in).
+    pub fn with(mut self, kind: ProviderKind, program: PathBuf) -> Tools {
+        self.programs.retain(|(k, _)| *k != kind);
+        self.programs.push((kind, program));
+        self
+    }
+
+    /// `kind`'s program, where it was found.
+    pub fn program(&self, kind: ProviderKind) -> Option<&Path> {
+        self.programs
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, p)| p.as_path())
     }
 }
 
 /// The subcommands `program --help` lists (the first word of each line of its `Commands:`
 /// section), or why it could not be asked.
-pub(super) fn subcommands(program: &Path, env: &[(String, String)]) -> Result<Vec<String>, String> {
+pub(crate) fn subcommands(program: &Path, env: &[(String, String)]) -> Result<Vec<String>, String> {
     let help = help(program, env)?;
     let mut in_commands = false;
     let mut out = Vec::new();

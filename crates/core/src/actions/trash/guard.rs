@@ -7,10 +7,10 @@
 //! rename through it would act where the link points), and what moves is never a root or one
 //! of a root's own folders (`projects/`, `storage/`).
 
-use std::fs::DirEntry;
 use std::path::{Path, PathBuf};
 
 use super::{Step, Target, TrashError};
+use crate::provider::capability::trash::{is_plain, is_separator};
 use crate::provider::ids;
 
 /// Refuses a session whose id has not its agent's shape (a Claude subagent's is `agent-…`).
@@ -127,38 +127,6 @@ fn names_below<'a>(root: &Path, path: &'a Path) -> Option<Vec<&'a [u8]>> {
     Some(rest.split(|&b| is_separator(b)).collect())
 }
 
-fn is_separator(b: u8) -> bool {
-    b.is_ascii() && std::path::is_separator(b as char)
-}
-
-/// A name that is a file's or folder's own: not empty, not `.` or `..`, no NUL (and on Windows
-/// no `:`, which names a drive or a stream).
-fn is_plain(name: &[u8]) -> bool {
-    let drive_or_stream = cfg!(windows) && name.contains(&b':');
-    !(matches!(name, b"" | b"." | b"..") || name.contains(&0) || drive_or_stream)
-}
-
-/// `folder/name` when `name` is a plain name (a planner's path from a name read in the store,
-/// such as a message's id taken from its file name); None for `.`, `..`, empty or a name
-/// with a separator.
-pub(crate) fn child(folder: &Path, name: &str) -> Option<PathBuf> {
-    let plain = is_plain(name.as_bytes()) && !name.bytes().any(is_separator);
-    plain.then(|| folder.join(name))
-}
-
-/// The entries of `dir` when it is a folder of its own; none when it is a link (its entries
-/// are another folder's: what is planned from them would be another session's) or not there.
-pub(crate) fn own_entries(dir: &Path) -> Vec<DirEntry> {
-    match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.is_dir() => std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,14 +150,5 @@ mod tests {
             names_below(Path::new("/s/root/"), Path::new("/s/root/a/b")).map(|n| n.len()),
             Some(2)
         );
-    }
-
-    #[test]
-    fn only_plain_names_make_a_child() {
-        let f = Path::new("/s/part");
-        assert_eq!(child(f, "msg_1"), Some(f.join("msg_1")));
-        for bad in ["", ".", "..", "a/b", "a\0b"] {
-            assert_eq!(child(f, bad), None, "{bad:?}");
-        }
     }
 }

@@ -10,23 +10,19 @@
 //! it comes last: when it fails, the steps before it are undone (files put back from the
 //! trash), so a failure leaves the session whole and says why.
 //!
-//! | agent | trash | delete permanently |
-//! | --- | --- | --- |
-//! | Claude Code | its files to the OS trash (`trash` crate) | refused: files only ever go to the trash |
-//! | Codex | `codex archive` where the installed Codex has it, else the `archived_sessions/` move Codex itself makes | `codex delete --force` (Codex 0.140+) |
-//! | OpenCode | refused: OpenCode has no trash | DB rows in one SQL transaction; JSON copies to the OS trash |
+//! What makes up a session, and which of the two modes an agent has, is the agent's answer
+//! (`provider::capability::trash`, filled in `<agent>/trash.rs` of the providers): plain steps
+//! this engine checks ([`guard`]) and runs, never asking which agent it acts for. Each agent's
+//! means are in docs/trash.md.
 
 pub(crate) mod agent;
-mod claude;
-mod codex;
+mod archive;
 pub(crate) mod guard;
-pub(crate) mod opencode;
 mod os_trash;
 
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OpenFlags};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
@@ -34,26 +30,18 @@ use crate::config::ActionSettings;
 use crate::error::Error;
 use crate::model::path::names;
 use crate::model::{ProviderKind, SessionMeta};
+use crate::provider::capability::trash::{Ask, Refusal};
 use crate::provider::registry::agent;
 use crate::provider::SessionKey;
 
+pub(crate) use crate::provider::capability::trash::open_for_writing;
+pub use crate::provider::capability::trash::{Item, Mode, Move, Step};
 pub use agent::Tools;
 
 /// Sessions updated less than this many minutes ago are left alone: an agent may still be
 /// writing them (a live check misses an agent that starts again, or one on another machine
 /// sharing the folder).
 pub const RECENT_MINUTES: i64 = 10;
-
-/// How a session goes away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[ts(rename = "TrashMode")]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Somewhere the user can get it back from: the OS trash, or the agent's archive.
-    Trash,
-    /// Gone for good (`actions.allow_permanent_delete`).
-    Permanent,
-}
 
 /// What the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,113 +82,6 @@ impl Target {
             id: self.id.clone(),
             source_path: self.source_path.clone(),
         }
-    }
-}
-
-/// One thing the plan does, in order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[ts(rename = "TrashStep")]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Step {
-    /// Files and folders moved to the OS trash, where the user can restore them.
-    OsTrash { items: Vec<Item> },
-    /// The agent's own command, run without a shell (`argv[0]` is the program found).
-    Agent {
-        argv: Vec<String>,
-        /// Variables set for it: the store it works on.
-        env: Vec<(String, String)>,
-        /// What it does, in words.
-        effect: String,
-        /// Files that must be gone from where they are once it succeeded.
-        #[serde(with = "crate::model::path::os_vec")]
-        #[ts(type = "Array<string>")]
-        removes: Vec<PathBuf>,
-    },
-    /// Codex's own archive, made by us where the installed Codex has no `archive` command:
-    /// rollouts renamed into `archived_sessions/`, and their state-DB rows marked archived and
-    /// pointed there, all in one transaction.
-    Archive {
-        moves: Vec<Move>,
-        #[serde(with = "crate::model::path::os_option")]
-        #[ts(type = "string | null")]
-        db: Option<PathBuf>,
-    },
-    /// Rows deleted from an agent's database in one transaction (table → rows).
-    DeleteRows {
-        #[serde(with = "crate::model::path::os")]
-        #[ts(type = "string")]
-        db: PathBuf,
-        ids: Vec<String>,
-        rows: Vec<(String, u64)>,
-    },
-}
-
-impl Step {
-    /// Whether a later failure can still put this step back.
-    fn undoable(&self) -> bool {
-        matches!(self, Step::OsTrash { .. })
-    }
-}
-
-/// A session's file renamed inside its store.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[ts(rename = "TrashMove")]
-pub struct Move {
-    pub id: String,
-    #[serde(with = "crate::model::path::os")]
-    #[ts(type = "string")]
-    pub from: PathBuf,
-    #[serde(with = "crate::model::path::os")]
-    #[ts(type = "string")]
-    pub to: PathBuf,
-}
-
-/// A file or folder the plan moves.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[ts(rename = "TrashItem")]
-pub struct Item {
-    #[serde(with = "crate::model::path::os")]
-    #[ts(type = "string")]
-    pub path: PathBuf,
-    pub dir: bool,
-    /// Bytes (a folder: everything in it).
-    pub bytes: u64,
-    /// Files in it (1 for a file).
-    pub files: u64,
-}
-
-impl Item {
-    /// `path` as it is now; None when it is not there.
-    pub(crate) fn at(path: &Path) -> Option<Item> {
-        let meta = std::fs::symlink_metadata(path).ok()?;
-        if !meta.is_dir() {
-            return Some(Item {
-                path: path.to_path_buf(),
-                dir: false,
-                bytes: meta.len(),
-                files: 1,
-            });
-        }
-        let (mut bytes, mut files) = (0, 0);
-        let mut stack = vec![path.to_path_buf()];
-        while let Some(dir) = stack.pop() {
-            for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                match e.file_type() {
-                    Ok(t) if t.is_dir() => stack.push(e.path()),
-                    Ok(_) => {
-                        files += 1;
-                        bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
-                    }
-                    Err(_) => {}
-                }
-            }
-        }
-        Some(Item {
-            path: path.to_path_buf(),
-            dir: true,
-            bytes,
-            files,
-        })
     }
 }
 
@@ -383,6 +264,17 @@ impl TrashError {
     }
 }
 
+impl From<Refusal> for TrashError {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Unsupported(why) => TrashError::Unsupported(why),
+            Refusal::SubagentsGoAlong(why) => TrashError::SubagentsGoAlong(why),
+            Refusal::AgentMissing { agent, reason } => TrashError::AgentMissing { agent, reason },
+            Refusal::Stale(why) => TrashError::Stale(why),
+        }
+    }
+}
+
 /// The opt-ins, checked before anything else is looked at.
 fn check_allowed(mode: Mode, settings: &ActionSettings) -> Result<(), TrashError> {
     if !settings.allow_delete {
@@ -476,20 +368,6 @@ fn check_quiet(catalog: &Catalog, s: &SessionMeta, now: DateTime<Utc>) -> Result
     Ok(())
 }
 
-/// How long a write in an agent's database waits for the agent's own writers.
-const BUSY: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// The agent's database opened for a write: never created, its journal mode (WAL) left as the
-/// agent set it, waiting for the agent's own writers rather than failing at once.
-pub(crate) fn open_for_writing(db: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open_with_flags(
-        db,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    conn.busy_timeout(BUSY)?;
-    Ok(conn)
-}
-
 /// The store roots this program reads for `kind`.
 fn roots_of(catalog: &Catalog, kind: ProviderKind) -> &[PathBuf] {
     catalog.providers().get(kind).map_or(&[], |p| p.roots())
@@ -552,24 +430,25 @@ pub fn plan(
         .find(|s| s.source_path.starts_with(root))
         .or_else(|| twins().next())
         .map(|s| s.source_path.as_path());
-    let ctx = Context {
+    let ask = Ask {
         root,
         session,
         twin,
         children: &children,
         include,
         mode: request.mode,
-        tools,
+        program: tools.program(session.provider),
+        subcommands: &agent::subcommands,
     };
     // Ids are used in paths and command lines: checked before any planner builds on them.
-    for g in ctx.going() {
+    for g in ask.going() {
         guard::check_id(&Target::of(g))?;
     }
-    let (steps, notes) = match session.provider {
-        ProviderKind::Claude => claude::plan(&ctx)?,
-        ProviderKind::Codex => codex::plan(&ctx)?,
-        ProviderKind::Opencode => opencode::plan(&ctx)?,
-    };
+    let planner = agent(session.provider)
+        .trash
+        .planner(request.mode)
+        .map_err(|why| TrashError::Unsupported(why.to_owned()))?;
+    let (steps, notes) = planner(&ask).map_err(TrashError::from)?;
     guard::check_steps(roots_of(catalog, session.provider), &steps)?;
     debug_assert!(
         steps.iter().rev().skip(1).all(Step::undoable),
@@ -583,31 +462,6 @@ pub fn plan(
         steps,
         notes,
     })
-}
-
-/// What a provider's planner gets.
-pub(crate) struct Context<'a> {
-    pub root: &'a Path,
-    pub session: &'a SessionMeta,
-    /// Another file the listing reads the same session from (a copy beside it), if any: what
-    /// the store keeps by id alone is that one's too.
-    pub twin: Option<&'a Path>,
-    pub children: &'a [&'a SessionMeta],
-    /// None: undecided (the plan shows the session alone).
-    pub include: Option<bool>,
-    pub mode: Mode,
-    pub tools: &'a Tools,
-}
-
-impl Context<'_> {
-    /// The sessions that go: the session, and its subagents when they go along.
-    pub fn going(&self) -> Vec<&SessionMeta> {
-        let mut out = vec![self.session];
-        if self.include == Some(true) {
-            out.extend(self.children.iter().copied());
-        }
-        out
-    }
 }
 
 /// Runs `plan` (made by [`plan`] and confirmed by the user): the opt-ins and the live and
@@ -649,7 +503,7 @@ pub fn execute(
     let mut done: Vec<&Step> = Vec::new();
     let mut output = Vec::new();
     for step in &plan.steps {
-        match run_step(step) {
+        match run_step(plan.session.provider, step) {
             Ok(out) => {
                 output.extend(out);
                 done.push(step);
@@ -690,8 +544,10 @@ impl StepFailed {
     }
 }
 
-/// Runs one step; on failure the step has put back what it did itself, or says what it could not.
-fn run_step(step: &Step) -> Result<Option<String>, StepFailed> {
+/// Runs one step of `kind`'s plan; on failure the step has put back what it did itself, or
+/// says what it could not.
+fn run_step(kind: ProviderKind, step: &Step) -> Result<Option<String>, StepFailed> {
+    let trash = &agent(kind).trash;
     match step {
         Step::OsTrash { items } => os_trash::move_all(items).map(|()| None),
         Step::Agent {
@@ -710,13 +566,17 @@ fn run_step(step: &Step) -> Result<Option<String>, StepFailed> {
             );
             failed
         }),
-        Step::Archive { moves, db } => codex::archive(moves, db.as_deref()).map(|()| None),
+        Step::Archive { moves, db } => {
+            archive::run(kind, trash.archive_rows, moves, db.as_deref()).map(|()| None)
+        }
         Step::DeleteRows { db, ids, .. } => {
-            opencode::delete_rows(db, ids)
+            let what = || format!("delete the rows in {}", db.display());
+            let delete = trash.delete_rows.ok_or_else(|| {
+                StepFailed::new(what(), format!("{} keeps no rows to delete", label(kind)))
+            })?;
+            delete(db, ids)
                 .map(|()| None)
-                .map_err(|reason| {
-                    StepFailed::new(format!("delete the rows in {}", db.display()), reason)
-                })
+                .map_err(|reason| StepFailed::new(what(), reason))
         }
     }
 }

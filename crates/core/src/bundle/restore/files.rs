@@ -1,88 +1,22 @@
-//! Restoring Claude Code and Codex sessions: their records are files. Each goes where the
-//! agent keeps it (Claude: the project folder of the new directory; Codex: the same path under
-//! the root), with the directory (and, for a copy, the ids) rewritten; all are created where
-//! nothing is, or none is left.
+//! Restoring an agent whose records are files (`Writes::Files`). Each goes where the agent
+//! keeps it (`Files::base`: Claude Code's project folder of the new directory, Codex's root),
+//! with the directory (and, for a copy, the ids) rewritten; all are created where nothing is,
+//! or none is left.
 
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::codex::Seen;
-use super::{BundleError, Plan};
+use super::{restoring, BundleError, Plan};
 use crate::bundle::jsontext::{edit_values, moved, moved_after, write_values, Str};
 use crate::bundle::reader::Bundle;
-use crate::bundle::records::each_line;
-use crate::model::ProviderKind;
+use crate::bundle::records::{self, each_line};
+use crate::provider::capability::bundle::{Files, Index, Keep};
 
-/// Where the agent records its directory in its records: keys whose values are it, and texts
-/// it wrote into the history that name it.
-fn dir_keys(provider: ProviderKind) -> &'static [&'static str] {
-    match provider {
-        // Claude 2.1.x also snapshots it in its environment attachment.
-        ProviderKind::Claude => &["cwd", "workingDirectory"],
-        ProviderKind::Codex => &["cwd"],
-        ProviderKind::Opencode => &["directory", "cwd", "root"],
-    }
-}
-
-fn dir_markers(provider: ProviderKind) -> &'static [&'static str] {
-    match provider {
-        // The environment attachment of 2.1.x.
-        ProviderKind::Claude => &["Primary working directory: "],
-        // `<environment_context>` messages.
-        ProviderKind::Codex => &["<cwd>"],
-        ProviderKind::Opencode => &[],
-    }
-}
-
-/// Claude Code's project folder name for a directory, as 2.1.332 computes it (`w` and `J$`
-/// in its bundle): every UTF-16 unit but an ASCII letter or digit becomes `-`
-/// (`/home/bob/my.app` → `-home-bob-my-app`; a character outside the BMP is two units, so two
-/// dashes). A name over 200 units keeps its first 200 and gains `-` and a hash of the whole
-/// directory: the absolute value of Java's `String.hashCode` over its UTF-16 units (32-bit,
-/// wrapping), in base 36.
-pub fn claude_project(dir: &str) -> String {
-    const MAX: usize = 200;
-    let name: String = dir
-        .encode_utf16()
-        .map(|u| match char::from_u32(u32::from(u)) {
-            Some(c) if c.is_ascii_alphanumeric() => c,
-            _ => '-',
-        })
-        .collect();
-    if name.len() <= MAX {
-        return name;
-    }
-    let hash = dir
-        .encode_utf16()
-        .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(u)));
-    format!("{}-{}", &name[..MAX], base36(hash.unsigned_abs()))
-}
-
-/// `n.toString(36)` of JavaScript for a whole number.
-fn base36(mut n: u32) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// Each native file of the bundle → where it is created.
-pub(super) fn targets(bundle: &Bundle, plan: &Plan) -> Vec<(String, PathBuf)> {
+/// Each native file of the bundle → where it is created: its path below `native/<agent>/`,
+/// below the folder the agent keeps them in (`Files::base`).
+pub(super) fn targets(bundle: &Bundle, plan: &Plan, f: &Files) -> Vec<(String, PathBuf)> {
     let prefix = format!("native/{}/", plan.provider);
-    let base = match plan.provider {
-        ProviderKind::Claude => plan
-            .root
-            .join("projects")
-            .join(claude_project(&plan.dir_text)),
-        _ => plan.root.clone(),
-    };
+    let base = (f.base)(&plan.root, &plan.dir_text);
     bundle
         .manifest
         .native_files()
@@ -114,13 +48,14 @@ const JSON_BYTES: u64 = 64 << 20;
 /// Writes the record file `name`, read from `r`, to `w` as restored: JSON text (a line at a
 /// time for JSONL, so a torn line stays torn alone, and no more than a line is in memory) with
 /// the directory and ids rewritten; anything else, and text that is not UTF-8 (the agent
-/// repairs it when reading), as it was. `seen` keeps what Codex's row needs of the lines.
+/// repairs it when reading), as it was. `keeping` keeps what the agent's index row needs of
+/// the lines.
 pub(super) fn write_rewritten(
     name: &str,
     r: &mut dyn BufRead,
     w: &mut dyn Write,
     plan: &Plan,
-    mut seen: Option<&mut Seen>,
+    mut keeping: Option<&mut Keeping>,
 ) -> Result<(), BundleError> {
     let io = |e: std::io::Error| BundleError::Io {
         path: PathBuf::from(name),
@@ -132,10 +67,10 @@ pub(super) fn write_rewritten(
             let Ok(text) = std::str::from_utf8(line) else {
                 return w.write_all(line).map_err(io);
             };
-            match seen.as_deref_mut().filter(|_| Seen::wants(text)) {
-                Some(seen) => {
+            match keeping.as_deref_mut().filter(|k| (k.wants)(text)) {
+                Some(keeping) => {
                     let restored = edit_values(text, &mut edit);
-                    seen.line(&restored);
+                    keeping.line(&restored);
                     w.write_all(restored.as_bytes()).map_err(io)
                 }
                 None => write_values(text, &mut edit, w).map_err(io),
@@ -172,7 +107,10 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
     }
     let old = plan.old_dir.as_deref()?;
     let new = plan.dir_text.as_str();
-    if let Some(key) = s.key.filter(|k| dir_keys(plan.provider).contains(k)) {
+    if let Some(key) = s
+        .key
+        .filter(|k| restoring(plan.provider).dir_keys.contains(k))
+    {
         if let Some(v) = moved(&value, old, new) {
             return Some(v);
         }
@@ -183,7 +121,7 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
         return None;
     }
     let mut current: Option<String> = None;
-    for marker in dir_markers(plan.provider) {
+    for marker in restoring(plan.provider).dir_markers {
         let text = current.as_deref().unwrap_or(&value);
         if let Some(v) = moved_after(text, marker, old, new) {
             current = Some(v);
@@ -192,33 +130,57 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
     current
 }
 
+/// The records of one restored file that the agent's index row is made of, kept as the file
+/// is written a line at a time (only the lines the index wants become trees, each within a
+/// record's memory budget).
+pub(super) struct Keeping {
+    wants: fn(&str) -> bool,
+    keep: Box<dyn Keep>,
+}
+
+impl Keeping {
+    fn of(index: &Index) -> Keeping {
+        Keeping {
+            wants: index.wants,
+            keep: (index.keeper)(),
+        }
+    }
+
+    /// One restored line (a line that is not a record is skipped, as the agent skips it).
+    fn line(&mut self, line: &str) {
+        if let Ok(record) = records::parse(line.trim_end().as_bytes(), "") {
+            self.keep.record(record);
+        }
+    }
+}
+
 /// Creates every planned file, or none: each is written beside its target as it is read from
 /// the bundle (checked against the manifest as it is read) and linked into place only where
-/// nothing is; then, for Codex with a state database, the rows that list them. On any failure
-/// the files made so far and the folders made for them are removed.
-pub(super) fn write_all(bundle: &Bundle, plan: &Plan) -> Result<(), BundleError> {
+/// nothing is; then, for an agent with an index (Codex's state database), the rows that list
+/// them. On any failure the files made so far and the folders made for them are removed.
+pub(super) fn write_all(bundle: &Bundle, plan: &Plan, f: &Files) -> Result<(), BundleError> {
     let mut made = Made::default();
-    let mut threads = Vec::new();
+    let mut rows = Vec::new();
+    let index = f.index.as_ref().filter(|_| plan.state_db.is_some());
     for (name, target) in &plan.files {
-        let mut seen = (plan.state_db.is_some() && name.ends_with(".jsonl")).then(Seen::default);
+        let mut keeping = index.filter(|_| name.ends_with(".jsonl")).map(Keeping::of);
         let written = made.create(target, &mut |file| {
             bundle.stream(name, |r| {
-                write_rewritten(name, r, file, plan, seen.as_mut())
+                write_rewritten(name, r, file, plan, keeping.as_mut())
             })
         });
         if let Err(e) = written {
             return Err(made.refused_or_failed(e, format!("create {}", target.display())));
         }
-        if let Some(seen) = seen {
-            threads.extend(super::codex::thread(
-                seen,
-                target,
-                &title_of(bundle, plan, target),
-            ));
+        if let Some(keeping) = keeping {
+            rows.extend(keeping.keep.rows(target, &title_of(bundle, plan, target)));
         }
     }
-    if let Some(db) = &plan.state_db {
-        if let Err(reason) = super::codex::insert_threads(db, &threads) {
+    if let (Some(index), Some(db)) = (index, &plan.state_db) {
+        let inserted = crate::actions::trash::open_for_writing(db)
+            .map_err(|e| e.to_string())
+            .and_then(|mut conn| (index.insert)(&mut conn, &rows));
+        if let Err(reason) = inserted {
             return Err(BundleError::Failed {
                 what: format!("list the sessions in {}", db.display()),
                 reason,
@@ -323,61 +285,6 @@ impl Made {
             "nothing was left behind".into()
         } else {
             format!("and not everything could be removed: {}", left.join("; "))
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::claude_project;
-
-    /// Directories and the project folders the real Claude Code 2.1.332 made for them
-    /// (`claude -p` run in each, offline against a scripted model).
-    #[test]
-    fn claude_project_folders_are_named_as_claude_code_names_them() {
-        let long = "/tmp/exp13/ch/w/a-long.folder name-0123456789abcdefghij-0123456789abcdefghij\
-                    /b-long.folder name-0123456789abcdefghij-0123456789abcdefghij\
-                    /c-long.folder name-0123456789abcdefghij-0123456789abcdefghij/d-long.folder";
-        let digits = "0123456789-".repeat(9);
-        let units = format!("/tmp/exp13/ch/w/x/é😀-{}/{}", &digits[..76], &digits[..98]);
-        let n = format!("/tmp/exp13/ch/w/y/{}/{}", "n".repeat(150), "m".repeat(60));
-        let cases = [
-            ("/home/bob/my.app", "-home-bob-my-app".to_owned()),
-            (
-                "/tmp/exp13/ch/w/café 😀 ünïcode",
-                "-tmp-exp13-ch-w-caf------n-code".into(),
-            ),
-            (
-                long,
-                "-tmp-exp13-ch-w-a-long-folder-name-0123456789abcdefghij-0123456789abcdefghij\
-                 -b-long-folder-name-0123456789abcdefghij-0123456789abcdefghij\
-                 -c-long-folder-name-0123456789abcdefghij-0123456789abcdefghij-d-cpy5yh"
-                    .into(),
-            ),
-            // 197 units: no hash yet.
-            (
-                units.as_str(),
-                format!("-tmp-exp13-ch-w-x-----{}-{}", &digits[..76], &digits[..98]),
-            ),
-            (
-                &format!("{units}/ü😀z"),
-                format!(
-                    "-tmp-exp13-ch-w-x-----{}-{}----7i9q6a",
-                    &digits[..76],
-                    &digits[..98]
-                ),
-            ),
-            (
-                n.as_str(),
-                format!(
-                    "-tmp-exp13-ch-w-y-{}-{}-ysddrm",
-                    "n".repeat(150),
-                    "m".repeat(31)
-                ),
-            ),
-        ];
-        for (dir, folder) in cases {
-            assert_eq!(claude_project(dir), folder, "{dir}");
         }
     }
 }

@@ -17,20 +17,18 @@
 //! there already is refused, or restored as a copy with new ids (`as_copy`; not for OpenCode,
 //! whose ids OpenCode alone makes).
 //!
-//! | agent | written as |
-//! | --- | --- |
-//! | Claude Code | files under `projects/<the directory, encoded as Claude does>/` |
-//! | Codex | rollouts under `sessions/…` (or `archived_sessions/`) as they were, and a `threads` row each in its state database when it has one ([`codex`]) |
-//! | OpenCode | `opencode import` of each session (where the installed OpenCode has it, the store is its `$XDG_DATA_HOME/opencode` and the session is of 1.2 or later), else the rows of every session in one SQL transaction |
+//! What is agent's own comes from its descriptor (`registry::Agent::bundles`, each agent's
+//! `bundle.rs`): where its records name the directory, how a copy's ids are made, what its
+//! records must say, and how they reach its store ([`Writes`]): files created where the agent
+//! keeps them (with a row each in the agent's index where it has one), or one document per
+//! session imported by the agent's own command or written as rows ([`documents`]).
 
-mod codex;
+mod documents;
 mod files;
-mod opencode;
-mod project;
 mod records;
-mod sql;
 
-pub use files::claude_project;
+use crate::provider::capability::bundle::{Restore as AgentRestore, Way, Writes};
+use crate::provider::registry;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -40,7 +38,7 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-use super::manifest::{is_claude_agent, is_unsafe_char, Mode};
+use super::manifest::{is_unsafe_char, Mode};
 use super::reader::Bundle;
 use super::token::{Binding, Tokens};
 use super::BundleError;
@@ -57,19 +55,39 @@ pub struct Target {
     pub as_copy: bool,
 }
 
-/// The agents' command lines a restore may use.
+/// The agents' command lines a restore may use: the programs of the agents whose restore runs
+/// their own import command, found once per restore.
 #[derive(Debug, Clone, Default)]
-pub struct Agents {
-    pub opencode: Option<PathBuf>,
-}
+pub struct Agents(BTreeMap<ProviderKind, PathBuf>);
 
 impl Agents {
-    /// The agents found on `PATH` or where their installers put them.
+    /// The importing agents found on `PATH` or where their installers put them.
     pub fn from_path() -> Agents {
         let host = crate::actions::terminal::Host::this();
-        Agents {
-            opencode: crate::actions::locate::find_agent(&host, "opencode"),
-        }
+        let importers = registry::AGENTS
+            .iter()
+            .filter(|a| matches!(a.bundles.restore.writes, Writes::Documents(_)));
+        Agents(
+            importers
+                .filter_map(|a| {
+                    Some((
+                        a.kind,
+                        crate::actions::locate::find_agent(&host, a.program)?,
+                    ))
+                })
+                .collect(),
+        )
+    }
+
+    /// These agents, with `kind`'s program at `program` (a stand-in, in tests).
+    pub fn with(mut self, kind: ProviderKind, program: impl Into<PathBuf>) -> Agents {
+        self.0.insert(kind, program.into());
+        self
+    }
+
+    /// The program of `kind` when its restore runs its own import command.
+    fn importer(&self, kind: ProviderKind) -> Option<&Path> {
+        self.0.get(&kind).map(PathBuf::as_path)
     }
 }
 
@@ -80,10 +98,19 @@ impl Agents {
 pub enum Method {
     /// New files, each created where nothing is.
     Files { files: Vec<PathBuf> },
-    /// OpenCode's own `opencode import`, once per session.
-    OpencodeImport { program: PathBuf },
-    /// Rows inserted into OpenCode's database in one transaction.
-    OpencodeRows { db: PathBuf },
+    /// The agent's own import command, once per session.
+    Import { program: PathBuf },
+    /// Rows inserted into the agent's database in one transaction.
+    Rows { db: PathBuf },
+}
+
+impl From<Way> for Method {
+    fn from(way: Way) -> Method {
+        match way {
+            Way::Import { program } => Method::Import { program },
+            Way::Rows { db } => Method::Rows { db },
+        }
+    }
 }
 
 /// What a restore would do, for the user to confirm; `token` allows exactly this. (Read back
@@ -106,6 +133,7 @@ pub struct Preview {
     /// Codex: the state database that gets a `threads` row per restored rollout, so that
     /// Codex lists them (none when Codex has not made one yet: it lists the rollouts when it
     /// does).
+    // Any agent's index (`Files::index`); the doc above is the app's generated.ts, kept as is.
     pub state_db: Option<PathBuf>,
     pub notes: Vec<String>,
     pub token: String,
@@ -132,16 +160,19 @@ pub(crate) struct Plan {
     /// The directory as the records will say it.
     pub dir_text: String,
     pub old_dir: Option<String>,
-    /// Old id → new id (the same when not a copy); Claude agents also by their bare hex.
+    /// Old id → new id (the same when not a copy); also by the other form an id takes in the
+    /// records (`AgentRestore::alias`).
     pub ids: BTreeMap<String, String>,
     pub sessions: Vec<(String, String)>,
     pub method: Method,
     /// Native file of the archive → where it goes (files methods).
     pub files: Vec<(String, PathBuf)>,
-    /// Native OpenCode documents: (session id, archive name), parents first.
+    /// Native documents (`Writes::Documents`): (session id, archive name), parents first.
     pub docs: Vec<(String, String)>,
-    /// Codex's state database, when there is one (see [`Preview::state_db`]).
+    /// The agent's index, when there is one (see [`Preview::state_db`]).
     pub state_db: Option<PathBuf>,
+    /// How the documents are written (`Writes::Documents`).
+    pub way: Option<Way>,
 }
 
 /// Checks the bundle and the target and says what a restore would do (see the module doc).
@@ -159,14 +190,8 @@ pub fn preview(
     let plan = plan(bundle, &root, &dir, target.as_copy, &token, agents)?;
     refuse_existing(&plan, catalog, sessions)?;
     let mut notes = bundle.manifest.notes.clone();
-    if plan.provider == ProviderKind::Codex {
-        notes.push(match &plan.state_db {
-            Some(db) => format!(
-                "Codex lists sessions from {}: each restored session gets its row there",
-                db.display()
-            ),
-            None => "Codex has no state database here yet: it lists the restored rollouts when it makes one".into(),
-        });
+    if let Writes::Files(f) = &restoring(plan.provider).writes {
+        notes.extend(f.index.as_ref().map(|i| (i.note)(plan.state_db.as_deref())));
     }
     Ok(Preview {
         provider: plan.provider,
@@ -202,16 +227,12 @@ pub fn restore(
     tokens.check(token, &binding(&bundle, &root, &dir, target), Utc::now())?;
     let plan = plan(&bundle, &root, &dir, target.as_copy, token, agents)?;
     refuse_existing(&plan, catalog, sessions)?;
-    let output = match &plan.method {
-        Method::Files { .. } => {
-            files::write_all(&bundle, &plan)?;
+    let output = match &restoring(plan.provider).writes {
+        Writes::Files(f) => {
+            files::write_all(&bundle, &plan, f)?;
             Vec::new()
         }
-        Method::OpencodeImport { program } => opencode::import(&bundle, &plan, program)?,
-        Method::OpencodeRows { db } => {
-            opencode::insert_rows(&bundle, &plan, db)?;
-            Vec::new()
-        }
+        Writes::Documents(d) => documents::write_all(&bundle, &plan, d)?,
     };
     Ok(Restored {
         provider: plan.provider,
@@ -298,11 +319,8 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
         ))
         .into());
     }
-    if target.as_copy && provider == ProviderKind::Opencode {
-        return Err(BundleError::Unsupported(
-            "an OpenCode session cannot be restored as a copy: OpenCode alone makes its ids".into(),
-        )
-        .into());
+    if let (true, Err(why)) = (target.as_copy, restoring(provider).copy.get()) {
+        return Err(BundleError::Unsupported(why.into()).into());
     }
     Ok((root, dir))
 }
@@ -317,16 +335,15 @@ fn plan(
 ) -> Result<Plan, Error> {
     let m = &bundle.manifest;
     let provider = m.source.provider;
+    let agent = restoring(provider);
     let mut ids = BTreeMap::new();
     let mut sessions = Vec::new();
     for s in m.sessions() {
-        let new = if as_copy {
-            new_id(provider, &s.id, seed)
-        } else {
-            s.id.clone()
+        let new = match agent.copy.get() {
+            Ok(copy) if as_copy => copy(&s.id, &derived(&s.id, seed)),
+            _ => s.id.clone(),
         };
-        if let (Some(old), Some(fresh)) = (s.id.strip_prefix("agent-"), new.strip_prefix("agent-"))
-        {
+        if let (Some(old), Some(fresh)) = ((agent.alias)(&s.id), (agent.alias)(&new)) {
             ids.insert(old.to_owned(), fresh.to_owned());
         }
         ids.insert(s.id.clone(), new.clone());
@@ -344,18 +361,17 @@ fn plan(
         files: Vec::new(),
         docs: Vec::new(),
         state_db: None,
+        way: None,
     };
-    match provider {
-        ProviderKind::Claude | ProviderKind::Codex => {
-            if provider == ProviderKind::Codex {
-                plan.state_db = codex::state_db(root);
-            }
-            plan.files = files::targets(bundle, &plan);
+    match &agent.writes {
+        Writes::Files(f) => {
+            plan.state_db = f.index.as_ref().and_then(|i| (i.find)(root));
+            plan.files = files::targets(bundle, &plan, f);
             plan.method = Method::Files {
                 files: plan.files.iter().map(|(_, t)| t.clone()).collect(),
             };
         }
-        ProviderKind::Opencode => {
+        Writes::Documents(d) => {
             plan.docs = m
                 .sessions()
                 .filter_map(|s| {
@@ -364,29 +380,33 @@ fn plan(
                         .map(|f| (s.id.clone(), f.path.clone()))
                 })
                 .collect();
-            plan.method = opencode::method(root, agents, m.source.tool_version.as_deref())?;
+            let version = m.source.tool_version.as_deref();
+            let way = (d.way)(
+                root,
+                agents.importer(provider),
+                version,
+                &documents::Engine(provider),
+            )
+            .map_err(BundleError::NotRestorable)?;
+            plan.method = way.clone().into();
+            plan.way = Some(way);
         }
     }
     records::check(bundle, &plan)?;
     Ok(plan)
 }
 
-/// A new id of `provider`'s shape for `old`, derived from the token, so the preview and the
-/// restore it allows give the same ids.
-fn new_id(provider: ProviderKind, old: &str, seed: &str) -> String {
+/// The agent's restore capability.
+pub(super) fn restoring(kind: ProviderKind) -> &'static AgentRestore {
+    &registry::agent(kind).bundles.restore
+}
+
+/// The random bytes a copy's new id for `old` is made of, derived from the token, so the
+/// preview and the restore it allows give the same ids.
+fn derived(old: &str, seed: &str) -> Vec<u8> {
     let mut mac = Hmac::<Sha256>::new_from_slice(seed.as_bytes()).expect("HMAC takes any key");
     mac.update(old.as_bytes());
-    let bytes = mac.finalize().into_bytes();
-    if provider == ProviderKind::Claude && is_claude_agent(old) {
-        let len = old.len() - "agent-".len();
-        let hex = super::reader::hex(&bytes);
-        return format!("agent-{}", &hex[..len.min(hex.len())]);
-    }
-    let mut random = [0u8; 16];
-    random.copy_from_slice(&bytes[..16]);
-    uuid::Builder::from_random_bytes(random)
-        .into_uuid()
-        .to_string()
+    mac.finalize().into_bytes().to_vec()
 }
 
 /// Refuses when a session the restore would make is in the store already (live or not), or a
@@ -397,7 +417,7 @@ fn refuse_existing(plan: &Plan, catalog: &Catalog, sessions: &[SessionMeta]) -> 
             .iter()
             .find(|s| s.provider == plan.provider && &s.id == id)
             .cloned()
-            .or_else(|| opencode::existing(plan, id));
+            .or_else(|| documents::existing(plan, id));
         let Some(s) = found else { continue };
         if s.live || catalog.is_live(&s) {
             return Err(BundleError::Live {
@@ -418,9 +438,10 @@ fn refuse_existing(plan: &Plan, catalog: &Catalog, sessions: &[SessionMeta]) -> 
 }
 
 fn exists_message(plan: &Plan, id: &str, at: &Path) -> String {
-    let way_out = match plan.provider {
-        ProviderKind::Opencode => "OpenCode sessions cannot be restored as a copy",
-        _ => "restore it as a copy, which gives it a new id",
+    let label = registry::agent(plan.provider).label;
+    let way_out = match restoring(plan.provider).copy.get() {
+        Ok(_) => "restore it as a copy, which gives it a new id".to_owned(),
+        Err(_) => format!("{label} sessions cannot be restored as a copy"),
     };
     format!(
         "the {} session {id} is in the store already ({}); it is never overwritten: {way_out}",

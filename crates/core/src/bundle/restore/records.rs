@@ -7,17 +7,17 @@
 //! ids a copy gets), or the restore is refused ([`BundleError::Unsafe`]) with nothing written.
 //! The preview runs the same checks, so such a bundle is refused before the user confirms.
 
-use serde::Deserialize;
+use std::cell::RefCell;
+
 use serde_json::Value;
 
 use super::files::edit_string;
-use super::{opencode, Plan};
+use super::{documents, restoring, Plan};
 use crate::bundle::jsontext::edit_values;
-use crate::bundle::manifest::is_claude_agent;
 use crate::bundle::reader::Bundle;
 use crate::bundle::records;
 use crate::bundle::BundleError;
-use crate::model::ProviderKind;
+use crate::provider::capability::bundle::{Fault, Flow, Line, Stopped, Writes};
 
 /// Every record of the bundle agrees with its manifest (see the module doc).
 pub(super) fn check(bundle: &Bundle, plan: &Plan) -> Result<(), BundleError> {
@@ -32,13 +32,12 @@ pub(super) fn check(bundle: &Bundle, plan: &Plan) -> Result<(), BundleError> {
             shown_value(&Value::String(parent.clone()))
         )));
     }
-    match plan.provider {
-        ProviderKind::Claude => each_jsonl(bundle, plan, claude_line),
-        ProviderKind::Codex => each_jsonl(bundle, plan, codex_meta),
-        ProviderKind::Opencode => plan
+    match &restoring(plan.provider).writes {
+        Writes::Files(f) => each_jsonl(bundle, plan, f.check_line),
+        Writes::Documents(d) => plan
             .docs
             .iter()
-            .try_for_each(|(id, name)| opencode::document(bundle, plan, id, name).map(drop)),
+            .try_for_each(|(id, name)| documents::document(bundle, plan, d, id, name).map(drop)),
     }
 }
 
@@ -62,42 +61,32 @@ pub(super) fn parent_of<'a>(bundle: &'a Bundle, plan: &'a Plan, old: &str) -> Op
     s.parent_id.as_deref().map(|p| new_id(plan, p))
 }
 
-/// A JSONL record file of the bundle, read a line at a time as it will be written.
-struct Record<'a> {
-    bundle: &'a Bundle,
-    plan: &'a Plan,
-    /// Its name in the archive.
-    name: &'a str,
-    /// The session it belongs to (its id in the bundle).
-    owner: &'a str,
-}
-
-/// What a line check says: go on to the next line, or the file is done with.
-enum Flow {
-    Next,
-    Done,
-}
-
 /// `check` on each line of each JSONL record of the bundle (1-based number, text as restored),
 /// streamed: a record file may unpack to a gigabyte, so none is held whole.
 fn each_jsonl(
     bundle: &Bundle,
     plan: &Plan,
-    check: fn(&Record, usize, &str) -> Result<Flow, BundleError>,
+    check: fn(&Line) -> Result<Flow, Fault>,
 ) -> Result<(), BundleError> {
     for f in bundle.manifest.native_files() {
         let Some(owner) = f.session.as_deref().filter(|_| f.path.ends_with(".jsonl")) else {
             continue;
         };
-        let record = Record {
-            bundle,
-            plan,
-            name: &f.path,
-            owner,
+        let name = f.path.as_str();
+        // Why the engine stopped reading a record the agent asked it to parse.
+        let stopped = RefCell::new(None);
+        let parse = |text: &str| match records::parse(text.as_bytes(), name) {
+            Ok(record) => Ok(Some(record)),
+            Err(e @ BundleError::TooLarge(_)) => {
+                *stopped.borrow_mut() = Some(e);
+                Err(Stopped)
+            }
+            Err(_) => Ok(None),
         };
+        let (id, parent) = (new_id(plan, owner), parent_of(bundle, plan, owner));
         let (mut number, mut done) = (0, false);
-        bundle.stream(&f.path, |r| {
-            records::each_line(r, &f.path, &mut |line| {
+        bundle.stream(name, |r| {
+            records::each_line(r, name, &mut |line| {
                 number += 1;
                 if done {
                     return Ok(());
@@ -108,7 +97,24 @@ fn each_jsonl(
                     Ok(text) => edit_values(text, &mut |s| edit_string(s, plan)),
                     Err(_) => String::from_utf8_lossy(line),
                 };
-                done = matches!(check(&record, number, &text)?, Flow::Done);
+                let line = Line {
+                    text: &text,
+                    number,
+                    owner,
+                    id,
+                    parent,
+                    sessions: &plan.sessions,
+                    parse: &parse,
+                };
+                done = match check(&line) {
+                    Ok(flow) => matches!(flow, Flow::Done),
+                    Err(Fault::Disagrees(says)) => return Err(disagrees(name, says)),
+                    Err(Fault::Stopped(Stopped)) => {
+                        return Err(stopped.borrow_mut().take().unwrap_or_else(|| {
+                            BundleError::Invalid(format!("{name} cannot be read"))
+                        }))
+                    }
+                };
                 Ok(())
             })
         })?;
@@ -116,100 +122,5 @@ fn each_jsonl(
     Ok(())
 }
 
-/// The one field of a Claude line checked here (the rest is skipped, not parsed).
-#[derive(Deserialize)]
-struct ClaudeLine {
-    #[serde(rename = "sessionId")]
-    session_id: Option<Value>,
-}
-
-/// Each line's `sessionId`, where it has one, names the session whose transcript it is: the
-/// session itself, or for a subagent's, its parent (as Claude Code writes them).
-fn claude_line(r: &Record, number: usize, line: &str) -> Result<Flow, BundleError> {
-    let (bundle, plan, name, owner) = (r.bundle, r.plan, r.name, r.owner);
-    let expected = if is_claude_agent(owner) {
-        parent_of(bundle, plan, owner).unwrap_or_default()
-    } else {
-        new_id(plan, owner)
-    };
-    // A torn or foreign line is no record: Claude Code skips it as well.
-    let Ok(ClaudeLine {
-        session_id: Some(said),
-    }) = serde_json::from_str::<ClaudeLine>(line)
-    else {
-        return Ok(Flow::Next);
-    };
-    if said.as_str() != Some(expected) {
-        return Err(disagrees(
-            name,
-            format!(
-                "names the session {} on line {number}, not {expected}",
-                shown_value(&said),
-            ),
-        ));
-    }
-    Ok(Flow::Next)
-}
-
-/// The `session_meta` a Codex rollout starts with (the one its `threads` row is made from):
-/// its `id` is the session's, its parent (`parent_thread_id`, or the subagent source's) none or
-/// the manifest's, and its `session_id` (a subagent's conversation) one of the bundle's.
-fn codex_meta(r: &Record, _number: usize, line: &str) -> Result<Flow, BundleError> {
-    let (bundle, plan, name, owner) = (r.bundle, r.plan, r.name, r.owner);
-    // Only the line that may be it is parsed, within the records' memory budget.
-    if !line.contains("\"session_meta\"") {
-        return Ok(Flow::Next);
-    }
-    let record = match records::parse(line.as_bytes(), name) {
-        Ok(record) => record,
-        // Too large to check is refused: Codex would still read its id.
-        Err(e @ BundleError::TooLarge(_)) => return Err(e),
-        // A torn line is no record: Codex skips it as well.
-        Err(_) => return Ok(Flow::Next),
-    };
-    if record["type"] != "session_meta" {
-        return Ok(Flow::Next);
-    }
-    let meta = &record["payload"];
-    let id = new_id(plan, owner);
-    if meta["id"].as_str() != Some(id) {
-        let says = format!("says its session is {}, not {id}", shown_value(&meta["id"]));
-        return Err(disagrees(name, says));
-    }
-    let parent = parent_of(bundle, plan, owner);
-    let spawn = &meta["source"]["subagent"]["thread_spawn"]["parent_thread_id"];
-    for said in [&meta["parent_thread_id"], spawn] {
-        if !said.is_null() && said.as_str() != parent {
-            let says = format!(
-                "makes {id} a subagent of {}, {}",
-                shown_value(said),
-                parent.map_or("but its manifest gives it no parent".into(), |p| {
-                    format!("but its manifest's parent is {p}")
-                })
-            );
-            return Err(disagrees(name, says));
-        }
-    }
-    let session = &meta["session_id"];
-    let ours = plan
-        .sessions
-        .iter()
-        .any(|(_, new)| session.as_str() == Some(new));
-    if !session.is_null() && !ours {
-        let says = format!(
-            "puts {id} in the session {}, which the bundle does not hold",
-            shown_value(session)
-        );
-        return Err(disagrees(name, says));
-    }
-    Ok(Flow::Done)
-}
-
-/// A JSON value for a message: a string quoted (unsafe characters as `\u{…}`, cut to 80
-/// characters), anything else as JSON.
-pub(super) fn shown_value(v: &Value) -> String {
-    match v.as_str() {
-        Some(text) => format!("\"{}\"", crate::bundle::manifest::shown(text)),
-        None => crate::bundle::manifest::shown(&v.to_string()),
-    }
-}
+// A JSON value for a message.
+pub(super) use crate::provider::capability::bundle::shown_value;

@@ -1,21 +1,37 @@
-//! Codex: its own commands where the installed version has them (`codex archive`, `codex
-//! delete`: 0.140.0 and later; 0.110.0 has neither), else, for the trash, the archive Codex
-//! itself makes: the rollout renamed from `sessions/YYYY/MM/DD/` into `archived_sessions/`,
-//! and its `threads` row in the state DB set `archived = 1`, `archived_at`, and pointed at the
-//! new path, in one transaction. Codex archives and deletes a thread's subagent threads with
-//! it, so they always go along. An archived thread is restored with `codex unarchive`.
+//! Codex's sessions for the trash engine (`capability::trash`): its own commands where the
+//! installed version has them (`codex archive`, `codex delete`: 0.140.0 and later; 0.110.0 has
+//! neither), else, for the trash, the archive Codex itself makes: the rollout renamed from
+//! `sessions/YYYY/MM/DD/` into `archived_sessions/`, and its `threads` row in the state DB set
+//! `archived = 1`, `archived_at`, and pointed at the new path, in one transaction. Codex
+//! archives and deletes a thread's subagent threads with it, so they always go along. An
+//! archived thread is restored with `codex unarchive`.
 
-use rusqlite::{params, TransactionBehavior};
 use std::path::{Path, PathBuf};
 
-use super::{agent, open_for_writing, Context, Mode, Move, Step, StepFailed, TrashError};
-use crate::provider::codex::statedb;
-use crate::provider::sqlite;
+use agent_sessions_model::SessionMeta;
+use rusqlite::params;
 
-pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError> {
+use super::statedb;
+use crate::capability::trash::{ArchiveRows, Ask, Mode, Move, Planned, Refusal, Step, Trash};
+use crate::capability::Capability;
+use crate::sqlite;
+
+/// Codex's answer: archive (its command, or its archive made here) and its delete command.
+pub(super) const TRASH: Trash = Trash {
+    trash: Capability::Has(plan),
+    permanent: Capability::Has(plan),
+    own_commands: true,
+    archive_rows: Some(ArchiveRows {
+        mark: mark_archived,
+        db: "the Codex state DB",
+    }),
+    delete_rows: None,
+};
+
+fn plan(ctx: &Ask) -> Result<Planned, Refusal> {
     let s = ctx.session;
     if ctx.include == Some(false) && !ctx.children.is_empty() {
-        return Err(TrashError::SubagentsGoAlong(format!(
+        return Err(Refusal::SubagentsGoAlong(format!(
             "Codex archives and deletes a session's subagent sessions with it; the session {} has {}, so they can only go along",
             s.id,
             ctx.children.len()
@@ -24,7 +40,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
     // Codex (and its state DB) name a session by id alone: with another file of this store
     // holding the same session, what it archived or deleted could be the other file.
     if let Some(twin) = ctx.twin.filter(|t| t.starts_with(ctx.root)) {
-        return Err(TrashError::Unsupported(format!(
+        return Err(Refusal::Unsupported(format!(
             "{} holds the Codex session {} too, and Codex acts on a session by its id alone, so \
              it cannot be told which file to archive or delete; move one of the two files out \
              of {} first",
@@ -33,14 +49,14 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
             ctx.root.display()
         )));
     }
-    // Codex takes a name where the id is not a UUID: `plan` passes only ids of its own shape.
+    // Codex takes a name where the id is not a UUID: the engine passes only ids of its shape.
     let going = ctx.going();
     let removes: Vec<PathBuf> = going.iter().map(|g| g.source_path.clone()).collect();
     let env = vec![(
-        "CODEX_HOME".to_owned(),
+        super::AGENT.env_var.to_owned(),
         ctx.root.to_string_lossy().into_owned(),
     )];
-    let commands = commands(ctx.tools.codex.as_deref(), ctx.root, &env);
+    let commands = commands(ctx, &env);
     let has = |name: &str| {
         commands
             .as_ref()
@@ -51,7 +67,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
     match ctx.mode {
         Mode::Trash => {
             if s.archived {
-                return Err(TrashError::Unsupported(format!(
+                return Err(Refusal::Unsupported(format!(
                     "the Codex session {} is archived already; deleting it for good is the permanent deletion",
                     s.id
                 )));
@@ -62,7 +78,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
             )];
             // A Codex that is there but could not be asked (it hung, it failed): say why its own
             // command is not used.
-            if let (Some(_), Err(why)) = (&ctx.tools.codex, &commands) {
+            if let (Some(_), Err(why)) = (ctx.program, &commands) {
                 notes.push(format!("{why}; so the archive is made here, without Codex"));
             }
             if let Some(program) = has("archive") {
@@ -85,7 +101,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
                         p.display()
                     ),
                 };
-                return Err(TrashError::AgentMissing {
+                return Err(Refusal::AgentMissing {
                     agent: "Codex's own delete command",
                     reason,
                 });
@@ -102,17 +118,16 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
     }
 }
 
-/// The subcommands of the Codex at `program`, or why it is not asked. The plan names the store
-/// to Codex by `CODEX_HOME` and Codex by `argv[0]`, both strings: a folder whose name is not
-/// UTF-8 would be named lossily, which is another folder (Codex would act on a store that is
-/// not there, or start a new one), so such a Codex is not used.
+/// The subcommands of the Codex found ([`Ask::program`]), or why it is not asked. The plan
+/// names the store to Codex by `CODEX_HOME` and Codex by `argv[0]`, both strings: a folder
+/// whose name is not UTF-8 would be named lossily, which is another folder (Codex would act on
+/// a store that is not there, or start a new one), so such a Codex is not used.
 fn commands<'a>(
-    program: Option<&'a Path>,
-    root: &Path,
+    ctx: &Ask<'a>,
     env: &[(String, String)],
 ) -> Result<(&'a Path, Vec<String>), String> {
-    let program = program.ok_or("it is not on PATH")?;
-    for (what, path) in [("the store", root), ("Codex", program)] {
+    let program = ctx.program.ok_or("it is not on PATH")?;
+    for (what, path) in [("the store", ctx.root), ("Codex", program)] {
         if path.to_str().is_none() {
             return Err(format!(
                 "{what} is at {}, a name that is not UTF-8, which cannot be passed on to Codex",
@@ -120,12 +135,12 @@ fn commands<'a>(
             ));
         }
     }
-    agent::subcommands(program, env).map(|c| (program, c))
+    (ctx.subcommands)(program, env).map(|c| (program, c))
 }
 
 /// The archive Codex makes, for a Codex without the command: each rollout into
 /// `archived_sessions/` (its file name kept), and the state DB's rows, if it has them.
-fn own_archive(root: &Path, going: &[&crate::model::SessionMeta]) -> Result<Step, TrashError> {
+fn own_archive(root: &Path, going: &[&SessionMeta]) -> Result<Step, Refusal> {
     let archive = root.join("archived_sessions");
     let mut moves = Vec::new();
     for g in going {
@@ -137,7 +152,7 @@ fn own_archive(root: &Path, going: &[&crate::model::SessionMeta]) -> Result<Step
         }
         let to = archive.join(name);
         if std::fs::symlink_metadata(&to).is_ok() {
-            return Err(TrashError::Unsupported(format!(
+            return Err(Refusal::Unsupported(format!(
                 "{} exists already, so {} cannot be archived beside it",
                 to.display(),
                 g.id
@@ -150,7 +165,7 @@ fn own_archive(root: &Path, going: &[&crate::model::SessionMeta]) -> Result<Step
         });
     }
     if moves.is_empty() {
-        return Err(TrashError::Unsupported(
+        return Err(Refusal::Unsupported(
             "none of these sessions is in sessions/, so there is nothing to archive".into(),
         ));
     }
@@ -168,47 +183,6 @@ fn lists_any(db: &Path, ids: &[String]) -> bool {
         conn.query_row("SELECT 1 FROM threads WHERE id = ?1", [id], |_| Ok(()))
             .is_ok()
     })
-}
-
-/// Runs an [`Step::Archive`]: the rows are updated in a transaction that commits only after
-/// every rename succeeded; a failed rename renames the others back and rolls the rows back.
-pub(super) fn archive(moves: &[Move], db: Option<&Path>) -> Result<(), StepFailed> {
-    let fail = |reason: String| StepFailed::new("archive the session", reason);
-    let mut conn = match db {
-        Some(db) => Some(open_for_writing(db).map_err(|e| fail(format!("{}: {e}", db.display())))?),
-        None => None,
-    };
-    let tx = match conn.as_mut() {
-        Some(c) => Some(
-            c.transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(|e| fail(format!("the Codex state DB is busy: {e}")))?,
-        ),
-        None => None,
-    };
-    if let Some(tx) = &tx {
-        let now = chrono::Utc::now();
-        for m in moves {
-            mark_archived(tx, &m.id, &m.to, now)
-                .map_err(|e| fail(format!("cannot update the Codex state DB: {e}")))?;
-        }
-    }
-    let mut moved: Vec<&Move> = Vec::new();
-    for m in moves {
-        if let Err(e) = rename_new(&m.from, &m.to) {
-            let mut failed = fail(format!("cannot move {}: {e}", m.from.display()));
-            failed.left.extend(rename_back(&moved));
-            return Err(failed);
-        }
-        moved.push(m);
-    }
-    if let Some(tx) = tx {
-        if let Err(e) = tx.commit() {
-            let mut failed = fail(format!("cannot update the Codex state DB: {e}"));
-            failed.left.extend(rename_back(&moved));
-            return Err(failed);
-        }
-    }
-    Ok(())
 }
 
 /// What Codex's own archive writes in the row (columns it lacks in older versions are skipped).
@@ -243,30 +217,4 @@ fn mark_archived(
         }
     }
     Ok(())
-}
-
-/// Renames `from` to `to`, never over an existing file.
-fn rename_new(from: &Path, to: &Path) -> std::io::Result<()> {
-    if std::fs::symlink_metadata(to).is_ok() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::AlreadyExists,
-            format!("{} exists", to.display()),
-        ));
-    }
-    if let Some(dir) = to.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::rename(from, to)
-}
-
-/// Renames back what was moved; what could not be is returned.
-fn rename_back(moved: &[&Move]) -> Vec<String> {
-    moved
-        .iter()
-        .filter_map(|m| {
-            std::fs::rename(&m.to, &m.from)
-                .err()
-                .map(|e| format!("{} stayed at {}: {e}", m.from.display(), m.to.display()))
-        })
-        .collect()
 }

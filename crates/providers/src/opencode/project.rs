@@ -9,14 +9,15 @@
 //!   common git directory (`opencode`), else the first (sorted) root commit of `HEAD`, else
 //!   `global` (a repository without commits).
 //!
-//! git runs as OpenCode runs it (read-only commands, an argv, never a shell). Nothing is written
+//! git runs as OpenCode runs it (read-only commands, an argv, never a shell, as the engine
+//! runs commands: [`Host::run`]). Nothing is written
 //! to the repository (OpenCode caches the id there itself when it next starts in it).
 
 use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 
-use crate::actions::trash::agent;
+use crate::capability::bundle::Host;
 
 /// A git repository holding a directory, as OpenCode sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,14 +29,14 @@ pub(super) struct Repository {
 }
 
 /// The repository `dir` is in, or `None` (OpenCode's `global` project).
-pub(super) fn repository(dir: &Path) -> Option<Repository> {
+pub(super) fn repository(dir: &Path, host: &dyn Host) -> Option<Repository> {
     let top = dir
         .ancestors()
         .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())?;
     let git = |args: &[&str]| -> Option<String> {
         let mut argv = vec!["git".to_owned()];
         argv.extend(args.iter().map(|a| (*a).to_owned()));
-        let out = agent::output_in(&argv, &[], Some(top)).ok()?;
+        let out = host.run(&argv, &[], Some(top)).ok()?;
         let line = out.trim_end_matches(['\r', '\n']).to_owned();
         (!line.trim().is_empty()).then_some(line)
     };

@@ -1,23 +1,30 @@
-//! Claude Code: a session is files, and they go to the OS trash, never deleted. What belongs to
-//! a session only: its transcript `projects/<dir>/<id>.jsonl`; the folder beside it
-//! `projects/<dir>/<id>/` (`tool-results/`, `subagents/`, `custom-title.json`); and under the
-//! root `todos/<id>-agent-*.json`, `file-history/<id>/`, `session-env/<id>/` and
-//! `debug/<id>.txt`. A 2.0.x subagent is a flat `agent-<hex>.jsonl` beside the transcript; a
-//! 2.1.x one is in the folder, with its `agent-<hex>.meta.json`. `history.jsonl` (every
-//! session's prompts in one file) is shared and left alone.
+//! Claude Code's sessions for the trash engine (`capability::trash`): a session is files, and
+//! they go to the OS trash, never deleted. What belongs to a session only: its transcript
+//! `projects/<dir>/<id>.jsonl`; the folder beside it `projects/<dir>/<id>/` (`tool-results/`,
+//! `subagents/`, `custom-title.json`); and under the root `todos/<id>-agent-*.json`,
+//! `file-history/<id>/`, `session-env/<id>/` and `debug/<id>.txt`. A 2.0.x subagent is a flat
+//! `agent-<hex>.jsonl` beside the transcript; a 2.1.x one is in the folder, with its
+//! `agent-<hex>.meta.json`. `history.jsonl` (every session's prompts in one file) is shared
+//! and left alone.
 
 use std::path::{Path, PathBuf};
 
-use super::{guard, Context, Item, Mode, Step, TrashError};
+use crate::capability::trash::{own_entries, Ask, Item, Planned, Refusal, Step, Trash};
+use crate::capability::Capability;
 
-pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError> {
-    if ctx.mode == Mode::Permanent {
-        return Err(TrashError::Unsupported(
-            "Claude Code sessions are only ever moved to the trash, never deleted outright; \
-             move it to the trash, then empty the trash"
-                .into(),
-        ));
-    }
+/// Claude Code's answer: files to the OS trash; never a permanent deletion.
+pub(super) const TRASH: Trash = Trash {
+    trash: Capability::Has(plan),
+    permanent: Capability::Lacks(
+        "Claude Code sessions are only ever moved to the trash, never deleted outright; \
+         move it to the trash, then empty the trash",
+    ),
+    own_commands: false,
+    archive_rows: None,
+    delete_rows: None,
+};
+
+fn plan(ctx: &Ask) -> Result<Planned, Refusal> {
     let s = ctx.session;
     let keep_subagents = ctx.include != Some(true);
     let mut paths: Vec<PathBuf> = vec![s.source_path.clone()];
@@ -29,7 +36,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
         let has_subagents = side.join("subagents").is_dir();
         if keep_subagents && has_subagents {
             // Everything in the folder but the subagents, which stay where they are.
-            for e in guard::own_entries(&side) {
+            for e in own_entries(&side) {
                 if e.file_name() != "subagents" {
                     paths.push(e.path());
                 }

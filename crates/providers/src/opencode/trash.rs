@@ -1,6 +1,7 @@
-//! OpenCode: no trash, so only a permanent deletion (with its opt-in). One session can have
-//! copies in several storage generations (see `provider::opencode`), and every copy goes, or
-//! the next one would show the session again:
+//! OpenCode's sessions for the trash engine (`capability::trash`): no trash, so only a
+//! permanent deletion (with its opt-in). One session can have copies in several storage
+//! generations (see [`super::copies_of`]), and every copy goes, or the next one would show the
+//! session again:
 //!
 //! - rows in `opencode.db` (v1 `session`/`message`/`part`, v2 `session_v2`/`session_message`)
 //!   are deleted in one SQL transaction: every table with a `session_id` column, the event log
@@ -18,21 +19,29 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, TransactionBehavior};
-
-use super::{guard, open_for_writing, Context, Item, Mode, Step, TrashError};
-use crate::provider::opencode::{copies_of, Origin};
-use crate::provider::{files, sqlite};
 use serde::Deserialize;
 
-pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError> {
-    if ctx.mode == Mode::Trash {
-        return Err(TrashError::Unsupported(
-            "OpenCode has no trash or archive for sessions: an OpenCode session can only be deleted permanently"
-                .into(),
-        ));
-    }
+use super::{copies_of, Origin};
+use crate::capability::trash::{
+    child, open_for_writing, own_entries, Ask, Item, Planned, Refusal, Step, Trash,
+};
+use crate::capability::Capability;
+use crate::{files, sqlite};
+
+/// OpenCode's answer: no trash; a deletion is rows and JSON copies.
+pub(super) const TRASH: Trash = Trash {
+    trash: Capability::Lacks(
+        "OpenCode has no trash or archive for sessions: an OpenCode session can only be deleted permanently",
+    ),
+    permanent: Capability::Has(plan),
+    own_commands: false,
+    archive_rows: None,
+    delete_rows: Some(delete_rows),
+};
+
+fn plan(ctx: &Ask) -> Result<Planned, Refusal> {
     if ctx.include == Some(false) && !ctx.children.is_empty() {
-        return Err(TrashError::SubagentsGoAlong(format!(
+        return Err(Refusal::SubagentsGoAlong(format!(
             "OpenCode deletes a session's child sessions with it; the session {} has {}, so they can only go along",
             ctx.session.id,
             ctx.children.len()
@@ -65,7 +74,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
     if !db_ids.is_empty() {
         let db = ctx.root.join("opencode.db");
         let rows = count_rows(&db, &db_ids)
-            .map_err(|e| TrashError::Unsupported(format!("cannot read {}: {e}", db.display())))?;
+            .map_err(|e| Refusal::Unsupported(format!("cannot read {}: {e}", db.display())))?;
         notes.push("the database rows are deleted for good: they cannot be restored".to_owned());
         steps.push(Step::DeleteRows {
             db,
@@ -75,7 +84,7 @@ pub(super) fn plan(ctx: &Context) -> Result<(Vec<Step>, Vec<String>), TrashError
     }
     notes.extend(left);
     if steps.is_empty() {
-        return Err(TrashError::Stale(format!(
+        return Err(Refusal::Stale(format!(
             "no copy of {} was found under {}",
             ctx.session.id,
             ctx.root.display()
@@ -115,7 +124,7 @@ fn messages_and_parts(storage: &Path, id: &str, notes: &mut Vec<String>) -> Vec<
     let mut going = Vec::new();
     let mut parts = Vec::new();
     let mut left = false;
-    for entry in guard::own_entries(&folder) {
+    for entry in own_entries(&folder) {
         let path = entry.path();
         let name = entry.file_name();
         // Not a message file (OpenCode reads `*.json` only): it goes with the folder.
@@ -149,7 +158,7 @@ fn message_parts(part: &Path, entry: &DirEntry, id: &str) -> Result<Option<PathB
     let message = name
         .to_str()
         .and_then(|n| n.strip_suffix(".json"))
-        .filter(|m| guard::child(part, m).is_some())
+        .filter(|m| child(part, m).is_some())
         .ok_or("its name is not a message's")?;
     if !entry.file_type().is_ok_and(|t| t.is_file()) {
         return Err("it is not a file".into());
@@ -168,7 +177,7 @@ fn message_parts(part: &Path, entry: &DirEntry, id: &str) -> Result<Option<PathB
         Ok(m) if !m.is_dir() => return Err(format!("{} is not a folder", folder.display())),
         Ok(_) => {}
     }
-    for p in guard::own_entries(&folder) {
+    for p in own_entries(&folder) {
         let path = p.path();
         if !path.as_os_str().as_encoded_bytes().ends_with(b".json") {
             continue;
@@ -279,7 +288,7 @@ fn count_rows(db: &Path, ids: &[String]) -> rusqlite::Result<Vec<(String, u64)>>
 }
 
 /// Deletes every row of the sessions `ids` in one transaction: all of them or none.
-pub(crate) fn delete_rows(db: &Path, ids: &[String]) -> Result<(), String> {
+pub fn delete_rows(db: &Path, ids: &[String]) -> Result<(), String> {
     let mut conn = open_for_writing(db).map_err(|e| e.to_string())?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)

@@ -1,0 +1,41 @@
+//! Where OpenCode's program is, how it starts with a prompt, the worktrees it records and its
+//! plan tool (`capability::launch`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::capability::launch::{todos, Handoff, Launch, PlanTool, Recorded, Worktrees};
+use crate::capability::Capability;
+
+pub(super) const LAUNCH: Launch = Launch {
+    // Its install script's folder.
+    installer_dirs: &[".opencode/bin"],
+    mac_app: None,
+    editor_extension: Some("sst-dev.opencode-"),
+    // The prompt is `--prompt`, which its TUI submits on its home screen (`opencode --help`,
+    // 1.18.33); a positional argument would be a project directory.
+    handoff: Capability::Has(Handoff {
+        prompt_options: &["--prompt"],
+    }),
+};
+
+/// OpenCode makes worktrees wherever it likes and records them in its store
+/// ([`super::worktrees`]).
+pub(super) const WORKTREES: Worktrees = Worktrees {
+    in_repo: &[],
+    recorded: Some(Recorded {
+        sources: super::worktrees::sources,
+        read: recorded,
+    }),
+};
+
+/// The record of a store; one that cannot be read records none (its scan says why).
+fn recorded(root: &Path) -> Option<BTreeMap<String, String>> {
+    super::worktrees::read(root).ok()
+}
+
+/// `todowrite` (`todos`, each `content` and `status`).
+pub(super) const PLAN_TOOLS: &[PlanTool] = &[PlanTool {
+    name: "todowrite",
+    read: todos,
+}];

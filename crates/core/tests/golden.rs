@@ -134,7 +134,7 @@ fn public_samples(kind: ProviderKind) -> &'static [&'static str] {
     match kind {
         ProviderKind::Claude => &["codemie-code", "marot-spotter"],
         ProviderKind::Codex => &["codemie-code"],
-        ProviderKind::Opencode => &[],
+        ProviderKind::Opencode | ProviderKind::Gemini | ProviderKind::Qwen => &[],
     }
 }
 

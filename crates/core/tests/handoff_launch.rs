@@ -50,6 +50,7 @@ fn argv_per_target_keeps_hostile_words_whole() {
     for target in ProviderKind::ALL {
         let options: &[&str] = match target {
             ProviderKind::Opencode => &["--prompt"],
+            ProviderKind::Gemini | ProviderKind::Qwen => &["--prompt-interactive"],
             _ => &[],
         };
         for dir in ODD {

@@ -429,8 +429,9 @@ pub(crate) fn tokens_named(
     })
 }
 
-/// Gemini's per-response `tokens {input, output, cached, thoughts, tool, total}`.
-const GEMINI_TOKENS: [&str; 4] = ["input", "cached", "output", "thoughts"];
+/// The per-response `tokens {input, output, cached, thoughts, tool, total}` of a
+/// ConversationRecord message.
+const CONVERSATION_TOKENS: [&str; 4] = ["input", "cached", "output", "thoughts"];
 
 /// Builds a `ConversationRecord` (Gemini, Qwen before 0.5): `model_type` is the type of the
 /// model's messages (`gemini`, `qwen`).
@@ -464,7 +465,10 @@ fn add_message(b: &mut Builder, rec: &Rec, model_type: &str) {
                 .and_then(Value::as_array)
                 .map(|l| l.iter().filter_map(call_of_record).collect())
                 .unwrap_or_default();
-            if let Some(t) = v.get("tokens").and_then(|t| tokens_named(t, GEMINI_TOKENS)) {
+            if let Some(t) = v
+                .get("tokens")
+                .and_then(|t| tokens_named(t, CONVERSATION_TOKENS))
+            {
                 b.tokens(t);
             }
             let model = v.get("model").and_then(Value::as_str);

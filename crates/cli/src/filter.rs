@@ -7,8 +7,8 @@ use chrono::NaiveDate;
 
 #[derive(clap::Args, Debug, Default)]
 pub struct FilterArgs {
-    /// Only this agent's sessions (claude, codex, opencode).
-    #[arg(long, value_name = "NAME", value_parser = crate::parse_provider)]
+    /// Only this agent's sessions.
+    #[arg(long, value_name = "NAME", value_parser = crate::AgentName)]
     agent: Option<ProviderKind>,
     /// Only sessions last updated on this day (UTC, YYYY-MM-DD) or after.
     #[arg(long, value_name = "DAY", value_parser = crate::parse_day)]

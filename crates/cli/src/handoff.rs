@@ -1,4 +1,4 @@
-//! `handoff <id> --to claude|codex|opencode [--print] [--budget N] [--terminal ID] [--dry-run]`:
+//! `handoff <id> --to AGENT [--print] [--budget N] [--terminal ID] [--dry-run]`:
 //! continue a session's work in another agent, started in a terminal in the session's directory
 //! with a handoff document as its first prompt (the work is
 //! `agent_sessions_core::actions::handoff`; this is flags and output).
@@ -33,8 +33,8 @@ pub struct Args {
 /// The target agent and how it starts: shared by `handoff` and `bundle continue`.
 #[derive(clap::Args)]
 pub struct Start {
-    /// The agent to continue in: claude, codex or opencode.
-    #[arg(long, value_name = "AGENT", value_parser = crate::parse_provider)]
+    /// The agent to continue in.
+    #[arg(long, value_name = "AGENT", value_parser = crate::AgentName)]
     pub to: ProviderKind,
     /// Print the handoff document (Markdown) and start nothing.
     #[arg(long, conflicts_with = "dry_run")]

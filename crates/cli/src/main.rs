@@ -77,8 +77,8 @@ struct Cli {
 enum Command {
     /// List every session, newest first.
     Scan {
-        /// Only these providers (claude, codex, opencode); repeatable.
-        #[arg(long = "provider", value_name = "NAME", value_parser = parse_provider)]
+        /// Only these agents' sessions; repeatable.
+        #[arg(long = "provider", value_name = "NAME", value_parser = AgentName)]
         providers: Vec<ProviderKind>,
         /// Read the stores directly instead of through the cache.
         #[arg(long)]
@@ -101,8 +101,8 @@ enum Command {
         /// At most this many hits.
         #[arg(long, default_value_t = 20)]
         limit: usize,
-        /// Only these providers; repeatable.
-        #[arg(long = "provider", value_name = "NAME", value_parser = parse_provider)]
+        /// Only these agents' sessions; repeatable.
+        #[arg(long = "provider", value_name = "NAME", value_parser = AgentName)]
         providers: Vec<ProviderKind>,
         /// Only sessions whose directory or repository is DIR or below it.
         #[arg(long, value_name = "DIR")]
@@ -134,7 +134,7 @@ enum Command {
     Blob(blob::Args),
     /// List unreadable records and the format versions seen.
     Diagnostics {
-        #[arg(long = "provider", value_name = "NAME", value_parser = parse_provider)]
+        #[arg(long = "provider", value_name = "NAME", value_parser = AgentName)]
         providers: Vec<ProviderKind>,
     },
     /// Export one session as Markdown, JSON or a self-contained HTML file.
@@ -205,6 +205,39 @@ fn parse_root(given: &str) -> Result<(ProviderKind, PathBuf), String> {
 fn parse_provider(name: &str) -> Result<ProviderKind, String> {
     ProviderKind::parse(name)
         .ok_or_else(|| format!("unknown provider {name:?}; use {}", registry::names_or()))
+}
+
+/// An agent's name as a flag's value: the registry's names are its possible values, so `--help`
+/// lists every agent without naming one here.
+#[derive(Clone)]
+struct AgentName;
+
+impl clap::builder::TypedValueParser for AgentName {
+    type Value = ProviderKind;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<ProviderKind, clap::Error> {
+        let name = value.to_string_lossy();
+        parse_provider(&name).map_err(|why| {
+            let flag = arg.map(|a| a.to_string()).unwrap_or_default();
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value '{name}' for '{flag}': {why}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = registry::AGENTS.iter().map(|a| a.name());
+        Some(Box::new(names.map(clap::builder::PossibleValue::new)))
+    }
 }
 
 fn parse_day(text: &str) -> Result<chrono::NaiveDate, String> {

@@ -15,8 +15,8 @@ pub struct Args {
     /// Group by dir, repo, agent, model, day (UTC, the day a session started) or week (ISO).
     #[arg(long, value_name = "GROUPING", default_value = "dir", value_parser = parse_by)]
     pub(crate) by: By,
-    /// Only these providers (claude, codex, opencode); repeatable.
-    #[arg(long = "provider", value_name = "NAME", value_parser = crate::parse_provider)]
+    /// Only these agents' sessions; repeatable.
+    #[arg(long = "provider", value_name = "NAME", value_parser = crate::AgentName)]
     pub(crate) providers: Vec<ProviderKind>,
     /// Read the stores directly instead of through the cache.
     #[arg(long)]

@@ -1,14 +1,31 @@
 //! How each agent is told about our MCP server (`agent-sessions-cli mcp`): the exact snippet
 //! or command, printed by `mcp --print-config AGENT` and shown in the app's Settings, so both
-//! say the same thing.
+//! say the same thing. Each agent's setup is its folder's (`capability::launch`, `Launch::mcp`).
 
 use serde::Serialize;
 
-/// The agents we print a setup for.
-pub const AGENTS: [&str; 4] = ["claude", "codex", "opencode", "gemini"];
+use crate::model::ProviderKind;
+use crate::provider::capability::launch::McpServer;
+use crate::provider::registry;
 
 /// The name the server is registered under in each agent.
 pub const SERVER_NAME: &str = "agent-sessions";
+
+/// Gemini CLI reads MCP servers too, but it is not an agent whose sessions we read yet: its
+/// setup moves into its folder when that lands (then the registry lists it with the others).
+const GEMINI: &str = "gemini";
+
+/// The agents we print a setup for: every agent of the registry that takes one, and Gemini CLI.
+pub fn agents() -> Vec<&'static str> {
+    let known = registry::AGENTS
+        .iter()
+        .filter(|a| a.launch.mcp.get().is_ok());
+    let mut out: Vec<&'static str> = known.map(|a| a.name()).collect();
+    if !out.contains(&GEMINI) {
+        out.push(GEMINI);
+    }
+    out
+}
 
 /// One agent's setup: where it goes and what to put there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -19,48 +36,21 @@ pub struct McpSetup {
     pub snippet: String,
 }
 
-/// The setup for `agent` (one of [`AGENTS`]) running `program mcp [--host ALIAS]`.
+/// The setup for `agent` (one of [`agents`]) running `program mcp [--host ALIAS]`.
 pub fn setup(agent: &str, program: &str, host: Option<&str>) -> Option<McpSetup> {
     let mut args = vec!["mcp".to_owned()];
     if let Some(alias) = host {
         args.extend(["--host".to_owned(), alias.to_owned()]);
     }
-    let json_args = serde_json::to_string(&args).unwrap_or_default();
-    let json_program = serde_json::to_string(program).unwrap_or_default();
-    let (place, snippet) = match agent {
-        "claude" => (
-            "run once (user scope: every project); or the same server in a .mcp.json's \"mcpServers\"",
-            format!(
-                "claude mcp add --scope user {SERVER_NAME} -- {} {}\n",
-                shell_word(program),
-                args.iter().map(|a| shell_word(a)).collect::<Vec<_>>().join(" ")
-            ),
-        ),
-        "codex" => (
-            "~/.codex/config.toml",
-            format!(
-                "[mcp_servers.{SERVER_NAME}]\ncommand = {json_program}\nargs = {}\n",
-                json_args.replace(',', ", ")
-            ),
-        ),
-        "opencode" => {
-            let mut command = vec![program.to_owned()];
-            command.extend(args.iter().cloned());
-            let value = serde_json::json!({
-                "mcp": { SERVER_NAME: { "type": "local", "command": command, "enabled": true } }
-            });
-            (
-                "opencode.json (~/.config/opencode/opencode.json for every project): merge into it",
-                pretty(&value),
-            )
-        }
-        "gemini" => {
-            let value = serde_json::json!({
-                "mcpServers": { SERVER_NAME: { "command": program, "args": args } }
-            });
-            ("~/.gemini/settings.json: merge into it", pretty(&value))
-        }
-        _ => return None,
+    let server = McpServer {
+        name: SERVER_NAME,
+        program,
+        args: &args,
+    };
+    let (place, snippet) = match ProviderKind::parse(agent) {
+        Some(kind) => (registry::agent(kind).launch.mcp.get().ok()?)(&server),
+        None if agent == GEMINI => gemini(&server),
+        None => return None,
     };
     Some(McpSetup {
         agent: agent.to_owned(),
@@ -69,23 +59,19 @@ pub fn setup(agent: &str, program: &str, host: Option<&str>) -> Option<McpSetup>
     })
 }
 
-fn pretty(value: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
+/// Gemini CLI's `settings.json` `mcpServers`.
+fn gemini(server: &McpServer) -> (&'static str, String) {
+    let mut servers = serde_json::Map::new();
+    servers.insert(
+        server.name.to_owned(),
+        serde_json::json!({ "command": server.program, "args": server.args }),
+    );
+    let value = serde_json::json!({ "mcpServers": servers });
+    (
+        "~/.gemini/settings.json: merge into it",
+        crate::provider::capability::launch::pretty_json(&value),
+    )
 }
-
-/// `word` as one POSIX shell word: as it is when plain, else in single quotes.
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@+,".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

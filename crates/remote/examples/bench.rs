@@ -103,7 +103,11 @@ fn write_sized(path: &Path, k: usize, bytes: usize, noisy: bool) -> std::io::Res
                 })
                 .collect();
         }
-        let needle = if k % 100 == 0 && i == 3 { NEEDLE } else { "" };
+        let needle = if k.is_multiple_of(100) && i == 3 {
+            NEEDLE
+        } else {
+            ""
+        };
         let user = format!(
             r#"{{"type":"user","uuid":"u{k}-{i}","sessionId":"{id}","cwd":"/bench/p{}","timestamp":"2026-11-30T10:{:02}:00.000Z","message":{{"role":"user","content":"question {i} {needle} {filler}"}}}}"#,
             k % 20,

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use agent_sessions_core::mcp_config::{self, McpSetup, AGENTS};
+use agent_sessions_core::mcp_config::{self, McpSetup};
 use tauri::AppHandle;
 
 use super::{off_main, CmdResult};
@@ -14,8 +14,8 @@ use super::{off_main, CmdResult};
 pub async fn mcp_setup(app: AppHandle) -> CmdResult<Vec<McpSetup>> {
     off_main(app, |_| {
         let program = cli().to_string_lossy().into_owned();
-        Ok(AGENTS
-            .iter()
+        Ok(mcp_config::agents()
+            .into_iter()
             .filter_map(|agent| mcp_config::setup(agent, &program, None))
             .collect())
     })

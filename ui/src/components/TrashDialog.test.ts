@@ -18,6 +18,8 @@ describe("TrashDialog", () => {
       const { body } = render(TrashDialog, {
         props: { session: session(agent.kind), allowPermanent: true, onclose: () => {}, ondone: () => {} },
       });
+      // The agent by its name, as everywhere else in the window.
+      expect(body).toContain(`>${agent.label}</span>`);
       expect(/disabled/.test(radio(body, "trash"))).toBe(!!agent.trash_unavailable);
       expect(/disabled/.test(radio(body, "permanent"))).toBe(!!agent.delete_unavailable);
       const why = agent.trash_unavailable ?? agent.delete_unavailable;

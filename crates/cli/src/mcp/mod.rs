@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::library::default_cache_dir;
-use agent_sessions_core::mcp_config::{self, AGENTS};
+use agent_sessions_core::mcp_config;
 use agent_sessions_core::{Library, Roots, ScanProgress};
 use rmcp::ServiceExt;
 use serde_json::json;
@@ -28,7 +28,7 @@ pub struct Args {
     /// Print how to register this server with an agent (claude, codex, opencode, gemini) and
     /// exit: the command to run or the snippet for its settings file (with --host, a server
     /// of that machine's sessions).
-    #[arg(long, value_name = "AGENT", value_parser = clap::builder::PossibleValuesParser::new(AGENTS))]
+    #[arg(long, value_name = "AGENT", value_parser = clap::builder::PossibleValuesParser::new(mcp_config::agents()))]
     print_config: Option<String>,
 }
 

@@ -164,7 +164,7 @@ impl Server {
 impl Server {
     #[tool(
         name = "search_sessions",
-        description = "Search the past sessions of every coding agent on this machine (Claude Code, Codex, OpenCode) for words or \"phrases\": what was decided, how something was fixed. Each hit gives the session id, the message id and a snippet; read_session with both reads the conversation there.",
+        description = "Search the past sessions of every coding agent on this machine for words or \"phrases\": what was decided, how something was fixed. Each hit gives the session id, the message id and a snippet; read_session with both reads the conversation there.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search_sessions(

@@ -29,6 +29,25 @@ pub struct Launch {
     pub editor_extension: Option<&'static str>,
     /// How "Continue in…" hands the agent its first prompt, or why it cannot.
     pub handoff: Capability<Handoff>,
+    /// How the agent is told about an MCP server (`agent-sessions-cli mcp`), or why it cannot.
+    pub mcp: Capability<McpSetup>,
+}
+
+/// An MCP server as an agent is told to start it: the name it is registered under, its
+/// program and arguments.
+pub struct McpServer<'a> {
+    pub name: &'a str,
+    pub program: &'a str,
+    pub args: &'a [String],
+}
+
+/// Where the agent's setup for `server` goes (a file, or that it is a command to run) and
+/// the exact snippet.
+pub type McpSetup = fn(&McpServer) -> (&'static str, String);
+
+/// `value` as pretty JSON ending in a newline (a snippet to merge into a settings file).
+pub fn pretty_json(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
 }
 
 /// A macOS app folder searched (newest version first, a few levels down) for the program.

@@ -238,6 +238,11 @@ impl Builder {
 
     fn add_assistant(&mut self, at: &RecordAt) {
         let msg = &at.value["message"];
+        // A record without a message object is no reply: the scan counts none, so none is shown
+        // (found by the robustness property test: listed 0 answers, loaded 1).
+        if !msg.is_object() {
+            return;
+        }
         let model = msg["model"].as_str();
         let synthetic = model == Some(SYNTHETIC_MODEL);
         let msg_id = msg["id"].as_str();

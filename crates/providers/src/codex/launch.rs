@@ -3,10 +3,11 @@
 
 use serde_json::Value;
 
-use crate::capability::launch::{steps, Handoff, Launch, MacApp, Plan, PlanTool};
+use crate::capability::launch::{steps, Handoff, Launch, MacApp, McpServer, Plan, PlanTool};
 use crate::capability::Capability;
 
 pub(super) const LAUNCH: Launch = Launch {
+    mcp: Capability::Has(mcp_setup),
     // Installed by npm or Homebrew, whose folders every agent is looked for in.
     installer_dirs: &[],
     // The desktop app carries the CLI in its resources.
@@ -31,4 +32,18 @@ fn update_plan(input: &Value) -> Option<Plan> {
         why: input["explanation"].as_str().map(str::to_owned),
         steps: steps(&input["plan"], "step"),
     })
+}
+
+/// A `[mcp_servers.<name>]` table of `config.toml`.
+fn mcp_setup(server: &McpServer) -> (&'static str, String) {
+    let program = serde_json::to_string(server.program).unwrap_or_default();
+    let args = serde_json::to_string(server.args).unwrap_or_default();
+    (
+        "~/.codex/config.toml",
+        format!(
+            "[mcp_servers.{}]\ncommand = {program}\nargs = {}\n",
+            server.name,
+            args.replace(',', ", ")
+        ),
+    )
 }

@@ -4,10 +4,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::capability::launch::{todos, Handoff, Launch, PlanTool, Recorded, Worktrees};
+use crate::capability::launch::{
+    pretty_json, todos, Handoff, Launch, McpServer, PlanTool, Recorded, Worktrees,
+};
 use crate::capability::Capability;
 
 pub(super) const LAUNCH: Launch = Launch {
+    mcp: Capability::Has(mcp_setup),
     // Its install script's folder.
     installer_dirs: &[".opencode/bin"],
     mac_app: None,
@@ -39,3 +42,18 @@ pub(super) const PLAN_TOOLS: &[PlanTool] = &[PlanTool {
     name: "todowrite",
     read: todos,
 }];
+
+/// A local server in `opencode.json`'s `mcp`, its command one array.
+fn mcp_setup(server: &McpServer) -> (&'static str, String) {
+    let mut command = vec![server.program.to_owned()];
+    command.extend(server.args.iter().cloned());
+    let mut servers = serde_json::Map::new();
+    servers.insert(
+        server.name.to_owned(),
+        serde_json::json!({ "type": "local", "command": command, "enabled": true }),
+    );
+    (
+        "opencode.json (~/.config/opencode/opencode.json for every project): merge into it",
+        pretty_json(&serde_json::json!({ "mcp": servers })),
+    )
+}

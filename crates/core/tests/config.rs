@@ -354,8 +354,9 @@ fn bad_values_name_their_key() {
             "not a known setting",
         ),
         (
-            "[providers.gemini]\nenabled = true",
-            "providers.gemini",
+            // No agent is called that (the agents we read are known settings).
+            "[providers.vim]\nenabled = true",
+            "providers.vim",
             "not a known setting",
         ),
         ("[[ui]]\ntheme = \"dark\"", "ui", "array of tables"),

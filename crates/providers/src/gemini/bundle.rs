@@ -2,7 +2,8 @@
 //! subagent, `chats/<parent id>/<file>`. A restore writes them into the project folder named
 //! by the sha256 of the directory (`tmp/<sha256>/chats/`): the folder every version before
 //! 0.29 reads, and the one 0.29+ migrates to its slug when it runs in that directory
-//! (docs/formats.md, "Gemini CLI"). Not yet proven by a resume against the mock model.
+//! (docs/formats.md, "Gemini CLI"). Proven by Gemini CLI's own resume:
+//! `crates/cli/tests/bundle_agents.rs`.
 
 use std::path::{Path, PathBuf};
 

@@ -17,8 +17,20 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::capability::launch::{pretty_json, McpServer};
 use crate::error::Error;
 use agent_sessions_model::{ResumeCommand, SessionMeta};
+
+/// The `mcpServers` object both agents read from their `settings.json` (Qwen Code kept Gemini
+/// CLI's), with `server` in it: a snippet to merge into that file.
+pub(crate) fn mcp_servers(server: &McpServer) -> String {
+    let mut servers = serde_json::Map::new();
+    servers.insert(
+        server.name.to_owned(),
+        serde_json::json!({ "command": server.program, "args": server.args }),
+    );
+    pretty_json(&serde_json::json!({ "mcpServers": servers }))
+}
 
 /// `sha256(dir)` in lower-case hex: the name of a project folder under `tmp/` (Gemini before
 /// 0.29 and always for `projectHash`; Qwen before 0.5, and its `tmp/` output folders).

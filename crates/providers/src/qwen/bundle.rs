@@ -1,7 +1,8 @@
 //! Qwen Code's records in a bundle (`capability::bundle`, 0.5+): `chats/<id>.jsonl` and a
 //! subagent's `subagents/<parent>/<id>.jsonl` with its `.meta.json`, restored into
 //! `projects/<sanitised directory>/`, where `qwen --resume <id>` run in that directory looks.
-//! Its records name the directory (`cwd`). Not yet proven by a resume against the mock model.
+//! Its records name the directory (`cwd`, and a shell result's `directory`). Proven by Qwen
+//! Code's own resume: `crates/cli/tests/bundle_agents.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,8 @@ pub(super) const BUNDLES: Bundles = Bundles {
     export,
     layout,
     restore: Restore {
-        dir_keys: &["cwd"],
+        // `cwd` on every record; `directory` in a shell result's display (where it ran).
+        dir_keys: &["cwd", "directory"],
         dir_markers: &[],
         copy: Capability::Lacks(
             "a Qwen Code session is restored under its own id only: a copy would need its \

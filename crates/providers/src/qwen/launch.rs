@@ -1,6 +1,6 @@
 //! Where Qwen Code's program is and how it starts with a prompt (`capability::launch`).
 
-use crate::capability::launch::{Handoff, Launch};
+use crate::capability::launch::{Handoff, Launch, McpServer};
 use crate::capability::Capability;
 
 pub(super) const LAUNCH: Launch = Launch {
@@ -13,4 +13,13 @@ pub(super) const LAUNCH: Launch = Launch {
     handoff: Capability::Has(Handoff {
         prompt_options: &["--prompt-interactive"],
     }),
+    mcp: Capability::Has(mcp_setup),
 };
+
+/// A server in `settings.json`'s `mcpServers` (the shape Gemini CLI and Qwen Code share).
+fn mcp_setup(server: &McpServer) -> (&'static str, String) {
+    (
+        "~/.qwen/settings.json: merge into it",
+        crate::genai::mcp_servers(server),
+    )
+}

@@ -385,7 +385,8 @@ def main():
         finally:
             drv.quit()
         empty = {"CLAUDE_CONFIG_DIR": str(tmp / "none/claude"), "CODEX_HOME": str(tmp / "none/codex"),
-                 "XDG_DATA_HOME": str(tmp / "none/data")}
+                 "XDG_DATA_HOME": str(tmp / "none/data"),
+                 "GEMINI_CLI_HOME": str(tmp / "none/gemini"), "QWEN_HOME": str(tmp / "none/qwen")}
         # (With E2E_ONLY the other windows start only for a check of theirs that runs; the
         # remote host's for E2E_ONLY=remote.)
         if not ONLY or ONLY in "an empty machine offers the demo store, which opens":
@@ -2544,6 +2545,14 @@ def empty_state(d):
     d.click(d.wait_all('[data-testid="open-demo"]')[0])
     rows = d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
     assert len(rows) >= 10, len(rows)
+    # Every session of every fixture version (testdata/<agent>/*/EXPECTED.json): Gemini CLI
+    # 5 + 6 + 6 + 6 (0.28.2, 0.38.2, 0.39.1, 0.61.0), Qwen Code 5 + 5 + 6 (0.1.4, 0.5.2, 0.24.4).
+    counts = ("return Object.fromEntries([...document.querySelectorAll('[data-testid=\"agent-count\"]')]"
+              ".map(e => [e.dataset.provider, Number(e.dataset.count)]))")
+    try:
+        d.until(f"const c = ({counts.removeprefix('return ')}); return c.gemini === 23 && c.qwen === 16", 60)
+    except AssertionError:
+        raise AssertionError(f"demo store counts: {d.js(counts)}")
     d.shot("10-demo-store")
 
 

@@ -502,6 +502,222 @@ pub fn opencode_root(root: &Path, total: u64, rng: &mut Rng) -> rusqlite::Result
     Ok(())
 }
 
+/// A JSONL file being written: each value one line, the bytes written counted.
+struct Lines {
+    out: BufWriter<File>,
+    written: u64,
+}
+
+impl Lines {
+    fn create(path: &Path) -> io::Result<Lines> {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        Ok(Lines {
+            out: BufWriter::with_capacity(1 << 20, File::create(path)?),
+            written: 0,
+        })
+    }
+
+    fn line(&mut self, value: &serde_json::Value) -> io::Result<()> {
+        let mut s = serde_json::to_vec(value).unwrap_or_default();
+        s.push(b'\n');
+        self.out.write_all(&s)?;
+        self.written += s.len() as u64;
+        Ok(())
+    }
+
+    fn finish(mut self) -> io::Result<u64> {
+        self.out.flush()?;
+        Ok(self.written)
+    }
+}
+
+/// A session's size in bytes, as the agents' stores spread them: mostly small, a few large.
+fn session_size(rng: &mut Rng) -> u64 {
+    match rng.below(20) {
+        0 => 1_000_000 + rng.below(4_000_000),
+        1..=5 => 100_000 + rng.below(600_000),
+        _ => 5_000 + rng.below(100_000),
+    }
+}
+
+/// One tool step's words: the reasoning before it, the shell command and its output.
+fn tool_step(rng: &mut Rng) -> (String, String, String) {
+    let (n1, n2, n3) = (
+        10 + rng.below(80) as usize,
+        3 + rng.below(20) as usize,
+        30 + rng.below(1500) as usize,
+    );
+    (words(rng, n1), words(rng, n2), words(rng, n3))
+}
+
+/// A timestamp `step` seconds into 2026-10-01 (repeats after a day, as timestamps may).
+fn stamp(step: u64) -> String {
+    format!(
+        "2026-10-01T{:02}:{:02}:{:02}.000Z",
+        step / 3600 % 24,
+        step / 60 % 60,
+        step % 60
+    )
+}
+
+/// Writes one Gemini CLI session (0.39+ JSONL: a metadata line, then message records, each
+/// followed by `$set.lastUpdated`; tool calls with their results and reasoning on the reply
+/// that made them) of about `target` bytes; returns its size.
+pub fn gemini_session(path: &Path, id: &str, target: u64, rng: &mut Rng) -> io::Result<u64> {
+    let mut f = Lines::create(path)?;
+    let mut step = 0u64;
+    f.line(&json!({"sessionId": id, "projectHash": "0".repeat(64), "startTime": stamp(0), "lastUpdated": stamp(0), "kind": "main"}))?;
+    let mut call = 0u64;
+    while f.written < target {
+        step += 1;
+        let n = 5 + rng.below(60) as usize;
+        f.line(&json!({"id": uuid(rng), "timestamp": stamp(step), "type": "user", "content": [{"text": words(rng, n)}]}))?;
+        f.line(&json!({"$set": {"lastUpdated": stamp(step)}}))?;
+        for _ in 0..1 + rng.below(5) {
+            call += 1;
+            step += 1;
+            let (thought, command, output) = tool_step(rng);
+            let cid = format!("run_shell_command__run_shell_command_{call}_0");
+            f.line(&json!({"id": uuid(rng), "timestamp": stamp(step), "type": "gemini", "content": "",
+                "thoughts": [{"subject": "Planning", "description": thought, "timestamp": stamp(step)}],
+                "tokens": {"input": 1000 + call * 1500, "output": 40, "cached": 500, "thoughts": 20, "tool": 0, "total": 1060 + call * 1500},
+                "model": "gemini-2.5-pro",
+                "toolCalls": [{"id": cid, "name": "run_shell_command", "args": {"command": command},
+                    "result": [{"functionResponse": {"id": cid, "name": "run_shell_command", "response": {"output": output}}}],
+                    "status": "success", "timestamp": stamp(step)}]}))?;
+            f.line(&json!({"$set": {"lastUpdated": stamp(step)}}))?;
+        }
+        step += 1;
+        let n = 10 + rng.below(200) as usize;
+        f.line(&json!({"id": uuid(rng), "timestamp": stamp(step), "type": "gemini", "content": words(rng, n),
+            "thoughts": [], "tokens": {"input": 1000 + call * 1500, "output": 60, "cached": 500, "thoughts": 0, "tool": 0, "total": 1060 + call * 1500},
+            "model": "gemini-2.5-pro"}))?;
+        f.line(&json!({"$set": {"lastUpdated": stamp(step)}}))?;
+    }
+    f.finish()
+}
+
+/// Writes a Gemini CLI root (`~/.gemini`) of about `total` bytes: projects by slug
+/// (`projects.json`, `tmp/<slug>/.project_root`), sessions in `tmp/<slug>/chats/`.
+pub fn gemini_root(root: &Path, total: u64, rng: &mut Rng) -> io::Result<()> {
+    let mut projects = serde_json::Map::new();
+    let (mut written, mut n) = (0u64, 0u64);
+    while written < total {
+        n += 1;
+        let slug = format!("g{}", n % 37);
+        let dir = format!("/home/user/projects/{slug}");
+        let project = root.join("tmp").join(&slug);
+        if projects.insert(dir.clone(), json!(slug)).is_none() {
+            fs::create_dir_all(project.join("chats"))?;
+            fs::write(project.join(".project_root"), &dir)?;
+        }
+        let id = uuid(rng);
+        let path = project.join("chats").join(format!(
+            "session-2026-10-01T00-{:02}-{}.jsonl",
+            n % 60,
+            &id[..8]
+        ));
+        let size = session_size(rng);
+        written += gemini_session(&path, &id, size, rng)?;
+    }
+    let index = json!({ "projects": projects });
+    fs::write(root.join("projects.json"), index.to_string())
+}
+
+/// Writes one Qwen Code session (0.5+ `chats/<id>.jsonl`: records linked by `uuid` and
+/// `parentUuid`, replies as Gemini API parts with `usageMetadata`, tool results as
+/// `tool_result` records, telemetry `system` records between) of about `target` bytes.
+pub fn qwen_session(
+    path: &Path,
+    id: &str,
+    cwd: &str,
+    target: u64,
+    rng: &mut Rng,
+) -> io::Result<u64> {
+    let mut f = Lines::create(path)?;
+    let (mut step, mut call) = (0u64, 0u64);
+    let mut parent: Option<String> = None;
+    let mut record = |f: &mut Lines, kind: &str, rest: serde_json::Value, rng: &mut Rng| {
+        step += 1;
+        let uid = uuid(rng);
+        let mut v = json!({"uuid": uid, "parentUuid": parent, "sessionId": id, "timestamp": stamp(step),
+            "type": kind, "cwd": cwd, "version": "0.24.4"});
+        if let (Some(v), serde_json::Value::Object(rest)) = (v.as_object_mut(), rest) {
+            v.extend(rest);
+        }
+        parent = Some(uid);
+        f.line(&v)
+    };
+    while f.written < target {
+        let n = 5 + rng.below(60) as usize;
+        record(
+            &mut f,
+            "user",
+            json!({"message": {"role": "user", "parts": [{"text": words(rng, n)}]}}),
+            rng,
+        )?;
+        for _ in 0..1 + rng.below(5) {
+            call += 1;
+            let (thought, command, output) = tool_step(rng);
+            let cid = format!("call_{call}");
+            let usage = json!({"promptTokenCount": 1000 + call * 1500, "candidatesTokenCount": 40, "thoughtsTokenCount": 20, "totalTokenCount": 1060 + call * 1500, "cachedContentTokenCount": 500});
+            record(
+                &mut f,
+                "system",
+                json!({"subtype": "ui_telemetry", "systemPayload": {"uiEvent": {"event.name": "qwen-code.api_response", "model": "qwen3-coder-plus", "status_code": 200}}}),
+                rng,
+            )?;
+            let parts = json!([{"text": thought, "thought": true}, {"functionCall": {"id": cid, "name": "run_shell_command", "args": {"command": command}}}]);
+            record(
+                &mut f,
+                "assistant",
+                json!({"model": "qwen3-coder-plus", "message": {"role": "model", "parts": parts}, "usageMetadata": usage}),
+                rng,
+            )?;
+            record(
+                &mut f,
+                "tool_result",
+                json!({"message": {"role": "user", "parts": [{"functionResponse": {"id": cid, "name": "run_shell_command", "response": {"output": output}}}]}}),
+                rng,
+            )?;
+        }
+        let n = 10 + rng.below(200) as usize;
+        let usage = json!({"promptTokenCount": 1000 + call * 1500, "candidatesTokenCount": 60, "thoughtsTokenCount": 0, "totalTokenCount": 1060 + call * 1500, "cachedContentTokenCount": 500});
+        record(
+            &mut f,
+            "assistant",
+            json!({"model": "qwen3-coder-plus", "message": {"role": "model", "parts": [{"text": words(rng, n)}]}, "usageMetadata": usage}),
+            rng,
+        )?;
+    }
+    f.finish()
+}
+
+/// Writes a Qwen Code root (`~/.qwen`) of about `total` bytes: `projects/<directory with every
+/// character but a letter or digit as ->/chats/<id>.jsonl`.
+pub fn qwen_root(root: &Path, total: u64, rng: &mut Rng) -> io::Result<()> {
+    let (mut written, mut n) = (0u64, 0u64);
+    while written < total {
+        n += 1;
+        let dir = format!("/home/user/projects/q{}", n % 37);
+        let folder: String = dir
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let id = uuid(rng);
+        let path = root
+            .join("projects")
+            .join(folder)
+            .join("chats")
+            .join(format!("{id}.jsonl"));
+        let size = session_size(rng);
+        written += qwen_session(&path, &id, &dir, size, rng)?;
+    }
+    Ok(())
+}
+
 /// Writes a store of `kind` of about `total` bytes under `root`: each agent of the registry
 /// has its generator here (the test below fails for one that has none).
 pub fn store(kind: ProviderKind, root: &Path, total: u64, rng: &mut Rng) -> Result<(), String> {
@@ -517,6 +733,8 @@ pub fn store(kind: ProviderKind, root: &Path, total: u64, rng: &mut Rng) -> Resu
             std::fs::create_dir_all(root).map_err(|e| e.to_string())?;
             opencode_root(root, total, rng).map_err(|e| e.to_string())
         }
+        ProviderKind::Gemini => gemini_root(root, total, rng).map_err(|e| e.to_string()),
+        ProviderKind::Qwen => qwen_root(root, total, rng).map_err(|e| e.to_string()),
     }
 }
 

@@ -96,7 +96,10 @@ fn main() {
         for kind in kinds {
             match kind {
                 ProviderKind::Opencode => opencode_scan::run(&args),
-                ProviderKind::Claude | ProviderKind::Codex => run(kind, &args),
+                ProviderKind::Claude
+                | ProviderKind::Codex
+                | ProviderKind::Gemini
+                | ProviderKind::Qwen => run(kind, &args),
             }
         }
     }
@@ -1072,6 +1075,16 @@ fn ensure_corpus(kind: ProviderKind, root: &Path, total: u64, big: u64) -> PathB
     let mut rng = corpus::Rng::new(0x5eed);
     let big_path = match kind {
         ProviderKind::Claude => corpus::claude_root(root, total, big, &mut rng),
+        ProviderKind::Gemini => corpus::gemini_root(root, total, &mut rng).and_then(|_| {
+            let id = "b1600000-0000-4000-8000-000000000000";
+            let path = root.join("tmp/big/chats/session-2026-10-01T00-00-b1600000.jsonl");
+            corpus::gemini_session(&path, id, big, &mut rng).map(|_| path)
+        }),
+        ProviderKind::Qwen => corpus::qwen_root(root, total, &mut rng).and_then(|_| {
+            let id = "b1600000-0000-4000-8000-000000000000";
+            let path = root.join(format!("projects/-home-user-big/chats/{id}.jsonl"));
+            corpus::qwen_session(&path, id, "/home/user/big", big, &mut rng).map(|_| path)
+        }),
         _ => corpus::codex_root(root, total, big, &mut rng),
     }
     .unwrap();

@@ -613,6 +613,151 @@ fn codex_resumes_a_restored_session_in_its_new_directory() {
     assert_eq!(now["cwd"], *dir_text);
 }
 
+/// The session files (`…/chats/*.jsonl`) below `dir` that hold `id` (an agent may move its
+/// project folder; its other logs, such as Qwen Code's `usage_record.jsonl`, are not sessions).
+fn files_of(dir: &Path, id: &str) -> Vec<PathBuf> {
+    walk(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter(|p| p.parent().is_some_and(|d| d.ends_with("chats")))
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains(id)))
+        .collect()
+}
+
+/// What the resume says: the prompt, with the scripted model told to answer with its reply.
+const SCRIPTED_PROMPT: &str = "[[say restored-session-reply]] CHAT we moved, go on";
+
+/// A Gemini CLI or Qwen Code session restored from a fixture into a new store, resumed there
+/// by the agent itself; what differs between the two.
+struct Resumed {
+    /// The agent's program, its root folder's name under the home and our flag for it.
+    program: PathBuf,
+    store: &'static str,
+    flag: &'static str,
+    /// The fixture store and the session moved.
+    fixture: &'static str,
+    id: &'static str,
+    /// Its `settings.json` (an API key's auth, no updates or telemetry).
+    settings: Value,
+    /// The options before `--resume` and the environment that points it at the model.
+    options: &'static [&'static str],
+    env: fn(&Mock) -> Vec<(&'static str, String)>,
+}
+
+/// Restores the case's session under a new directory, resumes it with [`SCRIPTED_PROMPT`]
+/// (the request must carry the tool loop's and the first resume's prompts), and checks that
+/// our listing counts the new prompt. Returns the directory, the records as restored and the
+/// session's files now.
+fn resumed(case: Resumed) -> (Work, PathBuf, Vec<Value>, Vec<PathBuf>) {
+    let (work, home, dir) = places();
+    let path = system_path();
+    let root = home.join(case.store);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("settings.json"), case.settings.to_string()).unwrap();
+    let trusted = serde_json::json!({ dir.to_str().unwrap(): "TRUST_FOLDER" });
+    std::fs::write(root.join("trustedFolders.json"), trusted.to_string()).unwrap();
+    let (flag, id) = (case.flag, case.id);
+    move_session(work.path(), &path, flag, case.fixture, id, &root, &dir);
+    let restored = files_of(&root, id);
+    assert_eq!(restored.len(), 1, "{restored:?}");
+    let before = records(&restored[0]);
+    let counted = listed(work.path(), &path, flag, &root, id)["counts"]["user"]
+        .as_u64()
+        .unwrap();
+
+    let mock = Mock::start(work.path());
+    let mut env = (case.env)(&mock);
+    env.extend([
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("LANG", "C.UTF-8".to_owned()),
+        ("TERM", "dumb".to_owned()),
+        ("NO_COLOR", "1".to_owned()),
+    ]);
+    let mut args = case.options.to_vec();
+    args.extend(["--resume", id, "-p", SCRIPTED_PROMPT]);
+    let history = [
+        "Read notes.txt, list the folder, then change alpha to beta.",
+        "Grüße! Was hast du gefunden?",
+    ];
+    resumes(&case.program, &args, &dir, &path, &env, &mock, &history);
+    let now = listed(work.path(), &path, flag, &root, id);
+    assert_eq!(now["counts"]["user"].as_u64().unwrap(), counted + 1);
+    assert_eq!(now["cwd"], *dir.to_string_lossy());
+    let files = files_of(&root, id);
+    (work, dir, before, files)
+}
+
+/// Gemini CLI 0.61 resumes a 0.61 session restored under `tmp/<sha256 of the directory>/`:
+/// the request after `--resume` carries the restored prompts, and the session's records
+/// (wherever the CLI files its project now) go on after the restored ones.
+#[test]
+fn gemini_cli_resumes_a_restored_session_in_its_new_directory() {
+    let (_work, _dir, before, files) = resumed(Resumed {
+        program: agents::gemini(agents::GEMINI),
+        store: ".gemini",
+        flag: "--gemini-root",
+        fixture: "gemini/0.61.0/dot-gemini",
+        id: "7d53c23b-fe46-4406-b083-d93680275406",
+        settings: serde_json::json!({
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+            "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
+        }),
+        options: &["-y"],
+        env: |mock| {
+            vec![
+                ("GEMINI_API_KEY", "mock-key".to_owned()),
+                (
+                    "GOOGLE_GEMINI_BASE_URL",
+                    format!("http://127.0.0.1:{}", mock.port),
+                ),
+            ]
+        },
+    });
+    // Gemini CLI copies a hashed project folder to its slug folder when it first runs in the
+    // directory (`StorageMigration`: a copy, the old folder left as it was), then writes there.
+    let grown = files
+        .iter()
+        .find(|f| records(f).len() > before.len())
+        .unwrap_or_else(|| panic!("no file of the session grew: {files:?}"));
+    let new = continued(grown, &before);
+    assert!(new.iter().any(|r| mentions(r, PROMPT)), "{new:?}");
+}
+
+/// Qwen Code 0.24 resumes a 0.24 session restored under `projects/<its folder for the
+/// directory>/chats/`: the request after `--resume` carries the restored prompts, and the
+/// session's file gains the new turn after the restored records, in the new directory.
+#[test]
+fn qwen_code_resumes_a_restored_session_in_its_new_directory() {
+    let (_work, dir, before, files) = resumed(Resumed {
+        program: agents::qwen(agents::QWEN),
+        store: ".qwen",
+        flag: "--qwen-root",
+        fixture: "qwen/0.24.4/dot-qwen",
+        id: "ee778635-901c-44fa-9718-ed5c7747a635",
+        settings: serde_json::json!({
+            "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": false}},
+            "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+            "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
+        }),
+        options: &["--yolo"],
+        env: |mock| {
+            vec![
+                ("OPENAI_API_KEY", "mock-key".to_owned()),
+                ("OPENAI_MODEL", "qwen3-coder-plus".to_owned()),
+                (
+                    "OPENAI_BASE_URL",
+                    format!("http://127.0.0.1:{}/v1", mock.port),
+                ),
+            ]
+        },
+    });
+    assert_eq!(files.len(), 1, "{files:?}");
+    let new = continued(&files[0], &before);
+    let dir_text = dir.to_string_lossy();
+    assert!(new.iter().any(|r| r["cwd"] == *dir_text), "{new:?}");
+}
+
 /// How an OpenCode case restores.
 #[derive(PartialEq)]
 enum Way {

@@ -11,20 +11,13 @@ use crate::provider::registry;
 /// The name the server is registered under in each agent.
 pub const SERVER_NAME: &str = "agent-sessions";
 
-/// Gemini CLI reads MCP servers too, but it is not an agent whose sessions we read yet: its
-/// setup moves into its folder when that lands (then the registry lists it with the others).
-const GEMINI: &str = "gemini";
-
-/// The agents we print a setup for: every agent of the registry that takes one, and Gemini CLI.
+/// The agents we print a setup for: every agent of the registry that takes one.
 pub fn agents() -> Vec<&'static str> {
-    let known = registry::AGENTS
+    registry::AGENTS
         .iter()
-        .filter(|a| a.launch.mcp.get().is_ok());
-    let mut out: Vec<&'static str> = known.map(|a| a.name()).collect();
-    if !out.contains(&GEMINI) {
-        out.push(GEMINI);
-    }
-    out
+        .filter(|a| a.launch.mcp.get().is_ok())
+        .map(|a| a.name())
+        .collect()
 }
 
 /// One agent's setup: where it goes and what to put there.
@@ -47,11 +40,8 @@ pub fn setup(agent: &str, program: &str, host: Option<&str>) -> Option<McpSetup>
         program,
         args: &args,
     };
-    let (place, snippet) = match ProviderKind::parse(agent) {
-        Some(kind) => (registry::agent(kind).launch.mcp.get().ok()?)(&server),
-        None if agent == GEMINI => gemini(&server),
-        None => return None,
-    };
+    let kind = ProviderKind::parse(agent)?;
+    let (place, snippet) = (registry::agent(kind).launch.mcp.get().ok()?)(&server);
     Some(McpSetup {
         agent: agent.to_owned(),
         place: place.to_owned(),
@@ -59,19 +49,6 @@ pub fn setup(agent: &str, program: &str, host: Option<&str>) -> Option<McpSetup>
     })
 }
 
-/// Gemini CLI's `settings.json` `mcpServers`.
-fn gemini(server: &McpServer) -> (&'static str, String) {
-    let mut servers = serde_json::Map::new();
-    servers.insert(
-        server.name.to_owned(),
-        serde_json::json!({ "command": server.program, "args": server.args }),
-    );
-    let value = serde_json::json!({ "mcpServers": servers });
-    (
-        "~/.gemini/settings.json: merge into it",
-        crate::provider::capability::launch::pretty_json(&value),
-    )
-}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +76,13 @@ mod tests {
         assert_eq!(
             gemini["mcpServers"]["agent-sessions"]["args"],
             serde_json::json!(["mcp", "--host", "h"])
+        );
+        let qwen = setup("qwen", "/x", None).unwrap();
+        assert_eq!(qwen.place, "~/.qwen/settings.json: merge into it");
+        let qwen: serde_json::Value = serde_json::from_str(&qwen.snippet).unwrap();
+        assert_eq!(
+            qwen["mcpServers"]["agent-sessions"]["command"],
+            serde_json::json!("/x")
         );
         assert!(setup("vim", "/x", None).is_none());
     }

@@ -117,6 +117,11 @@ fn every_fixture_session_round_trips_into_an_empty_store_in_another_directory() 
             let source = common::fixture(kind, &version).canonicalize().unwrap();
             let (catalog, all) = listing(kind, &source);
             for s in all.iter().filter(|s| s.parent_id.is_none()) {
+                // Qwen Code before 0.5 has no resume, so its sessions are not bundled (bundle.rs
+                // checks the refusal).
+                if kind == ProviderKind::Qwen && version == "0.1.4" {
+                    continue;
+                }
                 let what = format!("{kind} {version} {}", s.id);
                 let work = tempfile::tempdir().unwrap();
                 let path = export(&catalog, &all, s, Mode::Complete, work.path());
@@ -146,6 +151,13 @@ fn every_fixture_session_round_trips_into_an_empty_store_in_another_directory() 
                         }
                         (other, _) => other.clone(),
                     };
+                    // A Gemini CLI session goes to `tmp/<sha256 of the new directory>/`, which
+                    // names its directory only through the paths its tool calls name (moved
+                    // with it): a session without one has no known directory until Gemini CLI
+                    // runs there (it then writes the folder's `.project_root`). Never the old.
+                    if kind == ProviderKind::Gemini && r.cwd.is_none() {
+                        continue;
+                    }
                     assert_eq!(r.cwd, expect_cwd, "{what}: cwd of {}", r.id);
                 }
                 if let Some(old) = &s.cwd {

@@ -154,9 +154,13 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
                         ProviderKind::Claude => ".claude",
                         ProviderKind::Codex => ".codex",
                         ProviderKind::Opencode => ".local/share/opencode",
+                        ProviderKind::Gemini => ".gemini",
+                        ProviderKind::Qwen => ".qwen",
                     }),
                     // XDG_DATA_HOME names the data dir; OpenCode's store is in it.
                     "/e" if kind == ProviderKind::Opencode => PathBuf::from("/e/opencode"),
+                    // GEMINI_CLI_HOME names the home folder; Gemini's store is `.gemini` in it.
+                    "/e" if kind == ProviderKind::Gemini => PathBuf::from("/e/.gemini"),
                     other => PathBuf::from(other),
                 })
                 .collect();
@@ -350,8 +354,9 @@ fn bad_values_name_their_key() {
             "not a known setting",
         ),
         (
-            "[providers.gemini]\nenabled = true",
-            "providers.gemini",
+            // No agent is called that (the agents we read are known settings).
+            "[providers.vim]\nenabled = true",
+            "providers.vim",
             "not a known setting",
         ),
         ("[[ui]]\ntheme = \"dark\"", "ui", "array of tables"),

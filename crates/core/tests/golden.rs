@@ -54,7 +54,7 @@ fn check_expected(sessions: &[SessionMeta], expected: &Path) {
             (
                 s.id.clone(),
                 s.parent_id.clone().map(Value::from).unwrap_or(Value::Null),
-                s.cwd.clone().map(Value::from).unwrap_or(Value::Null),
+                cwd_or_hashed(s, &want),
                 s.counts.user,
                 s.counts.assistant,
             )
@@ -63,6 +63,28 @@ fn check_expected(sessions: &[SessionMeta], expected: &Path) {
     want.sort_by(|a, b| a.0.cmp(&b.0));
     got.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(got, want, "scan differs from {}", expected.display());
+}
+
+/// The session's directory; for one the store does not name (a project folder that is a
+/// sha256 of it, nothing to match the hash against: Qwen Code 0.1.4), the expected directory
+/// when the folder is its hash — proof it is that directory, which the expected file knows
+/// from where the recording ran.
+fn cwd_or_hashed(s: &SessionMeta, want: &[(String, Value, Value, u64, u64)]) -> Value {
+    use sha2::{Digest, Sha256};
+    if let Some(cwd) = &s.cwd {
+        return Value::from(cwd.clone());
+    }
+    let expected = want.iter().find(|w| w.0 == s.id).and_then(|w| w.2.as_str());
+    let hashed = expected.filter(|dir| {
+        let hash: String = Sha256::digest(dir.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        s.source_path
+            .ancestors()
+            .any(|a| a.file_name().is_some_and(|n| n == hash.as_str()))
+    });
+    hashed.map(Value::from).unwrap_or(Value::Null)
 }
 
 /// Compares `value` (with `root` made relative) to a golden file, or rewrites it with
@@ -134,7 +156,7 @@ fn public_samples(kind: ProviderKind) -> &'static [&'static str] {
     match kind {
         ProviderKind::Claude => &["codemie-code", "marot-spotter"],
         ProviderKind::Codex => &["codemie-code"],
-        ProviderKind::Opencode => &[],
+        ProviderKind::Opencode | ProviderKind::Gemini | ProviderKind::Qwen => &[],
     }
 }
 
@@ -267,4 +289,24 @@ fn opencode_transcripts_hold_everything_the_export_holds() {
         }
     }
     assert!(checked > 100, "only {checked} parts checked");
+}
+
+#[test]
+fn gemini_scan_matches_expected_counts_and_golden() {
+    scan_matches_expected_counts_and_golden(ProviderKind::Gemini);
+}
+
+#[test]
+fn gemini_transcripts_match_golden_and_their_scan_counts() {
+    transcripts_match_golden_and_their_scan_counts(ProviderKind::Gemini);
+}
+
+#[test]
+fn qwen_scan_matches_expected_counts_and_golden() {
+    scan_matches_expected_counts_and_golden(ProviderKind::Qwen);
+}
+
+#[test]
+fn qwen_transcripts_match_golden_and_their_scan_counts() {
+    transcripts_match_golden_and_their_scan_counts(ProviderKind::Qwen);
 }

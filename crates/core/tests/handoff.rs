@@ -13,7 +13,7 @@ use agent_sessions_core::{ProviderKind, ScanProgress, SessionMeta};
 use common::{catalog, fixture, golden_text, repo};
 use handoff_support::{assert_inert, section, ClaudeLog};
 
-const TARGETS: [ProviderKind; 3] = ProviderKind::ALL;
+const TARGETS: [ProviderKind; 5] = ProviderKind::ALL;
 
 fn golden_dir() -> PathBuf {
     repo().join("crates/core/tests/golden/handoff")
@@ -40,10 +40,14 @@ fn render(kind: ProviderKind, root: &Path, id: &str, target: ProviderKind) -> Ha
 #[test]
 fn golden_renderings_per_source_and_target() {
     use ProviderKind::*;
-    let matrix: [(ProviderKind, &str, &str); 3] = [
+    let matrix: [(ProviderKind, &str, &str); 5] = [
         (Claude, "2.1.332", "9d22e384-6685-4b75-ac35-088162e4c4a9"),
         (Codex, "0.171.0", "01a22bc4-cb24-7030-8af9-1f6d53970528"),
         (Opencode, "1.18.33", "ses_dd434d2d3ffeSwAnDCKAB0MBV0"),
+        // The tool loop with an edit, resumed with a non-ASCII prompt.
+        (Gemini, "0.61.0", "7d53c23b-fe46-4406-b083-d93680275406"),
+        // The session whose subagent ran (its own session, a child).
+        (Qwen, "0.24.4", "115e168a-c98d-4418-9552-67b72456b118"),
     ];
     let features: [(ProviderKind, &str, &str, ProviderKind, &str); 6] = [
         (

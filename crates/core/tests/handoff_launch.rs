@@ -45,13 +45,20 @@ fn strings(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
 }
 
+/// The options each agent takes its first prompt after (`--help` of each), written out here
+/// rather than read from the registry so the argv is checked against what the agents say.
+fn prompt_options(target: ProviderKind) -> &'static [&'static str] {
+    match target {
+        ProviderKind::Opencode => &["--prompt"],
+        ProviderKind::Gemini | ProviderKind::Qwen => &["--prompt-interactive"],
+        _ => &[],
+    }
+}
+
 #[test]
 fn argv_per_target_keeps_hostile_words_whole() {
     for target in ProviderKind::ALL {
-        let options: &[&str] = match target {
-            ProviderKind::Opencode => &["--prompt"],
-            _ => &[],
-        };
+        let options = prompt_options(target);
         for dir in ODD {
             let agent = PathBuf::from(format!("{dir}/bin/{}", program(target)));
             let file = PathBuf::from(format!("{dir}/cache/handoff-1-2.md"));
@@ -134,9 +141,7 @@ fn the_script_hands_the_prompt_to_the_agent_as_one_argument() {
             assert!(status.success());
             let got = wait_for(&out);
             let mut want = vec![dir.to_str().unwrap()];
-            if target == ProviderKind::Opencode {
-                want.push("--prompt");
-            }
+            want.extend(prompt_options(target));
             want.push(as_read(PROMPT));
             assert_eq!(got, want, "{target} in {odd}");
             assert!(!file.exists(), "the prompt file was left");
@@ -252,17 +257,13 @@ fn a_launch_starts_the_agent_in_the_session_directory_with_the_handoff() {
         }
         want.push(planned.prompt_file.to_string_lossy().into_owned());
         want.push(agent.to_string_lossy().into_owned());
-        if target == ProviderKind::Opencode {
-            want.push("--prompt".into());
-        }
+        want.extend(prompt_options(target).iter().map(|o| o.to_string()));
         assert_eq!(argv, want);
 
         handoff::launch(&planned, &m.markdown).unwrap();
         let got = wait_for(&out);
         let mut want = vec![m.dir.to_string_lossy().into_owned()];
-        if target == ProviderKind::Opencode {
-            want.push("--prompt".into());
-        }
+        want.extend(prompt_options(target).iter().map(|o| o.to_string()));
         want.push(as_read(&m.markdown).to_owned());
         assert_eq!(got, want, "{target}");
         let start = Instant::now();

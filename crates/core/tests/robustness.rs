@@ -939,3 +939,148 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Gemini CLI and Qwen Code: their records (Gemini API parts in both), fuzzed; their session
+// files replaced by a pipe or a document too big to read.
+
+/// The record kinds both agents write (`type`), and Gemini's `$set` / `$rewindTo` keys.
+const GENAI_TYPES: &[&str] = &[
+    "user",
+    "gemini",
+    "info",
+    "error",
+    "warning",
+    "assistant",
+    "tool_result",
+    "system",
+    "$set",
+    "$rewindTo",
+];
+
+/// A record of either agent: a kind of theirs, and any value in the fields they read.
+fn genai_record() -> impl Strategy<Value = serde_json::Value> {
+    (
+        record(),
+        proptest::sample::select(GENAI_TYPES),
+        proptest::collection::vec(json_value(), 6),
+    )
+        .prop_map(|(mut r, kind, values)| {
+            let keys = [
+                "content",
+                "toolCalls",
+                "message",
+                "$set",
+                "thoughts",
+                "tokens",
+            ];
+            for (key, value) in keys.into_iter().zip(values) {
+                r[key] = value;
+            }
+            r["type"] = kind.into();
+            r
+        })
+}
+
+/// `records` as JSON Lines, after `head` if there is one, then `tail` (any bytes: a cut line,
+/// text that is not UTF-8).
+fn jsonl_bytes(
+    head: Option<serde_json::Value>,
+    records: &[serde_json::Value],
+    tail: &[u8],
+) -> Vec<u8> {
+    let all: Vec<serde_json::Value> = head.into_iter().chain(records.iter().cloned()).collect();
+    let mut data = jsonl(&all).into_bytes();
+    data.extend(tail);
+    data
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Gemini CLI sessions in both of their forms (0.39's JSONL log after a metadata line, and
+    /// the older single `ConversationRecord`) and a Qwen Code session (0.5+ JSONL), any
+    /// records, cut or followed by any bytes: listed and loaded with the scan's counts, never a
+    /// panic.
+    #[test]
+    fn gemini_and_qwen_sessions_load_whatever_the_records(
+        records in proptest::collection::vec(genai_record(), 0..12),
+        tail in proptest::collection::vec(any::<u8>(), 0..64),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let (gemini, qwen) = (dir.path().join("gemini"), dir.path().join("qwen"));
+        let chats = gemini.join("tmp/demo/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let id = "77777777-7777-4777-8777-777777777777";
+        let head = serde_json::json!({"sessionId": id, "projectHash": "0", "startTime": "2026-01-01T00:00:00Z"});
+        let log = chats.join("session-2026-01-01T00-00-77777777.jsonl");
+        std::fs::write(&log, jsonl_bytes(Some(head), &records, &tail)).unwrap();
+        let whole = serde_json::json!({"sessionId": "88888888-8888-4888-8888-888888888888", "messages": records});
+        let mut doc = whole.to_string().into_bytes();
+        doc.extend(&tail);
+        std::fs::write(chats.join("session-2026-01-01T00-01-88888888.json"), doc).unwrap();
+        scan_and_load(ProviderKind::Gemini, &gemini, &[meta(ProviderKind::Gemini, id, log)]);
+
+        let chats = qwen.join("projects/-home-p/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let id = "99999999-9999-4999-8999-999999999999";
+        let path = chats.join(format!("{id}.jsonl"));
+        std::fs::write(&path, jsonl_bytes(None, &records, &tail)).unwrap();
+        scan_and_load(ProviderKind::Qwen, &qwen, &[meta(ProviderKind::Qwen, id, path)]);
+    }
+}
+
+#[test]
+fn gemini_and_qwen_session_files_that_are_pipes_are_reported_not_opened() {
+    let log = common::fixture_copy(ProviderKind::Gemini, "0.61.0");
+    a_pipe_is_reported_not_opened(
+        ProviderKind::Gemini,
+        "0.61.0",
+        &log.path()
+            .join("tmp/demo/chats/session-2026-12-06T14-10-11111111.jsonl"),
+        log.path(),
+    );
+    let doc = common::fixture_copy(ProviderKind::Gemini, "0.38.2");
+    a_pipe_is_reported_not_opened(
+        ProviderKind::Gemini,
+        "0.38.2",
+        &doc.path()
+            .join("tmp/demo/chats/session-2026-12-06T14-10-11111111.json"),
+        doc.path(),
+    );
+    let qwen = common::fixture_copy(ProviderKind::Qwen, "0.24.4");
+    let chats = qwen
+        .path()
+        .join("projects/-tmp-agent-rec-qwen-0-24-4-home-projects-demo/chats");
+    a_pipe_is_reported_not_opened(
+        ProviderKind::Qwen,
+        "0.24.4",
+        &chats.join("11111111-1111-4111-8111-111111111111.jsonl"),
+        qwen.path(),
+    );
+}
+
+/// A Gemini CLI session of the one-document generation (before 0.39) too big to read whole is
+/// reported, and the project's other sessions are still listed.
+#[test]
+fn an_oversized_gemini_conversation_record_is_reported_not_read() {
+    use agent_sessions_core::provider::files::MAX_DOCUMENT;
+    let store = common::fixture_copy(ProviderKind::Gemini, "0.38.2");
+    let want = ids(&scan_store(ProviderKind::Gemini, store.path()));
+    let big = store
+        .path()
+        .join("tmp/demo/chats/session-2026-12-06T14-10-22222222.json");
+    // Sparse: the size is real, the disk and the test stay small.
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(MAX_DOCUMENT + 1)
+        .unwrap();
+    let out = scan_store(ProviderKind::Gemini, store.path());
+    assert_eq!(ids(&out), want);
+    let problems = problems_at(&out, &big);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("is larger than the 64 MiB"),
+        "{problems:?}"
+    );
+}

@@ -33,16 +33,26 @@ pub enum ProviderKind {
     Claude,
     Codex,
     Opencode,
+    Gemini,
+    Qwen,
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 3] = [Self::Claude, Self::Codex, Self::Opencode];
+    pub const ALL: [ProviderKind; 5] = [
+        Self::Claude,
+        Self::Codex,
+        Self::Opencode,
+        Self::Gemini,
+        Self::Qwen,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Claude => "claude",
             Self::Codex => "codex",
             Self::Opencode => "opencode",
+            Self::Gemini => "gemini",
+            Self::Qwen => "qwen",
         }
     }
 

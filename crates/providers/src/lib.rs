@@ -80,12 +80,15 @@ pub mod claude;
 pub mod codex;
 pub mod error;
 pub mod files;
+pub mod gemini;
+mod genai;
 pub mod held;
 pub mod ids;
 pub mod jsonl;
 pub mod lenient;
 pub mod opencode;
 pub mod process;
+pub mod qwen;
 pub mod registry;
 #[cfg(test)]
 mod resume_props;

@@ -18,6 +18,10 @@ pub const CODEX_WITHOUT_ARCHIVE: &str = "0.110.0";
 pub const OPENCODE: &str = "1.18.33";
 /// Claude Code 2.1.332, the version of the newest Claude fixture.
 pub const CLAUDE: &str = "2.1.332";
+/// Gemini CLI 0.61.0, the version of the newest Gemini fixture (JSONL sessions).
+pub const GEMINI: &str = "0.61.0";
+/// Qwen Code 0.24.4, the version of the newest Qwen fixture.
+pub const QWEN: &str = "0.24.4";
 
 /// One install at a time in this process; other processes are kept apart by installing into a
 /// private folder first and renaming it into place.
@@ -80,6 +84,16 @@ pub fn claude(version: &str) -> PathBuf {
 /// `opencode` of `version`.
 pub fn opencode(version: &str) -> PathBuf {
     install("opencode-ai", version, "opencode")
+}
+
+/// `gemini` of `version`.
+pub fn gemini(version: &str) -> PathBuf {
+    install("@google/gemini-cli", version, "gemini")
+}
+
+/// `qwen` of `version`.
+pub fn qwen(version: &str) -> PathBuf {
+    install("@qwen-code/qwen-code", version, "qwen")
 }
 
 /// A folder to put on `PATH` holding `name` → `program` (and `node`, which npm's launchers run).

@@ -1,0 +1,87 @@
+//! Gemini CLI's records in a bundle (`capability::bundle`): `chats/<session file>` and, for a
+//! subagent, `chats/<parent id>/<file>`. A restore writes them into the project folder named
+//! by the sha256 of the directory (`tmp/<sha256>/chats/`): the folder every version before
+//! 0.29 reads, and the one 0.29+ migrates to its slug when it runs in that directory
+//! (docs/formats.md, "Gemini CLI"). Proven by Gemini CLI's own resume:
+//! `crates/cli/tests/bundle_agents.rs`.
+
+use std::path::{Path, PathBuf};
+
+use crate::capability::bundle::{
+    no_alias, record, Bundles, Export, Fault, Files, Flow, Line, Native, NativeFile, Restore,
+    Writes,
+};
+use crate::capability::Capability;
+
+pub(super) const BUNDLES: Bundles = Bundles {
+    export,
+    layout,
+    restore: Restore {
+        dir_keys: &[],
+        dir_markers: &[],
+        copy: Capability::Lacks(
+            "a Gemini CLI session is restored under its own id only: its file name and records \
+             hold the id in forms a copy would have to rewrite",
+        ),
+        alias: no_alias,
+        writes: Writes::Files(Files {
+            base,
+            check_line,
+            index: None,
+        }),
+    },
+};
+
+fn name_of(path: &Path) -> Result<String, String> {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("{} has no file name", path.display()))
+}
+
+fn export(e: &Export) -> Result<Vec<Native>, String> {
+    let s = e.session;
+    let rel = match &s.parent_id {
+        Some(parent) => format!("chats/{parent}/{}", name_of(&s.source_path)?),
+        None => format!("chats/{}", name_of(&s.source_path)?),
+    };
+    let mut out = vec![Native::File(NativeFile {
+        rel,
+        session: s.id.clone(),
+        source: record(&s.source_path, &name_of(&s.source_path)?)?,
+    })];
+    for c in e.children {
+        out.push(Native::File(NativeFile {
+            rel: format!("chats/{}/{}", s.id, name_of(&c.source_path)?),
+            session: c.id.clone(),
+            source: record(&c.source_path, &name_of(&c.source_path)?)?,
+        }));
+    }
+    Ok(out)
+}
+
+/// `chats/session-<time>-<first 8 of owner>.json[l]`, or `chats/<parent>/<owner>.json[l]`.
+fn layout(rest: &str, owner: &str) -> bool {
+    let Some(rest) = rest.strip_prefix("chats/") else {
+        return false;
+    };
+    let stem = rest
+        .strip_suffix(".jsonl")
+        .or_else(|| rest.strip_suffix(".json"));
+    match stem.map(|s| s.split_once('/')) {
+        Some(Some((parent, own))) => own == owner && !parent.is_empty() && !parent.contains('/'),
+        Some(None) => {
+            let short = owner.get(..8).unwrap_or(owner);
+            let stem = stem.unwrap_or_default();
+            stem.starts_with("session-") && stem.ends_with(&format!("-{short}"))
+        }
+        None => false,
+    }
+}
+
+fn base(root: &Path, dir: &str) -> PathBuf {
+    root.join("tmp").join(crate::genai::project_hash(dir))
+}
+
+fn check_line(line: &Line) -> Result<Flow, Fault> {
+    crate::genai::bundle::check_session(line, line.id)
+}

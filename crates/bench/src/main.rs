@@ -96,7 +96,9 @@ fn main() {
         for kind in kinds {
             match kind {
                 ProviderKind::Opencode => opencode_scan::run(&args),
-                ProviderKind::Claude | ProviderKind::Codex => run(kind, &args),
+                ProviderKind::Claude | ProviderKind::Codex | ProviderKind::Cline => {
+                    run(kind, &args)
+                }
             }
         }
     }

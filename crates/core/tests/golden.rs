@@ -134,7 +134,7 @@ fn public_samples(kind: ProviderKind) -> &'static [&'static str] {
     match kind {
         ProviderKind::Claude => &["codemie-code", "marot-spotter"],
         ProviderKind::Codex => &["codemie-code"],
-        ProviderKind::Opencode => &[],
+        ProviderKind::Opencode | ProviderKind::Cline => &[],
     }
 }
 
@@ -267,4 +267,14 @@ fn opencode_transcripts_hold_everything_the_export_holds() {
         }
     }
     assert!(checked > 100, "only {checked} parts checked");
+}
+
+#[test]
+fn cline_scan_matches_expected_counts_and_golden() {
+    scan_matches_expected_counts_and_golden(ProviderKind::Cline);
+}
+
+#[test]
+fn cline_transcripts_match_golden_and_their_scan_counts() {
+    transcripts_match_golden_and_their_scan_counts(ProviderKind::Cline);
 }

@@ -1,7 +1,8 @@
 //! Cline's sessions for the trash engine (`capability::trash`): a 3.x session is its folder
 //! `sessions/<id>/` (its metadata, messages and its subagents' messages), a subagent its own
 //! `agent_<…>.messages.json`; a 2.x task is its folder `tasks/<id>/`. They go to the OS trash.
-//! Cline has no command that deletes a session by id (3.0.65's `cline history` only lists).
+//! No command of Cline's is used: none that deletes a session by id was found in the
+//! recorded versions' runs.
 
 use crate::capability::trash::{child, Ask, Item, Planned, Refusal, Step, Trash};
 use crate::capability::Capability;

@@ -718,6 +718,54 @@ pub fn qwen_root(root: &Path, total: u64, rng: &mut Rng) -> io::Result<()> {
     Ok(())
 }
 
+/// A Cline CLI 3.x store of about `total` bytes: `data/sessions/<id>/` with the session's
+/// `<id>.json` and `<id>.messages.json`, prompts, replies and tool calls with their results in
+/// the shape 3.0.65 writes them (testdata/cline/3.0.65).
+pub fn cline_root(root: &Path, total: u64, rng: &mut Rng) -> io::Result<()> {
+    let mut written = 0u64;
+    let mut n = 0u64;
+    while written < total {
+        let start = 1_790_000_000_000u64 + n * 60_000;
+        let id = format!("{start}_{:05x}", rng.below(0xfffff));
+        let dir = root.join("data/sessions").join(&id);
+        fs::create_dir_all(&dir)?;
+        let cwd = format!("/home/dev/project-{}", n % 7);
+        let mut messages = Vec::new();
+        let turns = 2 + rng.below(12);
+        for t in 0..turns {
+            let ts = start + t * 1000;
+            let words_n = 8 + rng.below(40) as usize;
+            messages.push(serde_json::json!({"id": uuid(rng), "role": "user", "ts": ts,
+                "content": [{"type": "text", "text": format!("<user_input mode=\"act\">{}</user_input>", words(rng, words_n))}]}));
+            let call = format!("call_{t}");
+            messages.push(serde_json::json!({"id": format!("msg_{t}a"), "role": "assistant", "ts": ts + 300,
+                "modelInfo": {"id": "claude-sonnet-4-5", "provider": "anthropic"},
+                "metrics": {"inputTokens": 1000 + t * 20, "outputTokens": 50, "cacheReadTokens": 0, "cacheWriteTokens": 0},
+                "content": [{"type": "text", "text": words(rng, words_n)},
+                            {"type": "tool_use", "id": call, "name": "run_commands", "input": {"commands": ["ls"]}}]}));
+            let out_n = 20 + rng.below(400) as usize;
+            messages.push(serde_json::json!({"id": format!("msg_{t}r"), "role": "user", "ts": ts + 600,
+                "content": [{"type": "tool_result", "tool_use_id": call, "name": "run_commands",
+                             "content": [{"query": "ls", "result": words(rng, out_n), "success": true}]}]}));
+            messages.push(
+                serde_json::json!({"id": format!("msg_{t}b"), "role": "assistant", "ts": ts + 900,
+                "modelInfo": {"id": "claude-sonnet-4-5", "provider": "anthropic"},
+                "content": [{"type": "text", "text": words(rng, words_n)}]}),
+            );
+        }
+        let conv = serde_json::json!({"version": 1, "sessionId": id, "agent": "lead", "messages": messages});
+        let meta = serde_json::json!({"version": 1, "session_id": id, "cwd": cwd, "model": "claude-sonnet-4-5",
+            "metadata": {"title": words(rng, 6), "totalCost": 0.01, "sessionHistoryOrigin": {"version": "3.0.65"}}});
+        let conv = serde_json::to_vec_pretty(&conv).map_err(io::Error::other)?;
+        let meta = serde_json::to_vec_pretty(&meta).map_err(io::Error::other)?;
+        fs::write(dir.join(format!("{id}.messages.json")), &conv)?;
+        fs::write(dir.join(format!("{id}.json")), &meta)?;
+        written += (conv.len() + meta.len()) as u64;
+        n += 1;
+    }
+    Ok(())
+}
+
 /// Writes a store of `kind` of about `total` bytes under `root`: each agent of the registry
 /// has its generator here (the test below fails for one that has none).
 pub fn store(kind: ProviderKind, root: &Path, total: u64, rng: &mut Rng) -> Result<(), String> {
@@ -735,6 +783,7 @@ pub fn store(kind: ProviderKind, root: &Path, total: u64, rng: &mut Rng) -> Resu
         }
         ProviderKind::Gemini => gemini_root(root, total, rng).map_err(|e| e.to_string()),
         ProviderKind::Qwen => qwen_root(root, total, rng).map_err(|e| e.to_string()),
+        ProviderKind::Cline => cline_root(root, total, rng).map_err(|e| e.to_string()),
     }
 }
 

@@ -99,7 +99,8 @@ fn main() {
                 ProviderKind::Claude
                 | ProviderKind::Codex
                 | ProviderKind::Gemini
-                | ProviderKind::Qwen => run(kind, &args),
+                | ProviderKind::Qwen
+                | ProviderKind::Cline => run(kind, &args),
             }
         }
     }

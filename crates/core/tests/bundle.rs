@@ -174,6 +174,12 @@ fn every_fixture_session_bundles_with_its_own_records_and_opens_checked() {
                             let doc: Value = serde_json::from_slice(&bytes).unwrap();
                             assert_eq!(doc["info"]["id"].as_str(), f.session.as_deref());
                         }
+                        // Cline's are its files below `data/`, byte for byte.
+                        ProviderKind::Cline => {
+                            let rel = f.path.strip_prefix("native/cline/").unwrap();
+                            let source = store.root.join("data").join(rel);
+                            assert_eq!(bytes, std::fs::read(&source).unwrap(), "{what}");
+                        }
                     }
                 }
                 let transcript: Value =

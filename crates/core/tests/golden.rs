@@ -156,7 +156,10 @@ fn public_samples(kind: ProviderKind) -> &'static [&'static str] {
     match kind {
         ProviderKind::Claude => &["codemie-code", "marot-spotter"],
         ProviderKind::Codex => &["codemie-code"],
-        ProviderKind::Opencode | ProviderKind::Gemini | ProviderKind::Qwen => &[],
+        ProviderKind::Opencode
+        | ProviderKind::Gemini
+        | ProviderKind::Qwen
+        | ProviderKind::Cline => &[],
     }
 }
 
@@ -309,4 +312,14 @@ fn qwen_scan_matches_expected_counts_and_golden() {
 #[test]
 fn qwen_transcripts_match_golden_and_their_scan_counts() {
     transcripts_match_golden_and_their_scan_counts(ProviderKind::Qwen);
+}
+
+#[test]
+fn cline_scan_matches_expected_counts_and_golden() {
+    scan_matches_expected_counts_and_golden(ProviderKind::Cline);
+}
+
+#[test]
+fn cline_transcripts_match_golden_and_their_scan_counts() {
+    transcripts_match_golden_and_their_scan_counts(ProviderKind::Cline);
 }

@@ -13,7 +13,7 @@ use agent_sessions_core::{ProviderKind, ScanProgress, SessionMeta};
 use common::{catalog, fixture, golden_text, repo};
 use handoff_support::{assert_inert, section, ClaudeLog};
 
-const TARGETS: [ProviderKind; 5] = ProviderKind::ALL;
+const TARGETS: [ProviderKind; 6] = ProviderKind::ALL;
 
 fn golden_dir() -> PathBuf {
     repo().join("crates/core/tests/golden/handoff")

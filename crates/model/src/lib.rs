@@ -35,15 +35,17 @@ pub enum ProviderKind {
     Opencode,
     Gemini,
     Qwen,
+    Cline,
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 5] = [
+    pub const ALL: [ProviderKind; 6] = [
         Self::Claude,
         Self::Codex,
         Self::Opencode,
         Self::Gemini,
         Self::Qwen,
+        Self::Cline,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -53,6 +55,7 @@ impl ProviderKind {
             Self::Opencode => "opencode",
             Self::Gemini => "gemini",
             Self::Qwen => "qwen",
+            Self::Cline => "cline",
         }
     }
 

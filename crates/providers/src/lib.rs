@@ -77,6 +77,7 @@ pub mod blob;
 mod build;
 pub mod capability;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod error;
 pub mod files;

@@ -71,6 +71,7 @@ pub static AGENTS: &[&Agent] = &[
     &crate::opencode::AGENT,
     &crate::gemini::AGENT,
     &crate::qwen::AGENT,
+    &crate::cline::AGENT,
 ];
 
 /// The descriptor of `kind`.
@@ -114,6 +115,6 @@ mod tests {
 
     #[test]
     fn the_choices_name_every_agent() {
-        assert_eq!(names_or(), "claude, codex, opencode, gemini or qwen");
+        assert_eq!(names_or(), "claude, codex, opencode, gemini, qwen or cline");
     }
 }

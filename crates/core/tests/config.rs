@@ -154,6 +154,7 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
                         ProviderKind::Claude => ".claude",
                         ProviderKind::Codex => ".codex",
                         ProviderKind::Opencode => ".local/share/opencode",
+                        ProviderKind::Copilot => ".copilot",
                     }),
                     // XDG_DATA_HOME names the data dir; OpenCode's store is in it.
                     "/e" if kind == ProviderKind::Opencode => PathBuf::from("/e/opencode"),

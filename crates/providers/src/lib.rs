@@ -78,6 +78,7 @@ mod build;
 pub mod capability;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod error;
 pub mod files;
 pub mod held;

@@ -82,6 +82,11 @@ pub fn opencode(version: &str) -> PathBuf {
     install("opencode-ai", version, "opencode")
 }
 
+/// `copilot` (GitHub Copilot CLI) of `version`.
+pub fn copilot(version: &str) -> PathBuf {
+    install("@github/copilot", version, "copilot")
+}
+
 /// A folder to put on `PATH` holding `name` → `program` (and `node`, which npm's launchers run).
 pub fn bin_dir(within: &Path, tools: &[(&str, &Path)]) -> PathBuf {
     let bin = within.join("bin");

@@ -118,13 +118,6 @@ fn every_fixture_session_bundles_with_its_own_records_and_opens_checked() {
                         assert!(e.to_string().contains("v2 tables"), "{e}");
                         continue;
                     }
-                    // Copilot CLI's ≤ 0.0.341 history documents: resumed once by a newer
-                    // copilot, they become an event log, which bundles carry.
-                    Err(Error::Bundle(e)) if version == "0.0.340" => {
-                        assert_eq!(e.code(), "unsupported", "{version} {}: {e}", s.id);
-                        assert!(e.to_string().contains("0.0.341"), "{e}");
-                        continue;
-                    }
                     Err(e) => panic!("{kind} {version} {}: {e}", s.id),
                 };
                 bundles += 1;
@@ -192,8 +185,7 @@ fn store_file(
 ) -> PathBuf {
     let rel = f.path.strip_prefix(&format!("native/{kind}/")).unwrap();
     match kind {
-        ProviderKind::Codex => root.join(rel),
-        ProviderKind::Copilot => root.join("session-state").join(rel),
+        ProviderKind::Codex | ProviderKind::Copilot => root.join(rel),
         _ => {
             let owner = f.session.as_deref().unwrap();
             let s = all.iter().find(|s| s.id == owner).unwrap();

@@ -1,7 +1,9 @@
-//! GitHub Copilot CLI in a bundle (`docs/bundle-format.md`): a session's event log under
-//! `native/copilot/` — `<id>/events.jsonl` (1.0.x) or `<id>.jsonl` (a flat 0.0.3xx log) —
-//! restored as that file into `session-state/`, its `session.start` checked to name the
-//! session. Only the log is carried: `workspace.yaml` (YAML, which a restore cannot rewrite)
+//! GitHub Copilot CLI in a bundle (`docs/bundle-format.md`): a session's file under
+//! `native/copilot/` by its path under the root — `session-state/<id>/events.jsonl` (1.0.x),
+//! `session-state/<id>.jsonl` (a flat 0.0.3xx log) or
+//! `history-session-state/session_<id>_<ms>.json` (≤ 0.0.341, which a newer CLI imports when
+//! it resumes the session) — restored to the same path, a log's `session.start` checked to
+//! name the session. Only that file is carried: `workspace.yaml` (YAML, which a restore cannot rewrite)
 //! names the old directory and id, and the CLI writes it again from the log when it resumes
 //! the session; checkpoints and file backups are of the old working tree.
 
@@ -10,8 +12,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::capability::bundle::{
-    no_alias, shown_value, uuid_from, whole_lines, Bundles, Export, Fault, Files, Flow, Line,
-    Native, NativeFile, Restore, Writes,
+    no_alias, record, shown_value, uuid_from, Bundles, Export, Fault, Files, Flow, Line, Native,
+    NativeFile, Restore, Writes,
 };
 use crate::capability::Capability;
 
@@ -33,39 +35,38 @@ pub(super) const BUNDLES: Bundles = Bundles {
     },
 };
 
-/// The session's event log (to its last whole line: the CLI may be writing the next).
+/// The session's file by its path under the root: an event log to its last whole line (the
+/// CLI may be writing the next), a history document whole.
 fn export(e: &Export) -> Result<Vec<Native>, String> {
     let s = e.session;
-    let rel = if s
+    let rel = s
         .source_path
-        .file_name()
-        .is_some_and(|n| n == super::EVENTS)
-    {
-        format!("{}/{}", s.id, super::EVENTS)
-    } else if super::is_history(s) {
-        return Err(format!(
-            "{} is a GitHub Copilot CLI ≤ 0.0.341 history file; bundles carry event logs \
-             (0.0.342 and later): resume it once with a newer copilot, which carries it over",
-            s.source_path.display()
-        ));
-    } else {
-        format!("{}.jsonl", s.id)
-    };
+        .strip_prefix(e.root)
+        .map_err(|_| format!("{} is not in {}", s.source_path.display(), e.root.display()))?
+        .to_string_lossy()
+        .replace('\\', "/");
     Ok(vec![Native::File(NativeFile {
+        source: record(&s.source_path, &rel)?,
         rel,
         session: s.id.clone(),
-        source: whole_lines(&s.source_path)?,
     })])
 }
 
-/// `<id>/events.jsonl` or `<id>.jsonl`.
+/// `session-state/<id>/events.jsonl`, `session-state/<id>.jsonl` or
+/// `history-session-state/session_<id>_<ms>.json`.
 fn layout(rest: &str, owner: &str) -> bool {
-    rest == format!("{owner}/{}", super::EVENTS) || rest == format!("{owner}.jsonl")
+    let state = rest.strip_prefix("session-state/");
+    let history = rest
+        .strip_prefix("history-session-state/")
+        .and_then(super::history::parse_name);
+    state == Some(format!("{owner}/{}", super::EVENTS).as_str())
+        || state == Some(format!("{owner}.jsonl").as_str())
+        || history.is_some_and(|(id, _)| id == owner)
 }
 
-/// Every session's files go below `session-state/`.
+/// Files go where they were under the root.
 fn base(root: &Path, _dir: &str) -> PathBuf {
-    root.join(super::SESSION_STATE)
+    root.to_path_buf()
 }
 
 /// `session.start` names the session the log is (the other events name none).

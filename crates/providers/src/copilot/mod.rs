@@ -322,6 +322,12 @@ impl Provider for CopilotProvider {
             .collect()
     }
 
+    /// Its lock files are empty and stay after it exits, so the evidence is Codex's: a
+    /// `copilot` process runs and the session was written to in the last two minutes.
+    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<crate::LiveSession> {
+        crate::process::recently_active(AGENT.program, sessions)
+    }
+
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         // `copilot --resume <id>` takes the session's UUID; anything else is refused.
         if !is_uuid(&session.id) {
@@ -361,3 +367,50 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     bundles: bundle::BUNDLES,
     which_copy: None,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session written to just now is live while a `copilot` process runs; an old one is
+    /// not. (Whether one runs is cached for a while, so its end is not checked here.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sessions_are_live_while_copilot_runs_and_they_were_just_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("copilot");
+        std::fs::copy("/bin/sleep", &program).unwrap();
+        let mut fresh = SessionMeta::new(ProviderKind::Copilot, "a".into(), PathBuf::new());
+        fresh.updated_at = Some(Utc::now());
+        let mut old = fresh.clone();
+        old.id = "b".into();
+        old.updated_at = Some(Utc::now() - chrono::Duration::hours(1));
+        let provider = CopilotProvider::new(Vec::new());
+        let live = || -> Vec<String> {
+            let listed = provider.live_sessions(&[&fresh, &old]);
+            listed.into_iter().map(|l| l.id).collect()
+        };
+        let mut running = std::process::Command::new(&program)
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let while_running = live();
+        running.kill().unwrap();
+        running.wait().unwrap();
+        assert_eq!(while_running, ["a"]);
+    }
+
+    #[test]
+    fn resume_is_copilot_resume_with_the_id_in_its_directory() {
+        let provider = CopilotProvider::new(Vec::new());
+        let id = "373a9440-329a-4fec-b25e-02d27d658ae7";
+        let mut s = SessionMeta::new(ProviderKind::Copilot, id.into(), PathBuf::new());
+        s.cwd = Some("/home/bob/p".into());
+        let cmd = provider.resume_command(&s).unwrap();
+        assert_eq!(cmd.program(), "copilot");
+        assert_eq!(cmd.args(), ["--resume", id]);
+        assert_eq!(cmd.cwd(), Some("/home/bob/p"));
+        s.id = "--help".into();
+        assert!(provider.resume_command(&s).is_err());
+    }
+}

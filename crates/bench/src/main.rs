@@ -97,6 +97,10 @@ fn main() {
             match kind {
                 ProviderKind::Opencode => opencode_scan::run(&args),
                 ProviderKind::Claude | ProviderKind::Codex => run(kind, &args),
+                // Its corpus (corpus::copilot_root) is measured in the index suite.
+                ProviderKind::Copilot => {
+                    eprintln!("no scan suite for copilot: see the index suite")
+                }
             }
         }
     }

@@ -376,7 +376,8 @@ def main():
             return drv
 
         roots = {"CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(TESTDATA / "codex/0.171.0/dot-codex"),
-                 "XDG_DATA_HOME": str(tmp / "data")}
+                 "XDG_DATA_HOME": str(tmp / "data"),
+                 "COPILOT_HOME": str(TESTDATA / "copilot/1.0.102/dot-copilot")}
         (tmp / "data").mkdir()
         shutil.copytree(TESTDATA / "opencode/1.18.33/local-share-opencode", tmp / "data/opencode")
         drv = driver_for(roots, "main")
@@ -386,7 +387,8 @@ def main():
             drv.quit()
         empty = {"CLAUDE_CONFIG_DIR": str(tmp / "none/claude"), "CODEX_HOME": str(tmp / "none/codex"),
                  "XDG_DATA_HOME": str(tmp / "none/data"),
-                 "GEMINI_CLI_HOME": str(tmp / "none/gemini"), "QWEN_HOME": str(tmp / "none/qwen")}
+                 "GEMINI_CLI_HOME": str(tmp / "none/gemini"), "QWEN_HOME": str(tmp / "none/qwen"),
+                 "COPILOT_HOME": str(tmp / "none/copilot")}
         # (With E2E_ONLY the other windows start only for a check of theirs that runs; the
         # remote host's for E2E_ONLY=remote.)
         if not ONLY or ONLY in "an empty machine offers the demo store, which opens":
@@ -473,14 +475,14 @@ def run_main_suite(d):
     # Claude: 7 top level + 1 subagent + the XSS, link, long and terminal sessions; Codex: 5 + 1 child;
     # OpenCode: 6 + 1 child.
     def list_fills():
-        rows = d.wait_all('[data-testid="session-row"]', count=22, timeout=60)
-        assert len(rows) == 22, f"{len(rows)} top-level rows"
+        rows = d.wait_all('[data-testid="session-row"]', count=27, timeout=60)
+        assert len(rows) == 27, f"{len(rows)} top-level rows"
         labels = [d.attr(n, "data-key") for n in d.find_all('[data-testid="tree-node"]')]
         for dir_ in ["/home/bob/projects/demo", "/home/alice/projects/demo", "/home/carol/projects/demo", "/home/eve/xss"]:
             assert f"dir:{dir_}" in labels, f"{dir_} not in tree: {labels}"
         counts = d.js("return Object.fromEntries([...document.querySelectorAll('[data-testid=\"agent-count\"]')]"
                       ".map(e => [e.dataset.provider, Number(e.dataset.count)]))")
-        assert counts == {"claude": 12, "codex": 6, "opencode": 7}, counts
+        assert counts == {"claude": 12, "codex": 6, "opencode": 7, "copilot": 5}, counts
         d.shot("01-session-list")
     check("the tree shows each directory and the list fills", list_fills)
 
@@ -489,12 +491,12 @@ def run_main_suite(d):
         agent, the most recent ones, a click away); ? lists every key, Escape closes it."""
         overview = d.wait_all('[data-testid="overview"]')[0]
         text = d.text(overview)
-        assert "25 sessions" in text, text
+        assert "30 sessions" in text, text
         per_agent = d.until("const rows = [...document.querySelectorAll('[data-testid=\"home-agents-row\"]')];"
                             "return rows.length && Object.fromEntries(rows.map(r => [r.dataset.key, Number(r.dataset.sessions)]))", 20)
-        assert per_agent == {"claude": 12, "codex": 6, "opencode": 7}, per_agent
+        assert per_agent == {"claude": 12, "codex": 6, "opencode": 7, "copilot": 5}, per_agent
         labels = d.js("return [...document.querySelectorAll('[data-testid=\"home-agents-row\"] th')].map(e => e.textContent.trim())")
-        assert sorted(labels) == ["Claude Code", "Codex CLI", "OpenCode"], labels
+        assert sorted(labels) == ["Claude Code", "Codex CLI", "GitHub Copilot CLI", "OpenCode"], labels
         recent = d.find_all('[data-testid="overview-recent"] button')
         assert len(recent) == 6, len(recent)
         d.shot("01b-overview")

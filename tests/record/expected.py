@@ -300,28 +300,72 @@ def aider(fixture):
 # the parent (nor listed as sessions).
 #   user = `user.message` events without such a source; assistant = `assistant.message` events
 #   without parentToolCallId that have content or toolRequests; tool_calls = their toolRequests;
-#   errors = `session.error` events.
+#   errors = `session.error` events. Older generations (synthetic fixtures, see
+#   tests/record/copilot_synthetic.py): flat session-state/<id>.jsonl (0.0.3xx, the same events,
+#   no directory) and history-session-state/session_<id>_<ms>.json (<= 0.0.341: copilot_legacy).
+
+def copilot_legacy(doc):
+    """Counts of a <= 0.0.341 history document (its own file, or carried by
+    session.import_legacy): user = chatMessages `user` whose text holds something the timeline
+    says the user typed (the CLI wraps the first prompt in its instructions); assistant =
+    `assistant` messages with text or tool_calls; tool_calls = their tool_calls; errors =
+    timeline `error` entries."""
+    c = {"user": 0, "assistant": 0, "tool_calls": 0, "errors": 0}
+    typed = [e["text"].strip() for e in doc.get("timeline", [])
+             if e.get("type") == "user" and e.get("text", "").strip()]
+    for m in doc.get("chatMessages", []):
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+        content = content or ""
+        if m.get("role") == "user" and any(t in content for t in typed):
+            c["user"] += 1
+        elif m.get("role") == "assistant" and (content.strip() or m.get("tool_calls")):
+            c["assistant"] += 1
+            c["tool_calls"] += len(m.get("tool_calls") or [])
+    c["errors"] += sum(1 for e in doc.get("timeline", []) if e.get("type") == "error")
+    return c
+
+
+def copilot_log(f):
+    c = {"user": 0, "assistant": 0, "tool_calls": 0, "errors": 0}
+    cwd = None
+    for line in f.read_text(encoding="utf-8").splitlines():
+        ev = json.loads(line)
+        d = ev.get("data") or {}
+        sub = "agentId" in ev or d.get("parentToolCallId")
+        if ev["type"] == "session.start":
+            cwd = (d.get("context") or {}).get("cwd")
+        elif ev["type"] == "user.message" and not str(d.get("source", "")).startswith("agent-") \
+                and not sub:
+            c["user"] += 1
+        elif ev["type"] == "assistant.message" and not sub:
+            if d.get("content") or d.get("toolRequests"):
+                c["assistant"] += 1
+                c["tool_calls"] += len(d.get("toolRequests") or [])
+        elif ev["type"] == "session.error":
+            c["errors"] += 1
+        elif ev["type"] == "session.import_legacy":
+            for k, v in copilot_legacy(d["legacySession"]).items():
+                c[k] += v
+    return cwd, c
+
 
 def copilot(fixture):
     out = []
-    for f in sorted((fixture / "dot-copilot/session-state").glob("*/events.jsonl")):
-        c = {"user": 0, "assistant": 0, "tool_calls": 0, "errors": 0}
-        cwd = None
-        for line in f.read_text(encoding="utf-8").splitlines():
-            ev = json.loads(line)
-            d = ev.get("data") or {}
-            if ev["type"] == "session.start":
-                cwd = (d.get("context") or {}).get("cwd")
-            elif ev["type"] == "user.message" and not str(d.get("source", "")).startswith("agent-"):
-                c["user"] += 1
-            elif ev["type"] == "assistant.message" and not d.get("parentToolCallId"):
-                if d.get("content") or d.get("toolRequests"):
-                    c["assistant"] += 1
-                    c["tool_calls"] += len(d.get("toolRequests") or [])
-            elif ev["type"] == "session.error":
-                c["errors"] += 1
-        out.append({"id": f.parent.name, "parent_id": None, "cwd": cwd,
+    state = fixture / "dot-copilot/session-state"
+    # 1.0.x: a folder a session; 0.0.342-0.0.377: flat <id>.jsonl (no directory recorded).
+    for f in sorted(state.glob("*/events.jsonl")) + sorted(state.glob("*.jsonl")):
+        cwd, c = copilot_log(f)
+        sid = f.parent.name if f.name == "events.jsonl" else f.stem
+        out.append({"id": sid, "parent_id": None, "cwd": cwd,
                     "file": str(f.relative_to(fixture)), "counts": c})
+    # <= 0.0.341: history-session-state/session_<id>_<ms>.json (no directory recorded).
+    for f in sorted((fixture / "dot-copilot/history-session-state").glob("session_*_*.json")):
+        sid = f.stem[len("session_"):].rsplit("_", 1)[0]
+        doc = json.loads(f.read_text(encoding="utf-8"))
+        out.append({"id": sid, "parent_id": None, "cwd": None,
+                    "file": str(f.relative_to(fixture)), "counts": copilot_legacy(doc)})
     return out
 
 

@@ -766,6 +766,99 @@ pub fn cline_root(root: &Path, total: u64, rng: &mut Rng) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes one GitHub Copilot CLI 1.0.x session, `session-state/<id>/events.jsonl`, of about
+/// `target` bytes: a start, then turns of a prompt, a tool call with its result and a reply,
+/// with usage records, as 1.0.102 writes them. Returns its size.
+pub fn copilot_session(dir: &Path, cwd: &str, target: u64, rng: &mut Rng) -> io::Result<u64> {
+    let id = uuid(rng);
+    let folder = dir.join(&id);
+    fs::create_dir_all(&folder)?;
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(folder.join("events.jsonl"))?);
+    let mut written = 0u64;
+    let mut n = 0u64;
+    let mut event = |out: &mut BufWriter<File>, kind: &str, data: serde_json::Value| {
+        n += 1;
+        let ts = format!(
+            "2026-10-01T{:02}:{:02}:{:02}.000Z",
+            n / 3600 % 24,
+            n / 60 % 60,
+            n % 60
+        );
+        let mut line = serde_json::to_vec(&json!({"type": kind, "data": data,
+            "id": format!("e{n}"), "timestamp": ts, "parentId": null}))?;
+        line.push(b'\n');
+        out.write_all(&line)?;
+        Ok::<u64, io::Error>(line.len() as u64)
+    };
+    written += event(
+        &mut out,
+        "session.start",
+        json!({"sessionId": id, "version": 1,
+        "producer": "copilot-agent", "copilotVersion": "1.0.102", "selectedModel": "gpt-5",
+        "context": {"cwd": cwd}}),
+    )?;
+    let mut turn = 0u64;
+    while written < target {
+        turn += 1;
+        let call = format!("call_{turn}");
+        let n = 5 + rng.below(40) as usize;
+        let prompt = words(rng, n);
+        written += event(&mut out, "user.message", json!({"content": prompt}))?;
+        written += event(
+            &mut out,
+            "session.usage_record",
+            json!({"usage": {"model": "gpt-5",
+            "inputTokens": 1000 + rng.below(9000), "outputTokens": 20 + rng.below(800)}}),
+        )?;
+        written += event(
+            &mut out,
+            "assistant.message",
+            json!({"messageId": format!("m{turn}"),
+            "model": "gpt-5", "content": "", "reasoningText": words(rng, 20),
+            "toolRequests": [{"toolCallId": call, "name": "bash",
+            "arguments": {"command": words(rng, 4)}}]}),
+        )?;
+        let n = 10 + rng.below(600) as usize;
+        let output = words(rng, n);
+        written += event(
+            &mut out,
+            "tool.execution_complete",
+            json!({"toolCallId": call,
+            "success": true, "result": {"content": output}}),
+        )?;
+        let n = 10 + rng.below(200) as usize;
+        let reply = words(rng, n);
+        written += event(
+            &mut out,
+            "assistant.message",
+            json!({"messageId": format!("r{turn}"),
+            "model": "gpt-5", "content": reply, "toolRequests": []}),
+        )?;
+    }
+    out.flush()?;
+    Ok(written)
+}
+
+/// Writes a GitHub Copilot CLI root of about `total` bytes (1.0.x session folders), with one
+/// session of `big` bytes.
+pub fn copilot_root(root: &Path, total: u64, big: u64, rng: &mut Rng) -> io::Result<()> {
+    let dir = root.join("session-state");
+    fs::create_dir_all(&dir)?;
+    let mut written = copilot_session(&dir, "/home/user/projects/big", big, rng)?;
+    let mut n = 0u64;
+    while written < total {
+        n += 1;
+        let size = match rng.below(20) {
+            0 => 2_000_000 + rng.below(6_000_000),
+            1..=5 => 200_000 + rng.below(800_000),
+            _ => 5_000 + rng.below(120_000),
+        };
+        let cwd = format!("/home/user/projects/p{}", n % 97);
+        written += copilot_session(&dir, &cwd, size, rng)?;
+    }
+    Ok(())
+}
+
 /// Writes a store of `kind` of about `total` bytes under `root`: each agent of the registry
 /// has its generator here (the test below fails for one that has none).
 pub fn store(kind: ProviderKind, root: &Path, total: u64, rng: &mut Rng) -> Result<(), String> {
@@ -784,6 +877,7 @@ pub fn store(kind: ProviderKind, root: &Path, total: u64, rng: &mut Rng) -> Resu
         ProviderKind::Gemini => gemini_root(root, total, rng).map_err(|e| e.to_string()),
         ProviderKind::Qwen => qwen_root(root, total, rng).map_err(|e| e.to_string()),
         ProviderKind::Cline => cline_root(root, total, rng).map_err(|e| e.to_string()),
+        ProviderKind::Copilot => copilot_root(root, total, big, rng).map_err(|e| e.to_string()),
     }
 }
 

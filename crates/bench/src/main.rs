@@ -101,6 +101,10 @@ fn main() {
                 | ProviderKind::Gemini
                 | ProviderKind::Qwen
                 | ProviderKind::Cline => run(kind, &args),
+                // Its corpus (corpus::copilot_root) is measured in the index suite.
+                ProviderKind::Copilot => {
+                    eprintln!("no scan suite for copilot: see the index suite")
+                }
             }
         }
     }

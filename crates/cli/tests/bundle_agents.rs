@@ -1196,3 +1196,81 @@ fn opencode_store(home: &Path, mock: &Mock) -> Vec<(&'static str, String)> {
         ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1".to_owned()),
     ]
 }
+
+/// GitHub Copilot CLI 1.0.102 resumes a session restored into an empty `~/.copilot` under
+/// another directory: the model call after `copilot --resume <id>` carries the restored
+/// prompt and reply, and the CLI appends to the restored `events.jsonl` (its `session.resume`
+/// in the new directory), making no other session.
+#[test]
+fn copilot_resumes_a_restored_session_in_its_new_directory() {
+    let (work, home, dir) = places();
+    let copilot = agents::copilot("1.0.102");
+    let path = system_path();
+    let root = home.join(".copilot");
+    std::fs::create_dir_all(&root).unwrap();
+    let id = "8c6f5941-1ddf-46c3-927e-c21669d3b25a";
+    let fixture = "copilot/1.0.102/dot-copilot";
+    let done = move_session(
+        work.path(),
+        &path,
+        "--copilot-root",
+        fixture,
+        id,
+        &root,
+        &dir,
+    );
+    let files = done["preview"]["method"]["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "{done}");
+    let log = PathBuf::from(files[0].as_str().unwrap());
+    assert_eq!(
+        log,
+        root.join("session-state").join(id).join("events.jsonl")
+    );
+    let before = records(&log);
+    let counted = listed(work.path(), &path, "--copilot-root", &root, id)["counts"]["user"]
+        .as_u64()
+        .unwrap();
+
+    let mock = Mock::start(work.path());
+    let env = vec![
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("COPILOT_HOME", root.to_string_lossy().into_owned()),
+        ("COPILOT_OFFLINE", "true".to_owned()),
+        ("COPILOT_PROVIDER_TYPE", "openai".to_owned()),
+        (
+            "COPILOT_PROVIDER_BASE_URL",
+            format!("http://127.0.0.1:{}/v1", mock.port),
+        ),
+        ("COPILOT_PROVIDER_API_KEY", "mock-key".to_owned()),
+        ("COPILOT_MODEL", "gpt-5".to_owned()),
+    ];
+    let prompt = format!("{PROMPT} [[say restored-session-reply]]");
+    resumes(
+        &copilot,
+        &["--resume", id, "-p", &prompt, "--allow-all-tools"],
+        &dir,
+        &path,
+        &env,
+        &mock,
+        &[
+            "Привет, 世界! Что здесь?",
+            "Здравствуйте 👋 — всё в порядке",
+        ],
+    );
+    // The same log grew, in the same session, now in the new directory; no other session.
+    let new = continued(&log, &before);
+    let dir_text = dir.to_string_lossy();
+    assert!(
+        new.iter()
+            .any(|r| r["type"] == "session.resume" && r["data"]["context"]["cwd"] == *dir_text),
+        "{new:?}"
+    );
+    let sessions: Vec<PathBuf> = walk(&root.join("session-state"))
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "events.jsonl"))
+        .collect();
+    assert_eq!(sessions, vec![log.clone()]);
+    let now = listed(work.path(), &path, "--copilot-root", &root, id);
+    assert_eq!(now["counts"]["user"].as_u64().unwrap(), counted + 1);
+    assert_eq!(now["cwd"], *dir_text);
+}

@@ -161,7 +161,8 @@ fn every_fixture_session_bundles_with_its_own_records_and_opens_checked() {
                         ProviderKind::Claude
                         | ProviderKind::Codex
                         | ProviderKind::Gemini
-                        | ProviderKind::Qwen => {
+                        | ProviderKind::Qwen
+                        | ProviderKind::Copilot => {
                             let source = store_file(kind, &store.root, &all, f);
                             assert_eq!(
                                 bytes,
@@ -205,7 +206,7 @@ fn store_file(
     match kind {
         ProviderKind::Codex => root.join(rel),
         // The owner's own file (a Qwen subagent's `.meta.json` beside it).
-        ProviderKind::Gemini | ProviderKind::Qwen => {
+        ProviderKind::Gemini | ProviderKind::Qwen | ProviderKind::Copilot => {
             let owner = f.session.as_deref().unwrap();
             let s = all.iter().find(|s| s.id == owner).unwrap();
             if rel.ends_with(".meta.json") {

@@ -157,6 +157,7 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
                         ProviderKind::Gemini => ".gemini",
                         ProviderKind::Qwen => ".qwen",
                         ProviderKind::Cline => ".cline",
+                        ProviderKind::Copilot => ".copilot",
                     }),
                     // XDG_DATA_HOME names the data dir; OpenCode's store is in it.
                     "/e" if kind == ProviderKind::Opencode => PathBuf::from("/e/opencode"),

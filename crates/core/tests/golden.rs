@@ -159,7 +159,8 @@ fn public_samples(kind: ProviderKind) -> &'static [&'static str] {
         ProviderKind::Opencode
         | ProviderKind::Gemini
         | ProviderKind::Qwen
-        | ProviderKind::Cline => &[],
+        | ProviderKind::Cline
+        | ProviderKind::Copilot => &[],
     }
 }
 
@@ -224,6 +225,16 @@ fn codex_transcripts_match_golden_and_their_scan_counts() {
 #[test]
 fn codex_public_samples_match_expected() {
     public_samples_match_expected(ProviderKind::Codex);
+}
+
+#[test]
+fn copilot_scan_matches_expected_counts_and_golden() {
+    scan_matches_expected_counts_and_golden(ProviderKind::Copilot);
+}
+
+#[test]
+fn copilot_transcripts_match_golden_and_their_scan_counts() {
+    transcripts_match_golden_and_their_scan_counts(ProviderKind::Copilot);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use agent_sessions_core::{ProviderKind, ScanProgress, SessionMeta};
 use common::{catalog, fixture, golden_text, repo};
 use handoff_support::{assert_inert, section, ClaudeLog};
 
-const TARGETS: [ProviderKind; 6] = ProviderKind::ALL;
+const TARGETS: &[ProviderKind] = &ProviderKind::ALL;
 
 fn golden_dir() -> PathBuf {
     repo().join("crates/core/tests/golden/handoff")
@@ -40,7 +40,7 @@ fn render(kind: ProviderKind, root: &Path, id: &str, target: ProviderKind) -> Ha
 #[test]
 fn golden_renderings_per_source_and_target() {
     use ProviderKind::*;
-    let matrix: [(ProviderKind, &str, &str); 5] = [
+    let matrix: &[(ProviderKind, &str, &str)] = &[
         (Claude, "2.1.332", "9d22e384-6685-4b75-ac35-088162e4c4a9"),
         (Codex, "0.171.0", "01a22bc4-cb24-7030-8af9-1f6d53970528"),
         (Opencode, "1.18.33", "ses_dd434d2d3ffeSwAnDCKAB0MBV0"),
@@ -48,6 +48,7 @@ fn golden_renderings_per_source_and_target() {
         (Gemini, "0.61.0", "7d53c23b-fe46-4406-b083-d93680275406"),
         // The session whose subagent ran (its own session, a child).
         (Qwen, "0.24.4", "115e168a-c98d-4418-9552-67b72456b118"),
+        (Copilot, "1.0.102", "373a9440-329a-4fec-b25e-02d27d658ae7"),
     ];
     let features: [(ProviderKind, &str, &str, ProviderKind, &str); 6] = [
         (
@@ -94,8 +95,8 @@ fn golden_renderings_per_source_and_target() {
         ),
     ];
     let mut cases = Vec::new();
-    for (source, version, id) in matrix {
-        for target in TARGETS {
+    for &(source, version, id) in matrix {
+        for &target in TARGETS {
             cases.push((source, version, id, target, "conversation"));
         }
     }
@@ -382,7 +383,7 @@ fn injected_markup_is_neutralised() {
         "INJ-A", "INJ-B", "INJ-C", "INJ-D", "INJ-E", "INJ-F", "INJ-G", "INJ-H", "INJ-I", "INJ-J",
         "rm -rf",
     ];
-    for target in TARGETS {
+    for &target in TARGETS {
         for budget in [MIN_BUDGET, MAX_BUDGET] {
             let budget = Budget::new(budget).unwrap();
             let doc = handoff::from_store(&catalog, &session, target, budget).unwrap();

@@ -1083,4 +1083,77 @@ fn an_oversized_gemini_conversation_record_is_reported_not_read() {
         problems[0].contains("is larger than the 64 MiB"),
         "{problems:?}"
     );
+/// A GitHub Copilot CLI log with damage in it (a line that is not JSON, one with invalid UTF-8,
+/// an event of a type we do not know, a last line still being written, a 2 MB line) lists the
+/// same session with the same counts, each bad line a counted diagnostic; the line being
+/// written counts once it is whole. A named pipe where a flat log belongs is reported, never
+/// opened, and so is a history document larger than a document is read.
+#[test]
+fn copilot_damaged_logs_are_counted_never_fatal() {
+    let dir = common::fixture_copy(ProviderKind::Copilot, "1.0.102");
+    let id = "8c6f5941-1ddf-46c3-927e-c21669d3b25a";
+    let log = dir
+        .path()
+        .join("session-state")
+        .join(id)
+        .join("events.jsonl");
+    let before = scan_store(ProviderKind::Copilot, dir.path());
+    let counts = |out: &ScanOutput| out.changed.iter().find(|s| s.id == id).unwrap().counts;
+    let want = counts(&before);
+    let huge = format!(
+        "{{\"type\":\"tool.execution_partial_result\",\"data\":{{\"partialOutput\":\"{}\"}}}}\n",
+        "x".repeat(2 << 20)
+    );
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    f.write_all(b"not json\n").unwrap();
+    f.write_all(b"{\"type\":\"user.message\",\"data\":{\"content\":\"bad \xff byte\"}}\n")
+        .unwrap();
+    f.write_all(b"{\"type\":\"session.from_the_future\",\"data\":{}}\n")
+        .unwrap();
+    f.write_all(huge.as_bytes()).unwrap();
+    f.write_all(b"{\"type\":\"user.message\",\"data\":{\"content\":\"half")
+        .unwrap();
+    drop(f);
+    let out = scan_store(ProviderKind::Copilot, dir.path());
+    let mut grown = want;
+    grown.user += 1; // the repaired line
+    assert_eq!(counts(&out), grown);
+    let problems = problems_at(&out, &log);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[1].contains("session.from_the_future"),
+        "{problems:?}"
+    );
+    let session = out.changed.iter().find(|s| s.id == id).unwrap();
+    let provider = common::provider_set(ProviderKind::Copilot, dir.path());
+    let t = provider
+        .get(ProviderKind::Copilot)
+        .unwrap()
+        .load(session)
+        .unwrap();
+    assert_eq!(t.session.counts, grown);
+    assert_eq!(t.diagnostics.parse_errors, 2, "{:?}", t.diagnostics);
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    f.write_all(b" done\"}}\n").unwrap();
+    drop(f);
+    grown.user += 1;
+    assert_eq!(
+        counts(&scan_store(ProviderKind::Copilot, dir.path())),
+        grown
+    );
+
+    let flat = dir
+        .path()
+        .join("session-state/11111111-2222-4333-8444-555555555555.jsonl");
+    a_pipe_is_reported_not_opened(ProviderKind::Copilot, "1.0.102", &flat, dir.path());
+    let history = dir.path().join("history-session-state");
+    std::fs::create_dir_all(&history).unwrap();
+    let big = history.join("session_11111111-2222-4333-8444-666666666666_1.json");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(agent_sessions_core::provider::files::MAX_DOCUMENT + 1)
+        .unwrap();
+    let out = scan_store(ProviderKind::Copilot, dir.path());
+    let problems = problems_at(&out, &big);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("larger than"), "{problems:?}");
 }

@@ -992,3 +992,69 @@ fn an_opencode_session_file_named_for_this_session_but_saying_another_stays() {
         std::fs::read(&theirs).unwrap()
     );
 }
+
+/// A GitHub Copilot CLI session goes to the trash with all that is its own and nothing else:
+/// a 1.0.x session its folder (log, workspace.yaml, checkpoints, file backups) and its lock in
+/// `.session-operation-locks/`, a flat 0.0.3xx log and a ≤ 0.0.341 history document their
+/// file; every other session stays listed; deleting one outright is refused with the reason.
+#[test]
+fn copilot_sessions_go_to_the_trash_with_their_folder_and_lock() {
+    let (_one, data) = own_trash();
+    for (version, id, own) in [
+        (
+            "1.0.102",
+            "373a9440-329a-4fec-b25e-02d27d658ae7",
+            &[
+                "session-state/373a9440-329a-4fec-b25e-02d27d658ae7",
+                "session-state/.session-operation-locks/373a9440-329a-4fec-b25e-02d27d658ae7.lock",
+            ][..],
+        ),
+        (
+            "0.0.365",
+            "5f0e2c1d-7b3a-4c9e-8d21-6a4b3c2d1e0f",
+            &["session-state/5f0e2c1d-7b3a-4c9e-8d21-6a4b3c2d1e0f.jsonl"][..],
+        ),
+        (
+            "0.0.340",
+            "0b9d4a4e-1f7e-4a51-9d2e-3f0c1c2b5a10",
+            &["history-session-state/session_0b9d4a4e-1f7e-4a51-9d2e-3f0c1c2b5a10_1760086800000.json"][..],
+        ),
+    ] {
+        let store = store(ProviderKind::Copilot, version);
+        let root = store.path();
+        let catalog = common::catalog(ProviderKind::Copilot, root);
+        let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+        let permanent = trash::plan(
+            &catalog,
+            &all,
+            find(&all, id),
+            Request {
+                mode: Mode::Permanent,
+                subagents: None,
+            },
+            &ALLOWED,
+            &Tools::default(),
+        );
+        let Err(e) = permanent else {
+            panic!("{version}: a permanent deletion was planned")
+        };
+        assert!(e.to_string().contains("GitHub Copilot CLI"), "{e}");
+        let plan = plan_for(&catalog, &all, id, Mode::Trash, None);
+        let Step::OsTrash { items } = &plan.steps[0] else {
+            panic!("{:?}", plan.steps)
+        };
+        let planned: Vec<std::path::PathBuf> = items.iter().map(|i| i.path.clone()).collect();
+        let want: Vec<std::path::PathBuf> = own.iter().map(|p| root.join(p)).collect();
+        assert_eq!(planned, want, "{version}");
+        let others: Vec<_> = files(root)
+            .into_iter()
+            .filter(|(p, _)| !own.iter().any(|o| p.starts_with(&*root.join(o).to_string_lossy())))
+            .collect();
+        trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap();
+        assert_eq!(files(root), others, "{version}: only the session's own files went");
+        let left = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+        assert_eq!(left.len(), all.len() - 1, "{version}");
+        assert!(left.iter().all(|s| s.id != id), "{version}");
+        assert!(data.path().join("Trash/files").read_dir().unwrap().count() >= own.len());
+    }
+}

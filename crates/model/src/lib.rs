@@ -36,16 +36,18 @@ pub enum ProviderKind {
     Gemini,
     Qwen,
     Cline,
+    Copilot,
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 6] = [
+    pub const ALL: [ProviderKind; 7] = [
         Self::Claude,
         Self::Codex,
         Self::Opencode,
         Self::Gemini,
         Self::Qwen,
         Self::Cline,
+        Self::Copilot,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -56,6 +58,7 @@ impl ProviderKind {
             Self::Gemini => "gemini",
             Self::Qwen => "qwen",
             Self::Cline => "cline",
+            Self::Copilot => "copilot",
         }
     }
 

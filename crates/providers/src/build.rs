@@ -17,7 +17,8 @@ use crate::held::Held;
 use crate::jsonl::for_each_record_from;
 use crate::tail::{LineStart, Resume};
 use agent_sessions_model::{
-    Counts, Diagnostics, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, Transcript,
+    Counts, Diagnostics, Message, NoticeKind, Part, ProviderKind, Role, SessionMeta, ToolPart,
+    ToolStatus, Transcript,
 };
 
 /// A message as the record on line `line` (1-based; `None` for stores without lines) starts it:
@@ -39,6 +40,21 @@ pub(crate) fn message(
         sidechain: false,
         parts: Vec::new(),
         source_lines: line.into_iter().collect(),
+    }
+}
+
+/// A tool call as its request starts it: no result yet.
+pub(crate) fn tool(call_id: String, name: String, input: Value) -> ToolPart {
+    ToolPart {
+        call_id,
+        name,
+        input,
+        status: ToolStatus::Pending,
+        output: None,
+        output_truncated: false,
+        output_blob: None,
+        changes: Vec::new(),
+        subagent_id: None,
     }
 }
 

@@ -79,6 +79,7 @@ pub mod capability;
 pub mod claude;
 pub mod cline;
 pub mod codex;
+pub mod copilot;
 pub mod error;
 pub mod files;
 pub mod gemini;

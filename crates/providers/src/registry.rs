@@ -72,6 +72,7 @@ pub static AGENTS: &[&Agent] = &[
     &crate::gemini::AGENT,
     &crate::qwen::AGENT,
     &crate::cline::AGENT,
+    &crate::copilot::AGENT,
 ];
 
 /// The descriptor of `kind`.
@@ -115,6 +116,9 @@ mod tests {
 
     #[test]
     fn the_choices_name_every_agent() {
-        assert_eq!(names_or(), "claude, codex, opencode, gemini, qwen or cline");
+        assert_eq!(
+            names_or(),
+            "claude, codex, opencode, gemini, qwen, cline or copilot"
+        );
     }
 }

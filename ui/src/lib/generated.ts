@@ -379,7 +379,7 @@ source: string, text: string, };
 /**
  * Which agent wrote a session.
  */
-export type ProviderKind = "claude" | "codex" | "opencode" | "cline";
+export type ProviderKind = "claude" | "codex" | "opencode" | "copilot";
 /**
  * One provider's roots after flags, environment, config and defaults, and where they came from.
  */

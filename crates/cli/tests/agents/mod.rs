@@ -96,6 +96,11 @@ pub fn qwen(version: &str) -> PathBuf {
     install("@qwen-code/qwen-code", version, "qwen")
 }
 
+/// `copilot` (GitHub Copilot CLI) of `version`.
+pub fn copilot(version: &str) -> PathBuf {
+    install("@github/copilot", version, "copilot")
+}
+
 /// A folder to put on `PATH` holding `name` → `program` (and `node`, which npm's launchers run).
 pub fn bin_dir(within: &Path, tools: &[(&str, &Path)]) -> PathBuf {
     let bin = within.join("bin");

@@ -1083,6 +1083,8 @@ fn an_oversized_gemini_conversation_record_is_reported_not_read() {
         problems[0].contains("is larger than the 64 MiB"),
         "{problems:?}"
     );
+}
+
 /// A GitHub Copilot CLI log with damage in it (a line that is not JSON, one with invalid UTF-8,
 /// an event of a type we do not know, a last line still being written, a 2 MB line) lists the
 /// same session with the same counts, each bad line a counted diagnostic; the line being

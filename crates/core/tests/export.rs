@@ -96,7 +96,7 @@ fn every_fixture_session_exports_whole_in_every_format() {
         }
     }
     assert!(exported > 80, "only {exported} sessions exported");
-    assert_eq!(kinds.len(), 3);
+    assert_eq!(kinds.len(), ProviderKind::ALL.len());
 }
 
 /// `read` with its cost set to `want`'s when they differ by a rounding step at most:

@@ -33,16 +33,18 @@ pub enum ProviderKind {
     Claude,
     Codex,
     Opencode,
+    Aider,
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 3] = [Self::Claude, Self::Codex, Self::Opencode];
+    pub const ALL: [ProviderKind; 4] = [Self::Claude, Self::Codex, Self::Opencode, Self::Aider];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Claude => "claude",
             Self::Codex => "codex",
             Self::Opencode => "opencode",
+            Self::Aider => "aider",
         }
     }
 

@@ -69,6 +69,7 @@ pub static AGENTS: &[&Agent] = &[
     &crate::claude::AGENT,
     &crate::codex::AGENT,
     &crate::opencode::AGENT,
+    &crate::aider::AGENT,
 ];
 
 /// The descriptor of `kind`.
@@ -112,6 +113,6 @@ mod tests {
 
     #[test]
     fn the_choices_name_every_agent() {
-        assert_eq!(names_or(), "claude, codex or opencode");
+        assert_eq!(names_or(), "claude, codex, opencode or aider");
     }
 }

@@ -350,8 +350,10 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
     }
     // Flags, then the agents' variables, then config.toml, then the per-OS defaults.
     let resolved = resolve(&explicit, &process_env, config)?;
-    let roots = resolved.roots();
     let flags = explicit_roots(&cli);
+    // An agent that keeps its sessions where the user works looks in this directory too.
+    let here = std::env::current_dir().into_iter().collect();
+    let roots = resolved.roots().near(here);
     match cli.command {
         Command::Scan {
             providers,

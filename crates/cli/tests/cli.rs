@@ -722,3 +722,43 @@ fn log_follow_of_an_ended_session_says_it_has_ended() {
         "{said}"
     );
 }
+
+/// Aider's runs are found under `--aider-root`, and, with no root, in the directory the CLI
+/// runs in (a subfolder of the repository whose history it is): `scan --provider aider`.
+#[test]
+fn aider_runs_are_found_by_root_and_by_the_current_directory() {
+    let fixture = common::testdata("aider").join("0.86.2");
+    let count = |out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json_of(&out)["data"]["sessions"].as_array().unwrap().len()
+    };
+    let root = fixture.to_str().unwrap();
+    let by_root = cli(&[
+        "scan",
+        "--json",
+        "--provider",
+        "aider",
+        "--aider-root",
+        root,
+    ]);
+    assert_eq!(count(by_root.cmd_output()), 6);
+    // The demo repository holds five runs; the CLI runs in a folder below it.
+    let work = tempfile::tempdir().unwrap();
+    let repo = work.path().join("demo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    let history = fixture.join("demo/.aider.chat.history.md");
+    std::fs::copy(&history, repo.join(".aider.chat.history.md")).unwrap();
+    let mut here = cli(&["scan", "--json", "--provider", "aider", "--no-cache"]);
+    here.current_dir(repo.join("src"));
+    assert_eq!(count(here.cmd_output()), 5);
+}
+
+impl Cli {
+    fn cmd_output(mut self) -> std::process::Output {
+        self.cmd.output().unwrap()
+    }
+}

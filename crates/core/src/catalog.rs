@@ -6,8 +6,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
-
 use crate::actions::resume::ResumeCommand;
 use crate::error::Error;
 use crate::live::events::{self, TurnState};
@@ -16,7 +14,7 @@ use crate::model::{Diagnostics, ProviderKind, SessionMeta, Transcript};
 use crate::paths::{RecordedWorktrees, RepoRoots};
 use crate::provider::capability::launch::Recorded;
 use crate::provider::{files, registry};
-use crate::provider::{Provider, ProviderSet, Roots, ScanOutput, ScanProgress};
+use crate::provider::{Provider, ProviderSet, Roots, ScanProgress};
 
 /// Turn-state evidence older than this is no evidence.
 const STALE_SECS: i64 = 600;
@@ -57,17 +55,15 @@ impl Catalog {
 
     /// A full scan of every provider (no cache), providers side by side.
     pub fn scan(&self, progress: &ScanProgress) -> Result<ScanReport, Error> {
-        let providers: Vec<&dyn Provider> = self.providers.iter().collect();
-        let outputs: Vec<Result<ScanOutput, Error>> = providers
-            .par_iter()
-            .map(|p| Ok(p.scan(&Vec::new(), progress)?))
-            .collect();
+        let states = vec![Vec::new(); self.providers.iter().count()];
         let mut report = ScanReport::default();
-        for output in outputs {
-            let output = output?;
-            report.diagnostics.merge(&output.diagnostics);
-            report.sessions.extend(output.changed);
-        }
+        // Two passes: an agent found where the user works looks in the others' directories.
+        self.providers
+            .scan_each_near(&states, progress, &[], &mut |_, output| {
+                report.diagnostics.merge(&output.diagnostics);
+                report.sessions.extend(output.changed);
+                Ok::<(), Error>(())
+            })?;
         self.enrich(&mut report.sessions);
         report.sessions.sort_by(SessionMeta::newest_first);
         Ok(report)

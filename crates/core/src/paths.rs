@@ -26,9 +26,14 @@ fn env_root(kind: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> Option<
     })
 }
 
-/// The per-OS default root under the home directory.
+/// The per-OS default root under the home directory; none for an agent without a central
+/// store (its sessions are found where the user works, never by searching the whole home).
 fn home_root(kind: ProviderKind) -> Option<PathBuf> {
-    Some(join(&home()?, home_store(Os::current(), kind)))
+    let store = home_store(Os::current(), kind);
+    if store.is_empty() {
+        return None;
+    }
+    Some(join(&home()?, store))
 }
 
 /// This user's home directory.

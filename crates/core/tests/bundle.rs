@@ -181,6 +181,13 @@ fn every_fixture_session_bundles_with_its_own_records_and_opens_checked() {
                             let source = store.root.join("data").join(rel);
                             assert_eq!(bytes, std::fs::read(&source).unwrap(), "{what}");
                         }
+                        // An Aider run: its bytes of the history file, from its header on.
+                        ProviderKind::Aider => {
+                            let file = std::fs::read(&s.source_path).unwrap();
+                            assert!(bytes.starts_with(b"# aider chat started at "), "{what}");
+                            let at = file.windows(bytes.len()).position(|w| w == bytes);
+                            assert!(at.is_some(), "{what}: not the file's bytes");
+                        }
                     }
                 }
                 let transcript: Value =

@@ -134,8 +134,16 @@ fn every_fixture_session_round_trips_into_an_empty_store_in_another_directory() 
                 let dir = work.path().join("moved here").join("project");
                 std::fs::create_dir_all(&dir).unwrap();
                 let dir = dir.canonicalize().unwrap();
-                let done = restore(&path, kind, &root, &dir, false)
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let done = restore(&path, kind, &root, &dir, false);
+                if kind == ProviderKind::Aider {
+                    // Not yet: a run goes into the directory's history file, which the files
+                    // restore cannot append to. It says so, and writes nothing.
+                    let e = done.err().unwrap_or_else(|| panic!("{what}: restored"));
+                    assert!(e.to_string().contains("Aider run"), "{what}: {e}");
+                    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{what}");
+                    continue;
+                }
+                let done = done.unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(done.session_id, s.id);
                 let (_, now) = listing(kind, &root);
                 let bundled: Vec<&SessionMeta> = all

@@ -148,9 +148,9 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
             let expected: Vec<PathBuf> = row
                 .roots
                 .iter()
-                .map(|r| match *r {
-                    "<flag>" => PathBuf::from(&flag),
-                    "<home>" => home.join(match kind {
+                .filter_map(|r| match *r {
+                    "<flag>" => Some(PathBuf::from(&flag)),
+                    "<home>" => Some(home.join(match kind {
                         ProviderKind::Claude => ".claude",
                         ProviderKind::Codex => ".codex",
                         ProviderKind::Opencode => ".local/share/opencode",
@@ -158,12 +158,14 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
                         ProviderKind::Qwen => ".qwen",
                         ProviderKind::Cline => ".cline",
                         ProviderKind::Copilot => ".copilot",
-                    }),
+                        // No central store: nothing under the home is searched by default.
+                        ProviderKind::Aider => return None,
+                    })),
                     // XDG_DATA_HOME names the data dir; OpenCode's store is in it.
-                    "/e" if kind == ProviderKind::Opencode => PathBuf::from("/e/opencode"),
+                    "/e" if kind == ProviderKind::Opencode => Some(PathBuf::from("/e/opencode")),
                     // GEMINI_CLI_HOME names the home folder; Gemini's store is `.gemini` in it.
-                    "/e" if kind == ProviderKind::Gemini => PathBuf::from("/e/.gemini"),
-                    other => PathBuf::from(other),
+                    "/e" if kind == ProviderKind::Gemini => Some(PathBuf::from("/e/.gemini")),
+                    other => Some(PathBuf::from(other)),
                 })
                 .collect();
             let name = format!("{kind}: {}", row.name);
@@ -178,7 +180,8 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
             assert_eq!(got.enabled_from, row.enabled_from, "{name}");
             // A disabled provider reads nothing; the others are untouched by its row.
             let roots = resolved.roots();
-            assert_eq!(roots.for_kind(kind).is_empty(), !row.enabled, "{name}");
+            let reads = !expected.is_empty() && row.enabled;
+            assert_eq!(!roots.for_kind(kind).is_empty(), reads, "{name}");
             for other in ProviderKind::ALL.into_iter().filter(|o| *o != kind) {
                 assert_eq!(resolved.get(other).roots_from, Source::Default, "{name}");
             }

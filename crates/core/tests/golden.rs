@@ -31,8 +31,10 @@ fn scan(catalog: &Catalog) -> Vec<SessionMeta> {
     report.sessions
 }
 
-/// Checks ids, parents, cwd and user/assistant counts against `EXPECTED.json`.
-fn check_expected(sessions: &[SessionMeta], expected: &Path) {
+/// Checks ids, parents, cwd and user/assistant counts against `EXPECTED.json`. A session
+/// given with its `file` (an Aider run: its directory is the folder holding the file, recorded
+/// elsewhere) is expected in that folder under `root`.
+fn check_expected(sessions: &[SessionMeta], expected: &Path, root: &Path) {
     let want: Value = serde_json::from_slice(&std::fs::read(expected).unwrap()).unwrap();
     let mut want: Vec<(String, Value, Value, u64, u64)> = want["sessions"]
         .as_array()
@@ -42,7 +44,16 @@ fn check_expected(sessions: &[SessionMeta], expected: &Path) {
             (
                 s["id"].as_str().unwrap().to_owned(),
                 s["parent_id"].clone(),
-                s["cwd"].clone(),
+                match s["file"].as_str() {
+                    Some(file) => Value::from(
+                        root.join(file)
+                            .parent()
+                            .unwrap()
+                            .to_string_lossy()
+                            .into_owned(),
+                    ),
+                    None => s["cwd"].clone(),
+                },
                 s["counts"]["user"].as_u64().unwrap(),
                 s["counts"]["assistant"].as_u64().unwrap(),
             )
@@ -112,11 +123,22 @@ fn store_root(kind: ProviderKind, dir: &Path) -> (PathBuf, Option<tempfile::Temp
     (root.canonicalize().unwrap(), Some(tmp))
 }
 
+/// A store inside this checkout (Aider's fixtures are repositories' folders, whose sessions
+/// ran in them) folds under the checkout's repository, which is elsewhere on each machine.
+fn without_checkout(session: &mut SessionMeta) {
+    let checkout = repo().canonicalize().unwrap();
+    let inside = |d: &str| Path::new(d).starts_with(&checkout);
+    if session.repo_root.is_some() && session.cwd.as_deref().is_some_and(inside) {
+        session.repo_root = Some("$CHECKOUT".into());
+    }
+}
+
 fn scan_matches_expected_counts_and_golden(kind: ProviderKind) {
     for dir in versions(kind.as_str()) {
         let (root, _tmp) = store_root(kind, &dir);
-        let sessions = scan(&catalog(kind, &root));
-        check_expected(&sessions, &dir.join("EXPECTED.json"));
+        let mut sessions = scan(&catalog(kind, &root));
+        sessions.iter_mut().for_each(without_checkout);
+        check_expected(&sessions, &dir.join("EXPECTED.json"), &root);
         golden(&sessions, &root, &dir.join("expected/scan.json"));
     }
 }
@@ -126,7 +148,8 @@ fn transcripts_match_golden_and_their_scan_counts(kind: ProviderKind) {
         let (root, _tmp) = store_root(kind, &dir);
         let catalog = catalog(kind, &root);
         for session in scan(&catalog) {
-            let transcript = catalog.load(&session).unwrap();
+            let mut transcript = catalog.load(&session).unwrap();
+            without_checkout(&mut transcript.session);
             assert_eq!(transcript.diagnostics.parse_errors, 0);
             assert_eq!(
                 transcript.session.counts, session.counts,
@@ -160,7 +183,8 @@ fn public_samples(kind: ProviderKind) -> &'static [&'static str] {
         | ProviderKind::Gemini
         | ProviderKind::Qwen
         | ProviderKind::Cline
-        | ProviderKind::Copilot => &[],
+        | ProviderKind::Copilot
+        | ProviderKind::Aider => &[],
     }
 }
 
@@ -189,7 +213,7 @@ fn public_samples_match_expected(kind: ProviderKind) {
         };
         let catalog = catalog(kind, &root);
         let sessions = scan(&catalog);
-        check_expected(&sessions, &dir.join("EXPECTED.json"));
+        check_expected(&sessions, &dir.join("EXPECTED.json"), &root);
         for s in &sessions {
             let t = catalog.load(s).unwrap();
             assert_eq!(t.session.counts, s.counts, "{}", s.id);
@@ -333,4 +357,48 @@ fn cline_scan_matches_expected_counts_and_golden() {
 #[test]
 fn cline_transcripts_match_golden_and_their_scan_counts() {
     transcripts_match_golden_and_their_scan_counts(ProviderKind::Cline);
+}
+
+#[test]
+fn aider_scan_matches_expected_counts_and_golden() {
+    scan_matches_expected_counts_and_golden(ProviderKind::Aider);
+}
+
+#[test]
+fn aider_transcripts_match_golden_and_their_scan_counts() {
+    transcripts_match_golden_and_their_scan_counts(ProviderKind::Aider);
+}
+
+/// Aider's runs against what `EXPECTED.json` says beyond the common fields: each run's model,
+/// and its errors, shown as error notices in its transcript.
+#[test]
+fn aider_runs_have_their_models_and_errors() {
+    use agent_sessions_core::model::{NoticeKind, Part};
+    for dir in versions("aider") {
+        let (root, _tmp) = store_root(ProviderKind::Aider, &dir);
+        let catalog = catalog(ProviderKind::Aider, &root);
+        let sessions = scan(&catalog);
+        let want: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("EXPECTED.json")).unwrap()).unwrap();
+        for w in want["sessions"].as_array().unwrap() {
+            let s = sessions.iter().find(|s| s.id == w["id"]).unwrap();
+            assert_eq!(s.model.as_deref(), w["model"].as_str(), "{}", s.id);
+            let errors = catalog
+                .load(s)
+                .unwrap()
+                .messages
+                .iter()
+                .flat_map(|m| &m.parts)
+                .filter(
+                    |p| matches!(p, Part::Notice { source, .. } if *source == NoticeKind::Error),
+                )
+                .count();
+            assert_eq!(
+                errors as u64,
+                w["counts"]["errors"].as_u64().unwrap(),
+                "{}",
+                s.id
+            );
+        }
+    }
 }

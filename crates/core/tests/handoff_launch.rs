@@ -41,6 +41,15 @@ const PROMPT: &str = "This is a handoff.\n\n$(touch PWNED) `touch PWNED` ${HOME}
 /// The handoff's own script and its name, as the argv has them.
 const SCRIPT: [&str; 4] = ["/bin/sh", "-c", UNIX_SCRIPT, "agent-sessions-handoff"];
 
+/// The agents a handoff can start (Aider lacks it: its `--message` exits after the reply).
+fn targets() -> Vec<ProviderKind> {
+    let starts = |k: &ProviderKind| {
+        let agent = agent_sessions_core::provider::registry::agent(*k);
+        agent.launch.handoff.get().is_ok()
+    };
+    ProviderKind::ALL.into_iter().filter(starts).collect()
+}
+
 fn strings(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
 }
@@ -57,7 +66,7 @@ fn prompt_options(target: ProviderKind) -> &'static [&'static str] {
 
 #[test]
 fn argv_per_target_keeps_hostile_words_whole() {
-    for target in ProviderKind::ALL {
+    for target in targets() {
         let options = prompt_options(target);
         for dir in ODD {
             let agent = PathBuf::from(format!("{dir}/bin/{}", program(target)));
@@ -124,7 +133,7 @@ fn the_script_hands_the_prompt_to_the_agent_as_one_argument() {
     for (n, odd) in ODD.iter().enumerate() {
         let dir = root.join(format!("{n}{}", odd.replace('/', "_")));
         std::fs::create_dir_all(&dir).unwrap();
-        for target in ProviderKind::ALL {
+        for target in targets() {
             let out = root.join(format!("out-{n}-{target}"));
             let agent = probe(&dir.join("my bin"), program(target), &out);
             let file = dir
@@ -234,7 +243,7 @@ impl Machine {
 fn a_launch_starts_the_agent_in_the_session_directory_with_the_handoff() {
     let m = Machine::new();
     m.running_terminal();
-    for target in ProviderKind::ALL {
+    for target in targets() {
         let out = m.root().join(format!("agent-{target}"));
         let agent = probe(&m.bin(), program(target), &out);
         let planned = m.plan(target).unwrap();

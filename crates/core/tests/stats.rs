@@ -108,7 +108,9 @@ fn every_grouping_sums_to_the_sessions_own_figures() {
         .collect();
     let mut sorted = agents.clone();
     sorted.sort();
-    assert_eq!(sorted, ["claude", "codex", "opencode"]);
+    let mut all_agents: Vec<&str> = ProviderKind::ALL.iter().map(|k| k.as_str()).collect();
+    all_agents.sort();
+    assert_eq!(sorted, all_agents);
     let days = stats(sessions, By::Day).groups;
     assert!(days.len() >= 2, "{} days", days.len());
     assert!(

@@ -37,10 +37,11 @@ pub enum ProviderKind {
     Qwen,
     Cline,
     Copilot,
+    Aider,
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 7] = [
+    pub const ALL: [ProviderKind; 8] = [
         Self::Claude,
         Self::Codex,
         Self::Opencode,
@@ -48,6 +49,7 @@ impl ProviderKind {
         Self::Qwen,
         Self::Cline,
         Self::Copilot,
+        Self::Aider,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -59,6 +61,7 @@ impl ProviderKind {
             Self::Qwen => "qwen",
             Self::Cline => "cline",
             Self::Copilot => "copilot",
+            Self::Aider => "aider",
         }
     }
 

@@ -73,6 +73,7 @@ macro_rules! transcript_methods {
     };
 }
 
+pub mod aider;
 pub mod blob;
 mod build;
 pub mod capability;
@@ -190,6 +191,26 @@ pub trait Provider: Send + Sync {
 
     /// Lists sessions changed since `prev` (a state this provider returned before, or `Null`).
     fn scan(&self, prev: &ProviderState, progress: &ScanProgress) -> Result<ScanOutput, Error>;
+
+    /// Whether this agent's sessions are kept where the user works rather than in a store of
+    /// its own (Aider's history file in each repository): then [`ProviderSet::scan_each_near`]
+    /// scans it after the others, with [`Provider::scan_near`] and the directories their
+    /// sessions ran in.
+    fn looks_near(&self) -> bool {
+        false
+    }
+
+    /// [`Provider::scan`], also looking in `near`: directories other agents' sessions ran in,
+    /// and any a front end names (the CLI's current directory).
+    fn scan_near(
+        &self,
+        prev: &ProviderState,
+        progress: &ScanProgress,
+        near: &[PathBuf],
+    ) -> Result<ScanOutput, Error> {
+        let _ = near;
+        self.scan(prev, progress)
+    }
 
     /// The full transcript of a session this provider listed.
     fn load(&self, session: &SessionMeta) -> Result<Transcript, Error>;
@@ -325,12 +346,20 @@ pub trait Provider: Send + Sync {
 /// The explicit set of providers a front end works with.
 pub struct ProviderSet {
     providers: Vec<Box<dyn Provider>>,
+    /// [`Roots::near_dirs`].
+    near: Vec<PathBuf>,
 }
 
 /// Where each provider's stores are, by agent. An agent with no roots (absent or empty) is not
 /// used. Keyed by [`ProviderKind`] so adding an agent adds no field here.
 #[derive(Debug, Clone, Default)]
-pub struct Roots(BTreeMap<ProviderKind, Vec<PathBuf>>);
+pub struct Roots(BTreeMap<ProviderKind, Vec<PathBuf>>, Near);
+
+/// Directories a front end asks the agents that keep their sessions where the user works
+/// ([`Provider::looks_near`]) to look in: the CLI's current directory. Not part of where the
+/// stores are (the cache is the same whatever directory the CLI runs in).
+#[derive(Debug, Clone, Default)]
+struct Near(Vec<PathBuf>);
 
 impl Roots {
     /// One agent's roots (empty when it has none).
@@ -370,7 +399,20 @@ impl Roots {
                 .iter()
                 .map(|a| (a.kind, of(a.kind)))
                 .collect(),
+            Near::default(),
         )
+    }
+
+    /// These roots, with `dirs` looked in by the agents that keep their sessions where the user
+    /// works ([`Provider::looks_near`]): the CLI passes its current directory.
+    pub fn near(mut self, dirs: Vec<PathBuf>) -> Self {
+        self.1 = Near(dirs);
+        self
+    }
+
+    /// The directories given with [`Roots::near`].
+    pub fn near_dirs(&self) -> &[PathBuf] {
+        &self.1 .0
     }
 
     /// Every agent this build knows with its roots (empty for one not used), in the registry's
@@ -397,13 +439,19 @@ impl ProviderSet {
             .filter(|a| wanted(a.kind))
             .map(|a| (a.provider)(roots.get(a.kind).to_vec()))
             .collect();
-        ProviderSet { providers }
+        ProviderSet {
+            providers,
+            near: roots.near_dirs().to_vec(),
+        }
     }
 
     /// A set of the given providers, in this order: for a front end (or a test) that brings
     /// providers of its own instead of the registry's.
     pub fn of(providers: Vec<Box<dyn Provider>>) -> Self {
-        ProviderSet { providers }
+        ProviderSet {
+            providers,
+            near: Vec::new(),
+        }
     }
 
     /// The providers, in this set's order (to make a set of some of them and others).
@@ -432,25 +480,81 @@ impl ProviderSet {
         progress: &ScanProgress,
         landed: &mut dyn FnMut(ProviderKind, ScanOutput) -> Result<(), E>,
     ) -> Result<(), E> {
-        std::thread::scope(|s| {
-            let (tx, rx) = std::sync::mpsc::channel();
-            for (p, state) in self.iter().zip(states) {
-                let tx = tx.clone();
-                s.spawn(move || {
-                    let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        p.scan(state, progress)
-                    }));
-                    let output = scanned.unwrap_or_else(|panic| Ok(stopped(p, state, &*panic)));
-                    let _ = tx.send((p.kind(), output));
-                });
-            }
-            drop(tx);
-            for (kind, output) in rx {
-                landed(kind, output?)?;
-            }
-            Ok(())
-        })
+        self.scan_each_near(states, progress, &[], landed)
     }
+
+    /// [`ProviderSet::scan_each`] in two passes: the agents with stores of their own first;
+    /// then those that keep their sessions where the user works ([`Provider::looks_near`]),
+    /// looking in `known` (the directories of the sessions listed before this scan), the
+    /// directories of the sessions the first pass found changed, and [`Roots::near_dirs`].
+    /// Without such an agent in the set, one pass as before.
+    pub fn scan_each_near<E: From<Error>>(
+        &self,
+        states: &[ProviderState],
+        progress: &ScanProgress,
+        known: &[PathBuf],
+        landed: &mut dyn FnMut(ProviderKind, ScanOutput) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let pairs: Vec<(&dyn Provider, &ProviderState)> = self.iter().zip(states).collect();
+        let (followers, leaders): (Vec<_>, Vec<_>) =
+            pairs.into_iter().partition(|(p, _)| p.looks_near());
+        let mut near: std::collections::BTreeSet<PathBuf> = known.iter().cloned().collect();
+        near.extend(self.near.iter().cloned());
+        let no_dirs = Vec::new();
+        scan_side_by_side(&leaders, progress, &no_dirs, &mut |kind, output| {
+            near.extend(session_dirs(&output.changed));
+            landed(kind, output)
+        })?;
+        if followers.is_empty() {
+            return Ok(());
+        }
+        let near: Vec<PathBuf> = near.into_iter().collect();
+        scan_side_by_side(&followers, progress, &near, landed)
+    }
+}
+
+/// The directories sessions ran in, as paths.
+pub fn session_dirs<'a>(
+    sessions: impl IntoIterator<Item = &'a SessionMeta> + 'a,
+) -> impl Iterator<Item = PathBuf> + 'a {
+    sessions.into_iter().filter_map(|s| {
+        s.cwd
+            .as_deref()
+            .filter(|c| !c.is_empty())
+            .map(PathBuf::from)
+    })
+}
+
+/// Scans `providers` (each with its state) on threads of their own, handing each result to
+/// `landed` on this thread as it finishes; see [`ProviderSet::scan_each`].
+fn scan_side_by_side<E: From<Error>>(
+    providers: &[(&dyn Provider, &ProviderState)],
+    progress: &ScanProgress,
+    near: &[PathBuf],
+    landed: &mut dyn FnMut(ProviderKind, ScanOutput) -> Result<(), E>,
+) -> Result<(), E> {
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for &(p, state) in providers {
+            let tx = tx.clone();
+            s.spawn(move || {
+                let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    if p.looks_near() {
+                        p.scan_near(state, progress, near)
+                    } else {
+                        p.scan(state, progress)
+                    }
+                }));
+                let output = scanned.unwrap_or_else(|panic| Ok(stopped(p, state, &*panic)));
+                let _ = tx.send((p.kind(), output));
+            });
+        }
+        drop(tx);
+        for (kind, output) in rx {
+            landed(kind, output?)?;
+        }
+        Ok(())
+    })
 }
 
 /// What a scan that panicked (`panic`, its payload) lands as: see [`ProviderSet::scan_each`].

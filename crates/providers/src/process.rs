@@ -295,11 +295,19 @@ pub fn recently_active(
                 .is_some_and(|t| (now - t).num_seconds() <= RECENT_SECS)
         })
         .collect();
-    if recent.is_empty() || !agent_running(agent) {
+    live_if_running(agent, recent.into_iter().copied())
+}
+
+/// `recent` as live sessions (no pid, no status) while `agent` runs; none when it does not.
+pub fn live_if_running<'a>(
+    agent: &str,
+    recent: impl IntoIterator<Item = &'a agent_sessions_model::SessionMeta>,
+) -> Vec<crate::LiveSession> {
+    let mut recent = recent.into_iter().peekable();
+    if recent.peek().is_none() || !agent_running(agent) {
         return Vec::new();
     }
     recent
-        .into_iter()
         .map(|s| crate::LiveSession {
             id: s.id.clone(),
             pid: 0,

@@ -73,6 +73,7 @@ pub static AGENTS: &[&Agent] = &[
     &crate::qwen::AGENT,
     &crate::cline::AGENT,
     &crate::copilot::AGENT,
+    &crate::aider::AGENT,
 ];
 
 /// The descriptor of `kind`.
@@ -118,7 +119,7 @@ mod tests {
     fn the_choices_name_every_agent() {
         assert_eq!(
             names_or(),
-            "claude, codex, opencode, gemini, qwen, cline or copilot"
+            "claude, codex, opencode, gemini, qwen, cline, copilot or aider"
         );
     }
 }

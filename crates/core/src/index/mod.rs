@@ -729,18 +729,22 @@ impl Index {
             .iter()
             .map(|p| self.state(p.kind()))
             .collect::<Result<_, _>>()?;
+        let known = self.session_dirs()?;
         // Commit each provider as its scan finishes.
-        set.scan_each(&states, progress, &mut |kind,
-                                               output|
-         -> Result<(), Error> {
-            let read_whole =
-                |meta: &SessionMeta| set.get(kind).is_none_or(|p| !p.reads_in_part(meta));
-            self.commit(kind, &output, &read_whole)?;
-            report.changed += output.changed.len();
-            report.removed += output.removed.len();
-            on_commit(kind, &output);
-            Ok(())
-        })?;
+        set.scan_each_near(
+            &states,
+            progress,
+            &known,
+            &mut |kind, output| -> Result<(), Error> {
+                let read_whole =
+                    |meta: &SessionMeta| set.get(kind).is_none_or(|p| !p.reads_in_part(meta));
+                self.commit(kind, &output, &read_whole)?;
+                report.changed += output.changed.len();
+                report.removed += output.removed.len();
+                on_commit(kind, &output);
+                Ok(())
+            },
+        )?;
         Ok(report)
     }
 
@@ -874,6 +878,20 @@ impl Index {
             .optional()
             .map(Option::unwrap_or_default)
             .map_err(|e| self.err(e))
+    }
+
+    /// Every directory a cached session ran in: where an agent found where the user works
+    /// looks ([`ProviderSet::scan_each_near`]).
+    fn session_dirs(&self) -> Result<Vec<PathBuf>, Error> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND cwd != ''")
+            .map_err(|e| self.err(e))?;
+        let dirs = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.map(|r| r.map(PathBuf::from)).collect())
+            .map_err(|e| self.err(e))?;
+        Ok(dirs)
     }
 
     /// Every session in the cache for these providers (all when empty), newest first.

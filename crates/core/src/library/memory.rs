@@ -11,12 +11,15 @@
 //! size of a file.
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::error::Error;
 use crate::index::RefreshReport;
 use crate::model::{Diagnostics, ProviderKind, SessionMeta};
-use crate::provider::{ProviderSet, ProviderState, ScanOutput, ScanProgress, SessionKey};
+use crate::provider::{
+    session_dirs, ProviderSet, ProviderState, ScanOutput, ScanProgress, SessionKey,
+};
 
 /// The last scans' results, shared by the libraries that stand for one cache (a service's
 /// loop and its calls), as the cache file is.
@@ -43,22 +46,30 @@ impl Scanned {
         progress: &ScanProgress,
         landed: &mut dyn FnMut(ProviderKind, &ScanOutput),
     ) -> Result<RefreshReport, Error> {
-        let states: Vec<ProviderState> = {
+        let (states, known): (Vec<ProviderState>, Vec<PathBuf>) = {
             let held = lock(&self.inner);
-            set.iter()
+            let states = set
+                .iter()
                 .map(|p| held.states.get(&p.kind()).cloned().unwrap_or_default())
-                .collect()
+                .collect();
+            let mut known: Vec<PathBuf> = session_dirs(held.sessions.values()).collect();
+            known.sort();
+            known.dedup();
+            (states, known)
         };
         let mut report = RefreshReport::default();
-        set.scan_each(&states, progress, &mut |kind,
-                                               output|
-         -> Result<(), Error> {
-            self.keep(kind, &output);
-            report.changed += output.changed.len();
-            report.removed += output.removed.len();
-            landed(kind, &output);
-            Ok(())
-        })?;
+        set.scan_each_near(
+            &states,
+            progress,
+            &known,
+            &mut |kind, output| -> Result<(), Error> {
+                self.keep(kind, &output);
+                report.changed += output.changed.len();
+                report.removed += output.removed.len();
+                landed(kind, &output);
+                Ok(())
+            },
+        )?;
         Ok(report)
     }
 

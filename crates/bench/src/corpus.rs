@@ -859,6 +859,44 @@ pub fn copilot_root(root: &Path, total: u64, big: u64, rng: &mut Rng) -> io::Res
     Ok(())
 }
 
+/// Writes Aider histories of about `total` bytes: `p<N>/.aider.chat.history.md` repositories
+/// under `root` (a configured root, searched a few levels down), each of several runs of
+/// prompts, replies and `> ` output lines, as 0.86.2 writes them (testdata/aider/0.86.2).
+pub fn aider_root(root: &Path, total: u64, rng: &mut Rng) -> io::Result<()> {
+    let (mut written, mut n) = (0u64, 0u64);
+    while written < total {
+        let dir = root.join(format!("p{}", n % 97));
+        fs::create_dir_all(&dir)?;
+        let mut text = String::new();
+        let target = session_size(rng);
+        text.push_str(&format!(
+            "\n# aider chat started at 2026-01-{:02} {:02}:{:02}:{:02}\n\n> Aider v0.86.2  \n\
+             > Model: openai/mock-coder with diff edit format  \n\n",
+            1 + n % 28,
+            n % 24,
+            n % 60,
+            (n / 97) % 60
+        ));
+        while (text.len() as u64) < target {
+            let words_n = 20 + rng.below(200) as usize;
+            text.push_str(&format!(
+                "#### {}  \n\n{}\n\n> Tokens: 2.4k sent, {} received.  \n\n",
+                words(rng, 12),
+                words(rng, words_n),
+                words_n
+            ));
+        }
+        let mut f = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(".aider.chat.history.md"))?;
+        f.write_all(text.as_bytes())?;
+        written += text.len() as u64;
+        n += 1;
+    }
+    Ok(())
+}
+
 /// Writes a store of `kind` of about `total` bytes under `root`: each agent of the registry
 /// has its generator here (the test below fails for one that has none).
 pub fn store(kind: ProviderKind, root: &Path, total: u64, rng: &mut Rng) -> Result<(), String> {
@@ -878,6 +916,7 @@ pub fn store(kind: ProviderKind, root: &Path, total: u64, rng: &mut Rng) -> Resu
         ProviderKind::Qwen => qwen_root(root, total, rng).map_err(|e| e.to_string()),
         ProviderKind::Cline => cline_root(root, total, rng).map_err(|e| e.to_string()),
         ProviderKind::Copilot => copilot_root(root, total, big, rng).map_err(|e| e.to_string()),
+        ProviderKind::Aider => aider_root(root, total, rng).map_err(|e| e.to_string()),
     }
 }
 

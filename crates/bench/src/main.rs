@@ -100,7 +100,8 @@ fn main() {
                 | ProviderKind::Codex
                 | ProviderKind::Gemini
                 | ProviderKind::Qwen
-                | ProviderKind::Cline => run(kind, &args),
+                | ProviderKind::Cline
+                | ProviderKind::Aider => run(kind, &args),
                 // Its corpus (corpus::copilot_root) is measured in the index suite.
                 ProviderKind::Copilot => {
                     eprintln!("no scan suite for copilot: see the index suite")

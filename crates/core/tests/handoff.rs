@@ -102,7 +102,7 @@ fn golden_renderings_per_source_and_target() {
         ),
     ];
     let mut cases = Vec::new();
-    for (source, version, id) in matrix {
+    for &(source, version, id) in matrix {
         for target in targets() {
             cases.push((source, version, id, target, "conversation"));
         }

@@ -454,6 +454,54 @@ async fn a_big_session_read_page_by_page_joins_to_the_whole_transcript() {
     );
 }
 
+/// Paging parses a session once: after its first page, its file is overwritten in place with
+/// bytes that hold no message, its size and time kept (as the listing sees it, unchanged),
+/// and the next page still comes from the transcript parsed for the first. (Before, each page
+/// read the file again: the second page found no messages.) Once the file's time changes,
+/// the next page reads it again.
+#[tokio::test]
+async fn the_pages_of_a_session_come_from_one_parse_until_its_file_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("claude");
+    common::copy_dir(&store(), &root);
+    let flag = format!("--claude-root={}", root.display());
+    let client = connect(tmp.path(), &[&flag], "").await;
+    let first = ok(
+        &client,
+        "read_session",
+        json!({"session_id": LONG, "count": 1}),
+    )
+    .await;
+    let cursor = first
+        .split("cursor=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_owned();
+    let file = root
+        .join("projects/-home-bob-projects-demo")
+        .join(format!("{LONG}.jsonl"));
+    let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let size = std::fs::metadata(&file).unwrap().len() as usize;
+    std::fs::write(&file, " ".repeat(size - 1) + "\n").unwrap();
+    let f = std::fs::File::options().write(true).open(&file).unwrap();
+    f.set_modified(modified).unwrap();
+    let next = json!({"session_id": LONG, "count": 1, "cursor": cursor});
+    let second = ok(&client, "read_session", next.clone()).await;
+    assert!(second.contains(&format!("\n[{cursor}] ")), "{second}");
+
+    // The file's time changed: it is read again, and holds no session any more.
+    f.set_modified(modified + std::time::Duration::from_secs(60))
+        .unwrap();
+    let again = text(&call(&client, "read_session", next).await);
+    let gone = again.contains(&format!("(no messages from {cursor} on)"))
+        || again.starts_with("error [session_not_found]");
+    assert!(gone, "{again}");
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn list_timeline_and_stats_page_and_answer() {
     let tmp = tempfile::tempdir().unwrap();

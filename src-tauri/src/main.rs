@@ -11,9 +11,12 @@ mod commands;
 mod nav;
 mod remote;
 mod state;
+mod webkit;
 mod worker;
 
 fn main() {
+    // Before GTK, WebKit or any thread starts.
+    webkit::configure();
     // Before anything reads SQLite (an OpenCode store, the cache).
     agent_sessions_core::index::without_memory_statistics();
     let state = state::AppState::load();

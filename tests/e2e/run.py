@@ -58,6 +58,24 @@ def free_display():
     raise RuntimeError("no free X display")
 
 
+# A 1×1 pixel in the bottom right corner whose alpha flips between 0 and 1/255 every 10 ms while
+# it is in the document: the page has a frame to draw at any moment (see Driver.shot).
+KEEP_DRAWING = """
+if (!document.getElementById('e2e-keep-drawing')) {
+  const px = document.createElement('div');
+  px.id = 'e2e-keep-drawing';
+  px.style.cssText = 'position: fixed; right: 0; bottom: 0; width: 1px; height: 1px; pointer-events: none; z-index: 2147483647';
+  document.documentElement.appendChild(px);
+  let on = false;
+  const flip = setInterval(() => {
+    if (!px.isConnected) return clearInterval(flip);
+    on = !on;
+    px.style.background = on ? 'rgba(0, 0, 0, 0.004)' : 'transparent';
+  }, 10);
+}
+"""
+
+
 class Driver:
     """A minimal W3C WebDriver client on one keep-alive connection."""
 
@@ -68,8 +86,14 @@ class Driver:
     def call(self, method, path, body=None):
         data = json.dumps(body) if body is not None else None
         headers = {"Content-Type": "application/json", "Connection": "keep-alive"}
-        self.conn.request(method, path, body=data, headers=headers)
-        resp = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, body=data, headers=headers)
+            resp = self.conn.getresponse()
+        except TimeoutError:
+            # The connection still waits for that answer: every later call on it would fail as
+            # "Request-sent", hiding which call hung. A new connection lets the next checks run.
+            self.conn.close()
+            raise TimeoutError(f"{method} {path}: no answer from WebDriver in {self.conn.timeout} s") from None
         payload = json.loads(resp.read() or b"{}")
         value = payload.get("value")
         if resp.status >= 400:
@@ -146,7 +170,15 @@ class Driver:
     def shot(self, name):
         time.sleep(0.4)  # the previous frame can still be on screen right after a DOM change
         SHOTS.mkdir(parents=True, exist_ok=True)
-        png = base64.b64decode(self.call("GET", self.s("/screenshot")))
+        # WebKitGTK takes a WebDriver screenshot once the page has drawn its next frame. Without
+        # compositing (the app's default on Linux, src-tauri/src/webkit.rs) a page with nothing
+        # changing draws none, and the screenshot waited forever: the window then answered no
+        # other command. So the page changes one pixel, invisibly, until the screenshot is taken.
+        self.js(KEEP_DRAWING)
+        try:
+            png = base64.b64decode(self.call("GET", self.s("/screenshot")))
+        finally:
+            self.js("document.getElementById('e2e-keep-drawing')?.remove()")
         (SHOTS / f"{name}.png").write_bytes(png)
 
 

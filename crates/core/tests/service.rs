@@ -71,6 +71,21 @@ fn append_user_line(file: &Path, uuid: &str, text: &str) {
     writeln!(f, r#"{{"type":"user","uuid":"{uuid}","sessionId":"{SESSION}","timestamp":"2026-12-01T00:00:00Z","message":{{"role":"user","content":"{text}"}}}}"#).unwrap();
 }
 
+/// The file of [`SESSION`] in a copy of the Claude 2.1.9 fixture.
+fn session_file(store: &Path) -> std::path::PathBuf {
+    store
+        .join("projects/-home-bob-projects-demo")
+        .join(format!("{SESSION}.jsonl"))
+}
+
+/// The sequence of the next complete refresh that changed something after `cursor`.
+fn changed_after(rx: &Receiver<Event>, cursor: u64) -> u64 {
+    wait_for(rx, "a change event after the append", |e| match e {
+        Event::Changed(c) if c.done && c.changed > 0 && c.seq > cursor => Some(c.seq),
+        _ => None,
+    })
+}
+
 fn messages(service: &Service) -> usize {
     service
         .with_transcript(ProviderKind::Claude, SESSION, |t| t.messages.len())
@@ -101,16 +116,10 @@ fn the_service_refreshes_reports_changes_indexes_switches_and_stops() {
     let before = messages(&service);
 
     // An appended line: a change event whose sequence names that session.
-    let file = claude
-        .path()
-        .join("projects/-home-bob-projects-demo")
-        .join(format!("{SESSION}.jsonl"));
+    let file = session_file(claude.path());
     let cursor = service.seq();
     append_user_line(&file, "svc-new-1", "please check the quokkalantern");
-    let seq = wait_for(&rx, "a change event after the append", |e| match e {
-        Event::Changed(c) if c.done && c.changed > 0 && c.seq > cursor => Some(c.seq),
-        _ => None,
-    });
+    let seq = changed_after(&rx, cursor);
     let changes = service.changes_since(cursor);
     assert!(!changes.reset);
     assert_eq!(changes.seq, seq);
@@ -228,5 +237,45 @@ fn a_first_search_waits_for_the_list_and_finds_every_match() {
     assert!(service.wait_listed(WAIT));
     let found = service.library().search_now("question", &filter).unwrap();
     assert!(found.hits.is_empty());
+    service.stop();
+}
+
+/// Once listed and indexed, a loop that finds nothing new says nothing: each tick (every 5 s)
+/// sent a `Changed` event and a scan progress report all the same, and each event woke the
+/// window, which then asked across the IPC what changed — the app's idle CPU. A change is
+/// still reported at once.
+#[test]
+fn an_idle_loop_sends_nothing_until_something_changes() {
+    let claude = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let cache = tempfile::tempdir().unwrap();
+    let service = Service::new(
+        common::roots(ProviderKind::Claude, claude.path()),
+        Some(cache.path().to_path_buf()),
+    );
+    let (tx, rx) = mpsc::channel();
+    service.start(move |e| {
+        let _ = tx.send(e);
+    });
+    first_refresh(&rx, "the first refresh");
+    wait_for(&rx, "indexing to finish", |e| match e {
+        Event::Indexing { pending: 0 } => Some(()),
+        _ => None,
+    });
+
+    // Two ticks and a bit (the loop re-reads the stores every 5 s when nothing wakes it).
+    let quiet_until = Instant::now() + Duration::from_secs(11);
+    let mut said = Vec::new();
+    while let Ok(e) = rx.recv_timeout(quiet_until.saturating_duration_since(Instant::now())) {
+        said.push(e);
+    }
+    assert!(said.is_empty(), "idle, the loop said {said:?}");
+
+    let cursor = service.seq();
+    append_user_line(
+        &session_file(claude.path()),
+        "svc-idle-1",
+        "after the quiet",
+    );
+    changed_after(&rx, cursor);
     service.stop();
 }

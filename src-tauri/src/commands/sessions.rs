@@ -102,6 +102,10 @@ pub struct Status {
     demo_available: bool,
     warnings: Vec<String>,
     pending_text: usize,
+    /// The first refresh on these roots is done. The window also hears it as a
+    /// `sessions-changed` event, but one sent before its listeners were set up is lost, and
+    /// an idle service sends no other.
+    listed: bool,
 }
 
 #[tauri::command]
@@ -117,6 +121,7 @@ pub async fn status(app: AppHandle) -> CmdResult<Status> {
             demo_available: demo_dir(resources).is_some(),
             warnings: problems.chain(lib.warnings().iter().cloned()).collect(),
             pending_text: lib.pending_text(),
+            listed: state.service.wait_listed(std::time::Duration::ZERO),
         })
     })
     .await

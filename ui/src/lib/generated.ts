@@ -627,7 +627,13 @@ estimated: number,
  * Sessions with tokens but no price for their model: left out of `cost_usd`.
  */
 unpriced: number, };
-export type Status = { demo: boolean, demo_available: boolean, warnings: Array<string>, pending_text: number, };
+export type Status = { demo: boolean, demo_available: boolean, warnings: Array<string>, pending_text: number, 
+/**
+ * The first refresh on these roots is done. The window also hears it as a
+ * `sessions-changed` event, but one sent before its listeners were set up is lost, and
+ * an idle service sends no other.
+ */
+listed: boolean, };
 export type TerminalSettings = { 
 /**
  * An id from [`TERMINALS`]; empty means Automatic.

@@ -532,6 +532,8 @@ fn run(shared: &Shared, emit: &Emit) {
         };
         *lock(&shared.watcher) = state;
         let mut first = true;
+        // The change sequence the last `Changed` event named.
+        let mut said = 0;
         let mut index_failed: Option<String> = None;
         while shared.current(generation) {
             let progress = Arc::new(ScanProgress::default());
@@ -562,13 +564,19 @@ fn run(shared: &Shared, emit: &Emit) {
             }
             if let Ok(r) = report {
                 shared.look_at(generation, &lib, &found);
-                emit(Event::Changed(Changed {
-                    changed: r.changed,
-                    removed: r.removed,
-                    first,
-                    done: true,
-                    seq: lock(&shared.changes).seq(),
-                }));
+                // A tick that found nothing new says nothing: every event wakes the window,
+                // which then asks what changed (two calls across the IPC, every 5 s, forever).
+                let seq = lock(&shared.changes).seq();
+                if first || seq != said {
+                    emit(Event::Changed(Changed {
+                        changed: r.changed,
+                        removed: r.removed,
+                        first,
+                        done: true,
+                        seq,
+                    }));
+                    said = seq;
+                }
             }
             if first {
                 *lock(&shared.listed) = Some(generation);
@@ -607,14 +615,36 @@ fn run(shared: &Shared, emit: &Emit) {
     *lock(&shared.watcher) = WatcherState::Stopped;
 }
 
-/// Runs `work` while a ticker reports its progress.
+/// Runs `work` while a ticker reports its progress every [`PROGRESS_EVERY`] it runs, when the
+/// progress moved, and once more at its end. Work that ends sooner, or that finds every file
+/// done when first looked at (an idle tick's refresh), reports nothing: the ticker hears the
+/// end at once instead of waking the window with one last report after it.
 fn with_progress<T>(emit: &Emit, progress: &Arc<ScanProgress>, work: impl FnOnce() -> T) -> T {
-    let done = Arc::new(AtomicBool::new(false));
+    let (done, ended) = mpsc::channel::<()>();
     let ticker = {
-        let (emit, progress, done) = (emit.clone(), progress.clone(), done.clone());
+        let (emit, progress) = (emit.clone(), progress.clone());
         std::thread::spawn(move || {
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(PROGRESS_EVERY);
+            let mut said = None;
+            while let Err(mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(PROGRESS_EVERY) {
+                let (files_done, files_total, bytes_done, _) = progress.snapshot();
+                let now = Progress {
+                    files_done,
+                    files_total,
+                    bytes_done,
+                };
+                let news = match &said {
+                    None => now.files_done < now.files_total,
+                    Some(said) => *said != now,
+                };
+                if news {
+                    said = Some(now.clone());
+                    emit(Event::Progress(now));
+                }
+            }
+            // A scan that was said to be under way is said to be over, or the window would
+            // show it running until the next change (a refresh that changed nothing sends no
+            // `Changed` event).
+            if said.is_some() {
                 let (files_done, files_total, bytes_done, _) = progress.snapshot();
                 emit(Event::Progress(Progress {
                     files_done,
@@ -625,7 +655,7 @@ fn with_progress<T>(emit: &Emit, progress: &Arc<ScanProgress>, work: impl FnOnce
         })
     };
     let out = work();
-    done.store(true, Ordering::Relaxed);
+    drop(done);
     let _ = ticker.join();
     out
 }

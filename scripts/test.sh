@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: set-up of what is missing, formatting and lints, UI checks and unit tests,
-# Rust unit/golden/property/CLI tests, then the end-to-end tests that drive the real app window
+# Rust unit/golden/property/CLI tests (on Linux, then as Windows programs under Wine), then the end-to-end tests that drive the real app window
 # through WebDriver under Xvfb (screenshots in target/e2e/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +13,8 @@ cargo fmt --all -- --check
 features=(--features agent-sessions/custom-protocol)
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 cargo test --workspace --locked "${features[@]}"
+# The same crates' tests (all but the app's) as Windows programs, under Wine.
+scripts/test-windows.sh
 # The app is built once, in the release profile, by the Tauri bundler (scripts/package.sh): the
 # .deb is installed with apt-get, started from /usr/bin under Xvfb and removed, the .rpm checked
 # (scripts/package-check.sh); the end-to-end tests then drive that same release binary.

@@ -205,7 +205,13 @@ fn show_prints_the_whole_transcript() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("CHAT and after compaction?"));
     assert!(text.contains("context compacted (manual)"));
-    assert!(text.contains("resume: cd -- /home/bob/projects/demo && claude --resume 669d0c53"));
+    // This system's shell: PowerShell on Windows (the suite runs there under Wine too).
+    let resume = if cfg!(windows) {
+        "resume: Set-Location -LiteralPath '/home/bob/projects/demo'; if ($?) { & claude --resume '669d0c53"
+    } else {
+        "resume: cd -- /home/bob/projects/demo && claude --resume 669d0c53"
+    };
+    assert!(text.contains(resume), "{text}");
 }
 
 #[test]
@@ -269,9 +275,12 @@ fn show_works_for_codex_sessions() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("PATCH: create hello.txt with hello world"));
     assert!(text.contains("add hello.txt +1 -0"));
-    assert!(text.contains(
+    let resume = if cfg!(windows) {
+        "resume: Set-Location -LiteralPath '/home/alice/projects/demo'; if ($?) { & codex resume '01a22bc4-d278-7cb2-a307-8a58c76df129' }"
+    } else {
         "resume: cd -- /home/alice/projects/demo && codex resume 01a22bc4-d278-7cb2-a307-8a58c76df129"
-    ));
+    };
+    assert!(text.contains(resume), "{text}");
 }
 
 #[test]

@@ -5,6 +5,9 @@
 //! points HOME and XDG_CACHE_HOME at it). sshd must be installed: scripts/setup.sh installs
 //! Debian's openssh-server.
 
+// POSIX only: a real sshd (scripts/test-windows.sh lists it).
+#![cfg(unix)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -137,6 +137,10 @@ fn moved_to(store: &SameIdStore, dir: &Path) -> (PathBuf, PathBuf) {
 /// row gets the command as before, and the copy's row is refused (`resume_other_copy`, naming
 /// the original) by `show` and by `open --resume`, before a terminal is looked for.
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "runs the real agents, installed from npm as Linux builds"
+)]
 fn claude_code_resumes_the_original_so_the_copy_is_refused() {
     let store = SameIdStore::create();
     let tmp = tempfile::tempdir().unwrap();

@@ -441,6 +441,10 @@ fn rollouts(m: &Machine) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "runs the real agents, installed from npm as Linux builds"
+)]
 fn codex_archives_with_its_own_command_taking_the_subagent_along() {
     let codex = agents::codex(agents::CODEX);
     let m = codex_machine().with_path(&[("codex", &codex)]);
@@ -493,6 +497,10 @@ fn codex_archives_with_its_own_command_taking_the_subagent_along() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "runs the real agents, installed from npm as Linux builds"
+)]
 fn codex_deletes_permanently_with_its_own_command_only() {
     let codex = agents::codex(agents::CODEX);
     let m = codex_machine().with_path(&[("codex", &codex)]);
@@ -532,6 +540,10 @@ fn codex_deletes_permanently_with_its_own_command_only() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "runs the real agents, installed from npm as Linux builds"
+)]
 fn without_codex_the_archive_is_made_as_codex_makes_it_and_codex_can_undo_it() {
     let m = codex_machine();
     m.allow(true, true);
@@ -572,6 +584,10 @@ fn without_codex_the_archive_is_made_as_codex_makes_it_and_codex_can_undo_it() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "runs the real agents, installed from npm as Linux builds"
+)]
 fn a_codex_without_the_commands_is_recognised_from_its_help() {
     let old = agents::codex(agents::CODEX_WITHOUT_ARCHIVE);
     let m = codex_machine().with_path(&[("codex", &old)]);
@@ -680,6 +696,10 @@ fn opencode_finds(opencode: &Path, m: &Machine, id: &str) -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "runs the real agents, installed from npm as Linux builds"
+)]
 fn opencode_rows_go_in_one_transaction_exactly_as_opencode_deletes_them() {
     let opencode = agents::opencode(agents::OPENCODE);
     let m = Machine::new("opencode", "1.18.33");

@@ -105,6 +105,12 @@ impl Catalog {
             s.live = status.is_some();
             s.turn = status.map(|status| self.turn_state(s, status.as_deref()));
         }
+        // `C:\Users\Ann\proj` and `c:\users\ann\proj\` are one Windows directory, even where
+        // it is not here to ask for its spelling.
+        let places = sessions
+            .iter_mut()
+            .flat_map(|s| [&mut s.dir, &mut s.repo_root]);
+        crate::paths::one_spelling_per_dir(places.flatten());
     }
 
     /// The worktrees agents recorded in their stores (their descriptor's `Worktrees::recorded`),

@@ -265,6 +265,13 @@ pub fn process_env(name: &str) -> Option<String> {
 /// dropped, `..` applied, and symlinks resolved where the directory still exists (SPEC §5), so
 /// one directory never shows twice. Relative paths are only cleaned.
 pub fn normalize_dir(dir: &str) -> String {
+    if let Some(windows) = clean_windows(dir) {
+        // Its own spelling when it exists here (only a Windows machine has it).
+        return match cfg!(windows).then(|| dunce::canonicalize(&windows)) {
+            Some(Ok(real)) => real.to_string_lossy().into_owned(),
+            _ => windows,
+        };
+    }
     let path = clean(Path::new(dir));
     let resolved = if path.is_absolute() {
         dunce::canonicalize(&path).unwrap_or(path)
@@ -272,6 +279,71 @@ pub fn normalize_dir(dir: &str) -> String {
         path
     };
     resolved.to_string_lossy().into_owned()
+}
+
+/// Windows file names are case-insensitive, so Windows directories (drive or UNC paths, as
+/// [`normalize_dir`] writes them) that differ only in case are one directory: each is written
+/// as the first of its spellings in sort order (`C:\Users` before `c:\users`), whatever order
+/// the sessions came in. Other paths are case-sensitive and kept as they are.
+pub fn one_spelling_per_dir<'a>(dirs: impl Iterator<Item = &'a mut String>) {
+    let mut dirs: Vec<&mut String> = dirs.collect();
+    let mut first: HashMap<String, String> = HashMap::new();
+    for d in dirs.iter().filter(|d| is_windows_absolute(d)) {
+        let spelling = first
+            .entry(d.to_lowercase())
+            .or_insert_with(|| (*d).clone());
+        if d.as_str() < spelling.as_str() {
+            *spelling = (*d).clone();
+        }
+    }
+    for d in dirs.iter_mut().filter(|d| is_windows_absolute(d)) {
+        if let Some(spelling) = first.get(&d.to_lowercase()) {
+            spelling.clone_into(d);
+        }
+    }
+}
+
+/// A Windows drive (`C:\…`, `C:/…`) or UNC (`\\server\share\…`) path.
+fn is_windows_absolute(dir: &str) -> bool {
+    is_absolute_anywhere(Path::new(dir)) && !dir.starts_with('/')
+}
+
+/// A Windows path written one way on any system (a Windows agent's store is read on Linux too):
+/// the verbatim `\\?\` prefix dropped, `\` as the separator, `.`, repeated and trailing
+/// separators dropped and `..` applied as [`clean`] does (never above the drive or share), the
+/// drive letter upper-case. None for a path that is not a Windows drive or UNC path.
+fn clean_windows(dir: &str) -> Option<String> {
+    let dir = match dir.strip_prefix(r"\\?\") {
+        Some(rest) => match rest.strip_prefix(r"UNC\") {
+            Some(unc) => format!(r"\\{unc}"),
+            None => rest.to_owned(),
+        },
+        None => dir.to_owned(),
+    };
+    if !is_windows_absolute(&dir) {
+        return None;
+    }
+    let mut parts = dir
+        .split(['\\', '/'])
+        .filter(|p| !p.is_empty() && *p != ".");
+    let root = if dir.starts_with(r"\\") {
+        format!(r"\\{}\{}", parts.next()?, parts.next()?)
+    } else {
+        parts.next()?.to_ascii_uppercase()
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    for part in parts {
+        if part == ".." {
+            kept.pop();
+        } else {
+            kept.push(part);
+        }
+    }
+    Some(match (kept.is_empty(), root.ends_with(':')) {
+        (true, true) => format!(r"{root}\"),
+        (true, false) => root,
+        (false, _) => format!(r"{root}\{}", kept.join(r"\")),
+    })
 }
 
 /// `path` without `.`, repeated or trailing separators, and with each `..` taking away the
@@ -628,6 +700,45 @@ mod tests {
             assert_eq!(normalize_dir(&via_link), real);
         }
         assert_eq!(normalize_dir(&format!("{real}/")), real);
+    }
+
+    #[test]
+    fn a_windows_directory_is_one_directory_however_it_is_written() {
+        // On any system: a Windows agent's store is read on Linux too (a copied store, tests).
+        assert_eq!(normalize_dir(r"c:\users\ann\proj\"), r"C:\users\ann\proj");
+        assert_eq!(
+            normalize_dir(r"C:/Users/Ann//proj/./x/..\"),
+            r"C:\Users\Ann\proj"
+        );
+        assert_eq!(
+            normalize_dir(r"\\?\C:\Users\Ann\proj"),
+            r"C:\Users\Ann\proj"
+        );
+        assert_eq!(normalize_dir(r"C:\..\.."), r"C:\");
+        assert_eq!(normalize_dir(r"\\srv\share\a\..\..\b"), r"\\srv\share\b");
+        assert_eq!(normalize_dir(r"\\?\UNC\srv\share\a"), r"\\srv\share\a");
+        // Names differing only in case are one Windows directory, written as its first
+        // spelling in sort order; POSIX names are case-sensitive and stay apart.
+        let mut dirs: Vec<String> = [
+            r"c:\users\ann\proj\",
+            r"C:\Users\Ann\proj",
+            r"C:\Users\Ann\Proj2",
+            "/home/ann/Proj",
+            "/home/ann/proj",
+        ]
+        .iter()
+        .map(|d| normalize_dir(d))
+        .collect();
+        one_spelling_per_dir(dirs.iter_mut());
+        assert_eq!(
+            dirs[..3],
+            [
+                r"C:\Users\Ann\proj",
+                r"C:\Users\Ann\proj",
+                r"C:\Users\Ann\Proj2"
+            ]
+        );
+        assert_ne!(dirs[3], dirs[4]);
     }
 
     fn git(dir: &Path, args: &[&str]) {

@@ -4,6 +4,9 @@
 //! PowerShell does not install from Debian's packages: its form is checked against a model of
 //! its tokenizer. Ids and directory names that cannot be given to a shell safely are refused.
 
+// POSIX only: the shells run here (scripts/test-windows.sh lists it).
+#![cfg(unix)]
+
 mod common;
 
 use std::io::Write;

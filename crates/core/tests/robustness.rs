@@ -248,6 +248,7 @@ fn problems_at(out: &ScanOutput, path: &Path) -> Vec<String> {
         .collect()
 }
 
+#[cfg(unix)]
 fn symlink(target: &str, link: &Path) {
     std::os::unix::fs::symlink(target, link).unwrap();
 }
@@ -267,6 +268,7 @@ fn codex_day_dir(root: &Path) -> PathBuf {
 }
 
 #[test]
+#[cfg(unix)] // symbolic links, named pipes, modes: scripts/test-windows.sh lists it
 fn codex_link_loops_list_each_rollout_once_and_are_reported() {
     let dir = common::fixture_copy(ProviderKind::Codex, "0.63.0");
     let want = ids(&scan_store(ProviderKind::Codex, dir.path()));
@@ -298,6 +300,7 @@ fn codex_link_loops_list_each_rollout_once_and_are_reported() {
 }
 
 #[test]
+#[cfg(unix)] // symbolic links, named pipes, modes: scripts/test-windows.sh lists it
 fn claude_linked_folders_are_not_followed_and_are_reported() {
     let dir = common::fixture_copy(ProviderKind::Claude, "2.1.9");
     let want = ids(&scan_store(ProviderKind::Claude, dir.path()));
@@ -331,6 +334,7 @@ fn claude_linked_folders_are_not_followed_and_are_reported() {
 }
 
 #[test]
+#[cfg(unix)] // symbolic links, named pipes, modes: scripts/test-windows.sh lists it
 fn opencode_linked_project_folders_are_not_followed_and_are_reported() {
     let dir = common::fixture_copy(ProviderKind::Opencode, "1.0.98");
     let want = ids(&scan_store(ProviderKind::Opencode, dir.path()));
@@ -357,6 +361,7 @@ fn opencode_linked_project_folders_are_not_followed_and_are_reported() {
 
 /// Puts a named pipe where a session file is expected, scans, and checks that the scan neither
 /// opened it (which blocks until a writer comes: forever) nor lost the other sessions.
+#[cfg(unix)]
 fn a_pipe_is_reported_not_opened(kind: ProviderKind, version: &str, pipe: &Path, root: &Path) {
     let want = ids(&scan_store(kind, root));
     common::mkfifo(pipe);
@@ -374,6 +379,7 @@ fn a_pipe_is_reported_not_opened(kind: ProviderKind, version: &str, pipe: &Path,
 }
 
 #[test]
+#[cfg(unix)] // symbolic links, named pipes, modes: scripts/test-windows.sh lists it
 fn named_pipes_where_session_files_belong_are_reported_not_opened() {
     let claude = common::fixture_copy(ProviderKind::Claude, "2.1.9");
     let project = claude.path().join("projects/-home-bob-projects-demo");
@@ -416,6 +422,7 @@ fn named_pipes_where_session_files_belong_are_reported_not_opened() {
 }
 
 #[test]
+#[cfg(unix)] // symbolic links, named pipes, modes: scripts/test-windows.sh lists it
 fn pipes_and_devices_are_refused_by_the_shared_opener() {
     use agent_sessions_core::provider::files::{open_regular, read_document};
     let dir = tempfile::tempdir().unwrap();
@@ -435,6 +442,7 @@ fn pipes_and_devices_are_refused_by_the_shared_opener() {
 /// Builds one store per provider in which one folder cannot be read, and checks the scan names
 /// that folder (and still lists everything else).
 #[test]
+#[cfg(unix)] // symbolic links, named pipes, modes: scripts/test-windows.sh lists it
 fn unreadable_folders_are_reported_with_their_path() {
     if !common::run_unprivileged("unreadable_folders_are_reported_with_their_path") {
         return;

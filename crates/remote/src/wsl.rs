@@ -319,6 +319,7 @@ mod tests {
     /// The launch script run by a real sh: a Windows copy earlier on PATH (under the mount
     /// root) is skipped for the distribution's own; hostile arguments stay arguments.
     #[test]
+    #[cfg(unix)] // runs the script in sh (scripts/test-windows.sh lists it)
     fn the_launch_script_skips_the_windows_copy() {
         let tmp = tempfile::tempdir().unwrap();
         let mount = tmp.path().join("mnt");

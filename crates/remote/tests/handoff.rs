@@ -7,6 +7,9 @@
 //! One test in its own binary: the server finds the agent on this process's `PATH` (as it does
 //! on a host), so the test sets `PATH` and `HOME`, which no other test here may see.
 
+// POSIX only: a shell-script agent and Unix modes (scripts/test-windows.sh lists it).
+#![cfg(unix)]
+
 mod common;
 
 use std::os::unix::fs::PermissionsExt;

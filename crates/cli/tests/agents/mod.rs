@@ -106,12 +106,27 @@ pub fn bin_dir(within: &Path, tools: &[(&str, &Path)]) -> PathBuf {
     let bin = within.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let node = which("node").expect("node is needed to run the npm-installed agents");
-    std::os::unix::fs::symlink(node, bin.join("node")).unwrap();
+    link(&node, &bin.join("node"));
     for (name, program) in tools {
-        std::os::unix::fs::symlink(program, bin.join(name)).unwrap();
+        link(program, &bin.join(name));
     }
     bin
 }
+
+/// The agents installed here are Linux builds: their tests are ignored on Windows
+/// ([`LINUX_BUILDS`]), and nothing links them there.
+#[cfg(unix)]
+fn link(program: &Path, name: &Path) {
+    std::os::unix::fs::symlink(program, name).unwrap();
+}
+
+#[cfg(not(unix))]
+fn link(_: &Path, _: &Path) {
+    panic!("{LINUX_BUILDS}");
+}
+
+/// Why a test of a real agent does not run as a Windows program (`scripts/test-windows.sh`).
+pub const LINUX_BUILDS: &str = "runs the real agents, installed from npm as Linux builds";
 
 fn which(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {

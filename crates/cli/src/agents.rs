@@ -65,7 +65,13 @@ pub fn actions(agent: &Agent) -> Vec<(&'static str, Result<String, &'static str>
                 &format!("`{}` started with the document", agent.program),
             ),
         ),
-        ("bundle restore", Ok(restore)),
+        (
+            "bundle restore",
+            match agent.bundles.restore.lacks {
+                Some(why) => Err(why),
+                None => Ok(restore),
+            },
+        ),
         (
             "restore as a copy",
             has(agent.bundles.restore.copy.get().map(|_| ()), "a new id"),

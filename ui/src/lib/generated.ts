@@ -379,7 +379,7 @@ source: string, text: string, };
 /**
  * Which agent wrote a session.
  */
-export type ProviderKind = "claude" | "codex" | "opencode" | "copilot";
+export type ProviderKind = "claude" | "codex" | "opencode" | "gemini" | "qwen" | "cline" | "copilot" | "aider";
 /**
  * One provider's roots after flags, environment, config and defaults, and where they came from.
  */

@@ -190,7 +190,16 @@ describe("a row's date", () => {
 
 describe("one name per agent", () => {
   it("is the registry's display name everywhere", () => {
-    expect(PROVIDER_LABEL).toEqual({ claude: "Claude Code", codex: "Codex CLI", opencode: "OpenCode" });
+    expect(PROVIDER_LABEL).toEqual({
+      claude: "Claude Code",
+      codex: "Codex CLI",
+      opencode: "OpenCode",
+      gemini: "Gemini CLI",
+      qwen: "Qwen Code",
+      cline: "Cline",
+      copilot: "GitHub Copilot CLI",
+      aider: "Aider",
+    });
   });
 });
 

@@ -12,6 +12,7 @@ pub const BUNDLES: Bundles = Bundles {
     export,
     layout: |rest, owner| rest == format!("{owner}.md"),
     restore: Restore {
+        lacks: Some(NOT_YET),
         dir_keys: &[],
         dir_markers: &[],
         copy: Capability::Lacks("an Aider run is restored as it is, never as a copy"),

@@ -130,6 +130,9 @@ pub fn folder_files(dir: &Path) -> Vec<(PathBuf, String)> {
 
 /// How a bundle's records are restored into the agent's store.
 pub struct Restore {
+    /// Why a bundle cannot be restored into this agent's store (yet), if it cannot: the
+    /// restore is refused before anything is planned, and `agents`/docs/agents.md say why.
+    pub lacks: Option<&'static str>,
     /// Keys whose values are the session's directory in the agent's records (rewritten to the
     /// directory restored into).
     pub dir_keys: &'static [&'static str],

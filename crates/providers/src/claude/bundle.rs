@@ -20,6 +20,7 @@ pub const BUNDLES: Bundles = Bundles {
     export,
     layout,
     restore: Restore {
+        lacks: None,
         // 2.1.x also snapshots it in its environment attachment…
         dir_keys: &["cwd", "workingDirectory"],
         // …and writes it into the history there.

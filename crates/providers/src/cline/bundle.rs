@@ -16,6 +16,11 @@ pub(super) const BUNDLES: Bundles = Bundles {
     export,
     layout,
     restore: Restore {
+        lacks: Some(
+            "restoring a Cline session is not supported yet: Cline lists its sessions from \
+             sessions.db (3.x) or state/taskHistory.json (2.x), whose entry a restore does not \
+             write yet",
+        ),
         dir_keys: &["cwd", "workspace_root", "cwdOnTaskInitialization"],
         dir_markers: &[super::v2::CWD_MARKER],
         copy: Capability::Lacks(

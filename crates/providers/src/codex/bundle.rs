@@ -30,6 +30,7 @@ pub const BUNDLES: Bundles = Bundles {
     export,
     layout,
     restore: Restore {
+        lacks: None,
         dir_keys: &["cwd"],
         // `<environment_context>` messages.
         dir_markers: &["<cwd>"],

@@ -21,6 +21,7 @@ pub(super) const BUNDLES: Bundles = Bundles {
     export,
     layout,
     restore: Restore {
+        lacks: None,
         // `session.start` and `session.resume` keep it in `context.cwd`…
         dir_keys: &["cwd"],
         // …and the system prompt names it.

@@ -17,6 +17,7 @@ pub(super) const BUNDLES: Bundles = Bundles {
     export,
     layout,
     restore: Restore {
+        lacks: None,
         dir_keys: &[],
         dir_markers: &[],
         copy: Capability::Lacks(

@@ -25,6 +25,7 @@ pub const BUNDLES: Bundles = Bundles {
     export,
     layout,
     restore: Restore {
+        lacks: None,
         dir_keys: &["directory", "cwd", "root"],
         dir_markers: &[],
         copy: Capability::Lacks(

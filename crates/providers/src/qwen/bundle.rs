@@ -16,6 +16,7 @@ pub(super) const BUNDLES: Bundles = Bundles {
     export,
     layout,
     restore: Restore {
+        lacks: None,
         // `cwd` on every record; `directory` in a shell result's display (where it ran).
         dir_keys: &["cwd", "directory"],
         dir_markers: &[],

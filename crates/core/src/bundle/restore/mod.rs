@@ -297,6 +297,9 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
         .into());
     }
     let provider = m.source.provider;
+    if let Some(why) = restoring(provider).lacks {
+        return Err(BundleError::Unsupported(why.into()).into());
+    }
     let store = format!("{} store", registry::agent(provider).label);
     let root = store_root(&target.root, provider, &store)?;
     let dir = checked_folder(&target.dir, "directory", CREATE_IT)?;

@@ -100,11 +100,16 @@ def check_window(tmp):
             d.wait_all('[data-testid="empty-state"]', timeout=30)
             d.click(d.wait_all('[data-testid="open-demo"]')[0])
             d.wait_all('[data-testid="session-row"]', count=10, timeout=60)
-            agents = d.until(
-                "const seen = new Set([...document.querySelectorAll('[data-testid=\"session-row\"] .badge')]"
-                ".flatMap(b => [...b.classList])); "
-                "return ['claude', 'codex', 'opencode'].every(a => seen.has(a)) && [...seen];", 30)
-            assert {"claude", "codex", "opencode"} <= set(agents), agents
+            # Every agent's demo store is in the package: each has sessions in the sidebar's
+            # per-agent counts (the list itself shows the newest first, not every agent).
+            names = ["claude", "codex", "opencode", "gemini", "qwen", "cline", "copilot", "aider"]
+            counts = ("return Object.fromEntries([...document.querySelectorAll('[data-testid=\"agent-count\"]')]"
+                      ".map(e => [e.dataset.provider, Number(e.dataset.count)]))")
+            try:
+                d.until(f"const c = ({counts.removeprefix('return ')}); "
+                        f"return {' && '.join(f'c.{n} > 0' for n in names)}", 30)
+            except AssertionError:
+                raise AssertionError(f"the installed demo store's counts: {d.js(counts)}")
             SHOTS.mkdir(parents=True, exist_ok=True)
             e2e.SHOTS = SHOTS
             d.shot("installed-demo-store")

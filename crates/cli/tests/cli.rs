@@ -255,9 +255,9 @@ fn roots_repeat_and_providers_filter() {
     assert_eq!(sessions.len(), 6);
     assert!(sessions.iter().all(|s| s["provider"] == "codex"));
 
-    let bad = cli(&["scan", "--provider", "gemini"]).output().unwrap();
+    let bad = cli(&["scan", "--provider", "vim"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown provider \"gemini\""));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown provider \"vim\""));
 }
 
 #[test]

@@ -344,7 +344,7 @@ fn a_budget_out_of_range_is_a_usage_error() {
         assert!(err.contains("--budget"), "{err}");
     }
     let out = m
-        .cli(&["handoff", ID, "--to", "gemini", "--print"])
+        .cli(&["handoff", ID, "--to", "vim", "--print"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -60,6 +60,7 @@ fn prompt_options(target: ProviderKind) -> &'static [&'static str] {
     match target {
         ProviderKind::Opencode => &["--prompt"],
         ProviderKind::Gemini | ProviderKind::Qwen => &["--prompt-interactive"],
+        ProviderKind::Copilot => &["-i"],
         _ => &[],
     }
 }

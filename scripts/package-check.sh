@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the packages (scripts/package.sh, release profile; `--debug`: only the .deb, from the
 # debug profile), installs the .deb with apt-get, starts the installed binary under Xvfb and
-# checks its window shows the bundled demo store of all three agents, then removes it; installs
+# checks its window shows the bundled demo store of every agent, then removes it; installs
 # the .rpm with rpm into a scratch root and checks its files and binary (tests/package/check.py).
 # Needs root or sudo; removes an installed agent-sessions package.
 set -euo pipefail

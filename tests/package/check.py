@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The package check: installs a built .deb with apt-get, checks what it put on the machine
-(binary, desktop entry, icons, the demo store of all three agents, its declared dependencies),
+(binary, desktop entry, icons, the demo store of every agent, its declared dependencies),
 starts the installed binary from its installed path under Xvfb through WebDriver, opens the
 demo store from the empty state and checks sessions of every agent are listed, then removes
 the package and checks its files are gone. Given the .rpm of the same build too, installs it
@@ -180,7 +180,7 @@ def check_deb(deb, tmp):
         check_contents()
         print("ok   the package installs its binary, desktop entry, icons, demo store and dependencies")
         check_window(tmp)
-        print("ok   the installed binary shows the demo store of all three agents")
+        print("ok   the installed binary shows the demo store of every agent")
         # Kept to compare the .rpm's binary with, once the .deb is gone.
         shutil.copy(BINARY, tmp / "deb-binary")
     finally:

@@ -9,20 +9,8 @@ use crate::blob::BlobKey;
 /// A tool output longer than this keeps a preview of it; the whole is a blob, read when asked.
 pub(super) const PREVIEW_BYTES: usize = 32 * 1024;
 
-/// A tool call with no result yet.
-pub(super) fn tool(call_id: String, name: String, input: Value) -> ToolPart {
-    ToolPart {
-        call_id,
-        name,
-        input,
-        status: ToolStatus::Pending,
-        output: None,
-        output_truncated: false,
-        output_blob: None,
-        changes: Vec::new(),
-        subagent_id: None,
-    }
-}
+/// A tool call with no result yet (the shared builder's).
+pub(super) use crate::build::tool;
 
 /// Sets a tool's output: whole when `full` (a blob's read) or short, else a preview and the
 /// blob key of the rest.

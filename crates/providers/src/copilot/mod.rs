@@ -394,7 +394,19 @@ mod tests {
             .arg("30")
             .spawn()
             .unwrap();
-        let while_running = live();
+        // The process list can lag the spawn (CI saw it empty once): wait for the process to
+        // show, failing with its exit status if it ended instead.
+        let mut while_running = live();
+        for _ in 0..200 {
+            if !while_running.is_empty() {
+                break;
+            }
+            if let Some(status) = running.try_wait().unwrap() {
+                panic!("the stand-in `copilot` ended early: {status}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            while_running = live();
+        }
         running.kill().unwrap();
         running.wait().unwrap();
         assert_eq!(while_running, ["a"]);

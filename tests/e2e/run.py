@@ -2053,7 +2053,7 @@ def remove_chips(d):
 def home(d):
     """Home (the Home button closes the transcript): its per-agent, per-model and per-project
     rows and its totals are `stats --json`'s; the heatmap has a year of days, each day's count the
-    CLI's by-day figure; the per-day chart is drawn with short axes (k/M, $); and a click on an
+    CLI's by-day figure and the number of sessions the list filtered to that day holds; the per-day chart is drawn with short axes (k/M, $); and a click on an
     agent, a model, a day or a project narrows the list to exactly the sessions behind it."""
     d.click(d.wait_all('[data-testid="open-home"]')[0])
     d.wait_all('[data-testid="home-projects-row"]', timeout=20)
@@ -2098,6 +2098,9 @@ def home(d):
     d.until("return document.querySelector('[data-testid=\"filter-chip\"][data-key=\"until\"]')", 5)
     chips = list_chips(d)
     assert busy in chips["since"] and busy in chips["until"], chips
+    # The list filtered to that day holds the sessions the day counted (one definition of a
+    # session's day: its last activity).
+    assert d.until(f"return Number(document.querySelector('[data-testid=\"home-totals\"]')?.dataset.sessions) === {heat[busy]}", 20)
     remove_chips(d)
     # A project: selected in the tree, the list holds its sessions.
     top = max(projects, key=lambda k: projects[k]["sessions"])
@@ -2595,6 +2598,13 @@ def empty_state(d):
                 f"return {' && '.join(f'c.{k} === {v}' for k, v in want.items())}", 60)
     except AssertionError:
         raise AssertionError(f"demo store counts: {d.js(counts)}, want {want}")
+    # Home's tables fit their pane with eight agents and the fixtures' long titles: nothing
+    # scrolls sideways, and each table's last column ends inside the pane.
+    d.wait_all('[data-testid="home-agents-row"]', count=8, timeout=30)
+    fit = d.js("const h = document.querySelector('.home'), r = h.getBoundingClientRect();"
+               "return {scroll: h.scrollWidth, client: h.clientWidth, "
+               "out: [...h.querySelectorAll('table td:last-child')].filter(td => td.getBoundingClientRect().right > r.right + 1).length}")
+    assert fit["scroll"] <= fit["client"] + 1 and fit["out"] == 0, fit
     d.shot("10-demo-store")
 
 

@@ -10,10 +10,10 @@ pub struct FilterArgs {
     /// Only this agent's sessions.
     #[arg(long, value_name = "NAME", value_parser = crate::AgentName)]
     agent: Option<ProviderKind>,
-    /// Only sessions last updated on this day (UTC, YYYY-MM-DD) or after.
+    /// Only sessions last active on this day (UTC, YYYY-MM-DD) or after.
     #[arg(long, value_name = "DAY", value_parser = crate::parse_day)]
     since: Option<NaiveDate>,
-    /// Only sessions last updated on this day (UTC, YYYY-MM-DD) or before.
+    /// Only sessions last active on this day (UTC, YYYY-MM-DD) or before.
     #[arg(long, value_name = "DAY", value_parser = crate::parse_day)]
     until: Option<NaiveDate>,
     /// Only sessions of this model (its exact name).

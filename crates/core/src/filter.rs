@@ -5,8 +5,9 @@
 //!
 //! Rules:
 //! - Every filter left at its default lets everything through; set ones combine with AND.
-//! - `since`/`until` are days (UTC), inclusive, compared with the session's last update; a
-//!   session without one is outside any range.
+//! - `since`/`until` are days (UTC), inclusive, compared with the day of the session's last
+//!   activity (its last update, else its start: `SessionMeta::last_active`), the same day stats
+//!   and Home's heatmap count it under; a session with neither is outside any range.
 //! - `model` is the model's exact name (the app offers the ones seen).
 //! - `has_subagents`, `archived`, `live` keep only the sessions that have child sessions, are
 //!   archived, are live now.
@@ -40,7 +41,7 @@ impl Filter {
 
     /// Whether `session` passes; `has_subagents`: some session names it as its parent.
     pub fn matches(&self, session: &SessionMeta, has_subagents: bool) -> bool {
-        let day = session.updated_at.map(|t| t.date_naive());
+        let day = session.last_active().map(|t| t.date_naive());
         let in_range = match (self.since, self.until) {
             (None, None) => true,
             (since, until) => {
@@ -188,6 +189,7 @@ mod tests {
         c.model = Some("claude-opus".into());
         let mut undated = session(ProviderKind::Claude, "undated", 1);
         undated.updated_at = None;
+        undated.created_at = None;
         vec![a, child, b, c, undated]
     }
 

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Datelike, Days, NaiveDate, Utc, Weekday};
+use chrono::{Datelike, Days, NaiveDate, Weekday};
 use serde::Serialize;
 
 use crate::model::{CostBasis, SessionMeta, Tokens};
@@ -27,7 +27,8 @@ pub enum By {
     /// The coding agent (claude, codex, opencode).
     Agent,
     Model,
-    /// The UTC day the session started (its last update when the start is unknown).
+    /// The UTC day the session was last active (its start when it has no update): the day
+    /// the list's date filters compare, so a day's count is the list that day filters to.
     Day,
     /// The ISO week of that day (`2026-W48`).
     Week,
@@ -135,8 +136,9 @@ pub fn key_of(s: &SessionMeta, by: By) -> String {
         By::Repo => s.repo_root.clone().or_else(|| dir_of(s)),
         By::Agent => Some(s.provider.as_str().to_owned()),
         By::Model => s.model.clone().filter(|m| !m.is_empty()),
-        By::Day => started(s).map(|t| t.format("%Y-%m-%d").to_string()),
-        By::Week => started(s).map(|t| {
+        // A session's day is that of its last activity, as for the list's date filters.
+        By::Day => s.last_active().map(|t| t.format("%Y-%m-%d").to_string()),
+        By::Week => s.last_active().map(|t| {
             let w = t.iso_week();
             format!("{}-W{:02}", w.year(), w.week())
         }),
@@ -148,10 +150,6 @@ pub fn key_of(s: &SessionMeta, by: By) -> String {
 /// has not been through the catalog.
 fn dir_of(s: &SessionMeta) -> Option<String> {
     s.dir.clone().or_else(|| s.cwd.clone())
-}
-
-fn started(s: &SessionMeta) -> Option<DateTime<Utc>> {
-    s.created_at.or(s.updated_at)
 }
 
 /// The figures of `sessions` grouped `by`. The total is summed from the groups, so it equals
@@ -310,6 +308,30 @@ mod tests {
         assert_eq!(summed.sessions, 4);
         assert_eq!(summed.tokens.input, 1000);
         assert_eq!(summed.with_cost, 3);
+    }
+
+    #[test]
+    fn a_day_counts_the_sessions_its_filter_lists() {
+        // Started on the 1st, last active on the 3rd: counted on the 3rd, and the list filtered
+        // to the 3rd shows it (a heatmap click on a day must show what the day counted).
+        let mut a = session("a", None, Some("2026-11-01T10:00:00Z"));
+        a.updated_at = Some("2026-11-03T09:00:00Z".parse().unwrap());
+        let b = session("b", None, Some("2026-11-02T10:00:00Z"));
+        let list = [a, b];
+        let st = stats(&list, By::Day);
+        for g in &st.groups {
+            let day = NaiveDate::parse_from_str(&g.key, "%Y-%m-%d").unwrap();
+            let filter = crate::filter::Filter {
+                since: Some(day),
+                until: Some(day),
+                ..Default::default()
+            };
+            let listed = list.iter().filter(|s| filter.matches(s, false)).count();
+            assert_eq!(listed as u64, g.figures.sessions, "{}", g.key);
+        }
+        let keys: Vec<_> = st.groups.iter().map(|g| g.key.as_str()).collect();
+        assert_eq!(keys, ["2026-11-02", "2026-11-03"]);
+        assert_eq!(st.groups[1].figures.sessions, 1);
     }
 
     #[test]

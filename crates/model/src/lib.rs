@@ -200,6 +200,13 @@ pub struct SessionMeta {
 }
 
 impl SessionMeta {
+    /// When the session was last active: its last update, else its start. The day of this is
+    /// the session's day everywhere (the list's date filters, stats by day and week, Home's
+    /// heatmap), so a click on a day shows the sessions counted there.
+    pub fn last_active(&self) -> Option<DateTime<Utc>> {
+        self.updated_at.or(self.created_at)
+    }
+
     /// The session's cost: what the agent recorded, else our estimate.
     pub fn cost(&self) -> Option<f64> {
         self.cost_usd.or(self.cost_estimate_usd)

@@ -13,7 +13,7 @@ const all = [
   s("a-child", { parent_id: "a", model: "claude-haiku" }),
   s("b", { provider: "codex", model: "gpt-5", archived: true, updated_at: "2026-03-10T23:30:00Z" }),
   s("c", { provider: "opencode", live: true, model: "claude-opus", updated_at: "2026-03-20T23:30:00Z" }),
-  s("undated", { updated_at: null }),
+  s("undated", { updated_at: null, created_at: null }),
 ];
 const ids = (f: Partial<Filter>) => applyFilter(all, { ...NO_FILTER, ...f }).map((x) => x.id);
 
@@ -35,6 +35,12 @@ describe("filters", () => {
     const late = s("late", { updated_at: "2026-03-10T23:30:00-02:00" }); // 2026-03-11 01:30 UTC
     expect(applyFilter([late], { ...NO_FILTER, until: "2026-03-10" })).toEqual([]);
     expect(applyFilter([late], { ...NO_FILTER, since: "2026-03-11" })).toEqual([late]);
+  });
+
+  it("a session with no update is on the day it started, as stats count it", () => {
+    const started = s("started", { updated_at: null, created_at: "2026-03-05T08:00:00Z" });
+    expect(applyFilter([started], { ...NO_FILTER, since: "2026-03-05", until: "2026-03-05" })).toEqual([started]);
+    expect(applyFilter([started], { ...NO_FILTER, since: "2026-03-06" })).toEqual([]);
   });
 
   it("combine with AND", () => {

@@ -1,6 +1,7 @@
 // The list's filters as chips, and merging the backend's changes into the list. The filter
 // rules are core's (crates/core/src/filter.rs, the CLI's `scan` flags): every set filter must
-// pass; days are UTC and inclusive, compared with the last update; the model is matched
+// pass; days are UTC and inclusive, compared with the day of the last activity (the last
+// update, else the start: the day stats and Home's heatmap count it under); the model is matched
 // exactly; a subagent session is judged by itself. Pure functions, unit-tested (on the same
 // cases as core's tests).
 
@@ -25,7 +26,8 @@ function parents(sessions: SessionMeta[]): Set<string> {
 
 export function matches(s: SessionMeta, f: Filter, hasSubagents: boolean): boolean {
   // The UTC day of an RFC 3339 "…Z" time is its first ten characters.
-  const day = s.updated_at ? new Date(s.updated_at).toISOString().slice(0, 10) : null;
+  const active = s.updated_at ?? s.created_at;
+  const day = active ? new Date(active).toISOString().slice(0, 10) : null;
   const inRange = (!f.since && !f.until) || (day !== null && (!f.since || day >= f.since) && (!f.until || day <= f.until));
   return (!f.agent || s.provider === f.agent)
     && inRange

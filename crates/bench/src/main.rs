@@ -41,7 +41,24 @@ struct Args {
     /// How many times each timing runs (the best is shown).
     #[arg(long, default_value_t = 3)]
     runs: u32,
+    /// The index suite's corpus holds every agent of the registry, not only the first three:
+    /// [`EIGHT`]'s shares of `--size-mb`.
+    #[arg(long)]
+    all_agents: bool,
 }
+
+/// The share of the corpus (per cent) each agent takes with `--all-agents`: the first three
+/// as most users have them, the five added later smaller, as a user new to them would.
+const EIGHT: [(ProviderKind, u64); 8] = [
+    (ProviderKind::Claude, 35),
+    (ProviderKind::Codex, 20),
+    (ProviderKind::Opencode, 15),
+    (ProviderKind::Gemini, 6),
+    (ProviderKind::Qwen, 6),
+    (ProviderKind::Cline, 6),
+    (ProviderKind::Copilot, 6),
+    (ProviderKind::Aider, 6),
+];
 
 fn parse_provider(name: &str) -> Result<ProviderKind, String> {
     match ProviderKind::parse(name) {
@@ -157,29 +174,14 @@ fn in_app_steps(roots: &Roots, cache: &Path, bytes: u64, queries: &[String]) -> 
 }
 
 /// The index suite: all three providers in one corpus (half Claude with the big transcript,
-/// 30% Codex, 20% OpenCode), through the cache, as the app and CLI use it.
+/// 30% Codex, 20% OpenCode), or with `--all-agents` every agent ([`EIGHT`]), through the
+/// cache, as the app and CLI use it.
 fn index_suite(args: &Args) {
-    let total = args.size_mb * 1_000_000;
-    let base = args
-        .dir
-        .join(format!("g2-all-{}MB-big{}", args.size_mb, args.big_mb));
-    let claude_root = base.join("claude");
-    let codex_root = base.join("codex");
-    let opencode_root = base.join("opencode");
-    let big = ensure_corpus(
-        ProviderKind::Claude,
-        &claude_root,
-        total / 2,
-        args.big_mb * 1_000_000,
-    );
-    ensure_corpus(ProviderKind::Codex, &codex_root, total * 3 / 10, 1_000_000);
-    if !opencode_root.join("opencode.db").exists() {
-        eprintln!("generating {} MB opencode corpus …", total / 5 / 1_000_000);
-        let mut rng = corpus::Rng::new(0x0c0d);
-        corpus::store(ProviderKind::Opencode, &opencode_root, total / 5, &mut rng).unwrap();
-    }
-    let mut files = all_files(&base);
-    files.push(opencode_root.join("opencode.db"));
+    let (base, big, roots, files) = if args.all_agents {
+        eight_agents_corpus(args)
+    } else {
+        three_agents_corpus(args)
+    };
     let bytes: u64 = files
         .iter()
         .map(|f| f.metadata().map(|m| m.len()).unwrap_or(0))
@@ -192,10 +194,6 @@ fn index_suite(args: &Args) {
         bytes as f64 / 1e6,
         rayon::current_num_threads()
     );
-    let roots = Roots::default()
-        .with(ProviderKind::Claude, [claude_root])
-        .with(ProviderKind::Codex, [codex_root])
-        .with(ProviderKind::Opencode, [opencode_root]);
     let cache = base.join("cache");
     let _ = fs::remove_dir_all(&cache);
     let p = ScanProgress::default();
@@ -1060,6 +1058,88 @@ fn run(kind: ProviderKind, args: &Args) {
     print_table(&rows);
 }
 
+type Corpus = (PathBuf, PathBuf, Roots, Vec<PathBuf>);
+
+/// The index suite's first corpus: its folder, the big transcript, the roots, the files.
+fn three_agents_corpus(args: &Args) -> Corpus {
+    let total = args.size_mb * 1_000_000;
+    let base = args
+        .dir
+        .join(format!("g2-all-{}MB-big{}", args.size_mb, args.big_mb));
+    let claude_root = base.join("claude");
+    let codex_root = base.join("codex");
+    let opencode_root = base.join("opencode");
+    let big = ensure_corpus(
+        ProviderKind::Claude,
+        &claude_root,
+        total / 2,
+        args.big_mb * 1_000_000,
+    );
+    ensure_corpus(ProviderKind::Codex, &codex_root, total * 3 / 10, 1_000_000);
+    ensure_store(ProviderKind::Opencode, &opencode_root, total / 5);
+    let mut files = all_files(&base);
+    files.push(opencode_root.join("opencode.db"));
+    let roots = Roots::default()
+        .with(ProviderKind::Claude, [claude_root])
+        .with(ProviderKind::Codex, [codex_root])
+        .with(ProviderKind::Opencode, [opencode_root]);
+    (base, big, roots, files)
+}
+
+/// Every agent in one corpus, [`EIGHT`]'s shares; Claude holds the big transcript.
+fn eight_agents_corpus(args: &Args) -> Corpus {
+    let total = args.size_mb * 1_000_000;
+    let base = args
+        .dir
+        .join(format!("g8-all-{}MB-big{}", args.size_mb, args.big_mb));
+    let mut roots = Roots::default();
+    let mut big = PathBuf::new();
+    for (kind, share) in EIGHT {
+        let root = base.join(kind.as_str());
+        let size = total * share / 100;
+        match kind {
+            ProviderKind::Claude => big = ensure_corpus(kind, &root, size, args.big_mb * 1_000_000),
+            ProviderKind::Codex => drop(ensure_corpus(kind, &root, size, 1_000_000)),
+            _ => ensure_store(kind, &root, size),
+        }
+        roots = roots.with(kind, [root]);
+    }
+    // Every file the agents wrote: JSON documents, Markdown histories and databases too.
+    let files = every_file(&base);
+    (base, big, roots, files)
+}
+
+/// A store of `kind` generated once (a `DONE` file says it is whole).
+fn ensure_store(kind: ProviderKind, root: &Path, total: u64) {
+    let done = root.join("DONE");
+    if done.exists() || root.join("opencode.db").exists() {
+        return;
+    }
+    let _ = fs::remove_dir_all(root);
+    eprintln!("generating {} MB {kind} corpus …", total / 1_000_000);
+    let mut rng = corpus::Rng::new(0x0c0d);
+    corpus::store(kind, root, total, &mut rng).unwrap();
+    fs::write(done, b"").unwrap();
+}
+
+fn every_file(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != "cache") {
+                    stack.push(p);
+                }
+            } else if p.file_name().is_some_and(|n| n != "DONE" && n != "BIG") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 fn ensure_corpus(kind: ProviderKind, root: &Path, total: u64, big: u64) -> PathBuf {
     let marker = root.join("BIG");
     if let Ok(path) = fs::read_to_string(&marker) {
@@ -1099,19 +1179,9 @@ fn ensure_corpus(kind: ProviderKind, root: &Path, total: u64, big: u64) -> PathB
 }
 
 fn all_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out
+    let mut files = every_file(root);
+    files.retain(|p| p.extension().is_some_and(|x| x == "jsonl"));
+    files
 }
 
 fn cat(files: &[PathBuf]) -> u64 {

@@ -16,6 +16,9 @@ mod bundle;
 pub mod events;
 pub mod history;
 mod launch;
+#[cfg(test)]
+mod props;
+pub mod transcript;
 mod trash;
 pub mod workspace;
 
@@ -26,13 +29,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::blob::{self, BlobKey};
 use crate::error::Error;
 use crate::files::{self, FileSet, Kind, Tracked};
 use crate::jsonl::Cursor;
 use crate::{decode_state, encode_state, Provider, ProviderState, ScanOutput, ScanProgress};
 use crate::{ids::is_uuid, SessionKey};
-use agent_sessions_model::{Diagnostic, Diagnostics, ResumeCommand};
+use agent_sessions_model::ResumeCommand;
 use agent_sessions_model::{ProviderKind, SessionMeta, Transcript};
 
 use self::events::Acc;
@@ -229,46 +231,6 @@ impl CopilotProvider {
     }
 }
 
-/// The transcript of an event log.
-fn load_events(session: &SessionMeta) -> Result<Transcript, Error> {
-    let mut builder = events::Builder::default();
-    let path = &session.source_path;
-    let mut skipped = Diagnostics::default();
-    let mut diagnostics =
-        crate::jsonl::for_each_record(ProviderKind::Copilot, path, |value, offset, line| {
-            if let Err(reason) = builder.add(value, offset, line) {
-                skipped.push(Diagnostic {
-                    provider: ProviderKind::Copilot,
-                    path: path.clone(),
-                    line: Some(line),
-                    reason,
-                });
-            }
-        })?;
-    diagnostics.merge(&skipped);
-    Ok(crate::build::transcript(
-        session,
-        builder.messages,
-        diagnostics,
-    ))
-}
-
-fn load_history(session: &SessionMeta) -> Result<Transcript, Error> {
-    let path = &session.source_path;
-    let doc = read_history(path).map_err(|reason| {
-        Error::io(
-            path,
-            std::io::Error::new(std::io::ErrorKind::InvalidData, reason),
-        )
-    })?;
-    let messages = history::messages(&doc);
-    Ok(crate::build::transcript(
-        session,
-        messages,
-        Diagnostics::default(),
-    ))
-}
-
 fn is_history(session: &SessionMeta) -> bool {
     session.source_path.extension().is_some_and(|e| e == "json")
 }
@@ -328,34 +290,12 @@ impl Provider for CopilotProvider {
         Ok(out)
     }
 
-    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
-        if is_history(session) {
-            load_history(session)
-        } else {
-            load_events(session)
-        }
-    }
+    transcript_methods!(transcript);
 
-    /// A tool output longer than the transcript keeps: the result in the event at its offset.
-    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
-        let missing = |reason: &str| blob::not_found(session, key, reason);
-        let BlobKey::ToolResult { offset, call } = blob::parse(session, key)? else {
-            return Err(missing("unknown blob kind"));
-        };
-        let path = &session.source_path;
-        let mut reader =
-            crate::jsonl::LineReader::open_at(path, offset, 0).map_err(|e| Error::io(path, e))?;
-        let line = reader.next_line().map_err(|e| Error::io(path, e))?;
-        let event: Value = line
-            .and_then(|l| crate::jsonl::parse_line(l.bytes).ok())
-            .ok_or_else(|| missing("no event at that offset"))?;
-        let data = &event["data"];
-        if data.get("toolCallId").and_then(Value::as_str) != Some(call.as_str()) {
-            return Err(missing("no result of that call at that offset"));
-        }
-        events::result_text(data)
-            .map(String::into_bytes)
-            .ok_or_else(|| missing("the result has no text"))
+    /// An event log is append-only and read from any line start; a history document is
+    /// rewritten whole.
+    fn reads_in_part(&self, session: &SessionMeta) -> bool {
+        !is_history(session)
     }
 
     fn watch_paths(&self) -> Vec<PathBuf> {

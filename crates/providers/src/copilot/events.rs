@@ -154,6 +154,28 @@ impl<'a> Event<'a> {
     }
 }
 
+/// What the CLI's system prompt puts before the session's directory, in its
+/// `<environment_context>` (every version read, 0.0.340 to 1.0.x).
+const STATED_CWD: &str = "* Current working directory: ";
+
+/// The directory a system prompt states: the flat logs and the history documents have no
+/// field for it, but the prompt the CLI built, and keeps, names the directory it ran in. A
+/// tool's path is not taken (it names a file, anywhere).
+pub fn stated_cwd(prompt: &str) -> Option<&str> {
+    prompt
+        .lines()
+        .find_map(|l| l.strip_prefix(STATED_CWD))
+        .map(str::trim)
+        .filter(|d| absolute_on_any_os(d))
+}
+
+/// `/…`, `C:\…` or `\\server\…`: a directory stated on any system.
+fn absolute_on_any_os(dir: &str) -> bool {
+    let b = dir.as_bytes();
+    let drive = b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    dir.starts_with('/') || dir.starts_with("\\\\") || (drive && matches!(b[2], b'\\' | b'/'))
+}
+
 fn tokens(usage: &Value) -> Tokens {
     let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
     Tokens {
@@ -228,6 +250,12 @@ impl Acc {
                 self.model = self.model.take().or(model.map(str::to_owned));
                 self.version = version.map(str::to_owned).or(self.version.take());
             }
+            Event::System {
+                text,
+                sidechain: false,
+            } => {
+                self.cwd = self.cwd.take().or(stated_cwd(text).map(str::to_owned));
+            }
             Event::User {
                 text,
                 sidechain: false,
@@ -259,6 +287,9 @@ impl Acc {
                 self.counts.tool_calls += c.tool_calls;
                 if self.first_prompt.is_none() {
                     self.first_prompt = history::title(doc);
+                }
+                if self.cwd.is_none() {
+                    self.cwd = history::cwd(doc);
                 }
             }
             _ => {}
@@ -512,4 +543,32 @@ fn file_changes(data: &Value) -> Vec<FileChange> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The directory line of the `<environment_context>` every version's prompt has (here as
+    /// 1.0.102 wrote it); a Windows directory too; not a relative or empty one.
+    #[test]
+    fn the_system_prompt_states_the_directory() {
+        let prompt = "<environment_context>\nYou are working in the following environment. \
+            You do not need to make additional tool calls to verify this.\n\
+            * Current working directory: /tmp/agent-rec/copilot-1.0.102/home/projects/naïve-проект\n\
+            * Git repository root: Not a git repository\n</environment_context>";
+        assert_eq!(
+            stated_cwd(prompt),
+            Some("/tmp/agent-rec/copilot-1.0.102/home/projects/naïve-проект")
+        );
+        let windows = "* Current working directory: C:\\Users\\bob\\p\r\n* Operating System: win32";
+        assert_eq!(stated_cwd(windows), Some("C:\\Users\\bob\\p"));
+        assert_eq!(
+            stated_cwd("* Current working directory: \\\\srv\\share"),
+            Some("\\\\srv\\share")
+        );
+        assert_eq!(stated_cwd("* Current working directory: projects/p"), None);
+        assert_eq!(stated_cwd("* Current working directory: "), None);
+        assert_eq!(stated_cwd("You are the GitHub Copilot CLI."), None);
+    }
 }

@@ -4,9 +4,10 @@
 //!   ([`events`]); the directory is `session.start`'s `context.cwd`, the title the session's
 //!   name in `workspace.yaml` ([`workspace`]: the log never names it);
 //! - `session-state/<id>.jsonl`, the same events in one flat file (0.0.342–0.0.377), whose
-//!   `session.start` has no directory: none is shown (never guessed);
+//!   `session.start` has no directory: the directory is the one the system prompt it keeps
+//!   states ([`events::stated_cwd`]), else none (never guessed from a tool's path);
 //! - `history-session-state/session_<id>_<ms>.json`, one document a session (≤ 0.0.341,
-//!   [`history`]), with no directory either.
+//!   [`history`]), with no directory field either: its system prompt's, likewise.
 //!
 //! Subagents (the `task` tool) run inside their parent's log and are shown there as
 //! sidechains, not as sessions. `session-store.db` is the CLI's own index of the same
@@ -140,6 +141,7 @@ fn scan_history(path: &Path) -> Cursor<Acc> {
                 .map(str::to_owned);
             acc.counts = agent_sessions_model::Counts::of(&messages);
             acc.first_prompt = history::title(&doc);
+            acc.cwd = history::cwd(&doc);
             acc.model = doc
                 .get("selectedModel")
                 .and_then(Value::as_str)

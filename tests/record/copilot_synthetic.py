@@ -21,6 +21,11 @@ package/index.js), never guessed:
   `custom_agent.started/completed`, `session.error {errorType, message}`, `session.resume
   {resumeTime, eventCount}`, `session.import_legacy {legacySession, importTime, sourceFile}`;
   `assistant.usage` and `session.idle` are ephemeral (never written).
+Neither generation records the directory in a field of its own: each states it in the system
+prompt it keeps (0.0.340's first chatMessage, 0.0.365's `system.message` event), in the
+`<environment_context>` block both bundles' prompt builders write (`* Current working
+directory: ${cwd}`, then the git root, the OS, a listing; the block is [`environment`] below,
+the other prompt text shortened).
 Then EXPECTED.json: tests/record/expected.py testdata/copilot/VERSION.
 """
 
@@ -39,6 +44,21 @@ def ids(seed):
         yield str(uuid.uuid5(uuid.NAMESPACE_URL, f"copilot-{seed}-{n}"))
 
 
+def environment(version, cwd):
+    """The system prompt's `<environment_context>`, as each bundle's prompt builder writes it."""
+    listing = "notes.txt"
+    if version == "0.0.340":
+        contents = ("* Directory contents (snapshot at start of turn; may be stale if files are "
+                    "added, removed, or renamed later in the turn):\n" + listing)
+    else:
+        contents = "* Directory contents (snapshot at turn start; may be stale): " + listing
+    return ("<version_information>\nVersion number: %s\n</version_information>\n\n"
+            "<environment_context>\nYou are working in the following environment. You do not "
+            "need to make additional tool calls to verify this.\n"
+            "* Current working directory: %s\n* Git repository root: Not a git repository\n"
+            "* Operating System: Linux\n%s\n</environment_context>" % (version, cwd, contents))
+
+
 def history_doc():
     sid = "0b9d4a4e-1f7e-4a51-9d2e-3f0c1c2b5a10"
     t = lambda s: f"2025-10-10T09:00:{s:02d}.000Z"
@@ -49,7 +69,8 @@ def history_doc():
         "sessionId": sid,
         "startTime": t(0),
         "chatMessages": [
-            {"role": "system", "content": "You are the GitHub Copilot CLI, a terminal assistant."},
+            {"role": "system", "content": "You are the GitHub Copilot CLI, a terminal assistant."
+             "\n\n" + environment("0.0.340", f"{HOME}/projects/demo")},
             {"role": "user", "content": f"<problem_statement>\n{typed}\n</problem_statement>"},
             {"role": "assistant", "content": None, "tool_calls": [
                 {"id": "call_1", "type": "function",
@@ -108,7 +129,9 @@ def flat_logs():
         start(a),
         ("user.message", {"content": "Read notes.txt and ask explore where notes live.",
                           "attachments": []}),
-        ("system.message", {"content": "You are the GitHub Copilot CLI.", "role": "system"}),
+        ("system.message", {"content": "You are the GitHub Copilot CLI.\n\n"
+                            + environment("0.0.365", f"{HOME}/projects/demo"),
+                            "role": "system"}),
         ("assistant.turn_start", {"turnId": "0"}),
         ("assistant.message", {"messageId": "m1", "content": "", "toolRequests": [
             {"toolCallId": "call_1", "name": "view",

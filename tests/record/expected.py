@@ -302,7 +302,28 @@ def aider(fixture):
 #   without parentToolCallId that have content or toolRequests; tool_calls = their toolRequests;
 #   errors = `session.error` events. Older generations (synthetic fixtures, see
 #   tests/record/copilot_synthetic.py): flat session-state/<id>.jsonl (0.0.3xx, the same events,
-#   no directory) and history-session-state/session_<id>_<ms>.json (<= 0.0.341: copilot_legacy).
+#   no directory field) and history-session-state/session_<id>_<ms>.json (<= 0.0.341:
+#   copilot_legacy). Their cwd is what the CLI's system prompt states (the first
+#   "* Current working directory: <dir>" line of a system message: a `system.message` event, a
+#   carried document's or a history document's `system` chatMessage), else none.
+
+COPILOT_CWD = "* Current working directory: "
+
+
+def copilot_stated_cwd(text):
+    for line in (text or "").split("\n"):
+        if line.startswith(COPILOT_CWD) and line[len(COPILOT_CWD):].strip():
+            return line[len(COPILOT_CWD):].strip()
+    return None
+
+
+def copilot_legacy_cwd(doc):
+    for m in doc.get("chatMessages", []):
+        if m.get("role") == "system" and isinstance(m.get("content"), str):
+            cwd = copilot_stated_cwd(m["content"])
+            if cwd:
+                return cwd
+    return None
 
 def copilot_legacy(doc):
     """Counts of a <= 0.0.341 history document (its own file, or carried by
@@ -336,6 +357,8 @@ def copilot_log(f):
         sub = "agentId" in ev or d.get("parentToolCallId")
         if ev["type"] == "session.start":
             cwd = (d.get("context") or {}).get("cwd")
+        elif ev["type"] == "system.message" and not sub and cwd is None:
+            cwd = copilot_stated_cwd(d.get("content"))
         elif ev["type"] == "user.message" and not str(d.get("source", "")).startswith("agent-") \
                 and not sub:
             c["user"] += 1
@@ -348,23 +371,26 @@ def copilot_log(f):
         elif ev["type"] == "session.import_legacy":
             for k, v in copilot_legacy(d["legacySession"]).items():
                 c[k] += v
+            cwd = cwd or copilot_legacy_cwd(d["legacySession"])
     return cwd, c
 
 
 def copilot(fixture):
     out = []
     state = fixture / "dot-copilot/session-state"
-    # 1.0.x: a folder a session; 0.0.342-0.0.377: flat <id>.jsonl (no directory recorded).
+    # 1.0.x: a folder a session; 0.0.342-0.0.377: flat <id>.jsonl (the directory only in the
+    # system prompt).
     for f in sorted(state.glob("*/events.jsonl")) + sorted(state.glob("*.jsonl")):
         cwd, c = copilot_log(f)
         sid = f.parent.name if f.name == "events.jsonl" else f.stem
         out.append({"id": sid, "parent_id": None, "cwd": cwd,
                     "file": str(f.relative_to(fixture)), "counts": c})
-    # <= 0.0.341: history-session-state/session_<id>_<ms>.json (no directory recorded).
+    # <= 0.0.341: history-session-state/session_<id>_<ms>.json (the directory only in the system
+    # prompt).
     for f in sorted((fixture / "dot-copilot/history-session-state").glob("session_*_*.json")):
         sid = f.stem[len("session_"):].rsplit("_", 1)[0]
         doc = json.loads(f.read_text(encoding="utf-8"))
-        out.append({"id": sid, "parent_id": None, "cwd": None,
+        out.append({"id": sid, "parent_id": None, "cwd": copilot_legacy_cwd(doc),
                     "file": str(f.relative_to(fixture)), "counts": copilot_legacy(doc)})
     return out
 

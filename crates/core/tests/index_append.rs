@@ -366,7 +366,7 @@ fn repeated(kind: ProviderKind, session: &str, text: &str, lines: usize) -> Vec<
     out
 }
 
-/// The longest JSONL session of each Claude and Codex fixture store, its records repeated to
+/// The longest session of each store in `common::JSONL_STORES`, its records repeated to
 /// 2,000 lines, grows in steps (two fifths, seven tenths, all): after each, the index read from
 /// the last resume point has exactly the rows of an index made from scratch, occurrence
 /// numbers of repeated ids included.

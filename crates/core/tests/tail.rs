@@ -1,6 +1,6 @@
 //! Reading only the end of a session: a follower and a live session's turn state read a window
 //! at the end of the file, never the whole file, and must say the same as a whole read. Checked
-//! over every JSONL session of the Claude and Codex fixtures, at several window sizes.
+//! over every session of the stores in `common::JSONL_STORES`, at several window sizes.
 
 mod common;
 

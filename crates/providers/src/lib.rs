@@ -617,8 +617,9 @@ pub(crate) fn cut(mut text: String, max: usize) -> String {
 /// written by a build whose structs differ could decode into wrong values instead of failing:
 /// bump this whenever a state struct changes, and old states mean one full scan. (2: Codex
 /// remembers a reply that may be a compaction summary. 3: OpenCode tracks 0.x session files. 4: SessionMeta.dir.
-/// 5: paths as the OS's own strings, so a name that is not UTF-8 is kept: `model::path`. 6: SessionMeta's cost estimate.)
-const STATE_FORMAT: &[u8; 8] = b"ASstate6";
+/// 5: paths as the OS's own strings, so a name that is not UTF-8 is kept: `model::path`. 6: SessionMeta's cost estimate.
+/// 7: Copilot CLI tracks each session's `workspace.yaml`.)
+const STATE_FORMAT: &[u8; 8] = b"ASstate7";
 
 /// Serializes a provider's state, compactly (postcard): it is decoded and re-encoded on every
 /// refresh, and as JSON that cost grew with the number of files (≈ 40 ms for 2,000 sessions).

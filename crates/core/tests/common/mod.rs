@@ -62,6 +62,8 @@ pub const JSONL_STORES: &[(ProviderKind, &str)] = &[
     (ProviderKind::Codex, "0.110.0-features-multi_agent"),
     (ProviderKind::Codex, "0.140.0"),
     (ProviderKind::Codex, "0.171.0"),
+    (ProviderKind::Copilot, "0.0.365"),
+    (ProviderKind::Copilot, "1.0.102"),
 ];
 
 /// Every session of `catalog` kept in a JSONL file.

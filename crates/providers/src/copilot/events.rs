@@ -3,14 +3,19 @@
 //! parentId}`. What an event is ([`Event::of`]) is decided once here, for the scan's running
 //! totals ([`Acc`]) and the transcript ([`Builder`]), so the two count alike.
 
+use std::collections::HashMap;
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::history;
 use crate::blob::BlobKey;
-use crate::build;
+use crate::build::{self, LineBuilder};
+use crate::held::Held;
 use agent_sessions_model::{
-    Counts, FileChange, Message, NoticeKind, Part, Role, Tokens, ToolPart, ToolStatus,
+    Counts, Diagnostic, Diagnostics, FileChange, Message, NoticeKind, Part, ProviderKind, Role,
+    Tokens, ToolStatus,
 };
 
 /// A tool result kept inline; a longer one keeps this much and a blob key to the rest.
@@ -149,6 +154,28 @@ impl<'a> Event<'a> {
     }
 }
 
+/// What the CLI's system prompt puts before the session's directory, in its
+/// `<environment_context>` (every version read, 0.0.340 to 1.0.x).
+const STATED_CWD: &str = "* Current working directory: ";
+
+/// The directory a system prompt states: the flat logs and the history documents have no
+/// field for it, but the prompt the CLI built, and keeps, names the directory it ran in. A
+/// tool's path is not taken (it names a file, anywhere).
+pub fn stated_cwd(prompt: &str) -> Option<&str> {
+    prompt
+        .lines()
+        .find_map(|l| l.strip_prefix(STATED_CWD))
+        .map(str::trim)
+        .filter(|d| absolute_on_any_os(d))
+}
+
+/// `/…`, `C:\…` or `\\server\…`: a directory stated on any system.
+fn absolute_on_any_os(dir: &str) -> bool {
+    let b = dir.as_bytes();
+    let drive = b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    dir.starts_with('/') || dir.starts_with("\\\\") || (drive && matches!(b[2], b'\\' | b'/'))
+}
+
 fn tokens(usage: &Value) -> Tokens {
     let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
     Tokens {
@@ -223,6 +250,12 @@ impl Acc {
                 self.model = self.model.take().or(model.map(str::to_owned));
                 self.version = version.map(str::to_owned).or(self.version.take());
             }
+            Event::System {
+                text,
+                sidechain: false,
+            } => {
+                self.cwd = self.cwd.take().or(stated_cwd(text).map(str::to_owned));
+            }
             Event::User {
                 text,
                 sidechain: false,
@@ -255,6 +288,9 @@ impl Acc {
                 if self.first_prompt.is_none() {
                     self.first_prompt = history::title(doc);
                 }
+                if self.cwd.is_none() {
+                    self.cwd = history::cwd(doc);
+                }
             }
             _ => {}
         }
@@ -262,15 +298,80 @@ impl Acc {
     }
 }
 
-/// Builds a transcript from the events of one file.
+/// Builds a transcript from the events of one file, handing out the messages nothing later
+/// can change ([`Held`]) so a log of any size streams, and a read resumed after an append
+/// reads only what is held.
 #[derive(Default)]
 pub struct Builder {
-    pub messages: Vec<Message>,
+    messages: Held,
+    /// Tool call id → (message index, part index) of each call of that id, oldest first.
+    calls: HashMap<String, Vec<(usize, usize)>>,
+    /// Messages below this index were handed out and `calls` forgot them.
+    forgot_below: usize,
+    /// Events skipped, with why: (line, reason).
+    skipped: Vec<(u64, String)>,
+}
+
+impl LineBuilder for Builder {
+    fn add(&mut self, value: &Value, offset: u64, line: u64) {
+        if let Err(reason) = self.add_event(value, offset, line) {
+            self.skipped.push((line, reason));
+        }
+    }
+
+    fn release(&mut self, each: &mut dyn FnMut(Message)) {
+        let first_held = self.messages.release(each);
+        // Forgets the calls of messages handed out, in batches (the map stays about as small
+        // as what is held).
+        if first_held >= self.forgot_below + 64 {
+            self.calls.retain(|_, at| {
+                at.retain(|(m, _)| *m >= first_held);
+                !at.is_empty()
+            });
+            self.forgot_below = first_held;
+        }
+    }
+
+    fn release_rest(&mut self, each: &mut dyn FnMut(Message)) {
+        std::mem::take(&mut self.messages)
+            .into_rest()
+            .for_each(each);
+    }
+
+    fn into_messages(self) -> Vec<Message> {
+        self.messages.into_vec()
+    }
+
+    fn held(&self) -> &Held {
+        &self.messages
+    }
 }
 
 impl Builder {
+    /// A builder holding messages as `held` says.
+    pub fn new(held: Held) -> Self {
+        Builder {
+            messages: held,
+            ..Builder::default()
+        }
+    }
+
+    /// The events skipped so far, as diagnostics of the file at `path`.
+    pub fn skipped(&self, path: &Path) -> Diagnostics {
+        let mut out = Diagnostics::default();
+        for (line, reason) in &self.skipped {
+            out.push(Diagnostic {
+                provider: ProviderKind::Copilot,
+                path: path.to_path_buf(),
+                line: Some(*line),
+                reason: reason.clone(),
+            });
+        }
+        out
+    }
+
     /// One event at byte `offset`, line `line`; Err says why it was skipped (a diagnostic).
-    pub fn add(&mut self, value: &Value, offset: u64, line: u64) -> Result<(), String> {
+    fn add_event(&mut self, value: &Value, offset: u64, line: u64) -> Result<(), String> {
         let id = str_at(value, "id").map_or_else(|| format!("line-{line}"), str::to_owned);
         let time = str_at(value, "timestamp").and_then(super::parse_time);
         let start = |role| build::message(id.clone(), role, time, Some(line));
@@ -294,13 +395,19 @@ impl Builder {
                 self.messages.push(m);
             }
             Event::Assistant(event) => self.reply(event, start(Role::Assistant)),
-            Event::ToolDone(event) => self.tool_done(event, offset),
+            Event::ToolDone(event) => self.tool_done(event, start(Role::System), offset, line),
             Event::Notice { kind, text } => {
                 let mut m = start(Role::System);
                 m.parts.push(build::notice(kind, text));
                 self.messages.push(m);
             }
-            Event::Legacy(doc) => self.messages.extend(history::messages(doc)),
+            // The carried session's messages are all of this one line.
+            Event::Legacy(doc) => {
+                for mut m in history::messages(doc) {
+                    m.source_lines = vec![line];
+                    self.messages.push(m);
+                }
+            }
             Event::Unknown(reason) => return Err(reason),
             Event::Start { .. } | Event::Usage(_) | Event::Skip => {}
         }
@@ -323,9 +430,13 @@ impl Builder {
                 text: text.to_owned(),
             });
         }
+        let index = self.messages.len();
         for request in tool_requests(data) {
+            let call = str_at(request, "toolCallId").unwrap_or_default().to_owned();
+            let at = (index, m.parts.len());
+            self.calls.entry(call.clone()).or_default().push(at);
             m.parts.push(Part::Tool(build::tool(
-                str_at(request, "toolCallId").unwrap_or_default().to_owned(),
+                call,
                 str_at(request, "name").unwrap_or_default().to_owned(),
                 request.get("arguments").cloned().unwrap_or(Value::Null),
             )));
@@ -333,22 +444,26 @@ impl Builder {
         self.messages.push(m);
     }
 
-    /// Joins a tool's result to the latest call of that id still waiting for one.
-    fn tool_done(&mut self, event: &Value, offset: u64) {
+    /// Joins a tool's result to the latest call of that id still waiting for one (its line
+    /// joins the call's message); a result without one is a notice of its own (`notice`).
+    fn tool_done(&mut self, event: &Value, mut notice: Message, offset: u64, line: u64) {
         let data = &event["data"];
         let call = str_at(data, "toolCallId").unwrap_or_default();
-        let Some(tool) = self.pending_tool(call) else {
-            let mut m = build::message(
-                str_at(event, "id").unwrap_or_default().to_owned(),
-                Role::System,
-                None,
-                None,
-            );
-            m.parts.push(build::notice(
+        let Some((index, part)) = self.pending_call(call) else {
+            notice.parts.push(build::notice(
                 NoticeKind::ToolResult,
                 result_text(data).unwrap_or_default(),
             ));
-            self.messages.push(m);
+            self.messages.push(notice);
+            return;
+        };
+        let Some(message) = self.messages.get_mut(index) else {
+            return;
+        };
+        if !message.source_lines.contains(&line) {
+            message.source_lines.push(line);
+        }
+        let Some(Part::Tool(tool)) = message.parts.get_mut(part) else {
             return;
         };
         let ok = data.get("success").and_then(Value::as_bool).unwrap_or(true);
@@ -375,15 +490,13 @@ impl Builder {
         tool.changes = file_changes(data);
     }
 
-    fn pending_tool(&mut self, call: &str) -> Option<&mut ToolPart> {
-        self.messages
-            .iter_mut()
-            .rev()
-            .flat_map(|m| m.parts.iter_mut().rev())
-            .find_map(|p| match p {
-                Part::Tool(t) if t.call_id == call && t.status == ToolStatus::Pending => Some(t),
-                _ => None,
-            })
+    /// Where the latest call of id `call` still waiting for its result is, among the
+    /// messages held: (message index, part index).
+    fn pending_call(&self, call: &str) -> Option<(usize, usize)> {
+        self.calls.get(call)?.iter().rev().copied().find(|&(m, p)| {
+            let part = self.messages.get(m).and_then(|m| m.parts.get(p));
+            matches!(part, Some(Part::Tool(t)) if t.status == ToolStatus::Pending)
+        })
     }
 }
 
@@ -430,4 +543,32 @@ fn file_changes(data: &Value) -> Vec<FileChange> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The directory line of the `<environment_context>` every version's prompt has (here as
+    /// 1.0.102 wrote it); a Windows directory too; not a relative or empty one.
+    #[test]
+    fn the_system_prompt_states_the_directory() {
+        let prompt = "<environment_context>\nYou are working in the following environment. \
+            You do not need to make additional tool calls to verify this.\n\
+            * Current working directory: /tmp/agent-rec/copilot-1.0.102/home/projects/naïve-проект\n\
+            * Git repository root: Not a git repository\n</environment_context>";
+        assert_eq!(
+            stated_cwd(prompt),
+            Some("/tmp/agent-rec/copilot-1.0.102/home/projects/naïve-проект")
+        );
+        let windows = "* Current working directory: C:\\Users\\bob\\p\r\n* Operating System: win32";
+        assert_eq!(stated_cwd(windows), Some("C:\\Users\\bob\\p"));
+        assert_eq!(
+            stated_cwd("* Current working directory: \\\\srv\\share"),
+            Some("\\\\srv\\share")
+        );
+        assert_eq!(stated_cwd("* Current working directory: projects/p"), None);
+        assert_eq!(stated_cwd("* Current working directory: "), None);
+        assert_eq!(stated_cwd("You are the GitHub Copilot CLI."), None);
+    }
 }

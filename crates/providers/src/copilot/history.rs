@@ -4,7 +4,8 @@
 //! `chatMessages` is the conversation as the model was sent it (OpenAI chat messages: the
 //! CLI's own instructions among them), `timeline` what the CLI showed (`user`, `copilot`,
 //! `info`, `error`, `tool_call_requested`, `tool_call_completed`, each with `id` and
-//! `timestamp`). No working directory is recorded: a session of this generation has none.
+//! `timestamp`). No field records the working directory; the system prompt kept in
+//! `chatMessages` states it ([`cwd`]).
 //!
 //! The transcript is `chatMessages`; a user message counts as a prompt when it holds what the
 //! user typed (a timeline `user` entry: the CLI wraps the first one in its instructions), the
@@ -185,6 +186,18 @@ pub fn title(doc: &Value) -> Option<String> {
     typed(doc)
         .first()
         .and_then(|t| crate::title_from_text(t, crate::TITLE_CHARS))
+}
+
+/// The directory the session ran in, as its system prompt states it (see
+/// [`super::events::stated_cwd`]): the document has no field for it.
+pub fn cwd(doc: &Value) -> Option<String> {
+    list(doc, "chatMessages")
+        .iter()
+        .filter(|m| str_at(m, "role") == Some("system"))
+        .find_map(|m| {
+            let text = text_of(m.get("content").unwrap_or(&Value::Null));
+            super::events::stated_cwd(&text).map(str::to_owned)
+        })
 }
 
 /// The timeline's last timestamp: when the session was last written to.

@@ -1,11 +1,13 @@
 //! GitHub Copilot CLI (`copilot`, npm `@github/copilot`): `~/.copilot` (`$COPILOT_HOME`), three
 //! generations of store, all read:
 //! - `session-state/<id>/events.jsonl` (+ `workspace.yaml`), since 0.0.378: an event log
-//!   ([`events`]); the directory is `session.start`'s `context.cwd`;
+//!   ([`events`]); the directory is `session.start`'s `context.cwd`, the title the session's
+//!   name in `workspace.yaml` ([`workspace`]: the log never names it);
 //! - `session-state/<id>.jsonl`, the same events in one flat file (0.0.342–0.0.377), whose
-//!   `session.start` has no directory: none is shown (never guessed);
+//!   `session.start` has no directory: the directory is the one the system prompt it keeps
+//!   states ([`events::stated_cwd`]), else none (never guessed from a tool's path);
 //! - `history-session-state/session_<id>_<ms>.json`, one document a session (≤ 0.0.341,
-//!   [`history`]), with no directory either.
+//!   [`history`]), with no directory field either: its system prompt's, likewise.
 //!
 //! Subagents (the `task` tool) run inside their parent's log and are shown there as
 //! sidechains, not as sessions. `session-store.db` is the CLI's own index of the same
@@ -15,21 +17,25 @@ mod bundle;
 pub mod events;
 pub mod history;
 mod launch;
+#[cfg(test)]
+mod props;
+pub mod transcript;
 mod trash;
+pub mod workspace;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::blob::{self, BlobKey};
 use crate::error::Error;
 use crate::files::{self, FileSet, Kind, Tracked};
 use crate::jsonl::Cursor;
 use crate::{decode_state, encode_state, Provider, ProviderState, ScanOutput, ScanProgress};
 use crate::{ids::is_uuid, SessionKey};
-use agent_sessions_model::{Diagnostic, Diagnostics, ResumeCommand};
+use agent_sessions_model::ResumeCommand;
 use agent_sessions_model::{ProviderKind, SessionMeta, Transcript};
 
 use self::events::Acc;
@@ -51,6 +57,11 @@ struct Found {
 struct State {
     #[serde(with = "agent_sessions_model::path::os_keys")]
     files: FileSet<Cursor<Acc>>,
+    /// (size, mtime) of each folder session's `workspace.yaml`, by its log's path: a rename
+    /// rewrites only that file, so a session whose log did not change is listed again when
+    /// it changed.
+    #[serde(with = "agent_sessions_model::path::os_keys")]
+    workspaces: BTreeMap<PathBuf, (u64, i64)>,
 }
 
 /// The event log's name in a session folder.
@@ -130,6 +141,7 @@ fn scan_history(path: &Path) -> Cursor<Acc> {
                 .map(str::to_owned);
             acc.counts = agent_sessions_model::Counts::of(&messages);
             acc.first_prompt = history::title(&doc);
+            acc.cwd = history::cwd(&doc);
             acc.model = doc
                 .get("selectedModel")
                 .and_then(Value::as_str)
@@ -156,7 +168,10 @@ fn to_meta(f: &Found, state: &Tracked<Cursor<Acc>>) -> SessionMeta {
     let acc = &state.cursor.acc;
     let mut meta = SessionMeta::new(ProviderKind::Copilot, f.id.clone(), f.path.clone());
     meta.cwd = acc.cwd.clone();
-    meta.title = acc.first_prompt.clone();
+    meta.title = workspace_of(&f.path)
+        .and_then(|p| workspace::name(&p))
+        .and_then(|n| crate::title_from_text(&n, crate::TITLE_CHARS))
+        .or_else(|| acc.first_prompt.clone());
     meta.model = acc.model.clone();
     meta.created_at = acc.first_timestamp.as_deref().and_then(parse_time);
     meta.updated_at = acc
@@ -168,6 +183,22 @@ fn to_meta(f: &Found, state: &Tracked<Cursor<Acc>>) -> SessionMeta {
     meta.tokens = acc.saw_usage.then_some(acc.tokens);
     meta.format_version = acc.version.clone();
     meta
+}
+
+/// The `workspace.yaml` beside a folder session's log (the flat logs and the history
+/// documents have none).
+fn workspace_of(log: &Path) -> Option<PathBuf> {
+    let in_folder = log.file_name().is_some_and(|n| n == EVENTS);
+    in_folder.then(|| log.with_file_name(workspace::FILE))
+}
+
+/// The stamp of each found folder session's `workspace.yaml` ((0, 0) while it is missing).
+fn workspace_stamps(found: &[Found]) -> BTreeMap<PathBuf, (u64, i64)> {
+    found
+        .iter()
+        .filter_map(|f| Some((f.path.clone(), workspace_of(&f.path)?)))
+        .map(|(log, yaml)| (log, files::stat(&yaml).unwrap_or((0, 0))))
+        .collect()
 }
 
 fn key_of(f: &Path, id: String) -> SessionKey {
@@ -202,46 +233,6 @@ impl CopilotProvider {
     }
 }
 
-/// The transcript of an event log.
-fn load_events(session: &SessionMeta) -> Result<Transcript, Error> {
-    let mut builder = events::Builder::default();
-    let path = &session.source_path;
-    let mut skipped = Diagnostics::default();
-    let mut diagnostics =
-        crate::jsonl::for_each_record(ProviderKind::Copilot, path, |value, offset, line| {
-            if let Err(reason) = builder.add(value, offset, line) {
-                skipped.push(Diagnostic {
-                    provider: ProviderKind::Copilot,
-                    path: path.clone(),
-                    line: Some(line),
-                    reason,
-                });
-            }
-        })?;
-    diagnostics.merge(&skipped);
-    Ok(crate::build::transcript(
-        session,
-        builder.messages,
-        diagnostics,
-    ))
-}
-
-fn load_history(session: &SessionMeta) -> Result<Transcript, Error> {
-    let path = &session.source_path;
-    let doc = read_history(path).map_err(|reason| {
-        Error::io(
-            path,
-            std::io::Error::new(std::io::ErrorKind::InvalidData, reason),
-        )
-    })?;
-    let messages = history::messages(&doc);
-    Ok(crate::build::transcript(
-        session,
-        messages,
-        Diagnostics::default(),
-    ))
-}
-
 fn is_history(session: &SessionMeta) -> bool {
     session.source_path.extension().is_some_and(|e| e == "json")
 }
@@ -269,11 +260,24 @@ impl Provider for CopilotProvider {
             .iter()
             .flat_map(|r| discover(r, &mut walker))
             .collect();
+        let workspaces = workspace_stamps(&found);
+        // Sessions whose name may have changed while their log did not.
+        let renamed: Vec<Found> = found
+            .iter()
+            .filter(|f| workspaces.get(&f.path) != prev.workspaces.get(&f.path))
+            .cloned()
+            .collect();
         let r = files::refresh_all(found, |f| &f.path, &prev.files, progress, scan_file);
+        let read: std::collections::HashSet<&Path> =
+            r.changed.iter().map(|f| f.path.as_path()).collect();
+        let emit = r
+            .changed
+            .iter()
+            .chain(renamed.iter().filter(|f| !read.contains(f.path.as_path())));
         let mut out = ScanOutput::default();
         (out.changed, out.removed) = r.sessions(
             &prev.files,
-            &r.changed,
+            emit,
             |f| &f.path,
             |t| t.cursor.acc.events > 0,
             to_meta,
@@ -281,38 +285,19 @@ impl Provider for CopilotProvider {
         );
         walker.report(ProviderKind::Copilot, &mut out.diagnostics);
         r.report_problems(ProviderKind::Copilot, &mut out.diagnostics);
-        out.state = encode_state(&State { files: r.next });
+        out.state = encode_state(&State {
+            files: r.next,
+            workspaces,
+        });
         Ok(out)
     }
 
-    fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {
-        if is_history(session) {
-            load_history(session)
-        } else {
-            load_events(session)
-        }
-    }
+    transcript_methods!(transcript);
 
-    /// A tool output longer than the transcript keeps: the result in the event at its offset.
-    fn blob(&self, session: &SessionMeta, key: &str) -> Result<Vec<u8>, Error> {
-        let missing = |reason: &str| blob::not_found(session, key, reason);
-        let BlobKey::ToolResult { offset, call } = blob::parse(session, key)? else {
-            return Err(missing("unknown blob kind"));
-        };
-        let path = &session.source_path;
-        let mut reader =
-            crate::jsonl::LineReader::open_at(path, offset, 0).map_err(|e| Error::io(path, e))?;
-        let line = reader.next_line().map_err(|e| Error::io(path, e))?;
-        let event: Value = line
-            .and_then(|l| crate::jsonl::parse_line(l.bytes).ok())
-            .ok_or_else(|| missing("no event at that offset"))?;
-        let data = &event["data"];
-        if data.get("toolCallId").and_then(Value::as_str) != Some(call.as_str()) {
-            return Err(missing("no result of that call at that offset"));
-        }
-        events::result_text(data)
-            .map(String::into_bytes)
-            .ok_or_else(|| missing("the result has no text"))
+    /// An event log is append-only and read from any line start; a history document is
+    /// rewritten whole.
+    fn reads_in_part(&self, session: &SessionMeta) -> bool {
+        !is_history(session)
     }
 
     fn watch_paths(&self) -> Vec<PathBuf> {
@@ -410,6 +395,57 @@ mod tests {
         running.kill().unwrap();
         running.wait().unwrap();
         assert_eq!(while_running, ["a"]);
+    }
+
+    /// A copy of the recorded 1.0.102 session `id` under a new root.
+    fn recorded_session(id: &str) -> (tempfile::TempDir, PathBuf) {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/copilot/1.0.102/dot-copilot/session-state")
+            .join(id);
+        let root = tempfile::tempdir().unwrap();
+        let folder = root.path().join(SESSION_STATE).join(id);
+        std::fs::create_dir_all(&folder).unwrap();
+        for name in [EVENTS, workspace::FILE] {
+            std::fs::copy(fixture.join(name), folder.join(name)).unwrap();
+        }
+        (root, folder)
+    }
+
+    /// The session's name in `workspace.yaml` is its title, as `copilot -n` (1.0.102, run
+    /// offline) wrote it: `name: 'Мой проект: it''s named #1'` with `user_named: true`, and
+    /// nothing of it in the log. A later rename rewrites only that file: the next scan lists
+    /// the session again with the new title. Without the file the title is the first prompt.
+    #[test]
+    fn a_renamed_session_shows_its_name() {
+        let id = "8c6f5941-1ddf-46c3-927e-c21669d3b25a";
+        let (root, folder) = recorded_session(id);
+        let provider = CopilotProvider::new(vec![root.path().to_path_buf()]);
+        let yaml = folder.join(workspace::FILE);
+        let named = std::fs::read_to_string(&yaml).unwrap().replace(
+            "name: Привет, 世界! Что здесь? [[say Здравствуйте 👋 — всё в порядке]]\nuser_named: false",
+            "name: 'Мой проект: it''s named #1'\nuser_named: true",
+        );
+        std::fs::write(&yaml, named).unwrap();
+        let first = provider.scan(&Vec::new(), &Default::default()).unwrap();
+        let titles = |out: &ScanOutput| -> Vec<Option<String>> {
+            out.changed.iter().map(|s| s.title.clone()).collect()
+        };
+        assert_eq!(titles(&first), [Some("Мой проект: it's named #1".into())]);
+
+        // `/rename` (`session.name.set`) rewrites the file, not the log.
+        let renamed = std::fs::read_to_string(&yaml)
+            .unwrap()
+            .replace("'Мой проект: it''s named #1'", "\"Renamed \\u00e9\"");
+        std::fs::write(&yaml, renamed).unwrap();
+        let second = provider.scan(&first.state, &Default::default()).unwrap();
+        assert_eq!(titles(&second), [Some("Renamed é".into())]);
+        let third = provider.scan(&second.state, &Default::default()).unwrap();
+        assert!(third.changed.is_empty() && third.removed.is_empty());
+
+        std::fs::remove_file(&yaml).unwrap();
+        let fourth = provider.scan(&third.state, &Default::default()).unwrap();
+        let prompt = "Привет, 世界! Что здесь? [[say Здравствуйте 👋 — всё в порядке]]";
+        assert_eq!(titles(&fourth), [Some(prompt.into())]);
     }
 
     #[test]

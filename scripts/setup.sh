@@ -11,6 +11,7 @@ packages=(build-essential pkg-config libssl-dev file
   libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libxdo-dev
   webkit2gtk-driver xvfb xauth x11-utils xdotool at-spi2-core dbus-x11 imagemagick fonts-dejavu-core
   rpm
+  python3-venv
   dash zsh fish
   openssh-server
   xterm gnome-terminal kitty tilix)
@@ -41,6 +42,16 @@ fi
 if ! command -v tauri-driver >/dev/null 2>&1; then
   echo "installing tauri-driver" >&2
   cargo install tauri-driver --version 2.1.0 --locked -q || cargo install tauri-driver --locked -q
+fi
+
+# Aider (PyPI, pinned) for the tests that run the real Aider, in a venv where
+# crates/cli/tests/agents/mod.rs looks (and installs it the same way when it is missing).
+aider_version=0.86.2
+aider_dir=target/agents/aider-$aider_version
+if [ ! -e "$aider_dir/.installed" ]; then
+  { python3 -m venv "$aider_dir" && "$aider_dir/bin/pip" install -q "aider-chat==$aider_version" &&
+    echo "$aider_version" >"$aider_dir/.installed"; } ||
+    echo "setup: could not install aider-chat==$aider_version from PyPI: the tests that run Aider are skipped" >&2
 fi
 
 if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then

@@ -248,6 +248,19 @@ fn plan_text(plan: &Plan) -> String {
                     let _ = writeln!(t, "  mark archived in: {}", db.display());
                 }
             }
+            Step::Cut(c) => {
+                let _ = writeln!(
+                    t,
+                    "  cut out of {}: bytes {}..{} ({})",
+                    c.file.display(),
+                    c.start,
+                    c.end,
+                    size(c.end - c.start)
+                );
+                if let Some(keep) = &c.keep_as {
+                    let _ = writeln!(t, "  to the trash, as: {}", keep.display());
+                }
+            }
             Step::DeleteRows { db, rows, .. } => {
                 let rows: Vec<String> = rows.iter().map(|(t, n)| format!("{t} {n}")).collect();
                 let _ = writeln!(

@@ -1274,3 +1274,65 @@ fn copilot_resumes_a_restored_session_in_its_new_directory() {
     assert_eq!(now["counts"]["user"].as_u64().unwrap(), counted + 1);
     assert_eq!(now["cwd"], *dir_text);
 }
+
+/// What a restore of an Aider run is to write (issue 33, point 2): the run as a bundle carries
+/// it (`native/aider/<id>.md`, its bytes from its header on) appended to the history of a
+/// directory Aider never ran in is replayed by the real Aider's `--restore-chat-history`: the
+/// next model call carries the run's prompt and reply.
+#[test]
+fn aider_replays_an_exported_run_appended_to_a_new_history() {
+    let Some(aider) = agents::aider(agents::AIDER) else {
+        return;
+    };
+    let (work, home, dir) = places();
+    let path = system_path();
+    // The fixture's run with non-ASCII text (EXPECTED.json: naïve-проект, line 2).
+    let id = "aider-4af21869db5e7876";
+    let bundle = export(work.path(), &path, "--aider-root", "aider/0.86.2", id);
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&bundle).unwrap()).unwrap();
+    let mut run = Vec::new();
+    std::io::Read::read_to_end(
+        &mut zip.by_name(&format!("native/aider/{id}.md")).unwrap(),
+        &mut run,
+    )
+    .unwrap();
+    assert!(run.starts_with(b"# aider chat started at "));
+    // As Aider starts a run: a blank line, then the header.
+    let history = dir.join(".aider.chat.history.md");
+    std::fs::write(&history, [&b"\n"[..], &run].concat()).unwrap();
+    let mock = Mock::start(work.path());
+    let base = format!("http://127.0.0.1:{}/v1", mock.port);
+    let env = [
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("LITELLM_LOCAL_MODEL_COST_MAP", "True".to_owned()),
+    ];
+    let args = [
+        "--model",
+        "openai/mock-coder",
+        "--openai-api-base",
+        &base,
+        "--openai-api-key",
+        "mock-key",
+        "--yes-always",
+        "--no-git",
+        "--no-check-update",
+        "--no-analytics",
+        "--no-pretty",
+        "--no-show-release-notes",
+        "--no-show-model-warnings",
+        "--restore-chat-history",
+        "--message",
+        "[[say restored]] What did I ask before?",
+    ];
+    run_agent(&aider, &args, &dir, &path, &env);
+    let calls = mock.calls();
+    let last = calls.last().expect("Aider called the model");
+    let text = String::from_utf8_lossy(&run);
+    let prompt = text
+        .lines()
+        .find_map(|l| l.strip_prefix("#### "))
+        .unwrap()
+        .trim();
+    assert!(mentions(last, prompt), "{prompt:?} not in {last}");
+    assert!(mentions(last, "What did I ask before?"), "{last}");
+}

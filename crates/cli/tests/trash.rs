@@ -1059,3 +1059,78 @@ fn a_codex_rollout_named_not_in_utf8_is_archived() {
     assert!(!rollout.exists());
     assert_eq!(m.listed().get(CODEX_PLAIN), Some(&true));
 }
+
+/// An Aider run found where the CLI runs (no `--aider-root`: the current directory is the
+/// repository): the plan says what is cut, `--yes` cuts it, and the other runs stay byte for
+/// byte while the run is in the trash as a file of its own.
+#[test]
+fn an_aider_run_found_in_the_current_directory_is_cut_out_after_consent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("demo");
+    copy_dir(&testdata("aider", "0.86.2", "demo"), &repo);
+    age(&repo);
+    let history = repo.join(".aider.chat.history.md");
+    let before = std::fs::read(&history).unwrap();
+    std::fs::write(
+        tmp.path().join("config.toml"),
+        "[actions]\nallow_delete = true\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_agent-sessions-cli"))
+            .args(args)
+            .current_dir(&repo)
+            .env_clear()
+            .env("PATH", tmp.path().join("nowhere"))
+            .env("HOME", tmp.path().join("home"))
+            .env("XDG_DATA_HOME", tmp.path().join("data"))
+            .env("AGENT_SESSIONS_CACHE_DIR", tmp.path().join("cache"))
+            .env("AGENT_SESSIONS_CONFIG", tmp.path().join("config.toml"))
+            .env("AGENT_SESSIONS_NO_BACKGROUND_INDEX", "1")
+            .output()
+            .unwrap()
+    };
+    // The second run of the file (EXPECTED.json: line 39).
+    let id = "aider-ae2c2a5ddc1b7176";
+    let out = run(&["trash", id]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let plan = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        plan.contains("cut out of") && plan.contains(".aider.chat.history.md"),
+        "{plan}"
+    );
+    assert!(plan.contains("to the trash, as:"), "{plan}");
+    assert_eq!(
+        std::fs::read(&history).unwrap(),
+        before,
+        "nothing before consent"
+    );
+
+    let out = run(&["trash", id, "--yes", "--json"]);
+    let v = common::json_of(&out);
+    assert!(out.status.success(), "{v}");
+    let cut = &v["data"]["plan"]["steps"][0];
+    let (start, end) = (
+        cut["start"].as_u64().unwrap() as usize,
+        cut["end"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(&before[start..start + 24], b"# aider chat started at ");
+    assert_eq!(
+        std::fs::read(&history).unwrap(),
+        [&before[..start], &before[end..]].concat()
+    );
+    let kept = tmp
+        .path()
+        .join("data/Trash/files")
+        .join(format!(".aider.chat.history.md.{id}.md"));
+    assert_eq!(std::fs::read(kept).unwrap(), &before[start..end]);
+    let listed = common::json_of(&run(&["scan", "--json"]));
+    let ids: Vec<&str> = listed["data"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 4, "the other four runs of the file: {ids:?}");
+    assert!(!ids.contains(&id));
+}

@@ -9,6 +9,7 @@
 //! roots in [`crate::paths::resolve`]; every other setting has no flag or variable yet.
 
 mod save;
+pub(crate) use save::sync_dir;
 mod schema;
 
 use std::collections::BTreeMap;

@@ -1058,3 +1058,206 @@ fn copilot_sessions_go_to_the_trash_with_their_folder_and_lock() {
         assert!(data.path().join("Trash/files").read_dir().unwrap().count() >= own.len());
     }
 }
+
+/// The recorded Aider store (two repositories), scanned, and the run in the middle of
+/// `demo`'s history.
+struct Aider {
+    store: tempfile::TempDir,
+    catalog: agent_sessions_core::Catalog,
+    all: Vec<SessionMeta>,
+    history: std::path::PathBuf,
+    /// The history's bytes before anything ran.
+    before: Vec<u8>,
+    id: String,
+    /// The run's bytes: from its header to the next run's.
+    start: usize,
+    end: usize,
+}
+
+impl Aider {
+    fn new() -> Aider {
+        let store = store(ProviderKind::Aider, "0.86.2");
+        let history = store.path().join("demo/.aider.chat.history.md");
+        let before = std::fs::read(&history).unwrap();
+        let text = String::from_utf8_lossy(&before);
+        let headers: Vec<usize> = text
+            .match_indices("# aider chat started at ")
+            .map(|(i, _)| i)
+            .collect();
+        // Its id, as tests/record/expected.py computed it (EXPECTED.json, the run at line 39).
+        let fixture = agent_sessions_test_support::fixture(ProviderKind::Aider, "0.86.2");
+        let expected: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(fixture.join("EXPECTED.json")).unwrap()).unwrap();
+        let id = expected["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["file"] == "demo/.aider.chat.history.md" && s["line"] == 39)
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let catalog = common::catalog(ProviderKind::Aider, store.path());
+        let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+        Aider {
+            store,
+            catalog,
+            all,
+            history,
+            before,
+            id,
+            start: headers[1],
+            end: headers[2],
+        }
+    }
+
+    fn plan(&self, mode: Mode) -> trash::Plan {
+        plan_for(&self.catalog, &self.all, &self.id, mode, None)
+    }
+
+    fn execute(&self, plan: &trash::Plan) -> Result<trash::Done, Error> {
+        trash::execute(&self.catalog, &self.all, plan, &ALLOWED)
+    }
+
+    /// The history without the run.
+    fn cut(&self) -> Vec<u8> {
+        [&self.before[..self.start], &self.before[self.end..]].concat()
+    }
+}
+
+fn the_cut(plan: &trash::Plan) -> &trash::Cut {
+    match &plan.steps[..] {
+        [Step::Cut(cut)] => cut,
+        steps => panic!("{steps:?}"),
+    }
+}
+
+/// The files in the trash under `data` (`$XDG_DATA_HOME`).
+fn in_trash(data: &tempfile::TempDir) -> Vec<Vec<u8>> {
+    let files = data.path().join("Trash/files");
+    std::fs::read_dir(files)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| std::fs::read(e.path()).unwrap())
+        .collect()
+}
+
+/// Trash cuts one run out of the real history: the file is its bytes before and after the run
+/// (every other run byte for byte, the other repository untouched), the run is a file of its
+/// own in the OS trash, and a scan lists every other run under the same id.
+#[test]
+fn an_aider_run_is_cut_out_of_its_history_and_kept_in_the_trash() {
+    let (_one, data) = own_trash();
+    let a = Aider::new();
+    let other_repo = files(&a.store.path().join("naïve-проект"));
+    let plan = a.plan(Mode::Trash);
+    let cut = the_cut(&plan);
+    assert_eq!((cut.start, cut.end), (a.start as u64, a.end as u64));
+    assert!(
+        plan.notes.iter().any(|n| n.contains("cut out of")),
+        "{:?}",
+        plan.notes
+    );
+
+    a.execute(&plan).unwrap();
+    assert_eq!(std::fs::read(&a.history).unwrap(), a.cut());
+    assert_eq!(files(&a.store.path().join("naïve-проект")), other_repo);
+    assert_eq!(
+        in_trash(&data),
+        [a.before[a.start..a.end].to_vec()],
+        "the run alone is in the trash"
+    );
+    // Nothing else was left beside the history (no temporary file, no copy).
+    let beside = std::fs::read_dir(a.history.parent().unwrap()).unwrap();
+    assert_eq!(beside.count(), 2);
+
+    let left = a.catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let ids = |s: &[SessionMeta]| {
+        let mut v: Vec<String> = s.iter().map(|s| s.id.clone()).collect();
+        v.sort();
+        v
+    };
+    let want: Vec<String> = ids(&a.all).into_iter().filter(|i| *i != a.id).collect();
+    assert_eq!(ids(&left), want);
+}
+
+/// Delete cuts the same bytes and keeps nothing.
+#[test]
+fn an_aider_run_deleted_for_good_leaves_nothing_in_the_trash() {
+    let (_one, data) = own_trash();
+    let a = Aider::new();
+    let plan = a.plan(Mode::Permanent);
+    assert_eq!(the_cut(&plan).keep_as, None);
+    a.execute(&plan).unwrap();
+    assert_eq!(std::fs::read(&a.history).unwrap(), a.cut());
+    assert!(in_trash(&data).is_empty());
+}
+
+/// Aider wrote to the history after the plan (same length, other bytes: only the hash tells):
+/// nothing is cut, the file keeps what Aider wrote, the trash stays empty.
+#[test]
+fn an_aider_history_written_since_the_plan_is_not_cut() {
+    let (_one, data) = own_trash();
+    let a = Aider::new();
+    let plan = a.plan(Mode::Trash);
+    let mut changed = a.before.clone();
+    changed[a.start + 30] ^= 1;
+    std::fs::write(&a.history, &changed).unwrap();
+    age(a.store.path());
+    let err = a.execute(&plan).unwrap_err();
+    assert_eq!(err.code(), "stale_plan", "{err}");
+    assert!(err.to_string().contains("written to since"), "{err}");
+    assert_eq!(std::fs::read(&a.history).unwrap(), changed);
+    assert!(in_trash(&data).is_empty());
+}
+
+/// A cut that fails part way (the name its copy is kept under was taken after the plan)
+/// leaves the history byte for byte, that file as it was (never removed: it is not ours), and
+/// no temporary file; planned again, the taken name is refused up front, saying what to do.
+#[test]
+fn a_failed_aider_cut_leaves_the_history_byte_for_byte() {
+    let (_one, data) = own_trash();
+    let a = Aider::new();
+    let plan = a.plan(Mode::Trash);
+    let keep = the_cut(&plan).keep_as.clone().unwrap();
+    std::fs::write(&keep, "mine").unwrap();
+    let folder = files(a.history.parent().unwrap());
+    let err = a.execute(&plan).unwrap_err();
+    assert_eq!(err.code(), "trash_failed", "{err}");
+    assert!(err.to_string().contains("nothing was changed"), "{err}");
+    assert_eq!(files(a.history.parent().unwrap()), folder);
+    assert!(in_trash(&data).is_empty());
+    let request = Request {
+        mode: Mode::Trash,
+        subagents: None,
+    };
+    let session = find(&a.all, &a.id);
+    let again = trash::plan(
+        &a.catalog,
+        &a.all,
+        session,
+        request,
+        &ALLOWED,
+        &Tools::default(),
+    );
+    let again = again.unwrap_err();
+    assert!(again.to_string().contains("move it away"), "{again}");
+}
+
+/// A cut step pointed at another file than its session's (a plan sent by a remote client) is
+/// refused before anything is read or written.
+#[test]
+fn an_aider_cut_of_another_file_is_refused() {
+    let a = Aider::new();
+    let mut plan = a.plan(Mode::Permanent);
+    let other = a.store.path().join("naïve-проект/.aider.chat.history.md");
+    let before = std::fs::read(&other).unwrap();
+    let Step::Cut(cut) = &mut plan.steps[0] else {
+        panic!("{:?}", plan.steps)
+    };
+    cut.file = other.clone();
+    let err = a.execute(&plan).unwrap_err();
+    assert_eq!(err.code(), "unsafe_path", "{err}");
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+}

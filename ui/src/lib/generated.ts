@@ -729,6 +729,20 @@ model: string, text: string,
  */
 truncated: boolean, };
 /**
+ * A [`Step::Cut`]: the bytes `start..end` of `file`, which runs only while the file is exactly
+ * as planned (its length and hash, and the range's hash).
+ */
+export type TrashCut = { file: string, start: number, end: number, 
+/**
+ * The file as planned: its length and SHA-256 (hex), and the cut range's SHA-256.
+ */
+file_bytes: number, file_sha256: string, range_sha256: string, 
+/**
+ * The file the cut bytes are written to, beside `file`, then moved to the OS trash; None
+ * when they are deleted for good.
+ */
+keep_as: string | null, };
+/**
  * What [`execute`] did.
  */
 export type TrashDone = { mode: TrashMode, 
@@ -792,7 +806,7 @@ effect: string,
 /**
  * Files that must be gone from where they are once it succeeded.
  */
-removes: Array<string>, } | { "kind": "archive", moves: Array<TrashMove>, db: string | null, } | { "kind": "delete_rows", db: string, ids: Array<string>, rows: Array<[string, number]>, };
+removes: Array<string>, } | { "kind": "archive", moves: Array<TrashMove>, db: string | null, } | { "kind": "delete_rows", db: string, ids: Array<string>, rows: Array<[string, number]>, } | { "kind": "cut" } & TrashCut;
 /**
  * A session the plan acts on.
  */

@@ -1,6 +1,7 @@
 //! The real agents' command lines, installed from the npm registry at pinned versions, once,
 //! under `target/agents/<package>-<version>/` (as `testdata/opencode/record/record.sh` does).
-//! A test that needs one and cannot install it fails: nothing is skipped silently.
+//! A test that needs one and cannot install it fails: nothing is skipped silently. (Aider, from
+//! PyPI, is skipped where Python or PyPI is missing, saying so.)
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -99,6 +100,43 @@ pub fn qwen(version: &str) -> PathBuf {
 /// `copilot` (GitHub Copilot CLI) of `version`.
 pub fn copilot(version: &str) -> PathBuf {
     install("@github/copilot", version, "copilot")
+}
+
+/// Aider 0.86.2, the version of the Aider fixture (PyPI `aider-chat`).
+pub const AIDER: &str = "0.86.2";
+
+/// `aider` of `version`, installed from PyPI into a virtual environment
+/// `target/agents/aider-<version>` (as `tests/record/aider.py` and `scripts/setup.sh` do); None,
+/// saying why on standard error, when Python or PyPI is not there (a venv cannot be moved, so
+/// it is made in place and marked done by `.installed`).
+pub fn aider(version: &str) -> Option<PathBuf> {
+    let _one = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = target_dir().join("agents").join(format!("aider-{version}"));
+    let program = dir.join("bin/aider");
+    if dir.join(".installed").exists() {
+        return Some(program);
+    }
+    let run = |cmd: &mut Command| match cmd.output() {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+        Err(e) => Err(e.to_string()),
+    };
+    let made = run(Command::new("python3").args(["-m", "venv"]).arg(&dir)).and_then(|()| {
+        run(Command::new(dir.join("bin/pip"))
+            .args(["install", "-q"])
+            .arg(format!("aider-chat=={version}")))
+    });
+    match made {
+        Ok(()) => {
+            std::fs::write(dir.join(".installed"), version).unwrap();
+            Some(program)
+        }
+        Err(why) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            eprintln!("skipped: aider-chat=={version} could not be installed from PyPI: {why}");
+            None
+        }
+    }
 }
 
 /// A folder to put on `PATH` holding `name` → `program` (and `node`, which npm's launchers run).

@@ -158,7 +158,7 @@ fn create_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Makes the rename itself durable; best effort (not every system can open a directory).
-fn sync_dir(dir: &Path) {
+pub(crate) fn sync_dir(dir: &Path) {
     #[cfg(unix)]
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();

@@ -162,6 +162,10 @@ pub enum Step {
         ids: Vec<String>,
         rows: Vec<(String, u64)>,
     },
+    /// One session's bytes cut out of a file that holds other sessions too (an Aider run out
+    /// of its repository's history): the rest written beside it and renamed over it, the cut
+    /// bytes kept as a file of their own in the OS trash (trash) or dropped (permanent).
+    Cut(Cut),
 }
 
 impl Step {
@@ -169,6 +173,84 @@ impl Step {
     pub fn undoable(&self) -> bool {
         matches!(self, Step::OsTrash { .. })
     }
+}
+
+/// A [`Step::Cut`]: the bytes `start..end` of `file`, which runs only while the file is exactly
+/// as planned (its length and hash, and the range's hash).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "TrashCut")]
+pub struct Cut {
+    #[serde(with = "agent_sessions_model::path::os")]
+    #[ts(type = "string")]
+    pub file: PathBuf,
+    pub start: u64,
+    pub end: u64,
+    /// The file as planned: its length and SHA-256 (hex), and the cut range's SHA-256.
+    pub file_bytes: u64,
+    pub file_sha256: String,
+    pub range_sha256: String,
+    /// The file the cut bytes are written to, beside `file`, then moved to the OS trash; None
+    /// when they are deleted for good.
+    #[serde(with = "agent_sessions_model::path::os_option")]
+    #[ts(type = "string | null")]
+    pub keep_as: Option<PathBuf>,
+}
+
+/// What [`split`] read: the file's length, its SHA-256 and the range's (hex).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Measured {
+    pub bytes: u64,
+    pub file_sha256: String,
+    pub range_sha256: String,
+}
+
+impl Cut {
+    /// Whether `m` is the file as planned.
+    pub fn is_planned(&self, m: &Measured) -> bool {
+        m.bytes == self.file_bytes
+            && m.file_sha256 == self.file_sha256
+            && m.range_sha256 == self.range_sha256
+    }
+}
+
+/// Reads `from` once, in pieces (memory stays small whatever the file's size): the bytes in
+/// `start..end` go to `inside`, the others to `outside`, and all are measured.
+pub fn split(
+    from: &mut dyn std::io::Read,
+    start: u64,
+    end: u64,
+    inside: &mut dyn std::io::Write,
+    outside: &mut dyn std::io::Write,
+) -> std::io::Result<Measured> {
+    use sha2::{Digest, Sha256};
+    let (mut file, mut range) = (Sha256::new(), Sha256::new());
+    let mut buf = vec![0u8; 64 << 10];
+    let mut at = 0u64;
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let piece = &buf[..n];
+        file.update(piece);
+        // The part of this piece inside the range, as offsets into the piece.
+        let lo = start.saturating_sub(at).min(n as u64) as usize;
+        let hi = end.saturating_sub(at).min(n as u64) as usize;
+        let hi = hi.max(lo);
+        outside.write_all(&piece[..lo])?;
+        inside.write_all(&piece[lo..hi])?;
+        range.update(&piece[lo..hi]);
+        outside.write_all(&piece[hi..])?;
+        at += n as u64;
+    }
+    let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    Ok(Measured {
+        bytes: at,
+        file_sha256: hex(&file.finalize()),
+        range_sha256: hex(&range.finalize()),
+    })
 }
 
 /// A session's file renamed inside its store.
@@ -285,17 +367,30 @@ mod tests {
     use super::*;
 
     /// The CLI and the app show an action an agent lacks as unavailable with its reason, so
-    /// each reason names the agent, and every agent can at least trash or delete but Aider,
-    /// whose run is a part of a file that holds its other runs (`aider/trash.rs`).
+    /// each reason names the agent, and every agent can at least trash or delete (Aider too:
+    /// its run is cut out of the file that holds its other runs, `aider/trash.rs`).
     #[test]
     fn every_agent_has_a_mode_and_says_why_it_lacks_one() {
         for agent in crate::registry::AGENTS {
             let modes = [Mode::Trash, Mode::Permanent].map(|m| agent.trash.planner(m));
-            let neither = agent.kind == agent_sessions_model::ProviderKind::Aider;
-            assert_eq!(modes.iter().any(Result::is_ok), !neither, "{}", agent.label);
+            assert!(modes.iter().any(Result::is_ok), "{}", agent.label);
             for why in modes.iter().filter_map(|m| m.err()) {
                 assert!(why.contains(agent.label), "{}: {why}", agent.label);
             }
+        }
+    }
+
+    /// Every byte goes to one side, in order, whatever the pieces the reader gives.
+    #[test]
+    fn split_sends_the_range_inside_and_the_rest_outside() {
+        let text: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        for (start, end) in [(0, 0), (0, 10), (70_000, 140_000), (199_990, 200_000)] {
+            let (mut inside, mut outside) = (Vec::new(), Vec::new());
+            let m = split(&mut &text[..], start, end, &mut inside, &mut outside).unwrap();
+            let (s, e) = (start as usize, end as usize);
+            assert_eq!(inside, &text[s..e]);
+            assert_eq!(outside, [&text[..s], &text[e..]].concat());
+            assert_eq!(m.bytes, text.len() as u64);
         }
     }
 

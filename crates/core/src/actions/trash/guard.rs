@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Step, Target, TrashError};
+use super::{Cut, Step, Target, TrashError};
 use crate::provider::capability::trash::{is_plain, is_separator};
 use crate::provider::ids;
 
@@ -25,8 +25,13 @@ pub(super) fn check_id(target: &Target) -> Result<(), TrashError> {
     })
 }
 
-/// Checks every path of every step against `roots` (the agent's store roots).
-pub(super) fn check_steps(roots: &[PathBuf], steps: &[Step]) -> Result<(), TrashError> {
+/// Checks every path of every step against `roots` (the agent's store roots); a file cut in
+/// part must be one of `files`, the plan's sessions' own files.
+pub(super) fn check_steps(
+    roots: &[PathBuf],
+    files: &[&Path],
+    steps: &[Step],
+) -> Result<(), TrashError> {
     for step in steps {
         match step {
             Step::OsTrash { items } => {
@@ -49,6 +54,33 @@ pub(super) fn check_steps(roots: &[PathBuf], steps: &[Step]) -> Result<(), Trash
                 }
             }
             Step::DeleteRows { db, .. } => check_path(roots, db, Reach::Written)?,
+            Step::Cut(c) => check_cut(roots, files, c)?,
+        }
+    }
+    Ok(())
+}
+
+/// A cut acts on a listed session's own file, written in place (never through a link: the
+/// rename would replace the link, not what it points to), and keeps the cut bytes beside it.
+fn check_cut(roots: &[PathBuf], files: &[&Path], c: &Cut) -> Result<(), TrashError> {
+    let refuse = |path: &Path, why: &str| TrashError::UnsafePath {
+        path: path.to_path_buf(),
+        why: why.to_owned(),
+    };
+    if !files.contains(&c.file.as_path()) {
+        return Err(refuse(
+            &c.file,
+            "is not the file of a session the plan is for",
+        ));
+    }
+    check_path(roots, &c.file, Reach::Written)?;
+    if std::fs::symlink_metadata(&c.file).is_ok_and(|m| !m.is_file()) {
+        return Err(refuse(&c.file, "is not a plain file (a link or a folder)"));
+    }
+    if let Some(keep) = &c.keep_as {
+        check_path(roots, keep, Reach::Written)?;
+        if keep.parent() != c.file.parent() || keep == &c.file {
+            return Err(refuse(keep, "is not a new file beside the file cut"));
         }
     }
     Ok(())

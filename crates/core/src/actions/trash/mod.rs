@@ -17,6 +17,7 @@
 
 pub(crate) mod agent;
 mod archive;
+mod cut;
 pub(crate) mod guard;
 mod os_trash;
 
@@ -35,7 +36,7 @@ use crate::provider::registry::agent;
 use crate::provider::SessionKey;
 
 pub(crate) use crate::provider::capability::trash::open_for_writing;
-pub use crate::provider::capability::trash::{Item, Mode, Move, Step};
+pub use crate::provider::capability::trash::{Cut, Item, Mode, Move, Step};
 pub use agent::Tools;
 
 /// Sessions updated less than this many minutes ago are left alone: an agent may still be
@@ -151,6 +152,9 @@ impl Plan {
                     out.extend(db.as_deref());
                 }
                 Step::DeleteRows { db, .. } => out.push(db),
+                Step::Cut(c) => {
+                    out.extend(std::iter::once(c.file.as_path()).chain(c.keep_as.as_deref()))
+                }
             }
         }
         out
@@ -385,6 +389,31 @@ pub(crate) fn root_of<'a>(
         .map(PathBuf::as_path)
 }
 
+/// Whether `kind`'s sessions are found where the user works, outside any root (Aider's
+/// history in a repository another agent ran in): there the folder holding a listed
+/// session's file is its store.
+fn looks_near(catalog: &Catalog, kind: ProviderKind) -> bool {
+    catalog
+        .providers()
+        .get(kind)
+        .is_some_and(|p| p.looks_near())
+}
+
+/// The roots a plan's paths must be inside: `kind`'s roots, and for an agent found where the
+/// user works, the folders of the listed sessions' `files`.
+fn guard_roots(catalog: &Catalog, kind: ProviderKind, files: &[&Path]) -> Vec<PathBuf> {
+    let mut roots = roots_of(catalog, kind).to_vec();
+    if looks_near(catalog, kind) {
+        roots.extend(
+            files
+                .iter()
+                .filter_map(|f| f.parent())
+                .map(Path::to_path_buf),
+        );
+    }
+    roots
+}
+
 /// What would happen to `session` (one of `sessions`, the current listing) on `request`.
 /// Refusals come first and touch nothing: the opt-ins, then the live and recent checks (for
 /// the subagents too when they go along), then what the agent can do.
@@ -410,13 +439,18 @@ pub fn plan(
     } else {
         request.subagents
     };
-    let root = root_of(catalog, session.provider, &session.source_path).ok_or_else(|| {
-        TrashError::Unsupported(format!(
-            "{} is not under a {} root this program reads",
-            session.source_path.display(),
-            session.provider
-        ))
-    })?;
+    let near = looks_near(catalog, session.provider)
+        .then(|| session.source_path.parent())
+        .flatten();
+    let root = root_of(catalog, session.provider, &session.source_path)
+        .or(near)
+        .ok_or_else(|| {
+            TrashError::Unsupported(format!(
+                "{} is not under a {} root this program reads",
+                session.source_path.display(),
+                session.provider
+            ))
+        })?;
     // Another file holding this session (a copy beside it) shares what the root keeps by id:
     // one under this session's root first (a third copy in another store must not hide it).
     let twins = || {
@@ -449,7 +483,13 @@ pub fn plan(
         .planner(request.mode)
         .map_err(|why| TrashError::Unsupported(why.to_owned()))?;
     let (steps, notes) = planner(&ask).map_err(TrashError::from)?;
-    guard::check_steps(roots_of(catalog, session.provider), &steps)?;
+    let files: Vec<&Path> = ask
+        .going()
+        .iter()
+        .map(|s| s.source_path.as_path())
+        .collect();
+    let roots = guard_roots(catalog, session.provider, &files);
+    guard::check_steps(&roots, &files, &steps)?;
     debug_assert!(
         steps.iter().rev().skip(1).all(Step::undoable),
         "only the last step may be one that cannot be undone"
@@ -485,7 +525,13 @@ pub fn execute(
     for t in plan.targets() {
         guard::check_id(t)?;
     }
-    guard::check_steps(roots_of(catalog, plan.session.provider), &plan.steps)?;
+    let files: Vec<&Path> = plan
+        .targets()
+        .iter()
+        .map(|t| t.source_path.as_path())
+        .collect();
+    let roots = guard_roots(catalog, plan.session.provider, &files);
+    guard::check_steps(&roots, &files, &plan.steps)?;
     let now = Utc::now();
     for t in plan.targets() {
         let current = sessions
@@ -499,6 +545,12 @@ pub fn execute(
                 ))
             })?;
         check_quiet(catalog, current, now)?;
+    }
+    // A file cut in part must be exactly as planned: nothing an agent wrote since is lost.
+    for step in &plan.steps {
+        if let Step::Cut(c) = step {
+            cut::check(c)?;
+        }
     }
     let mut done: Vec<&Step> = Vec::new();
     let mut output = Vec::new();
@@ -569,6 +621,7 @@ fn run_step(kind: ProviderKind, step: &Step) -> Result<Option<String>, StepFaile
         Step::Archive { moves, db } => {
             archive::run(kind, trash.archive_rows, moves, db.as_deref()).map(|()| None)
         }
+        Step::Cut(c) => cut::run(c).map(|()| None),
         Step::DeleteRows { db, ids, .. } => {
             let what = || format!("delete the rows in {}", db.display());
             let delete = trash.delete_rows.ok_or_else(|| {
@@ -588,7 +641,9 @@ fn undo(done: &[&Step], mut left: Vec<String>) -> String {
         let result = match step {
             Step::OsTrash { items } => os_trash::restore(items),
             // Never reached: only the last step cannot be undone, and a failed step is not done.
-            Step::Agent { .. } | Step::Archive { .. } | Step::DeleteRows { .. } => Ok(()),
+            Step::Agent { .. } | Step::Archive { .. } | Step::DeleteRows { .. } | Step::Cut(_) => {
+                Ok(())
+            }
         };
         if let Err(e) = result {
             left.push(e);

@@ -138,6 +138,7 @@ fn agents() -> String {
                 "handoff_unavailable": a.launch.handoff.get().err(),
                 "trash_unavailable": a.trash.trash.get().err(),
                 "delete_unavailable": a.trash.permanent.get().err(),
+                "looks_near": (a.provider)(Vec::new()).looks_near(),
             });
             format!("  {row},\n")
         })
@@ -154,7 +155,10 @@ fn agents() -> String {
          /** Why its sessions cannot be moved to the trash; null when they can. */\n  \
          trash_unavailable: string | null;\n  \
          /** Why its sessions cannot be deleted for good; null when they can. */\n  \
-         delete_unavailable: string | null;\n}}\n\n\
+         delete_unavailable: string | null;\n  \
+         /** Whether it keeps sessions where the user works (Aider's history in each project), \
+         so its scan also looks in the directories other agents' sessions ran in. */\n  \
+         looks_near: boolean;\n}}\n\n\
          /** Every agent, in the order lists show them. */\n\
          export const AGENTS: readonly Agent[] = [\n{}];\n",
         rows.concat()

@@ -1934,6 +1934,12 @@ def settings(d):
     options = d.js("return [...document.querySelectorAll('[data-testid=\"settings-terminal\"] option')].map(o => o.textContent.trim())")
     assert options[0] == "Automatic (xterm)" and "xterm" in options, options
     assert d.text(d.find_all('[data-testid="api-key-state"]')[0]) == "not set"
+    # Aider keeps its history in each project: Settings says where it looked, the directories
+    # the other agents' sessions ran in (the CLI's scan names the same ones).
+    want = sorted({s["cwd"] for s in cli("scan")["sessions"] if s.get("cwd") and s["provider"] != "aider"})
+    looked = d.js("const e = document.querySelector('[data-testid=\"settings-looked-near\"]');"
+                  "return [Number(e.dataset.count), [...e.querySelectorAll('li')].map(l => l.textContent)]")
+    assert want and looked == [len(want), want], (looked, want)
     # A refused value is named and nothing is written.
     set_field(d, "settings-hidden", "relative/dir")
     error = save_settings(d)

@@ -35,6 +35,9 @@ pub fn run(resolved: &Resolved) -> Envelope {
                 "env_var": agent.env_var,
                 "enabled": roots.enabled,
                 "roots": roots.roots,
+                // Its sessions are found where the user works: the scan also looks in the
+                // directories other agents' sessions ran in and the current directory.
+                "looks_near": (agent.provider)(Vec::new()).looks_near(),
                 "actions": actions(agent)
                     .into_iter()
                     .map(|(action, can)| match can {

@@ -1,6 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { changesOf, draftOf, isHidden, linesOf, missingOf, setupLanguage } from "./settings";
+import { LOOKS_NEAR, changesOf, draftOf, isHidden, linesOf, missingOf, nearDirs, setupLanguage } from "./settings";
+import { session } from "./testing";
 import type { Settings } from "./types";
+
+describe("where an agent that looks near looked", () => {
+  it("is Aider alone, in the directories the other agents' sessions ran in, each once", () => {
+    expect([...LOOKS_NEAR]).toEqual(["aider"]);
+    const list = [
+      session("a", { provider: "claude", cwd: "/w/b" }),
+      session("b", { provider: "codex", cwd: "/w/a" }),
+      session("c", { provider: "gemini", cwd: "/w/b" }),
+      session("d", { provider: "aider", cwd: "/w/aider-only" }),
+      session("e", { provider: "opencode", cwd: null }),
+    ];
+    expect(nearDirs(list)).toEqual(["/w/a", "/w/b"]);
+  });
+});
 
 const saved: Settings = {
   providers: {

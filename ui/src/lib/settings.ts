@@ -3,9 +3,20 @@
 // directories rule. Pure functions, unit-tested.
 
 import { AGENTS } from "./agents";
-import type { GroupBy, JsonValue, Provider, ProviderRoots, ProviderSettings, SettingChange, Settings, Theme } from "./types";
+import type { GroupBy, JsonValue, Provider, ProviderRoots, ProviderSettings, SessionMeta, SettingChange, Settings, Theme } from "./types";
 
 export const PROVIDERS: Provider[] = AGENTS.map((a) => a.kind);
+
+/** The agents that keep sessions where the user works (Aider): their scan looks near. */
+export const LOOKS_NEAR: ReadonlySet<Provider> = new Set(AGENTS.filter((a) => a.looks_near).map((a) => a.kind));
+
+/** Where an agent that looks near looked besides its roots: every directory the sessions of
+ * the other agents ran in, sorted (core's `ProviderSet::scan_each_near` takes the same ones). */
+export function nearDirs(sessions: SessionMeta[]): string[] {
+  const dirs = new Set<string>();
+  for (const s of sessions) if (!LOOKS_NEAR.has(s.provider) && s.cwd) dirs.add(s.cwd);
+  return [...dirs].sort();
+}
 
 /** What the API key field does on save: nothing, a new key, or remove the saved one. */
 export type KeyAction = { mode: "keep" } | { mode: "replace"; value: string } | { mode: "clear" };

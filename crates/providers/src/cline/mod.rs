@@ -6,6 +6,7 @@
 
 mod bundle;
 mod ids;
+mod index;
 mod launch;
 mod parts;
 mod trash;
@@ -28,6 +29,7 @@ use crate::{
 use agent_sessions_model::{
     Counts, Diagnostics, ProviderKind, ResumeCommand, SessionMeta, Transcript,
 };
+use index::history_path;
 use parts::{str_of, time_of_ms, time_of_text};
 use v3::Conversation;
 
@@ -79,10 +81,6 @@ impl Found {
             }
         }
     }
-}
-
-fn history_path(data: &Path) -> PathBuf {
-    data.join("state").join("taskHistory.json")
 }
 
 /// Every session file under a root.

@@ -24,9 +24,18 @@ fn help(agent: &Agent) -> String {
         Some(sub) => format!("${}/{sub}", agent.env_var),
         None => format!("${}", agent.env_var),
     };
-    let home = (agent.home_store)(agent_sessions_core::model::Os::current()).join("/");
+    let stores = agent.home_stores(agent_sessions_core::model::Os::current());
+    let homes: Vec<String> = stores
+        .iter()
+        .map(|s| format!("~/{}", s.join("/")))
+        .collect();
+    let home = if homes.is_empty() {
+        "~/".to_owned()
+    } else {
+        homes.join(" and ")
+    };
     format!(
-        "{}'s store; repeatable. Default: {var} or ~/{home}.",
+        "{}'s store; repeatable. Default: {var} or {home}.",
         agent.label
     )
 }

@@ -42,6 +42,7 @@ impl Machine {
         let (folder, flag) = match kind {
             "claude" => ("dot-claude", "--claude-root"),
             "codex" => ("dot-codex", "--codex-root"),
+            "cline" => ("dot-cline", "--cline-root"),
             _ => ("local-share-opencode", "--opencode-root"),
         };
         let store = match kind {
@@ -1133,4 +1134,73 @@ fn an_aider_run_found_in_the_current_directory_is_cut_out_after_consent() {
         .collect();
     assert_eq!(ids.len(), 4, "the other four runs of the file: {ids:?}");
     assert!(!ids.contains(&id));
+}
+
+/// The sessions Cline itself lists of `m`'s store (`cline history --json`, offline).
+fn cline_lists(cline: &Path, m: &Machine) -> Vec<String> {
+    let store = m.store();
+    let (ok, stdout, stderr) = agents::run(
+        cline,
+        &["history", "--json"],
+        &m.home(),
+        &[
+            ("CLINE_DIR", &store),
+            ("CLINE_NO_AUTO_UPDATE", Path::new("1")),
+        ],
+    );
+    assert!(ok, "cline history: {stdout}{stderr}");
+    let listed: Vec<Value> = serde_json::from_str(&stdout).expect(&stdout);
+    listed
+        .iter()
+        .map(|s| s["sessionId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The `sessions` rows of a Cline 3.x store.
+fn cline_rows(m: &Machine) -> Vec<String> {
+    let conn = rusqlite::Connection::open(m.store().join("data/db/sessions.db")).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT session_id FROM sessions ORDER BY session_id")
+        .unwrap();
+    let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+const CLINE_PARENT: &str = "1796568635963_quxl9";
+
+/// Cline 3.0.65 lists a session from its `sessions.db` row even when its folder is gone: the
+/// trash takes the row (and its subagent's) with the folder, so Cline lists it no more, and
+/// leaves the rows Cline's own `cline history delete` leaves.
+#[test]
+#[cfg_attr(
+    windows,
+    ignore = "runs the real agents, installed from npm as Linux builds"
+)]
+fn a_trashed_cline_session_leaves_clines_own_list() {
+    let cline = agents::cline(agents::CLINE);
+    let m = Machine::new("cline", "3.0.65");
+    m.allow(true, false);
+    let before = cline_lists(&cline, &m);
+    assert!(before.contains(&CLINE_PARENT.to_owned()), "{before:?}");
+    let (out, v) = m.run(&["trash", CLINE_PARENT, "--with-subagents", "--yes", "--json"]);
+    assert!(out.status.success(), "{v}");
+    assert_eq!(v["data"]["plan"]["steps"][1]["kind"], "delete_rows", "{v}");
+    let after = cline_lists(&cline, &m);
+    let want: Vec<String> = before.into_iter().filter(|s| s != CLINE_PARENT).collect();
+    assert_eq!(after, want);
+    assert!(!m.listed().contains_key(CLINE_PARENT));
+
+    let theirs = Machine::new("cline", "3.0.65");
+    let store = theirs.store();
+    let (ok, stdout, stderr) = agents::run(
+        &cline,
+        &["history", "delete", "--session-id", CLINE_PARENT],
+        &theirs.home(),
+        &[
+            ("CLINE_DIR", &store),
+            ("CLINE_NO_AUTO_UPDATE", Path::new("1")),
+        ],
+    );
+    assert!(ok, "cline history delete: {stdout}{stderr}");
+    assert_eq!(cline_rows(&m), cline_rows(&theirs));
 }

@@ -26,14 +26,15 @@ fn env_root(kind: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> Option<
     })
 }
 
-/// The per-OS default root under the home directory; none for an agent without a central
-/// store (its sessions are found where the user works, never by searching the whole home).
-fn home_root(kind: ProviderKind) -> Option<PathBuf> {
-    let store = home_store(Os::current(), kind);
-    if store.is_empty() {
-        return None;
-    }
-    Some(join(&home()?, store))
+/// The per-OS default roots under the home directory (Cline has two); none for an agent
+/// without a central store (its sessions are found where the user works, never by searching
+/// the whole home).
+fn home_roots(kind: ProviderKind) -> Vec<PathBuf> {
+    let Some(home) = home() else {
+        return Vec::new();
+    };
+    let stores = agent(kind).home_stores(Os::current());
+    stores.iter().map(|store| join(&home, store)).collect()
 }
 
 /// This user's home directory.
@@ -151,7 +152,7 @@ pub fn config_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 /// agent's own environment variable first, then the per-OS default. Missing directories are
 /// fine (simply empty).
 pub fn default_root(kind: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    env_root(kind, env).or_else(|| home_root(kind))
+    env_root(kind, env).or_else(|| home_roots(kind).into_iter().next())
 }
 
 /// One provider's roots after flags, environment, config and defaults, and where they came from.
@@ -227,7 +228,7 @@ pub fn resolve(
         } else if !configured.is_empty() {
             (configured.clone(), Source::Config, None)
         } else {
-            (home_root(kind).into_iter().collect(), Source::Default, None)
+            (home_roots(kind), Source::Default, None)
         };
         let (enabled, enabled_from) = if !given.is_empty() {
             (true, Source::Flag)
@@ -595,6 +596,29 @@ mod tests {
                 [".local", "share", "opencode"]
             );
         }
+    }
+
+    /// An agent may have two default stores: Cline reads `~/.cline` and its VS Code
+    /// extension's `globalStorage` folder, where each system keeps VS Code's settings.
+    #[test]
+    fn an_agent_may_have_two_default_stores() {
+        let roots = resolve_roots(&Roots::default(), &|_| None).unwrap();
+        let home = home().unwrap();
+        let vscode: &[&str] = match Os::current() {
+            Os::Macos => &["Library", "Application Support"],
+            Os::Windows => &["AppData", "Roaming"],
+            Os::Linux => &[".config"],
+        };
+        let extension = join(&join(&home, vscode), &["Code", "User", "globalStorage"]);
+        assert_eq!(
+            roots.get(ProviderKind::Cline),
+            [
+                home.join(".cline"),
+                extension.join("saoudrizwan.claude-dev")
+            ]
+        );
+        assert_eq!(roots.get(ProviderKind::Claude), [home.join(".claude")]);
+        assert!(roots.get(ProviderKind::Aider).is_empty());
     }
 
     #[test]

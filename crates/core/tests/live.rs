@@ -146,3 +146,75 @@ fn a_write_through_opencode_wal_is_seen_by_the_watcher() {
         .unwrap();
     assert_eq!(s.title.as_deref(), Some("renamed live"));
 }
+
+/// Cline's turn state while it runs comes from what its task records last (`ui_messages.json`,
+/// 2.x and the extension): a request in flight is working, a finished reply waits, and an `ask`
+/// that wants an answer — a question, an approval of a command or tool, a failed request's
+/// retry — needs the user; one still streaming (`partial`) is not asked yet.
+#[test]
+fn a_cline_tasks_last_message_kind_is_its_turn_state() {
+    use serde_json::{json, Value};
+    let store = common::fixture_copy(ProviderKind::Cline, "2.18.0");
+    let id = "1796568459073";
+    let file = store
+        .path()
+        .join("data/tasks")
+        .join(id)
+        .join("ui_messages.json");
+    let recorded: Vec<Value> = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    // The task up to its answer (not the resume offer the CLI added when it exited).
+    let done = recorded
+        .iter()
+        .rposition(|m| m["say"] == "completion_result")
+        .unwrap();
+    let task = &recorded[..=done];
+    let state = |extra: &[Value]| {
+        let now = chrono::Utc::now();
+        let mut items: Vec<Value> = task.iter().chain(extra).cloned().collect();
+        for m in &mut items {
+            m["ts"] = now.timestamp_millis().into();
+        }
+        std::fs::write(&file, serde_json::to_vec(&items).unwrap()).unwrap();
+        let catalog = common::catalog(ProviderKind::Cline, store.path());
+        let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+        let s = all.iter().find(|s| s.id == id).unwrap();
+        let t = catalog.load(s).unwrap();
+        let events = agent_sessions_core::live::events::project(&t.messages, false);
+        agent_sessions_core::live::events::turn_state(&events, now, 600)
+    };
+    let say = |kind: &str, text: &str| json!({"type": "say", "say": kind, "text": text});
+    let ask = |kind: &str, text: &str| json!({"type": "ask", "ask": kind, "text": text});
+    let asked = [
+        say("user_feedback", "and the tests?"),
+        say("api_req_started", "{}"),
+    ];
+    let with = |last: Value| {
+        let mut all = asked.to_vec();
+        all.push(last);
+        state(&all)
+    };
+    assert_eq!(state(&[]), TurnState::Waiting, "an answered task waits");
+    assert_eq!(
+        state(&[ask("completion_result", "")]),
+        TurnState::Waiting,
+        "the extension's offer after an answer is no question"
+    );
+    assert_eq!(state(&asked), TurnState::Working, "a request in flight");
+    assert_eq!(
+        with(ask("followup", "{\"question\":\"Which tests?\"}")),
+        TurnState::NeedsInput
+    );
+    assert_eq!(with(ask("command", "cargo test")), TurnState::NeedsInput);
+    assert_eq!(
+        with(ask("tool", "{\"tool\":\"readFile\",\"path\":\"a.txt\"}")),
+        TurnState::NeedsInput
+    );
+    assert_eq!(with(ask("api_req_failed", "500")), TurnState::NeedsInput);
+    let mut streaming = ask("followup", "{\"question\":\"Whi");
+    streaming["partial"] = true.into();
+    assert_ne!(
+        with(streaming),
+        TurnState::NeedsInput,
+        "a question still streaming is not asked yet"
+    );
+}

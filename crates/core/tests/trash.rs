@@ -1261,3 +1261,133 @@ fn an_aider_cut_of_another_file_is_refused() {
     assert_eq!(err.code(), "unsafe_path", "{err}");
     assert_eq!(std::fs::read(&other).unwrap(), before);
 }
+
+/// The ids a Cline index lists: 3.x's `sessions` rows, 2.x's `taskHistory.json` entries.
+fn cline_index(root: &Path, v3: bool) -> Vec<String> {
+    let data = root.join("data");
+    if v3 {
+        let conn = rusqlite::Connection::open(data.join("db/sessions.db")).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT session_id FROM sessions ORDER BY session_id")
+            .unwrap();
+        let ids = stmt.query_map([], |r| r.get(0)).unwrap();
+        return ids.map(Result::unwrap).collect();
+    }
+    let text = std::fs::read(data.join("state/taskHistory.json")).unwrap();
+    let tasks: Vec<serde_json::Value> = serde_json::from_slice(&text).unwrap();
+    tasks
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Cline lists a session from its index entry even when its folder is gone (seen with Cline
+/// 3.0.65's `cline history`): the trash takes the folder to the OS trash and the entry out of
+/// the index — the 3.x session's row and its subagent's, the 2.x task's entry — and nothing else.
+#[test]
+fn a_cline_session_leaves_its_index_with_its_folder() {
+    let (_one, data) = own_trash();
+    for (version, id, folder, gone) in [
+        (
+            "3.0.65",
+            "1796568635963_quxl9",
+            "data/sessions/1796568635963_quxl9",
+            &[
+                "1796568635963_quxl9",
+                "1796568635963_quxl9__agent_1796568636237_3o8jsw",
+            ][..],
+        ),
+        (
+            "2.18.0",
+            "1796568459073",
+            "data/tasks/1796568459073",
+            &["1796568459073"][..],
+        ),
+    ] {
+        let store = store(ProviderKind::Cline, version);
+        let root = store.path();
+        let v3 = version.starts_with('3');
+        let before = cline_index(root, v3);
+        let catalog = common::catalog(ProviderKind::Cline, root);
+        let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+        let plan = plan_for(&catalog, &all, id, Mode::Trash, Some(true));
+        let Step::OsTrash { items } = &plan.steps[0] else {
+            panic!("{:?}", plan.steps)
+        };
+        assert_eq!(items[0].path, root.join(folder), "{version}");
+        trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap();
+        assert!(!root.join(folder).exists(), "{version}");
+        let want: Vec<String> = before
+            .into_iter()
+            .filter(|i| !gone.contains(&i.as_str()))
+            .collect();
+        assert_eq!(
+            cline_index(root, v3),
+            want,
+            "{version}: only its entries went"
+        );
+        assert!(data.path().join("Trash/files").read_dir().unwrap().count() >= 1);
+    }
+}
+
+/// The index entry goes last: when it cannot go (Cline holds its database), the folder comes
+/// back from the trash and the row stays, so Cline lists the session whole.
+#[test]
+fn a_busy_cline_index_puts_the_folder_back() {
+    let (_one, _data) = own_trash();
+    let store = store(ProviderKind::Cline, "3.0.65");
+    let root = store.path();
+    let id = "1796568592650_62ic8";
+    let catalog = common::catalog(ProviderKind::Cline, root);
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let plan = plan_for(&catalog, &all, id, Mode::Trash, None);
+    let before = files(root);
+    let holder = rusqlite::Connection::open(root.join("data/db/sessions.db")).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let err = trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap_err();
+    holder.execute_batch("ROLLBACK").unwrap();
+    drop(holder);
+    assert!(err.to_string().contains("busy"), "{err}");
+    assert!(err.to_string().contains("put back"), "{err}");
+    assert!(cline_index(root, true).contains(&id.to_owned()));
+    let now: Vec<_> = files(root)
+        .into_iter()
+        .filter(|(p, _)| !p.contains("/db/"))
+        .collect();
+    let was: Vec<_> = before
+        .into_iter()
+        .filter(|(p, _)| !p.contains("/db/"))
+        .collect();
+    assert_eq!(now, was);
+}
+
+/// A task list that is not Cline's JSON array is never rewritten: the trash is refused before
+/// anything moves, and says which file.
+#[test]
+fn a_damaged_cline_task_list_refuses_the_trash() {
+    let store = store(ProviderKind::Cline, "2.18.0");
+    let root = store.path();
+    let history = root.join("data/state/taskHistory.json");
+    let mut text = std::fs::read(&history).unwrap();
+    text.truncate(text.len() / 2);
+    std::fs::write(&history, &text).unwrap();
+    age(root);
+    let catalog = common::catalog(ProviderKind::Cline, root);
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let before = files(root);
+    let request = Request {
+        mode: Mode::Trash,
+        subagents: None,
+    };
+    let err = trash::plan(
+        &catalog,
+        &all,
+        find(&all, "1796568459073"),
+        request,
+        &ALLOWED,
+        &Tools::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("taskHistory.json"), "{err}");
+    assert_eq!(files(root), before);
+}

@@ -23,7 +23,9 @@ pub struct Agent {
     pub env_var: &'static str,
     /// …to this folder under it (OpenCode's variable is the XDG data dir: `opencode` below it).
     pub env_subdir: Option<&'static str>,
-    /// Where the store is under the home directory on each system.
+    /// Where the store is under the home directory on each system: its folders' names. An
+    /// agent with a second default store (Cline's VS Code extension beside `~/.cline`) gives
+    /// its names after [`AND`] (see [`Agent::home_stores`]).
     pub home_store: fn(Os) -> &'static [&'static str],
     /// The store's folder inside each version's fixture (`testdata/<name>/<version>/`), which
     /// is also the app's demo store.
@@ -57,10 +59,22 @@ pub struct Agent {
     pub which_copy: Option<WhichCopy>,
 }
 
+/// Between two default stores in an [`Agent::home_store`]: an empty name, which no folder has.
+pub const AND: &str = "";
+
 impl Agent {
     /// The agent's name in flags, config sections, JSON and paths (`claude`).
     pub fn name(&self) -> &'static str {
         self.kind.as_str()
+    }
+
+    /// Each default store's folder names under the home directory on `os`, the agent's own
+    /// first; none for an agent without a central store.
+    pub fn home_stores(&self, os: Os) -> Vec<&'static [&'static str]> {
+        (self.home_store)(os)
+            .split(|name| *name == AND)
+            .filter(|store| !store.is_empty())
+            .collect()
     }
 }
 

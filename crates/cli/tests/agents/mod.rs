@@ -23,6 +23,8 @@ pub const CLAUDE: &str = "2.1.332";
 pub const GEMINI: &str = "0.61.0";
 /// Qwen Code 0.24.4, the version of the newest Qwen fixture.
 pub const QWEN: &str = "0.24.4";
+/// Cline 3.0.65, the version of the newest Cline fixture (`history --json`, `history delete`).
+pub const CLINE: &str = "3.0.65";
 
 /// One install at a time in this process; other processes are kept apart by installing into a
 /// private folder first and renaming it into place.
@@ -95,6 +97,11 @@ pub fn gemini(version: &str) -> PathBuf {
 /// `qwen` of `version`.
 pub fn qwen(version: &str) -> PathBuf {
     install("@qwen-code/qwen-code", version, "qwen")
+}
+
+/// `cline` of `version`.
+pub fn cline(version: &str) -> PathBuf {
+    install("cline", version, "cline")
 }
 
 /// `copilot` (GitHub Copilot CLI) of `version`.

@@ -6,6 +6,7 @@
 
 mod bundle;
 mod ids;
+mod index;
 mod launch;
 mod parts;
 mod trash;
@@ -21,17 +22,22 @@ use serde_json::Value;
 use crate::blob::{self, BlobKey};
 use crate::error::Error;
 use crate::files::{self, Kind, Walker};
+use crate::registry::AND;
 use crate::{
     decode_state, encode_state, title_from_text, LiveSession, Provider, ProviderState, ScanOutput,
     ScanProgress, SessionKey, TITLE_CHARS,
 };
 use agent_sessions_model::{
-    Counts, Diagnostics, ProviderKind, ResumeCommand, SessionMeta, Transcript,
+    Counts, Diagnostics, Os, ProviderKind, ResumeCommand, SessionMeta, Transcript,
 };
+use index::history_path;
 use parts::{str_of, time_of_ms, time_of_text};
 use v3::Conversation;
 
 const KIND: ProviderKind = ProviderKind::Cline;
+
+/// The VS Code extension's id: its folder in VS Code's `globalStorage`.
+const EXTENSION: &str = "saoudrizwan.claude-dev";
 
 pub struct ClineProvider {
     roots: Vec<PathBuf>,
@@ -79,10 +85,6 @@ impl Found {
             }
         }
     }
-}
-
-fn history_path(data: &Path) -> PathBuf {
-    data.join("state").join("taskHistory.json")
 }
 
 /// Every session file under a root.
@@ -398,9 +400,40 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     program: "cline",
     env_var: "CLINE_DIR",
     env_subdir: None,
-    // `%USERPROFILE%\.cline` on Windows, `~/.cline` elsewhere (the CLI's; the VS Code
-    // extension's folder is given as a root of its own).
-    home_store: |_| &[".cline"],
+    // The CLI's `~/.cline` (`%USERPROFILE%\.cline` on Windows), and the VS Code extension's
+    // `globalStorage` folder where each system keeps VS Code's settings (`%APPDATA%` is
+    // `AppData\Roaming` under the home).
+    home_store: |os| match os {
+        Os::Linux => &[
+            ".cline",
+            AND,
+            ".config",
+            "Code",
+            "User",
+            "globalStorage",
+            EXTENSION,
+        ],
+        Os::Macos => &[
+            ".cline",
+            AND,
+            "Library",
+            "Application Support",
+            "Code",
+            "User",
+            "globalStorage",
+            EXTENSION,
+        ],
+        Os::Windows => &[
+            ".cline",
+            AND,
+            "AppData",
+            "Roaming",
+            "Code",
+            "User",
+            "globalStorage",
+            EXTENSION,
+        ],
+    },
     fixture_store: "dot-cline",
     colours: [["#e6e0f3", "#4b3b7a"], ["#2f2845", "#d2c6f2"]],
     provider: |roots| Box::new(ClineProvider::new(roots)),

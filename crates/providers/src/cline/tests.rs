@@ -195,3 +195,27 @@ fn a_large_output_is_a_preview_and_its_blob_is_whole() {
         .trim_end()
         .ends_with("\n30000"));
 }
+
+/// Cline's default stores on each system: the CLI's `~/.cline`, then the VS Code extension's
+/// folder in VS Code's `globalStorage` (`~/.config/Code` on Linux, `~/Library/Application
+/// Support/Code` on macOS, `%APPDATA%\Code` = `AppData\Roaming\Code` under the home on Windows).
+#[test]
+fn the_extension_folder_is_a_default_store_on_every_system() {
+    let user = ["Code", "User", "globalStorage", "saoudrizwan.claude-dev"];
+    for (os, vscode) in [
+        (Os::Linux, &[".config"][..]),
+        (Os::Macos, &["Library", "Application Support"][..]),
+        (Os::Windows, &["AppData", "Roaming"][..]),
+    ] {
+        let extension: Vec<&str> = vscode.iter().chain(&user).copied().collect();
+        assert_eq!(
+            AGENT.home_stores(os),
+            [&[".cline"][..], &extension[..]],
+            "{os:?}"
+        );
+    }
+    // Every other agent keeps one store (or none).
+    for agent in crate::registry::AGENTS.iter().filter(|a| a.kind != KIND) {
+        assert!(agent.home_stores(Os::Linux).len() <= 1, "{}", agent.label);
+    }
+}

@@ -36,6 +36,21 @@ const QUIET: &[&str] = &[
     "info",
 ];
 
+/// `ask` kinds that wait for the user's answer: a question, an approval of a command, a tool,
+/// an MCP call or a browser, a failed request's retry, too many mistakes. A task that ends in
+/// one (not still streaming) needs the user; `completion_result` and the resume offers do not
+/// (the turn is over).
+const NEEDS_ANSWER: &[&str] = &[
+    "followup",
+    "command",
+    "command_output",
+    "tool",
+    "use_mcp_server",
+    "browser_action_launch",
+    "api_req_failed",
+    "mistake_limit_reached",
+];
+
 /// Reads `tasks/<id>/ui_messages.json`. `full`: tool outputs whole (a blob's read).
 pub(super) fn read_task(path: &Path, full: bool) -> Conversation {
     let (mut out, doc) = match super::v3::open(path) {
@@ -57,6 +72,7 @@ pub(super) fn read_task(path: &Path, full: bool) -> Conversation {
         tokens: Tokens::default(),
         full,
         unknown: 0,
+        asking: None,
     };
     for (n, item) in items.iter().enumerate() {
         b.add(item, n);
@@ -71,6 +87,9 @@ struct Builder {
     tokens: Tokens,
     full: bool,
     unknown: u64,
+    /// The last message so far, when it is an `ask` waiting for an answer ([`NEEDS_ANSWER`]):
+    /// its kind, time and position.
+    asking: Option<(String, Option<chrono::DateTime<chrono::Utc>>, usize)>,
 }
 
 impl Builder {
@@ -78,6 +97,11 @@ impl Builder {
         let kind = str_of(item, "say").or_else(|| str_of(item, "ask"));
         let text = str_of(item, "text").unwrap_or("");
         let ts = time_of_ms(item.get("ts"));
+        let streaming = item.get("partial").and_then(Value::as_bool) == Some(true);
+        self.asking = kind
+            .filter(|k| str_of(item, "type") == Some("ask") && NEEDS_ANSWER.contains(k))
+            .filter(|_| !streaming)
+            .map(|k| (k.to_owned(), ts, n));
         match kind.unwrap_or("") {
             "task" | "user_feedback" => self.prompt(text, ts, n),
             "api_req_started" => self.request(text, ts, n),
@@ -197,6 +221,13 @@ impl Builder {
 
     fn finish(mut self, path: &Path) -> Conversation {
         self.flush();
+        if let Some((kind, ts, n)) = self.asking.take() {
+            // What the live turn state reads: Cline waits for the user's answer.
+            let mut msg = build::message(format!("ui-{n}-ask"), Role::System, ts, None);
+            let text = format!("Cline waits for the user's answer ({kind})");
+            msg.parts.push(build::notice(NoticeKind::Ask, text));
+            self.out.messages.push(msg);
+        }
         if self.unknown > 0 {
             self.out.diagnostics.push(Diagnostic {
                 provider: KIND,

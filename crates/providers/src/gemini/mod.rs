@@ -11,6 +11,7 @@
 mod bundle;
 mod ids;
 mod launch;
+mod project;
 mod trash;
 
 use std::collections::BTreeMap;
@@ -138,18 +139,31 @@ fn dirs_of(root: &Path) -> Dirs {
         }
     }
     dirs.candidates = root_candidates(root);
+    // The directories Gemini 0.29+ names itself: a hashed folder of one of them is its
+    // pre-0.29 folder (a restore into a store where Gemini has yet to copy that folder to the
+    // slug writes the slug's marker and the session into the hashed folder).
+    dirs.candidates.extend(dirs.registered.values().cloned());
+    let tmp = root.join("tmp");
+    let folders = std::fs::read_dir(&tmp).into_iter().flatten().flatten();
+    let marked = folders.filter_map(|e| marker_of(&tmp, &e.file_name().to_string_lossy()));
+    dirs.candidates.extend(marked.take(MARKERS_READ));
     dirs
+}
+
+/// The most markers of other folders read for hashed folders' candidates.
+const MARKERS_READ: usize = 1024;
+
+/// The directory `tmp/<folder>/.project_root` names.
+fn marker_of(tmp: &Path, folder: &str) -> Option<String> {
+    let marker = files::child(tmp, folder)?.join(project::MARKER);
+    let bytes = files::read_document(&marker, SIDE_FILE_MAX).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    Some(text.trim().to_owned()).filter(|s| !s.is_empty())
 }
 
 /// The directory of a project folder (see the module doc).
 fn project_dir(root: &Path, folder: &str, dirs: &Dirs, own: &[String]) -> Option<String> {
-    let marker = files::child(&root.join("tmp"), folder).map(|d| d.join(".project_root"));
-    let marked = marker
-        .and_then(|m| files::read_document(&m, SIDE_FILE_MAX).ok())
-        .and_then(|b| String::from_utf8(b).ok())
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty());
-    marked
+    marker_of(&root.join("tmp"), folder)
         .or_else(|| dirs.registered.get(folder).cloned())
         .or_else(|| {
             let all = dirs.candidates.iter().chain(own).map(String::as_str);

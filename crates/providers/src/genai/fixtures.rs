@@ -12,7 +12,7 @@ use crate::registry::agent;
 use crate::Provider;
 use agent_sessions_model::{NoticeKind, Part, ProviderKind, SessionMeta, Transcript};
 
-fn versions(kind: ProviderKind) -> Vec<PathBuf> {
+pub(crate) fn versions(kind: ProviderKind) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata")
         .join(kind.as_str());
@@ -248,7 +248,7 @@ fn blob_keys_cannot_leave_the_store() {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {
         let target = to.join(e.file_name());

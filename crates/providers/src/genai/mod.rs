@@ -7,7 +7,7 @@
 pub(crate) mod bundle;
 pub(crate) mod conversation;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 pub(crate) mod parts;
 pub(crate) mod session;
 pub(crate) mod store;

@@ -9,6 +9,7 @@
 //! from here: `gemini --resume` looks the id up in the project of the directory it runs in).
 
 mod bundle;
+mod copies;
 mod ids;
 mod launch;
 mod project;
@@ -42,17 +43,20 @@ impl GeminiProvider {
 }
 
 /// Every session file of a root: `tmp/<project>/chats/*.json[l]` and one folder down for
-/// subagents.
+/// subagents, but for the hashed copies of a slug folder's files (`copies.rs`).
 fn discover(root: &Path, walker: &mut Walker) -> Vec<Found> {
     let is_session_file = |name: &str| name.ends_with(".json") || name.ends_with(".jsonl");
     let mut out = Vec::new();
+    let slugs = copies::slugs_of_hashes(&root.join("tmp"));
     for project in walker.entries(&root.join("tmp")) {
         if !walker.descend(&project) {
             continue;
         }
+        // A file of a hashed folder whose slug folder has its copy is that copy's (copies.rs).
+        let copied = |rel: &[&str]| copies::copied(&slugs, &project.name, rel);
         for entry in walker.entries(&project.path.join("chats")) {
             if is_session_file(&entry.name) {
-                if walker.is(&entry, Kind::File) {
+                if walker.is(&entry, Kind::File) && !copied(&["chats", &entry.name]) {
                     out.push(Found {
                         path: entry.path,
                         folder: project.name.clone(),
@@ -61,7 +65,11 @@ fn discover(root: &Path, walker: &mut Walker) -> Vec<Found> {
                 }
             } else if walker.descend(&entry) {
                 for child in walker.entries(&entry.path) {
-                    if is_session_file(&child.name) && walker.is(&child, Kind::File) {
+                    let rel = ["chats", &entry.name, &child.name];
+                    if is_session_file(&child.name)
+                        && walker.is(&child, Kind::File)
+                        && !copied(&rel)
+                    {
                         out.push(Found {
                             path: child.path,
                             folder: project.name.clone(),

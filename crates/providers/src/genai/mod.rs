@@ -8,6 +8,7 @@ pub(crate) mod bundle;
 pub(crate) mod conversation;
 #[cfg(test)]
 pub(crate) mod fixtures;
+pub(crate) mod launch;
 pub(crate) mod parts;
 pub(crate) mod session;
 pub(crate) mod store;

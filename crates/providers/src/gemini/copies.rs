@@ -68,7 +68,7 @@ pub(super) fn hashed_copies(project: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
 mod tests {
     use super::super::project::tests::testdata;
     use crate::capability::trash::{Ask, Mode, Step};
-    use crate::genai::fixtures::copy_tree;
+    use crate::genai::copy_tree;
     use crate::Provider;
 
     /// The demo folder of the 0.28.2 recording and its directory.

@@ -167,7 +167,7 @@ fn only_marker(folder: &Path) -> bool {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::genai::fixtures::copy_tree;
+    use crate::genai::copy_tree;
     use crate::Provider;
 
     #[test]

@@ -12,7 +12,7 @@ use crate::registry::agent;
 use crate::Provider;
 use agent_sessions_model::{NoticeKind, Part, ProviderKind, SessionMeta, Transcript};
 
-pub(crate) fn versions(kind: ProviderKind) -> Vec<PathBuf> {
+fn versions(kind: ProviderKind) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata")
         .join(kind.as_str());

@@ -7,12 +7,16 @@
 pub(crate) mod bundle;
 pub(crate) mod conversation;
 #[cfg(test)]
-pub(crate) mod fixtures;
+mod fixtures;
 pub(crate) mod launch;
 pub(crate) mod parts;
 pub(crate) mod session;
 pub(crate) mod store;
 pub(crate) mod trash;
+
+/// For the tests of each agent's folder: a fixture store copied to a place it may change.
+#[cfg(test)]
+pub(crate) use fixtures::copy_tree;
 
 use std::path::{Path, PathBuf};
 

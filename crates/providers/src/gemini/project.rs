@@ -81,16 +81,25 @@ pub(super) fn slugify(name: &str) -> String {
     }
 }
 
-/// `projects.json`'s `projects`: directory → slug.
+/// `projects.json`'s `projects`: directory → slug. As Gemini reads it (`registryDataSchema`):
+/// every slug `^[a-z0-9-]+$` or the whole file counts as empty — which also keeps a slug
+/// that is no plain folder name (`../x`) from ever becoming a path the restore writes to.
 fn registered(root: &Path) -> BTreeMap<String, String> {
     let Some(serde_json::Value::Object(p)) =
         read_json(&root.join("projects.json")).and_then(|v| v.get("projects").cloned())
     else {
         return BTreeMap::new();
     };
-    p.into_iter()
-        .filter_map(|(dir, slug)| Some((dir, slug.as_str()?.to_owned())))
-        .collect()
+    let is_slug = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    let slugs: Option<BTreeMap<String, String>> = p
+        .into_iter()
+        .map(|(dir, slug)| Some((dir, slug.as_str().filter(|s| is_slug(s))?.to_owned())))
+        .collect();
+    slugs.unwrap_or_default()
 }
 
 /// The slug Gemini uses for `dir`: its registered one if no marker says otherwise, else a
@@ -230,6 +239,13 @@ pub(super) mod tests {
                 "/elsewhere/demo".into()
             )]
         );
+
+        // A registry whose slug is no plain name is no registry (Gemini resets it too).
+        let escape = serde_json::json!({"projects": {"/x/demo": "../../escape"}});
+        let bad = t.path().join("bad");
+        std::fs::create_dir_all(&bad).unwrap();
+        std::fs::write(bad.join("projects.json"), escape.to_string()).unwrap();
+        assert_eq!(place(&bad, "/x/demo").folder, bad.join("tmp/demo"));
 
         // A store Gemini never made: the slug.
         let fresh = t.path().join("fresh");

@@ -654,16 +654,20 @@ fn resumed(case: Resumed) -> (Work, PathBuf, Vec<Value>, Vec<PathBuf>) {
     let root = home.join(case.store);
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("settings.json"), case.settings.to_string()).unwrap();
-    let trusted = serde_json::json!({ dir.to_str().unwrap(): "TRUST_FOLDER" });
+    // The folder above the directory is trusted (and so the directory): no file of the store
+    // names the directory itself before the restore.
+    let above = dir.parent().unwrap().to_str().unwrap();
+    let trusted = serde_json::json!({ above: "TRUST_FOLDER" });
     std::fs::write(root.join("trustedFolders.json"), trusted.to_string()).unwrap();
     let (flag, id) = (case.flag, case.id);
     move_session(work.path(), &path, flag, case.fixture, id, &root, &dir);
     let restored = files_of(&root, id);
     assert_eq!(restored.len(), 1, "{restored:?}");
     let before = records(&restored[0]);
-    let counted = listed(work.path(), &path, flag, &root, id)["counts"]["user"]
-        .as_u64()
-        .unwrap();
+    let first = listed(work.path(), &path, flag, &root, id);
+    // Listed with its directory before the agent ever ran there (so resumable from here).
+    assert_eq!(first["cwd"], *dir.to_string_lossy());
+    let counted = first["counts"]["user"].as_u64().unwrap();
 
     let mock = Mock::start(work.path());
     let mut env = (case.env)(&mock);
@@ -687,12 +691,14 @@ fn resumed(case: Resumed) -> (Work, PathBuf, Vec<Value>, Vec<PathBuf>) {
     (work, dir, before, files)
 }
 
-/// Gemini CLI 0.61 resumes a 0.61 session restored under `tmp/<sha256 of the directory>/`:
-/// the request after `--resume` carries the restored prompts, and the session's records
-/// (wherever the CLI files its project now) go on after the restored ones.
+/// Gemini CLI 0.61 resumes a 0.61 session restored under `tmp/<slug of the directory>/`
+/// with the marker Gemini writes there (`.project_root`): the session lists with its
+/// directory before Gemini ran there, the request after `--resume` carries the restored
+/// prompts, and the restored file goes on after the restored records (Gemini took the folder
+/// as the directory's own: no copy into another folder).
 #[test]
 fn gemini_cli_resumes_a_restored_session_in_its_new_directory() {
-    let (_work, _dir, before, files) = resumed(Resumed {
+    let (work, dir, before, files) = resumed(Resumed {
         program: agents::gemini(agents::GEMINI),
         store: ".gemini",
         flag: "--gemini-root",
@@ -714,14 +720,26 @@ fn gemini_cli_resumes_a_restored_session_in_its_new_directory() {
             ]
         },
     });
-    // Gemini CLI copies a hashed project folder to its slug folder when it first runs in the
-    // directory (`StorageMigration`: a copy, the old folder left as it was), then writes there.
+    // All in the folder the restore chose (no copy elsewhere). Gemini 0.61 writes a stub
+    // file for the id at start (its context alone; a new name when the minute differs), then
+    // appends the turn to the restored file.
+    let project = files[0].parent().unwrap().parent().unwrap();
+    assert_eq!(project.file_name().unwrap(), "project");
+    assert!(files.iter().all(|f| f.starts_with(project)), "{files:?}");
     let grown = files
         .iter()
         .find(|f| records(f).len() > before.len())
         .unwrap_or_else(|| panic!("no file of the session grew: {files:?}"));
     let new = continued(grown, &before);
     assert!(new.iter().any(|r| mentions(r, PROMPT)), "{new:?}");
+    let marker = std::fs::read_to_string(project.join(".project_root")).unwrap();
+    assert_eq!(marker, dir.to_string_lossy());
+    // Gemini registered the directory under the folder the restore chose.
+    let root = work.path().join("home/.gemini");
+    let registry: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("projects.json")).unwrap())
+            .unwrap();
+    assert_eq!(registry["projects"][dir.to_str().unwrap()], "project");
 }
 
 /// Qwen Code 0.24 resumes a 0.24 session restored under `projects/<its folder for the

@@ -1045,3 +1045,48 @@ fn a_refused_opencode_import_is_undone_row_for_row() {
     assert!(e.to_string().contains("nothing was changed"), "{e}");
     assert_eq!(opencode_rows(&root), before);
 }
+
+/// A Gemini CLI restore writes the `.project_root` markers Gemini writes for the directory's
+/// slug folder (the preview lists them with the records), so the session lists with its
+/// directory; when a marker cannot be created, the records and markers made before it are
+/// removed again and the store is as it was.
+#[test]
+fn a_gemini_restore_writes_its_project_markers_or_leaves_nothing_behind() {
+    let kind = ProviderKind::Gemini;
+    let source = common::fixture(kind, "0.61.0").canonicalize().unwrap();
+    let (catalog, all) = listing(kind, &source);
+    let s = all.iter().find(|s| s.id.starts_with("7d53c23b")).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let path = export(&catalog, &all, s, Mode::Complete, work.path());
+    let dir = work.path().join("My Project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let dir_text = dir.to_string_lossy().into_owned();
+
+    let root = empty_store(kind, &work.path().join("ok"));
+    let done = restore(&path, kind, &root, &dir, false).unwrap();
+    let bundle::restore::Method::Files { files } = &done.method else {
+        panic!("{:?}", done.method);
+    };
+    for base in ["tmp", "history"] {
+        let marker = root.join(base).join("my-project/.project_root");
+        assert_eq!(std::fs::read_to_string(&marker).unwrap(), dir_text);
+        assert!(files.contains(&marker), "{files:?}");
+    }
+    let (_, listed) = listing(kind, &root);
+    let restored = listed.iter().find(|l| l.id == s.id).unwrap();
+    assert!(restored
+        .source_path
+        .starts_with(root.join("tmp/my-project/chats")));
+    assert_eq!(restored.cwd.as_deref(), Some(dir_text.as_str()));
+
+    // `history/my-project` is a file: its marker cannot be made, after the records were.
+    let root = empty_store(kind, &work.path().join("failing"));
+    std::fs::create_dir_all(root.join("history")).unwrap();
+    std::fs::write(root.join("history/my-project"), "not a folder").unwrap();
+    let before = common::snapshot(&root);
+    let e = restore(&path, kind, &root, &dir, false).unwrap_err();
+    assert_eq!(e.code(), "restore_failed", "{e}");
+    assert!(e.to_string().contains("nothing was left behind"), "{e}");
+    assert_eq!(common::snapshot(&root), before);
+}

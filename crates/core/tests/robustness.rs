@@ -523,7 +523,6 @@ fn a_codex_rollout_named_in_multibyte_text_without_meta_is_listed() {
 
 #[test]
 fn oversized_single_json_documents_are_reported_not_read() {
-    use agent_sessions_core::provider::files::MAX_DOCUMENT;
     // Sparse files: the size is real, the disk and the test stay small.
     let sparse = |path: &Path, len: u64| {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -551,12 +550,28 @@ fn oversized_single_json_documents_are_reported_not_read() {
         .next()
         .unwrap()
         .path();
-    let big = project.join("ses_big.json");
-    sparse(&big, MAX_DOCUMENT + 1);
-    let want = ids(&scan_store(ProviderKind::Opencode, opencode.path()));
-    let out = scan_store(ProviderKind::Opencode, opencode.path());
-    assert_eq!(ids(&out), want);
-    let problems = problems_at(&out, &big);
+    an_oversized_document_is_reported(
+        ProviderKind::Opencode,
+        opencode.path(),
+        &project.join("ses_big.json"),
+    );
+}
+
+/// Makes `big` a sparse file one byte larger than a document is read whole, scans `root`, and
+/// checks that the file is reported (once, as too large) and the sessions listed before are
+/// listed still.
+fn an_oversized_document_is_reported(kind: ProviderKind, root: &Path, big: &Path) {
+    let want = ids(&scan_store(kind, root));
+    std::fs::create_dir_all(big.parent().unwrap()).unwrap();
+    // Sparse: the size is real, the disk and the test stay small.
+    let max = agent_sessions_core::provider::files::MAX_DOCUMENT;
+    std::fs::File::create(big)
+        .unwrap()
+        .set_len(max + 1)
+        .unwrap();
+    let out = scan_store(kind, root);
+    assert_eq!(ids(&out), want, "{kind:?}");
+    let problems = problems_at(&out, big);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
         problems[0].contains("is larger than the 64 MiB"),
@@ -1072,25 +1087,11 @@ fn gemini_and_qwen_session_files_that_are_pipes_are_reported_not_opened() {
 /// reported, and the project's other sessions are still listed.
 #[test]
 fn an_oversized_gemini_conversation_record_is_reported_not_read() {
-    use agent_sessions_core::provider::files::MAX_DOCUMENT;
     let store = common::fixture_copy(ProviderKind::Gemini, "0.38.2");
-    let want = ids(&scan_store(ProviderKind::Gemini, store.path()));
     let big = store
         .path()
         .join("tmp/demo/chats/session-2026-12-06T14-10-22222222.json");
-    // Sparse: the size is real, the disk and the test stay small.
-    std::fs::File::create(&big)
-        .unwrap()
-        .set_len(MAX_DOCUMENT + 1)
-        .unwrap();
-    let out = scan_store(ProviderKind::Gemini, store.path());
-    assert_eq!(ids(&out), want);
-    let problems = problems_at(&out, &big);
-    assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(
-        problems[0].contains("is larger than the 64 MiB"),
-        "{problems:?}"
-    );
+    an_oversized_document_is_reported(ProviderKind::Gemini, store.path(), &big);
 }
 
 /// A GitHub Copilot CLI log with damage in it (a line that is not JSON, one with invalid UTF-8,
@@ -1156,14 +1157,8 @@ fn copilot_damaged_logs_are_counted_never_fatal() {
         .path()
         .join("session-state/11111111-2222-4333-8444-555555555555.jsonl");
     a_pipe_is_reported_not_opened(ProviderKind::Copilot, "1.0.102", &flat, dir.path());
-    let history = dir.path().join("history-session-state");
-    std::fs::create_dir_all(&history).unwrap();
-    let big = history.join("session_11111111-2222-4333-8444-666666666666_1.json");
-    let f = std::fs::File::create(&big).unwrap();
-    f.set_len(agent_sessions_core::provider::files::MAX_DOCUMENT + 1)
-        .unwrap();
-    let out = scan_store(ProviderKind::Copilot, dir.path());
-    let problems = problems_at(&out, &big);
-    assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(problems[0].contains("larger than"), "{problems:?}");
+    let big = dir
+        .path()
+        .join("history-session-state/session_11111111-2222-4333-8444-666666666666_1.json");
+    an_oversized_document_is_reported(ProviderKind::Copilot, dir.path(), &big);
 }

@@ -316,6 +316,49 @@ pub fn live_if_running<'a>(
         .collect()
 }
 
+/// The live-badge test of every agent whose `live_sessions` is [`recently_active`] of its
+/// program: a session written to just now is live while a process of that name runs (a copy
+/// of `sleep` named so), an old one is not. Whether it is not live once the process ended is
+/// not asserted: on a shared machine the real agent may be running.
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) fn live_while_running(agent: &crate::registry::Agent) {
+    use agent_sessions_model::SessionMeta;
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join(agent.program);
+    std::fs::copy("/bin/sleep", &program).unwrap();
+    let now = chrono::Utc::now();
+    let mut fresh = SessionMeta::new(agent.kind, "a".into(), std::path::PathBuf::new());
+    fresh.updated_at = Some(now);
+    let mut old = fresh.clone();
+    old.id = "b".into();
+    old.updated_at = Some(now - chrono::Duration::hours(1));
+    let provider = (agent.provider)(Vec::new());
+    let live = || -> Vec<String> {
+        let listed = provider.live_sessions(&[&fresh, &old]);
+        listed.into_iter().map(|l| l.id).collect()
+    };
+    let mut running = std::process::Command::new(&program)
+        .arg("30")
+        .spawn()
+        .unwrap();
+    // The process list can lag the spawn (CI saw it empty once): wait for the process to
+    // show, failing with its exit status if it ended instead.
+    let mut while_running = live();
+    for _ in 0..200 {
+        if !while_running.is_empty() {
+            break;
+        }
+        if let Some(status) = running.try_wait().unwrap() {
+            panic!("the stand-in `{}` ended early: {status}", agent.program);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        while_running = live();
+    }
+    running.kill().unwrap();
+    running.wait().unwrap();
+    assert_eq!(while_running, ["a"], "{}", agent.label);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

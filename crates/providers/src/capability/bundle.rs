@@ -169,7 +169,15 @@ pub struct Files {
     pub check_line: fn(&Line) -> Result<Flow, Fault>,
     /// An index the agent lists its sessions from, beside the files.
     pub index: Option<Index>,
+    /// Files the agent writes beside its records to say which directory a project folder
+    /// belongs to (Gemini CLI's `.project_root`), for the store `root` and the directory:
+    /// (path, contents), only those not there yet. The restore creates them with the records
+    /// (the preview lists them) and its undo removes them.
+    pub markers: Option<fn(root: &Path, dir: &str) -> Vec<Marker>>,
 }
+
+/// A file written beside the records: its path and contents.
+pub type Marker = (PathBuf, String);
 
 /// A line of a record file, with what the manifest says of its session.
 pub struct Line<'a> {

@@ -31,6 +31,7 @@ pub const BUNDLES: Bundles = Bundles {
             base,
             check_line,
             index: None,
+            markers: None,
         }),
     },
 };

@@ -46,6 +46,7 @@ pub const BUNDLES: Bundles = Bundles {
                 keeper: || Box::<Seen>::default(),
                 insert: insert_threads,
             }),
+            markers: None,
         }),
     },
 };

@@ -420,3 +420,13 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     bundles: bundle::BUNDLES,
     which_copy: None,
 };
+
+#[cfg(test)]
+mod tests {
+    /// A session written to just now is live while a `codex` process runs; an old one is not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sessions_are_live_while_codex_runs_and_they_were_just_written() {
+        crate::process::live_while_running(&super::AGENT);
+    }
+}

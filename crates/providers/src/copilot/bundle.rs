@@ -32,6 +32,7 @@ pub(super) const BUNDLES: Bundles = Bundles {
             base,
             check_line,
             index: None,
+            markers: None,
         }),
     },
 };

@@ -358,43 +358,11 @@ mod tests {
     use super::*;
 
     /// A session written to just now is live while a `copilot` process runs; an old one is
-    /// not. (Whether one runs is cached for a while, so its end is not checked here.)
+    /// not.
     #[cfg(target_os = "linux")]
     #[test]
     fn sessions_are_live_while_copilot_runs_and_they_were_just_written() {
-        let dir = tempfile::tempdir().unwrap();
-        let program = dir.path().join("copilot");
-        std::fs::copy("/bin/sleep", &program).unwrap();
-        let mut fresh = SessionMeta::new(ProviderKind::Copilot, "a".into(), PathBuf::new());
-        fresh.updated_at = Some(Utc::now());
-        let mut old = fresh.clone();
-        old.id = "b".into();
-        old.updated_at = Some(Utc::now() - chrono::Duration::hours(1));
-        let provider = CopilotProvider::new(Vec::new());
-        let live = || -> Vec<String> {
-            let listed = provider.live_sessions(&[&fresh, &old]);
-            listed.into_iter().map(|l| l.id).collect()
-        };
-        let mut running = std::process::Command::new(&program)
-            .arg("30")
-            .spawn()
-            .unwrap();
-        // The process list can lag the spawn (CI saw it empty once): wait for the process to
-        // show, failing with its exit status if it ended instead.
-        let mut while_running = live();
-        for _ in 0..200 {
-            if !while_running.is_empty() {
-                break;
-            }
-            if let Some(status) = running.try_wait().unwrap() {
-                panic!("the stand-in `copilot` ended early: {status}");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            while_running = live();
-        }
-        running.kill().unwrap();
-        running.wait().unwrap();
-        assert_eq!(while_running, ["a"]);
+        crate::process::live_while_running(&AGENT);
     }
 
     /// A copy of the recorded 1.0.102 session `id` under a new root.

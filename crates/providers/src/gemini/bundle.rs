@@ -1,9 +1,9 @@
 //! Gemini CLI's records in a bundle (`capability::bundle`): `chats/<session file>` and, for a
-//! subagent, `chats/<parent id>/<file>`. A restore writes them into the project folder named
-//! by the sha256 of the directory (`tmp/<sha256>/chats/`): the folder every version before
-//! 0.29 reads, and the one 0.29+ migrates to its slug when it runs in that directory
-//! (docs/formats.md, "Gemini CLI"). Proven by Gemini CLI's own resume:
-//! `crates/cli/tests/bundle_agents.rs`.
+//! subagent, `chats/<parent id>/<file>`. A restore writes them into the project folder Gemini
+//! 0.29+ keeps the directory's sessions in (`tmp/<slug>/chats/`, [`super::project::place`]),
+//! with the ownership markers Gemini writes there, so the session lists with its directory
+//! and `gemini --resume` run there finds it (docs/formats.md, "Gemini CLI"). Proven by Gemini
+//! CLI's own resume: `crates/cli/tests/bundle_agents.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -29,6 +29,7 @@ pub(super) const BUNDLES: Bundles = Bundles {
             base,
             check_line,
             index: None,
+            markers: Some(markers),
         }),
     },
 };
@@ -80,7 +81,11 @@ fn layout(rest: &str, owner: &str) -> bool {
 }
 
 fn base(root: &Path, dir: &str) -> PathBuf {
-    root.join("tmp").join(crate::genai::project_hash(dir))
+    super::project::place(root, dir).folder
+}
+
+fn markers(root: &Path, dir: &str) -> Vec<(PathBuf, String)> {
+    super::project::place(root, dir).markers
 }
 
 fn check_line(line: &Line) -> Result<Flow, Fault> {

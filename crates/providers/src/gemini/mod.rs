@@ -9,8 +9,10 @@
 //! from here: `gemini --resume` looks the id up in the project of the directory it runs in).
 
 mod bundle;
+mod copies;
 mod ids;
 mod launch;
+mod project;
 mod trash;
 
 use std::collections::BTreeMap;
@@ -41,17 +43,20 @@ impl GeminiProvider {
 }
 
 /// Every session file of a root: `tmp/<project>/chats/*.json[l]` and one folder down for
-/// subagents.
+/// subagents, but for the hashed copies of a slug folder's files (`copies.rs`).
 fn discover(root: &Path, walker: &mut Walker) -> Vec<Found> {
     let is_session_file = |name: &str| name.ends_with(".json") || name.ends_with(".jsonl");
     let mut out = Vec::new();
+    let slugs = copies::slugs_of_hashes(&root.join("tmp"));
     for project in walker.entries(&root.join("tmp")) {
         if !walker.descend(&project) {
             continue;
         }
+        // A file of a hashed folder whose slug folder has its copy is that copy's (copies.rs).
+        let copied = |rel: &[&str]| copies::copied(&slugs, &project.name, rel);
         for entry in walker.entries(&project.path.join("chats")) {
             if is_session_file(&entry.name) {
-                if walker.is(&entry, Kind::File) {
+                if walker.is(&entry, Kind::File) && !copied(&["chats", &entry.name]) {
                     out.push(Found {
                         path: entry.path,
                         folder: project.name.clone(),
@@ -60,7 +65,11 @@ fn discover(root: &Path, walker: &mut Walker) -> Vec<Found> {
                 }
             } else if walker.descend(&entry) {
                 for child in walker.entries(&entry.path) {
-                    if is_session_file(&child.name) && walker.is(&child, Kind::File) {
+                    let rel = ["chats", &entry.name, &child.name];
+                    if is_session_file(&child.name)
+                        && walker.is(&child, Kind::File)
+                        && !copied(&rel)
+                    {
                         out.push(Found {
                             path: child.path,
                             folder: project.name.clone(),
@@ -138,18 +147,31 @@ fn dirs_of(root: &Path) -> Dirs {
         }
     }
     dirs.candidates = root_candidates(root);
+    // The directories Gemini 0.29+ names itself: a hashed folder of one of them is its
+    // pre-0.29 folder (a restore into a store where Gemini has yet to copy that folder to the
+    // slug writes the slug's marker and the session into the hashed folder).
+    dirs.candidates.extend(dirs.registered.values().cloned());
+    let tmp = root.join("tmp");
+    let folders = std::fs::read_dir(&tmp).into_iter().flatten().flatten();
+    let marked = folders.filter_map(|e| marker_of(&tmp, &e.file_name().to_string_lossy()));
+    dirs.candidates.extend(marked.take(MARKERS_READ));
     dirs
+}
+
+/// The most markers of other folders read for hashed folders' candidates.
+const MARKERS_READ: usize = 1024;
+
+/// The directory `tmp/<folder>/.project_root` names.
+fn marker_of(tmp: &Path, folder: &str) -> Option<String> {
+    let marker = files::child(tmp, folder)?.join(project::MARKER);
+    let bytes = files::read_document(&marker, SIDE_FILE_MAX).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    Some(text.trim().to_owned()).filter(|s| !s.is_empty())
 }
 
 /// The directory of a project folder (see the module doc).
 fn project_dir(root: &Path, folder: &str, dirs: &Dirs, own: &[String]) -> Option<String> {
-    let marker = files::child(&root.join("tmp"), folder).map(|d| d.join(".project_root"));
-    let marked = marker
-        .and_then(|m| files::read_document(&m, SIDE_FILE_MAX).ok())
-        .and_then(|b| String::from_utf8(b).ok())
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty());
-    marked
+    marker_of(&root.join("tmp"), folder)
         .or_else(|| dirs.registered.get(folder).cloned())
         .or_else(|| {
             let all = dirs.candidates.iter().chain(own).map(String::as_str);
@@ -277,3 +299,13 @@ pub static AGENT: crate::registry::Agent = crate::registry::Agent {
     bundles: bundle::BUNDLES,
     which_copy: None,
 };
+
+#[cfg(test)]
+mod tests {
+    /// A session written to just now is live while a `gemini` process runs; an old one is not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sessions_are_live_while_gemini_runs_and_they_were_just_written() {
+        crate::process::live_while_running(&super::AGENT);
+    }
+}

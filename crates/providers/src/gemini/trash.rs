@@ -1,6 +1,7 @@
 //! Gemini CLI's sessions for the trash engine (`capability::trash`): a session is its file
 //! `tmp/<folder>/chats/session-*.json[l]`, its subagents' folder `chats/<id>/` and its spilled
-//! tool outputs `tmp/<folder>/tool-outputs/session-<id>/`; they go to the OS trash.
+//! tool outputs `tmp/<folder>/tool-outputs/session-<id>/`, and the same in the directory's
+//! pre-0.29 folder Gemini copied them from (`copies.rs`); they go to the OS trash.
 //! `gemini --delete-session` takes the index `--list-sessions` shows for the directory it runs
 //! in, not an id, so it is not used: an index can point at another session by the time it runs.
 
@@ -32,6 +33,13 @@ fn plan(ctx: &Ask) -> Result<Planned, Refusal> {
         let outputs = project
             .and_then(|p| files::child(&p.join("tool-outputs"), &format!("session-{}", s.id)));
         paths.extend(outputs);
+    }
+    // The copy Gemini left in the directory's pre-0.29 folder goes too (copies.rs).
+    // `tmp/<folder>/chats/<file>`, a subagent's one folder deeper.
+    let up = if s.parent_id.is_some() { 3 } else { 2 };
+    if let Some(project) = s.source_path.ancestors().nth(up) {
+        let hashed = super::copies::hashed_copies(project, &paths);
+        paths.extend(hashed);
     }
     Ok(crate::genai::trash::to_os_trash(
         paths,

@@ -8,10 +8,15 @@ pub(crate) mod bundle;
 pub(crate) mod conversation;
 #[cfg(test)]
 mod fixtures;
+pub(crate) mod launch;
 pub(crate) mod parts;
 pub(crate) mod session;
 pub(crate) mod store;
 pub(crate) mod trash;
+
+/// For the tests of each agent's folder: a fixture store copied to a place it may change.
+#[cfg(test)]
+pub(crate) use fixtures::copy_tree;
 
 use std::path::{Path, PathBuf};
 

@@ -29,6 +29,7 @@ pub(super) const BUNDLES: Bundles = Bundles {
             base,
             check_line,
             index: None,
+            markers: None,
         }),
     },
 };

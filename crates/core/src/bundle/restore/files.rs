@@ -156,8 +156,8 @@ impl Keeping {
 
 /// Creates every planned file, or none: each is written beside its target as it is read from
 /// the bundle (checked against the manifest as it is read) and linked into place only where
-/// nothing is; then, for an agent with an index (Codex's state database), the rows that list
-/// them. On any failure the files made so far and the folders made for them are removed.
+/// nothing is; then the agent's markers beside them (Gemini CLI's `.project_root`) and, for an
+/// agent with an index (Codex's state database), the rows that list them. On any failure the files made so far and the folders made for them are removed.
 pub(super) fn write_all(bundle: &Bundle, plan: &Plan, f: &Files) -> Result<(), BundleError> {
     let mut made = Made::default();
     let mut rows = Vec::new();
@@ -174,6 +174,17 @@ pub(super) fn write_all(bundle: &Bundle, plan: &Plan, f: &Files) -> Result<(), B
         }
         if let Some(keeping) = keeping {
             rows.extend(keeping.keep.rows(target, &title_of(bundle, plan, target)));
+        }
+    }
+    for (target, text) in &plan.markers {
+        if let Err(e) = made.create(target, &mut |file| {
+            file.write_all(text.as_bytes())
+                .map_err(|e| BundleError::Io {
+                    path: target.clone(),
+                    reason: e.to_string(),
+                })
+        }) {
+            return Err(made.refused_or_failed(e, format!("create {}", target.display())));
         }
     }
     if let (Some(index), Some(db)) = (index, &plan.state_db) {

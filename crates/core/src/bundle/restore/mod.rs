@@ -167,6 +167,9 @@ pub(crate) struct Plan {
     pub method: Method,
     /// Native file of the archive → where it goes (files methods).
     pub files: Vec<(String, PathBuf)>,
+    /// Files the agent writes beside its records, created with them (`Files::markers`):
+    /// (path, contents).
+    pub markers: Vec<(PathBuf, String)>,
     /// Native documents (`Writes::Documents`): (session id, archive name), parents first.
     pub docs: Vec<(String, String)>,
     /// The agent's index, when there is one (see [`Preview::state_db`]).
@@ -426,6 +429,7 @@ fn plan(
         sessions,
         method: Method::Files { files: Vec::new() },
         files: Vec::new(),
+        markers: Vec::new(),
         docs: Vec::new(),
         state_db: None,
         way: None,
@@ -434,8 +438,14 @@ fn plan(
         Writes::Files(f) => {
             plan.state_db = f.index.as_ref().and_then(|i| (i.find)(root));
             plan.files = files::targets(bundle, &plan, f);
+            plan.markers = f
+                .markers
+                .map(|m| m(root, &plan.dir_text))
+                .unwrap_or_default();
+            let records = plan.files.iter().map(|(_, t)| t.clone());
+            let markers = plan.markers.iter().map(|(p, _)| p.clone());
             plan.method = Method::Files {
-                files: plan.files.iter().map(|(_, t)| t.clone()).collect(),
+                files: records.chain(markers).collect(),
             };
         }
         Writes::Documents(d) => {

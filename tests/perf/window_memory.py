@@ -9,6 +9,9 @@ seconds (/proc/<pid>/stat, utime + stime). Printed, never asserted. Standard lib
     cargo run --release -p agent-sessions-bench -- --size-mb 300 --suite index   # the corpus, once
     python3 tests/perf/window_memory.py [--idle 120] [--runs 1] [--breakdown] [--corpus DIR] APP [APP ...]
 
+An APP may carry environment variables for its run, `KEY=VALUE,KEY2=VALUE2@path/to/app`, so a
+setting read from the environment is measured against the same binary without it.
+
 Several apps (a build before and after a change) are measured in turn, `--runs` times each,
 alternated. PSS divides a library's pages among every process that maps them, and "private"
 counts a page only this process maps: both move with whatever else runs WebKit on the machine
@@ -132,7 +135,15 @@ def wait_quiet(pids, cache, timeout, quiet_s=10.0, limit=0.05):
             raise RuntimeError(f"never quiet: {used}")
 
 
+def parse_app(spec):
+    """(path, {variable: value}) of an APP argument: `[KEY=VALUE,...@]path`."""
+    extra, sep, path = spec.rpartition("@")
+    env = dict(kv.split("=", 1) for kv in extra.split(",")) if sep else {}
+    return Path(path), env
+
+
 def measure(app, corpus, display, idle, show_breakdown, timeout):
+    app, app_env = parse_app(app)
     tmp = Path(tempfile.mkdtemp(prefix="agent-sessions-mem-"))
     (tmp / "home").mkdir()
     (tmp / "data").mkdir()
@@ -141,7 +152,7 @@ def measure(app, corpus, display, idle, show_breakdown, timeout):
     cache = tmp / "cache"
     env = dict(os.environ, DISPLAY=display, HOME=str(tmp / "home"), AGENT_SESSIONS_CACHE_DIR=str(cache),
                AGENT_SESSIONS_CONFIG=str(tmp / "config.toml"), CLAUDE_CONFIG_DIR=str(corpus / "claude"),
-               CODEX_HOME=str(corpus / "codex"), XDG_DATA_HOME=str(tmp / "data"))
+               CODEX_HOME=str(corpus / "codex"), XDG_DATA_HOME=str(tmp / "data"), **app_env)
     proc = subprocess.Popen([str(app)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(3)
@@ -190,7 +201,7 @@ def report(app, took, rows, extra, idle):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("apps", nargs="+", type=Path)
+    ap.add_argument("apps", nargs="+", help="release binaries, each optionally KEY=VALUE,...@path")
     ap.add_argument("--idle", type=int, default=120, help="seconds of idle measured (default 120)")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=900, help="seconds to wait for the index (default 900)")

@@ -115,8 +115,26 @@ export function mostActive(groups: StatsGroup[], n: number): StatsGroup[] {
     .slice(0, n);
 }
 
-/** "Nov 30": a day on an axis (the year is in the tooltip and the table). */
-export function shortDay(day: string): string {
-  const t = new Date(`${day}T00:00:00Z`);
-  return Number.isNaN(t.getTime()) ? day : t.toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
+// Formatters made once. Every toLocaleString/toLocaleDateString call given a locale or options
+// builds a new formatter — in WebKit an ICU one, hundreds of KB of C heap until the JS garbage
+// collector frees it. The heatmap's 371 day labels and the day chart's, built again on every
+// refresh while the store was indexed, left 30–40 MB of freed heap in the page's process that it
+// never gave back (docs/performance.md, "The window's memory").
+const COUNT = new Intl.NumberFormat("en-US");
+const SHORT_DAY = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
+const LONG_DAY = new Intl.DateTimeFormat("en-US", { weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+
+/** A count in full with thousands separators: 12,345. */
+export const fullCount = (n: number): string => COUNT.format(n);
+
+/** A YYYY-MM-DD day through `format`, or the key as it is when it is not a day ("(none)"). */
+function day(key: string, format: Intl.DateTimeFormat): string {
+  const t = new Date(`${key}T00:00:00Z`);
+  return Number.isNaN(t.getTime()) ? key : format.format(t);
 }
+
+/** "Nov 30": a day on an axis (the year is in the tooltip and the table). */
+export const shortDay = (key: string): string => day(key, SHORT_DAY);
+
+/** "Mon, Nov 30, 2026": a day in a tooltip. */
+export const longDay = (key: string): string => day(key, LONG_DAY);

@@ -337,10 +337,18 @@ pub(crate) fn live_while_running(agent: &crate::registry::Agent) {
         let listed = provider.live_sessions(&[&fresh, &old]);
         listed.into_iter().map(|l| l.id).collect()
     };
-    let mut running = std::process::Command::new(&program)
-        .arg("30")
-        .spawn()
-        .unwrap();
+    // Tests copy and start their stand-ins side by side: another thread's fork can still hold
+    // this copy open for writing for a moment, and exec then fails with ETXTBSY (26): try again.
+    let mut tries = 0;
+    let mut running = loop {
+        match std::process::Command::new(&program).arg("30").spawn() {
+            Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            spawned => break spawned.unwrap(),
+        }
+    };
     // The process list can lag the spawn (CI saw it empty once): wait for the process to
     // show, failing with its exit status if it ended instead.
     let mut while_running = live();

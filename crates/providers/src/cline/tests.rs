@@ -219,3 +219,10 @@ fn the_extension_folder_is_a_default_store_on_every_system() {
         assert!(agent.home_stores(Os::Linux).len() <= 1, "{}", agent.label);
     }
 }
+
+/// A session written to just now is live while a `cline` process runs; an old one is not.
+#[cfg(target_os = "linux")]
+#[test]
+fn sessions_are_live_while_cline_runs_and_they_were_just_written() {
+    crate::process::live_while_running(&AGENT);
+}

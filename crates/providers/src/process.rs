@@ -327,10 +327,21 @@ pub(crate) fn live_while_running(agent: &crate::registry::Agent) {
     let program = dir.path().join(agent.program);
     std::fs::copy("/bin/sleep", &program).unwrap();
     let now = chrono::Utc::now();
-    let mut fresh = SessionMeta::new(agent.kind, "a".into(), std::path::PathBuf::new());
+    // Each session's file, written now or an hour ago (an agent without session files of its
+    // own, Aider, goes by the file's modification time rather than the recorded update).
+    let file = |name: &str, age: std::time::Duration| {
+        let path = dir.path().join(name);
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_modified(std::time::SystemTime::now() - age).unwrap();
+        path
+    };
+    let mut fresh = SessionMeta::new(agent.kind, "a".into(), file("a", Default::default()));
     fresh.updated_at = Some(now);
-    let mut old = fresh.clone();
-    old.id = "b".into();
+    let mut old = SessionMeta::new(
+        agent.kind,
+        "b".into(),
+        file("b", std::time::Duration::from_secs(3600)),
+    );
     old.updated_at = Some(now - chrono::Duration::hours(1));
     let provider = (agent.provider)(Vec::new());
     let live = || -> Vec<String> {

@@ -320,6 +320,14 @@ mod tests {
         assert!(!is_run_id("aider-../../etc"));
         assert!(!is_run_id("4af21869db5e7876"));
     }
+
+    /// A history written to just now is live while an `aider` process runs; one written an
+    /// hour ago is not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sessions_are_live_while_aider_runs_and_they_were_just_written() {
+        crate::process::live_while_running(&AGENT);
+    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 //! keeps them (with a row each in the agent's index where it has one), or one document per
 //! session imported by the agent's own command or written as rows ([`documents`]).
 
+mod append;
 mod documents;
 mod files;
 mod records;
@@ -102,6 +103,12 @@ pub enum Method {
     Import { program: PathBuf },
     /// Rows inserted into the agent's database in one transaction.
     Rows { db: PathBuf },
+    /// `bytes` appended to `file` (created when absent), whose first `from_len` bytes stay.
+    Append {
+        file: PathBuf,
+        from_len: u64,
+        bytes: u64,
+    },
 }
 
 impl From<Way> for Method {
@@ -186,7 +193,9 @@ pub fn preview(
     tokens: &Tokens,
 ) -> Result<Preview, Error> {
     let (root, dir) = checked_target(bundle, target)?;
-    let (token, expires_at) = tokens.issue(&binding(bundle, &root, &dir, target), Utc::now());
+    let state = target_state(bundle, &dir);
+    let (token, expires_at) =
+        tokens.issue(&binding(bundle, &root, &dir, target, &state), Utc::now());
     let plan = plan(bundle, &root, &dir, target.as_copy, &token, agents)?;
     refuse_existing(&plan, catalog, sessions)?;
     let mut notes = bundle.manifest.notes.clone();
@@ -194,6 +203,7 @@ pub fn preview(
     if let Writes::Files(f) = &restoring(plan.provider).writes {
         notes.extend(f.index.as_ref().map(|i| (i.note)(plan.state_db.as_deref())));
     }
+    notes.extend(append::note(&plan));
     Ok(Preview {
         provider: plan.provider,
         bundle_sha256: bundle.sha256.clone(),
@@ -225,7 +235,12 @@ pub fn restore(
 ) -> Result<Restored, Error> {
     let bundle = Bundle::open(path)?;
     let (root, dir) = checked_target(&bundle, target)?;
-    tokens.check(token, &binding(&bundle, &root, &dir, target), Utc::now())?;
+    let state = target_state(&bundle, &dir);
+    tokens.check(
+        token,
+        &binding(&bundle, &root, &dir, target, &state),
+        Utc::now(),
+    )?;
     let plan = plan(&bundle, &root, &dir, target.as_copy, token, agents)?;
     refuse_existing(&plan, catalog, sessions)?;
     let output = match &restoring(plan.provider).writes {
@@ -234,6 +249,10 @@ pub fn restore(
             Vec::new()
         }
         Writes::Documents(d) => documents::write_all(&bundle, &plan, d)?,
+        Writes::Append(a) => {
+            append::write(&bundle, &plan, a)?;
+            Vec::new()
+        }
     };
     Ok(Restored {
         provider: plan.provider,
@@ -246,13 +265,28 @@ pub fn restore(
 }
 
 /// What the token of a restore of `bundle` to `target` binds.
-fn binding<'a>(bundle: &'a Bundle, root: &'a Path, dir: &'a Path, target: &Target) -> Binding<'a> {
+fn binding<'a>(
+    bundle: &'a Bundle,
+    root: &'a Path,
+    dir: &'a Path,
+    target: &Target,
+    state: &'a str,
+) -> Binding<'a> {
     Binding {
         bundle_sha256: &bundle.sha256,
         provider: bundle.manifest.source.provider,
         root,
         dir,
         as_copy: target.as_copy,
+        state,
+    }
+}
+
+/// What the target holds that the restore is planned on (see [`Binding::state`]).
+fn target_state(bundle: &Bundle, dir: &Path) -> String {
+    match &restoring(bundle.manifest.source.provider).writes {
+        Writes::Append(a) => append::state(&dir.join(a.file)),
+        _ => String::new(),
     }
 }
 
@@ -300,9 +334,13 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
     if let Some(why) = restoring(provider).lacks {
         return Err(BundleError::Unsupported(why.into()).into());
     }
+    let dir = checked_folder(&target.dir, "directory", CREATE_IT)?;
+    if let Writes::Append(_) = restoring(provider).writes {
+        // No store of its own: the record goes into the directory itself, its root.
+        return Ok((dir.clone(), dir));
+    }
     let store = format!("{} store", registry::agent(provider).label);
     let root = store_root(&target.root, provider, &store)?;
-    let dir = checked_folder(&target.dir, "directory", CREATE_IT)?;
     if dir.starts_with(&root) {
         return Err(BundleError::Target(format!(
             "the directory {} is inside the {store}; choose a project folder",
@@ -458,9 +496,20 @@ fn plan(
             plan.method = way.clone().into();
             plan.way = Some(way);
         }
+        Writes::Append(a) => append::plan(bundle, &mut plan, a)?,
     }
     records::check(bundle, &plan)?;
     Ok(plan)
+}
+
+/// The store a restore of `kind` goes into: the agent's first root, or the directory `dir`
+/// itself for an agent with no store of its own (its record is appended to a file there);
+/// `None` when the agent has no root.
+pub fn store_for(kind: ProviderKind, roots: &crate::Roots, dir: &Path) -> Option<PathBuf> {
+    if matches!(restoring(kind).writes, Writes::Append(_)) {
+        return Some(dir.to_path_buf());
+    }
+    roots.for_kind(kind).first().cloned()
 }
 
 /// The agent's restore capability.

@@ -1221,3 +1221,34 @@ fn aider_runs_that_are_not_one_run_or_a_history_that_is_a_link_are_refused_unwri
         assert_eq!(std::fs::read(&elsewhere).unwrap(), b"kept\n");
     }
 }
+
+#[test]
+fn an_aider_run_is_not_appended_to_a_history_aider_is_writing_nor_as_a_copy() {
+    let work = tempfile::tempdir().unwrap();
+    let (path, _) = aider_bundle(work.path());
+    let (dir, before) = aider_project(work.path());
+    let (catalog, mut sessions) = listing(ProviderKind::Aider, &dir);
+    // Aider runs in the directory: the history's last run is live.
+    sessions.last_mut().unwrap().live = true;
+    let target = Target {
+        root: dir.clone(),
+        dir: dir.clone(),
+        as_copy: false,
+    };
+    let (b, agents, tokens) = (
+        Bundle::open(&path).unwrap(),
+        Agents::default(),
+        Tokens::new(),
+    );
+    let e = bundle::preview(&b, &catalog, &sessions, &target, &agents, &tokens).unwrap_err();
+    assert_eq!(e.code(), "session_live", "{e}");
+    let as_copy = Target {
+        as_copy: true,
+        ..target
+    };
+    let e = restore(&path, ProviderKind::Aider, &dir, &dir, true).unwrap_err();
+    assert_eq!(e.code(), "unsupported", "{e}");
+    let e = bundle::preview(&b, &catalog, &[], &as_copy, &agents, &tokens).unwrap_err();
+    assert!(e.to_string().contains("never as a copy"), "{e}");
+    assert_eq!(std::fs::read(dir.join(AIDER_HISTORY)).unwrap(), before);
+}

@@ -14,6 +14,8 @@ use super::records::disagrees;
 use super::{BundleError, Method, Plan};
 use crate::bundle::reader::Bundle;
 use crate::bundle::records::each_line;
+use crate::catalog::Catalog;
+use crate::model::SessionMeta;
 use crate::provider::capability::bundle::Append;
 
 /// The longest first line read for the id (a run's header is one short line).
@@ -93,6 +95,29 @@ fn plain_len(file: &Path) -> Result<u64, BundleError> {
              only to a plain file: move it away, or choose another directory",
             file.display()
         ))),
+    }
+}
+
+/// Refuses an append to a file a running agent is writing (a run of it live): the two
+/// writes would interleave.
+pub(super) fn refuse_live(
+    plan: &Plan,
+    catalog: &Catalog,
+    sessions: &[SessionMeta],
+) -> Result<(), BundleError> {
+    let Method::Append { file, .. } = &plan.method else {
+        return Ok(());
+    };
+    let live = sessions
+        .iter()
+        .filter(|s| s.provider == plan.provider && &s.source_path == file)
+        .find(|s| s.live || catalog.is_live(s));
+    match live {
+        Some(s) => Err(BundleError::Live {
+            provider: plan.provider,
+            id: s.id.clone(),
+        }),
+        None => Ok(()),
     }
 }
 

@@ -334,6 +334,9 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
     if let Some(why) = restoring(provider).lacks {
         return Err(BundleError::Unsupported(why.into()).into());
     }
+    if let (true, Err(why)) = (target.as_copy, restoring(provider).copy.get()) {
+        return Err(BundleError::Unsupported(why.into()).into());
+    }
     let dir = checked_folder(&target.dir, "directory", CREATE_IT)?;
     if let Writes::Append(_) = restoring(provider).writes {
         // No store of its own: the record goes into the directory itself, its root.
@@ -347,9 +350,6 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
             dir.display()
         ))
         .into());
-    }
-    if let (true, Err(why)) = (target.as_copy, restoring(provider).copy.get()) {
-        return Err(BundleError::Unsupported(why.into()).into());
     }
     Ok((root, dir))
 }
@@ -528,6 +528,7 @@ fn derived(old: &str, seed: &str) -> Vec<u8> {
 /// Refuses when a session the restore would make is in the store already (live or not), or a
 /// file it would create exists.
 fn refuse_existing(plan: &Plan, catalog: &Catalog, sessions: &[SessionMeta]) -> Result<(), Error> {
+    append::refuse_live(plan, catalog, sessions)?;
     for (_, id) in &plan.sessions {
         let found = sessions
             .iter()

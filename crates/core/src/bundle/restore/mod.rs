@@ -507,7 +507,8 @@ fn plan(
 /// `None` when the agent has no root.
 pub fn store_for(kind: ProviderKind, roots: &crate::Roots, dir: &Path) -> Option<PathBuf> {
     if matches!(restoring(kind).writes, Writes::Append(_)) {
-        return Some(dir.to_path_buf());
+        // As the restore names the file (canonical), so the listing of it names it so too.
+        return Some(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
     }
     roots.for_kind(kind).first().cloned()
 }
@@ -565,4 +566,30 @@ fn exists_message(plan: &Plan, id: &str, at: &Path) -> String {
         plan.provider,
         at.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Aider's restore goes into the directory, named as the restore names the file it
+    /// appends to (canonical), so that the listing it is checked against (a live run of that
+    /// file) names the file the same way; other agents keep their root.
+    #[test]
+    fn a_restore_into_the_directory_names_it_canonically() {
+        let work = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(work.path().join("a/b")).unwrap();
+        let given = work.path().join("a/b/../b");
+        let roots = crate::Roots::default().with(ProviderKind::Claude, [work.path()]);
+        let canonical = std::fs::canonicalize(&given).unwrap();
+        assert_eq!(
+            store_for(ProviderKind::Aider, &roots, &given),
+            Some(canonical)
+        );
+        assert_eq!(
+            store_for(ProviderKind::Claude, &roots, &given),
+            Some(work.path().to_path_buf())
+        );
+        assert_eq!(store_for(ProviderKind::Codex, &roots, &given), None);
+    }
 }

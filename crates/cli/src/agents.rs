@@ -59,6 +59,7 @@ pub fn actions(agent: &Agent) -> Vec<(&'static str, Result<String, &'static str>
     let restore = match &agent.bundles.restore.writes {
         Writes::Files(_) => "its files written into its store".to_string(),
         Writes::Documents(d) => format!("{} imported into its store", d.what),
+        Writes::Append(a) => format!("{} appended to the directory's {}", a.what, a.file),
     };
     vec![
         (

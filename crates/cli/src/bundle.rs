@@ -160,7 +160,7 @@ fn inspect(file: &Path) -> Result<Envelope, Error> {
 fn import(roots: &Roots, args: ImportArgs, json: bool) -> Result<Envelope, Error> {
     let b = Bundle::open(&args.file)?;
     let kind = b.manifest.source.provider;
-    let root = roots.for_kind(kind).first().cloned().ok_or_else(|| {
+    let root = bundle::restore::store_for(kind, roots, &args.dir).ok_or_else(|| {
         BundleError::Target(format!(
             "there is no {kind} store to restore into; pass --{kind}-root DIR"
         ))
@@ -335,6 +335,18 @@ fn preview_text(m: &Manifest, p: &Preview) -> String {
                 "  insert the rows into {} in one transaction",
                 db.display()
             );
+        }
+        Method::Append {
+            file,
+            from_len,
+            bytes,
+        } => {
+            let made = if *from_len == 0 && !file.exists() {
+                " (creating it)"
+            } else {
+                ""
+            };
+            let _ = writeln!(t, "  append {bytes} bytes to {}{made}", file.display());
         }
     }
     for n in &p.notes {

@@ -1298,7 +1298,7 @@ fn copilot_resumes_a_restored_session_in_its_new_directory() {
 /// directory Aider never ran in is replayed by the real Aider's `--restore-chat-history`: the
 /// next model call carries the run's prompt and reply.
 #[test]
-fn aider_replays_an_exported_run_appended_to_a_new_history() {
+fn aider_replays_a_run_restored_into_a_directory_by_bundle_import() {
     let Some(aider) = agents::aider(agents::AIDER) else {
         return;
     };
@@ -1314,10 +1314,24 @@ fn aider_replays_an_exported_run_appended_to_a_new_history() {
         &mut run,
     )
     .unwrap();
-    assert!(run.starts_with(b"# aider chat started at "));
+    // No --aider-root: the run goes into the directory's own history.
+    let (b, d) = (bundle.to_str().unwrap(), dir.to_str().unwrap());
+    let done = cli(
+        work.path(),
+        &path,
+        &["bundle", "import", b, "--dir", d, "--yes"],
+    );
     // As Aider starts a run: a blank line, then the header.
     let history = dir.join(".aider.chat.history.md");
-    std::fs::write(&history, [&b"\n"[..], &run].concat()).unwrap();
+    assert_eq!(
+        std::fs::read(&history).unwrap(),
+        [&b"\n"[..], &run].concat()
+    );
+    // The id the restore names is the one the list gives the run in its new directory.
+    let new_id = done["restored"]["session_id"].as_str().unwrap();
+    assert_eq!(done["session"]["id"], new_id, "{done}");
+    assert_eq!(done["session"]["cwd"], d, "{done}");
+    assert_eq!(done["restored"]["method"]["kind"], "append", "{done}");
     let mock = Mock::start(work.path());
     let base = format!("http://127.0.0.1:{}/v1", mock.port);
     let env = [

@@ -136,11 +136,8 @@ fn every_fixture_session_round_trips_into_an_empty_store_in_another_directory() 
                 let dir = dir.canonicalize().unwrap();
                 let done = restore(&path, kind, &root, &dir, false);
                 if kind == ProviderKind::Aider {
-                    // Not yet: a run goes into the directory's history file, which the files
-                    // restore cannot append to. It says so, and writes nothing.
-                    let e = done.err().unwrap_or_else(|| panic!("{what}: restored"));
-                    assert!(e.to_string().contains("Aider run"), "{what}: {e}");
-                    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{what}");
+                    aider_round_trip(done, &path, s, &root, &dir, &what);
+                    restored += 1;
                     continue;
                 }
                 let done = done.unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -1089,4 +1086,212 @@ fn a_gemini_restore_writes_its_project_markers_or_leaves_nothing_behind() {
     assert_eq!(e.code(), "restore_failed", "{e}");
     assert!(e.to_string().contains("nothing was left behind"), "{e}");
     assert_eq!(common::snapshot(&root), before);
+const AIDER_HISTORY: &str = ".aider.chat.history.md";
+
+/// The bytes of the bundle's one native file (an Aider run).
+fn native_bytes(bundle: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(bundle).unwrap()).unwrap();
+    let name = (0..zip.len())
+        .map(|i| zip.by_index(i).unwrap().name().to_owned())
+        .find(|n| n.starts_with("native/"))
+        .unwrap();
+    let mut bytes = Vec::new();
+    zip.by_name(&name).unwrap().read_to_end(&mut bytes).unwrap();
+    bytes
+}
+
+/// An Aider run restored into a directory without a history: the file made is a blank line
+/// and the run (as Aider starts a run), the list shows the run under the id the restore
+/// named, with its counts, title and model, in the new directory; the same bundle again is
+/// refused with the file as it was. The store root given is not written to (Aider has none).
+fn aider_round_trip(
+    done: Result<bundle::Restored, Error>,
+    path: &Path,
+    s: &SessionMeta,
+    root: &Path,
+    dir: &Path,
+    what: &str,
+) {
+    let done = done.unwrap_or_else(|e| panic!("{what}: {e}"));
+    let history = dir.join(AIDER_HISTORY);
+    let written = std::fs::read(&history).unwrap();
+    assert_eq!(
+        written,
+        [&b"\n"[..], &native_bytes(path)].concat(),
+        "{what}"
+    );
+    assert_eq!(std::fs::read_dir(root).unwrap().count(), 0, "{what}");
+    let (_, now) = listing(ProviderKind::Aider, dir);
+    assert_eq!(now.len(), 1, "{what}: {now:?}");
+    let r = &now[0];
+    assert_eq!(r.id, done.session_id, "{what}: the id the restore names");
+    assert_eq!(done.sessions, vec![(s.id.clone(), r.id.clone())], "{what}");
+    assert_eq!(
+        (r.counts, &r.title, &r.model),
+        (s.counts, &s.title, &s.model),
+        "{what}"
+    );
+    assert_eq!(r.cwd.as_deref(), dir.to_str(), "{what}");
+    let again = restore(path, ProviderKind::Aider, root, dir, false).unwrap_err();
+    assert_eq!(again.code(), "session_exists", "{what}: {again}");
+    assert_eq!(std::fs::read(&history).unwrap(), written, "{what}");
+}
+
+/// The fixture's run with non-ASCII text, bundled into `work`; with the fixture's listing.
+fn aider_bundle(work: &Path) -> (PathBuf, SessionMeta) {
+    let source = common::fixture(ProviderKind::Aider, "0.86.2")
+        .canonicalize()
+        .unwrap();
+    let (catalog, all) = listing(ProviderKind::Aider, &source);
+    let s = all
+        .iter()
+        .find(|s| s.id == "aider-4af21869db5e7876")
+        .unwrap();
+    (export(&catalog, &all, s, Mode::Complete, work), s.clone())
+}
+
+/// A directory holding a copy of the fixture's `demo` history (several runs).
+fn aider_project(work: &Path) -> (PathBuf, Vec<u8>) {
+    let dir = work.join("project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = common::fixture(ProviderKind::Aider, "0.86.2").join("demo");
+    let before = std::fs::read(demo.join(AIDER_HISTORY)).unwrap();
+    std::fs::write(dir.join(AIDER_HISTORY), &before).unwrap();
+    (dir.canonicalize().unwrap(), before)
+}
+
+#[test]
+fn an_aider_run_is_appended_to_a_history_keeping_its_other_runs_byte_for_byte() {
+    let work = tempfile::tempdir().unwrap();
+    let (path, s) = aider_bundle(work.path());
+    let (dir, before) = aider_project(work.path());
+    let (_, was) = listing(ProviderKind::Aider, &dir);
+    assert!(was.len() >= 2, "{was:?}");
+    let done = restore(&path, ProviderKind::Aider, &dir, &dir, false).unwrap();
+    let after = std::fs::read(dir.join(AIDER_HISTORY)).unwrap();
+    assert_eq!(
+        after,
+        [&before[..], b"\n", &native_bytes(&path)].concat(),
+        "the earlier bytes, a blank line, the run"
+    );
+    let (_, now) = listing(ProviderKind::Aider, &dir);
+    assert_eq!(now.len(), was.len() + 1);
+    for w in &was {
+        let n = now.iter().find(|n| n.id == w.id).unwrap();
+        assert_eq!((n.counts, &n.title), (w.counts, &w.title), "{}", w.id);
+    }
+    let new = now.iter().find(|n| n.id == done.session_id).unwrap();
+    assert_eq!((new.counts, &new.title), (s.counts, &s.title));
+    assert!(matches!(
+        done.method,
+        bundle::restore::Method::Append { from_len, .. } if from_len == before.len() as u64
+    ));
+}
+
+#[test]
+fn an_aider_history_grown_since_the_preview_is_refused_and_left_as_it_is() {
+    let work = tempfile::tempdir().unwrap();
+    let (path, _) = aider_bundle(work.path());
+    let (dir, _) = aider_project(work.path());
+    let tokens = Tokens::new();
+    let (catalog, sessions) = listing(ProviderKind::Aider, &dir);
+    let target = Target {
+        root: dir.clone(),
+        dir: dir.clone(),
+        as_copy: false,
+    };
+    let b = Bundle::open(&path).unwrap();
+    let agents = Agents::default();
+    let p = bundle::preview(&b, &catalog, &sessions, &target, &agents, &tokens).unwrap();
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.starts_with("append ") && n.contains(AIDER_HISTORY)),
+        "{:?}",
+        p.notes
+    );
+    // Aider writes to the history meanwhile.
+    let history = dir.join(AIDER_HISTORY);
+    let mut grown = std::fs::read(&history).unwrap();
+    grown.extend_from_slice(b"#### one more prompt\n");
+    std::fs::write(&history, &grown).unwrap();
+    let e = bundle::restore(
+        &path, &catalog, &sessions, &target, &agents, &tokens, &p.token,
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), "restore_token", "{e}");
+    assert!(e.to_string().contains("target changed"), "{e}");
+    assert_eq!(std::fs::read(&history).unwrap(), grown);
+}
+
+#[test]
+fn aider_runs_that_are_not_one_run_or_a_history_that_is_a_link_are_refused_unwritten() {
+    let work = tempfile::tempdir().unwrap();
+    let (path, _) = aider_bundle(work.path());
+    let variants = [
+        Hostile {
+            what: "a second run inside the record",
+            manifest: Box::new(|_| {}),
+            record: Box::new(|_, mut bytes| {
+                bytes.extend_from_slice(b"\n# aider chat started at 2026-12-06 15:00:00\n");
+                bytes
+            }),
+        },
+        Hostile {
+            what: "a record without its header",
+            manifest: Box::new(|_| {}),
+            record: Box::new(|_, bytes| [&b"#### hello\n"[..], &bytes].concat()),
+        },
+    ];
+    let setup = |w: &Path| {
+        let (dir, _) = aider_project(w);
+        let copy = w.join("b.agent-session.zip");
+        std::fs::copy(&path, &copy).unwrap();
+        (dir.clone(), dir, copy)
+    };
+    refused_variants(ProviderKind::Aider, &Agents::default(), &setup, &variants);
+    // A history that is a link elsewhere is not followed.
+    let dir = work.path().join("linked");
+    std::fs::create_dir_all(&dir).unwrap();
+    let elsewhere = work.path().join("elsewhere.md");
+    std::fs::write(&elsewhere, b"kept\n").unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&elsewhere, dir.join(AIDER_HISTORY)).unwrap();
+        let e = restore(&path, ProviderKind::Aider, &dir, &dir, false).unwrap_err();
+        assert_eq!(e.code(), "bad_target", "{e}");
+        assert_eq!(std::fs::read(&elsewhere).unwrap(), b"kept\n");
+    }
+}
+
+#[test]
+fn an_aider_run_is_not_appended_to_a_history_aider_is_writing_nor_as_a_copy() {
+    let work = tempfile::tempdir().unwrap();
+    let (path, _) = aider_bundle(work.path());
+    let (dir, before) = aider_project(work.path());
+    let (catalog, mut sessions) = listing(ProviderKind::Aider, &dir);
+    // Aider runs in the directory: the history's last run is live.
+    sessions.last_mut().unwrap().live = true;
+    let target = Target {
+        root: dir.clone(),
+        dir: dir.clone(),
+        as_copy: false,
+    };
+    let (b, agents, tokens) = (
+        Bundle::open(&path).unwrap(),
+        Agents::default(),
+        Tokens::new(),
+    );
+    let e = bundle::preview(&b, &catalog, &sessions, &target, &agents, &tokens).unwrap_err();
+    assert_eq!(e.code(), "session_live", "{e}");
+    let as_copy = Target {
+        as_copy: true,
+        ..target
+    };
+    let e = restore(&path, ProviderKind::Aider, &dir, &dir, true).unwrap_err();
+    assert_eq!(e.code(), "unsupported", "{e}");
+    let e = bundle::preview(&b, &catalog, &[], &as_copy, &agents, &tokens).unwrap_err();
+    assert!(e.to_string().contains("never as a copy"), "{e}");
+    assert_eq!(std::fs::read(dir.join(AIDER_HISTORY)).unwrap(), before);
 }

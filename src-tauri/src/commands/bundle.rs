@@ -245,14 +245,9 @@ pub async fn import_bundle_preview(
             return preview_remote(&host, handle, dir, as_copy);
         }
         let kind = b.manifest.source.provider;
-        let root = state
-            .roots()
-            .for_kind(kind)
-            .first()
-            .cloned()
-            .ok_or_else(|| {
-                CmdError::not_found(format!("there is no {kind} store to restore into"))
-            })?;
+        let root = bundle::restore::store_for(kind, &state.roots(), &dir).ok_or_else(|| {
+            CmdError::not_found(format!("there is no {kind} store to restore into"))
+        })?;
         let target = Target { root, dir, as_copy };
         let lib = state.service.library();
         let listed = lib.listed(&ScanProgress::default())?;

@@ -424,7 +424,7 @@ export type RedactionCounts = { private_key: number, jwt: number, token: number,
 /**
  * How the records get into the store.
  */
-export type RestoreMethod = { "kind": "files", files: Array<string>, } | { "kind": "import", program: string, } | { "kind": "rows", db: string, };
+export type RestoreMethod = { "kind": "files", files: Array<string>, } | { "kind": "import", program: string, } | { "kind": "rows", db: string, } | { "kind": "append", file: string, from_len: number, bytes: number, };
 /**
  * What a restore did.
  */

@@ -25,6 +25,10 @@ pub struct Binding<'a> {
     pub root: &'a std::path::Path,
     pub dir: &'a std::path::Path,
     pub as_copy: bool,
+    /// What the target holds that the restore was planned on (the length of the file an
+    /// append goes to), empty when nothing: a target that changed since the preview is not
+    /// what was consented to.
+    pub state: &'a str,
 }
 
 /// Issues and checks tokens under one random key.
@@ -65,6 +69,7 @@ impl Tokens {
             &binding.root.to_string_lossy(),
             &binding.dir.to_string_lossy(),
             if binding.as_copy { "copy" } else { "same-id" },
+            binding.state,
         ] {
             mac.update(part.as_bytes());
             mac.update(&[0]);
@@ -104,7 +109,7 @@ impl Tokens {
                 == 0;
         if !same {
             return refused(
-                "it was given for another bundle or target, or by another run of the program; preview the restore again",
+                "it was given for another bundle or target (or the target changed since), or by another run of the program; preview the restore again",
             );
         }
         if now.timestamp_millis() > ms {
@@ -126,6 +131,7 @@ mod tests {
             root: Path::new("/r"),
             dir,
             as_copy,
+            state: "",
         }
     }
 

@@ -158,6 +158,36 @@ pub enum Writes {
     /// The records are one document per session (the agent's own export form), imported by
     /// the agent's own command or written as rows.
     Documents(Documents),
+    /// The session's record is appended to a file in the directory restored into (the agent
+    /// keeps no store of its own: Aider's history beside the project).
+    Append(Append),
+}
+
+/// A record appended to a file of the directory restored into (see [`Writes::Append`]). The
+/// bundle holds one such record, the main session's; the file's earlier bytes stay as they
+/// were.
+pub struct Append {
+    /// The file's name in the directory (`.aider.chat.history.md`).
+    pub file: &'static str,
+    /// What the record is, for a refusal ("an Aider run").
+    pub what: &'static str,
+    /// Checks a line of the record (1-based `number`) as the agent will read it; `Err` is what
+    /// is wrong with it (a run's record is one run: its header first, no other header).
+    pub check_line: fn(number: usize, line: &[u8]) -> Result<(), String>,
+    /// What the record, whose first line is `first`, becomes once appended to `file` as the
+    /// file is now (absent: empty); `Err` is why the file cannot be read.
+    pub appended: fn(file: &Path, first: &str) -> Result<Appended, String>,
+    /// Written before the record, as the agent itself starts one (Aider: a blank line).
+    pub separator: &'static [u8],
+}
+
+/// A record once appended (see [`Append::appended`]).
+pub struct Appended {
+    /// The id the agent gives the session.
+    pub id: String,
+    /// A record the file holds already that the appended one would repeat (its line), if any:
+    /// the restore is refused rather than making a second copy.
+    pub repeats: Option<u64>,
 }
 
 /// Records that are files.

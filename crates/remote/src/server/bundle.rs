@@ -294,7 +294,8 @@ fn restore(
 ) -> Result<BundleImportResult, CoreError> {
     let b = Bundle::open(path)?;
     let kind = b.manifest.source.provider;
-    let Some(root) = state.roots().for_kind(kind).first().cloned() else {
+    let Some(root) = agent_sessions_core::bundle::restore::store_for(kind, &state.roots(), &p.dir)
+    else {
         return Err(BundleError::Target(format!(
             "there is no {kind} store on this host to restore into; name one with --{kind}-root DIR"
         ))

@@ -23,6 +23,7 @@
 //! keeps them (with a row each in the agent's index where it has one), or one document per
 //! session imported by the agent's own command or written as rows ([`documents`]).
 
+mod append;
 mod documents;
 mod files;
 mod records;
@@ -102,6 +103,12 @@ pub enum Method {
     Import { program: PathBuf },
     /// Rows inserted into the agent's database in one transaction.
     Rows { db: PathBuf },
+    /// `bytes` appended to `file` (created when absent), whose first `from_len` bytes stay.
+    Append {
+        file: PathBuf,
+        from_len: u64,
+        bytes: u64,
+    },
 }
 
 impl From<Way> for Method {
@@ -189,7 +196,9 @@ pub fn preview(
     tokens: &Tokens,
 ) -> Result<Preview, Error> {
     let (root, dir) = checked_target(bundle, target)?;
-    let (token, expires_at) = tokens.issue(&binding(bundle, &root, &dir, target), Utc::now());
+    let state = target_state(bundle, &dir);
+    let (token, expires_at) =
+        tokens.issue(&binding(bundle, &root, &dir, target, &state), Utc::now());
     let plan = plan(bundle, &root, &dir, target.as_copy, &token, agents)?;
     refuse_existing(&plan, catalog, sessions)?;
     let mut notes = bundle.manifest.notes.clone();
@@ -197,6 +206,7 @@ pub fn preview(
     if let Writes::Files(f) = &restoring(plan.provider).writes {
         notes.extend(f.index.as_ref().map(|i| (i.note)(plan.state_db.as_deref())));
     }
+    notes.extend(append::note(&plan));
     Ok(Preview {
         provider: plan.provider,
         bundle_sha256: bundle.sha256.clone(),
@@ -228,7 +238,12 @@ pub fn restore(
 ) -> Result<Restored, Error> {
     let bundle = Bundle::open(path)?;
     let (root, dir) = checked_target(&bundle, target)?;
-    tokens.check(token, &binding(&bundle, &root, &dir, target), Utc::now())?;
+    let state = target_state(&bundle, &dir);
+    tokens.check(
+        token,
+        &binding(&bundle, &root, &dir, target, &state),
+        Utc::now(),
+    )?;
     let plan = plan(&bundle, &root, &dir, target.as_copy, token, agents)?;
     refuse_existing(&plan, catalog, sessions)?;
     let output = match &restoring(plan.provider).writes {
@@ -237,6 +252,10 @@ pub fn restore(
             Vec::new()
         }
         Writes::Documents(d) => documents::write_all(&bundle, &plan, d)?,
+        Writes::Append(a) => {
+            append::write(&bundle, &plan, a)?;
+            Vec::new()
+        }
     };
     Ok(Restored {
         provider: plan.provider,
@@ -249,13 +268,28 @@ pub fn restore(
 }
 
 /// What the token of a restore of `bundle` to `target` binds.
-fn binding<'a>(bundle: &'a Bundle, root: &'a Path, dir: &'a Path, target: &Target) -> Binding<'a> {
+fn binding<'a>(
+    bundle: &'a Bundle,
+    root: &'a Path,
+    dir: &'a Path,
+    target: &Target,
+    state: &'a str,
+) -> Binding<'a> {
     Binding {
         bundle_sha256: &bundle.sha256,
         provider: bundle.manifest.source.provider,
         root,
         dir,
         as_copy: target.as_copy,
+        state,
+    }
+}
+
+/// What the target holds that the restore is planned on (see [`Binding::state`]).
+fn target_state(bundle: &Bundle, dir: &Path) -> String {
+    match &restoring(bundle.manifest.source.provider).writes {
+        Writes::Append(a) => append::state(&dir.join(a.file)),
+        _ => String::new(),
     }
 }
 
@@ -303,18 +337,22 @@ fn checked_target(bundle: &Bundle, target: &Target) -> Result<(PathBuf, PathBuf)
     if let Some(why) = restoring(provider).lacks {
         return Err(BundleError::Unsupported(why.into()).into());
     }
+    if let (true, Err(why)) = (target.as_copy, restoring(provider).copy.get()) {
+        return Err(BundleError::Unsupported(why.into()).into());
+    }
+    let dir = checked_folder(&target.dir, "directory", CREATE_IT)?;
+    if let Writes::Append(_) = restoring(provider).writes {
+        // No store of its own: the record goes into the directory itself, its root.
+        return Ok((dir.clone(), dir));
+    }
     let store = format!("{} store", registry::agent(provider).label);
     let root = store_root(&target.root, provider, &store)?;
-    let dir = checked_folder(&target.dir, "directory", CREATE_IT)?;
     if dir.starts_with(&root) {
         return Err(BundleError::Target(format!(
             "the directory {} is inside the {store}; choose a project folder",
             dir.display()
         ))
         .into());
-    }
-    if let (true, Err(why)) = (target.as_copy, restoring(provider).copy.get()) {
-        return Err(BundleError::Unsupported(why.into()).into());
     }
     Ok((root, dir))
 }
@@ -468,9 +506,21 @@ fn plan(
             plan.method = way.clone().into();
             plan.way = Some(way);
         }
+        Writes::Append(a) => append::plan(bundle, &mut plan, a)?,
     }
     records::check(bundle, &plan)?;
     Ok(plan)
+}
+
+/// The store a restore of `kind` goes into: the agent's first root, or the directory `dir`
+/// itself for an agent with no store of its own (its record is appended to a file there);
+/// `None` when the agent has no root.
+pub fn store_for(kind: ProviderKind, roots: &crate::Roots, dir: &Path) -> Option<PathBuf> {
+    if matches!(restoring(kind).writes, Writes::Append(_)) {
+        // As the restore names the file (canonical), so the listing of it names it so too.
+        return Some(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
+    }
+    roots.for_kind(kind).first().cloned()
 }
 
 /// The agent's restore capability.
@@ -489,6 +539,7 @@ fn derived(old: &str, seed: &str) -> Vec<u8> {
 /// Refuses when a session the restore would make is in the store already (live or not), or a
 /// file it would create exists.
 fn refuse_existing(plan: &Plan, catalog: &Catalog, sessions: &[SessionMeta]) -> Result<(), Error> {
+    append::refuse_live(plan, catalog, sessions)?;
     for (_, id) in &plan.sessions {
         let found = sessions
             .iter()
@@ -525,4 +576,30 @@ fn exists_message(plan: &Plan, id: &str, at: &Path) -> String {
         plan.provider,
         at.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Aider's restore goes into the directory, named as the restore names the file it
+    /// appends to (canonical), so that the listing it is checked against (a live run of that
+    /// file) names the file the same way; other agents keep their root.
+    #[test]
+    fn a_restore_into_the_directory_names_it_canonically() {
+        let work = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(work.path().join("a/b")).unwrap();
+        let given = work.path().join("a/b/../b");
+        let roots = crate::Roots::default().with(ProviderKind::Claude, [work.path()]);
+        let canonical = std::fs::canonicalize(&given).unwrap();
+        assert_eq!(
+            store_for(ProviderKind::Aider, &roots, &given),
+            Some(canonical)
+        );
+        assert_eq!(
+            store_for(ProviderKind::Claude, &roots, &given),
+            Some(work.path().to_path_buf())
+        );
+        assert_eq!(store_for(ProviderKind::Codex, &roots, &given), None);
+    }
 }

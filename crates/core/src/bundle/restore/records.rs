@@ -38,6 +38,7 @@ pub(super) fn check(bundle: &Bundle, plan: &Plan) -> Result<(), BundleError> {
             .docs
             .iter()
             .try_for_each(|(id, name)| documents::document(bundle, plan, d, id, name).map(drop)),
+        Writes::Append(a) => super::append::check(bundle, a),
     }
 }
 

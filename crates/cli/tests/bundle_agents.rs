@@ -740,6 +740,21 @@ fn gemini_cli_resumes_a_restored_session_in_its_new_directory() {
         serde_json::from_str(&std::fs::read_to_string(root.join("projects.json")).unwrap())
             .unwrap();
     assert_eq!(registry["projects"][dir.to_str().unwrap()], "project");
+    // Two files of the id now (the stub and the restored one), one session: the file Gemini
+    // resumes, the one the turn went to (gemini/resumes.rs).
+    assert_eq!(files.len(), 2, "{files:?}");
+    let args = [
+        "--gemini-root",
+        root.to_str().unwrap(),
+        "scan",
+        "--no-cache",
+    ];
+    let scan = cli(work.path(), &system_path(), &args);
+    let id = "7d53c23b-fe46-4406-b083-d93680275406";
+    let sessions = scan["sessions"].as_array().unwrap();
+    let once: Vec<&Value> = sessions.iter().filter(|s| s["id"] == id).collect();
+    assert_eq!(once.len(), 1, "{once:?}");
+    assert_eq!(once[0]["source_path"], *grown.to_string_lossy());
 }
 
 /// Qwen Code 0.24 resumes a 0.24 session restored under `projects/<its folder for the

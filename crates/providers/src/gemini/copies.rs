@@ -67,7 +67,6 @@ pub(super) fn hashed_copies(project: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::super::project::tests::testdata;
-    use crate::capability::trash::{Ask, Mode, Step};
     use crate::genai::copy_tree;
     use crate::Provider;
 
@@ -127,22 +126,8 @@ mod tests {
         assert!(!p.load(s).unwrap().messages.is_empty());
 
         // Its trash takes both copies.
-        let ask = Ask {
-            root: &root,
-            session: s,
-            twin: None,
-            children: &[],
-            include: None,
-            mode: Mode::Trash,
-            program: None,
-            subcommands: &|_, _| Ok(Vec::new()),
-        };
-        let (steps, _) = (super::super::AGENT.trash.trash.get().unwrap())(&ask).unwrap();
-        let Step::OsTrash { items } = &steps[0] else {
-            panic!("{steps:?}")
-        };
+        let paths = super::super::trash::trashed(&root, s);
         let name = s.source_path.file_name().unwrap();
-        let paths: Vec<_> = items.iter().map(|i| i.path.clone()).collect();
         assert!(paths.contains(&s.source_path), "{paths:?}");
         let copy = root.join("tmp").join(hash).join("chats").join(name);
         assert!(paths.contains(&copy), "{paths:?}");

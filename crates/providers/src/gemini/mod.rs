@@ -13,6 +13,7 @@ mod copies;
 mod ids;
 mod launch;
 mod project;
+mod resumes;
 mod trash;
 
 use std::collections::BTreeMap;
@@ -225,7 +226,8 @@ impl Provider for GeminiProvider {
             read: &summarize,
             finish: &finish,
         };
-        Ok(scan.run(prev, progress))
+        // A resumed session's stub file is not a second session (resumes.rs).
+        Ok(scan.run_folded(prev, progress, &resumes::hidden))
     }
 
     fn load(&self, session: &SessionMeta) -> Result<Transcript, Error> {

@@ -201,7 +201,7 @@ pub(super) mod tests {
     );
 
     /// A 0.61 store (`projects.json`: `demo` is the 0.61 recording's directory).
-    fn store_061() -> (tempfile::TempDir, PathBuf) {
+    pub(crate) fn store_061() -> (tempfile::TempDir, PathBuf) {
         let t = tempfile::tempdir().unwrap();
         let root = t.path().join(".gemini");
         copy_tree(&testdata("0.61.0"), &root);

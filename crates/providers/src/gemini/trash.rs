@@ -1,7 +1,8 @@
-//! Gemini CLI's sessions for the trash engine (`capability::trash`): a session is its file
-//! `tmp/<folder>/chats/session-*.json[l]`, its subagents' folder `chats/<id>/` and its spilled
-//! tool outputs `tmp/<folder>/tool-outputs/session-<id>/`, and the same in the directory's
-//! pre-0.29 folder Gemini copied them from (`copies.rs`); they go to the OS trash.
+//! Gemini CLI's sessions for the trash engine (`capability::trash`): a session is its files
+//! `tmp/<folder>/chats/session-*.json[l]` (every one of its id: `resumes.rs`), its subagents'
+//! folder `chats/<id>/` and its spilled tool outputs `tmp/<folder>/tool-outputs/session-<id>/`,
+//! and the same in the directory's pre-0.29 folder Gemini copied them from (`copies.rs`); they
+//! go to the OS trash.
 //! `gemini --delete-session` takes the index `--list-sessions` shows for the directory it runs
 //! in, not an id, so it is not used: an index can point at another session by the time it runs.
 
@@ -33,6 +34,8 @@ fn plan(ctx: &Ask) -> Result<Planned, Refusal> {
         let outputs = project
             .and_then(|p| files::child(&p.join("tool-outputs"), &format!("session-{}", s.id)));
         paths.extend(outputs);
+        // The other files of its id (a resume's stub), which would be listed once it is gone.
+        paths.extend(super::resumes::files_of(&s.source_path, &s.id));
     }
     // The copy Gemini left in the directory's pre-0.29 folder goes too (copies.rs).
     // `tmp/<folder>/chats/<file>`, a subagent's one folder deeper.
@@ -46,4 +49,28 @@ fn plan(ctx: &Ask) -> Result<Planned, Refusal> {
         ctx,
         super::AGENT.label,
     ))
+}
+
+/// For the tests: the paths the trash plan of `session` (in the store `root`) moves.
+#[cfg(test)]
+pub(super) fn trashed(
+    root: &std::path::Path,
+    session: &agent_sessions_model::SessionMeta,
+) -> Vec<std::path::PathBuf> {
+    use crate::capability::trash::{Mode, Step};
+    let ask = Ask {
+        root,
+        session,
+        twin: None,
+        children: &[],
+        include: None,
+        mode: Mode::Trash,
+        program: None,
+        subcommands: &|_, _| Ok(Vec::new()),
+    };
+    let (steps, _) = plan(&ask).unwrap();
+    let Step::OsTrash { items } = &steps[0] else {
+        panic!("{steps:?}")
+    };
+    items.iter().map(|i| i.path.clone()).collect()
 }

@@ -4,7 +4,13 @@
 //! as its summary otherwise. Files laid over the sessions (Gemini's `projects.json`,
 //! `trustedFolders.json`: where a session's directory comes from) are stamped too: when one
 //! changes, every session is listed again.
+//!
+//! Where one session can be several files (Gemini's resume stub, `gemini/resumes.rs`), the
+//! agent's rule says which files a listing leaves out; it is worked out from every file's
+//! summary at each scan, before and after, so a file whose fold changed is listed or dropped
+//! though it was not read again, and a later scan lists what a fresh one would.
 
+use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -55,8 +61,22 @@ pub(crate) struct Scan<'a> {
     pub finish: &'a dyn Fn(&Found, &SessionMeta, &[String]) -> SessionMeta,
 }
 
+/// The files of a store, with their summaries, a listing leaves out.
+pub(crate) type Hidden = dyn Fn(&FileSet<Summary>) -> BTreeSet<PathBuf>;
+
 impl Scan<'_> {
     pub fn run(self, prev: &ProviderState, progress: &ScanProgress) -> ScanOutput {
+        self.run_folded(prev, progress, &|_| BTreeSet::new())
+    }
+
+    /// [`Scan::run`] for a store where a session can be several files: `hidden` names those
+    /// another file of their session stands for.
+    pub fn run_folded(
+        self,
+        prev: &ProviderState,
+        progress: &ScanProgress,
+        hidden: &Hidden,
+    ) -> ScanOutput {
         let over = files::stamps(&self.over);
         let mut prev: State = decode_state(prev).unwrap_or_default();
         if prev.over != over {
@@ -66,6 +86,8 @@ impl Scan<'_> {
                 t.stamp.size = u64::MAX;
             }
         }
+        // Kept to list again a file not read this time whose fold changed.
+        let found = self.found.clone();
         let r = files::refresh_all(
             self.found,
             |f| &f.path,
@@ -95,15 +117,36 @@ impl Scan<'_> {
             source_path: path.to_path_buf(),
         };
         let is_session = |t: &Tracked<Summary>| t.cursor.meta.is_some();
+        let (was_hidden, now_hidden) = (hidden(&prev.files), hidden(&r.next));
+        let read: BTreeSet<&Path> = r.changed.iter().map(|f| f.path.as_path()).collect();
+        let refolded = found.iter().filter(|f| {
+            !read.contains(f.path.as_path())
+                && was_hidden.contains(&f.path) != now_hidden.contains(&f.path)
+        });
         let mut out = ScanOutput::default();
-        (out.changed, out.removed) = r.sessions(
+        let (changed, mut removed) = r.sessions(
             &prev.files,
-            &r.changed,
+            r.changed.iter().chain(refolded),
             |f| &f.path,
             is_session,
             to_meta,
             key_of,
         );
+        // A file hidden before was not listed: nothing of it to remove.
+        removed.retain(|k| !was_hidden.contains(&k.source_path));
+        for meta in changed {
+            if !now_hidden.contains(&meta.source_path) {
+                out.changed.push(meta);
+                continue;
+            }
+            // Hidden now: removed, under the key it was listed with, if it was.
+            let path = meta.source_path.as_path();
+            let listed = prev.files.get(path).filter(|t| is_session(t));
+            if let Some(t) = listed.filter(|_| !was_hidden.contains(path)) {
+                removed.push(key_of(path, t));
+            }
+        }
+        out.removed = removed;
         self.walker.report(kind, &mut out.diagnostics);
         r.report_unreadable(kind, &mut out.diagnostics);
         for t in r.next.values() {

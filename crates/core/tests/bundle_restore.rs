@@ -1086,6 +1086,8 @@ fn a_gemini_restore_writes_its_project_markers_or_leaves_nothing_behind() {
     assert_eq!(e.code(), "restore_failed", "{e}");
     assert!(e.to_string().contains("nothing was left behind"), "{e}");
     assert_eq!(common::snapshot(&root), before);
+}
+
 const AIDER_HISTORY: &str = ".aider.chat.history.md";
 
 /// The bytes of the bundle's one native file (an Aider run).

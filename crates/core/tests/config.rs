@@ -27,6 +27,14 @@ struct Row {
     enabled_from: Source,
 }
 
+/// The VS Code extension's folder of Cline, under the home, on this system.
+const CLINE_EXTENSION: &str = if cfg!(target_os = "macos") {
+    "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev"
+} else if cfg!(windows) {
+    "AppData/Roaming/Code/User/globalStorage/saoudrizwan.claude-dev"
+} else {
+    ".config/Code/User/globalStorage/saoudrizwan.claude-dev"
+};
 #[test]
 fn precedence_is_flags_then_env_then_config_then_defaults() {
     let flag_dir = tempfile::tempdir().unwrap();
@@ -148,24 +156,27 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
             let expected: Vec<PathBuf> = row
                 .roots
                 .iter()
-                .filter_map(|r| match *r {
-                    "<flag>" => Some(PathBuf::from(&flag)),
-                    "<home>" => Some(home.join(match kind {
-                        ProviderKind::Claude => ".claude",
-                        ProviderKind::Codex => ".codex",
-                        ProviderKind::Opencode => ".local/share/opencode",
-                        ProviderKind::Gemini => ".gemini",
-                        ProviderKind::Qwen => ".qwen",
-                        ProviderKind::Cline => ".cline",
-                        ProviderKind::Copilot => ".copilot",
+                .flat_map(|r| match *r {
+                    "<flag>" => vec![PathBuf::from(&flag)],
+                    "<home>" => match kind {
+                        ProviderKind::Claude => vec![home.join(".claude")],
+                        ProviderKind::Codex => vec![home.join(".codex")],
+                        ProviderKind::Opencode => vec![home.join(".local/share/opencode")],
+                        ProviderKind::Gemini => vec![home.join(".gemini")],
+                        ProviderKind::Qwen => vec![home.join(".qwen")],
+                        // Its CLI's store, then the VS Code extension's folder.
+                        ProviderKind::Cline => {
+                            vec![home.join(".cline"), home.join(CLINE_EXTENSION)]
+                        }
+                        ProviderKind::Copilot => vec![home.join(".copilot")],
                         // No central store: nothing under the home is searched by default.
-                        ProviderKind::Aider => return None,
-                    })),
+                        ProviderKind::Aider => vec![],
+                    },
                     // XDG_DATA_HOME names the data dir; OpenCode's store is in it.
-                    "/e" if kind == ProviderKind::Opencode => Some(PathBuf::from("/e/opencode")),
+                    "/e" if kind == ProviderKind::Opencode => vec![PathBuf::from("/e/opencode")],
                     // GEMINI_CLI_HOME names the home folder; Gemini's store is `.gemini` in it.
-                    "/e" if kind == ProviderKind::Gemini => Some(PathBuf::from("/e/.gemini")),
-                    other => Some(PathBuf::from(other)),
+                    "/e" if kind == ProviderKind::Gemini => vec![PathBuf::from("/e/.gemini")],
+                    other => vec![PathBuf::from(other)],
                 })
                 .collect();
             let name = format!("{kind}: {}", row.name);

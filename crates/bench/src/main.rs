@@ -32,7 +32,8 @@ struct Args {
     /// Size of the one large transcript, in MB.
     #[arg(long, default_value_t = 40)]
     big_mb: u64,
-    /// Which providers the scan suite measures (claude, codex, opencode); default all three.
+    /// Which providers the scan suite measures (claude, codex, opencode, gemini, qwen); default
+    /// the first three.
     #[arg(long = "provider", value_parser = parse_provider)]
     providers: Vec<ProviderKind>,
     /// Where corpora are kept between runs.
@@ -116,12 +117,11 @@ fn main() {
                 ProviderKind::Claude
                 | ProviderKind::Codex
                 | ProviderKind::Gemini
-                | ProviderKind::Qwen
-                | ProviderKind::Cline
-                | ProviderKind::Aider => run(kind, &args),
-                // Its corpus (corpus::copilot_root) is measured in the index suite.
-                ProviderKind::Copilot => {
-                    eprintln!("no scan suite for copilot: see the index suite")
+                | ProviderKind::Qwen => run(kind, &args),
+                // No generator of one big session for them (`ensure_corpus`): their corpora
+                // are measured in the index suite with `--all-agents`.
+                ProviderKind::Cline | ProviderKind::Copilot | ProviderKind::Aider => {
+                    eprintln!("no scan suite for {kind}: see --suite index --all-agents")
                 }
             }
         }
@@ -1171,7 +1171,8 @@ fn ensure_corpus(kind: ProviderKind, root: &Path, total: u64, big: u64) -> PathB
             let path = root.join(format!("projects/-home-user-big/chats/{id}.jsonl"));
             corpus::qwen_session(&path, id, "/home/user/big", big, &mut rng).map(|_| path)
         }),
-        _ => corpus::codex_root(root, total, big, &mut rng),
+        ProviderKind::Codex => corpus::codex_root(root, total, big, &mut rng),
+        _ => panic!("no corpus with one big session for {kind}"),
     }
     .unwrap();
     fs::write(&marker, big_path.to_string_lossy().as_bytes()).unwrap();

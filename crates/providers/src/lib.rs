@@ -336,10 +336,10 @@ pub trait Provider: Send + Sync {
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error>;
 
     /// Sessions open in a running agent process right now; `sessions` are this provider's
-    /// listed sessions, for providers whose only evidence is recent activity.
+    /// listed sessions. By default, with no pid file naming a session: those written to in the
+    /// last two minutes while the agent's program runs (docs/formats.md, "Live sessions").
     fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<LiveSession> {
-        let _ = sessions;
-        Vec::new()
+        process::recently_active(registry::agent(self.kind()).program, sessions)
     }
 }
 

@@ -24,8 +24,8 @@ use crate::error::Error;
 use crate::files::{self, Kind, Walker};
 use crate::registry::AND;
 use crate::{
-    decode_state, encode_state, title_from_text, LiveSession, Provider, ProviderState, ScanOutput,
-    ScanProgress, SessionKey, TITLE_CHARS,
+    decode_state, encode_state, title_from_text, Provider, ProviderState, ScanOutput, ScanProgress,
+    SessionKey, TITLE_CHARS,
 };
 use agent_sessions_model::{
     Counts, Diagnostics, Os, ProviderKind, ResumeCommand, SessionMeta, Transcript,
@@ -384,12 +384,6 @@ impl Provider for ClineProvider {
 
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         launch::resume(session)
-    }
-
-    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<LiveSession> {
-        // No pid file names a session: a running `cline` process and a recent write
-        // (docs/formats.md, "Live sessions").
-        crate::process::recently_active(AGENT.program, sessions)
     }
 }
 

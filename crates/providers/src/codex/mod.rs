@@ -368,12 +368,6 @@ impl Provider for CodexProvider {
         paths
     }
 
-    /// No pid file: live means a `codex` process runs and the session was written to in the
-    /// last two minutes.
-    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<crate::LiveSession> {
-        crate::process::recently_active("codex", sessions)
-    }
-
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         if !ids::is_uuid(&session.id) {
             return Err(ids::invalid_id(ProviderKind::Codex, &session.id));

@@ -307,12 +307,6 @@ impl Provider for CopilotProvider {
             .collect()
     }
 
-    /// Its lock files are empty and stay after it exits, so the evidence is Codex's: a
-    /// `copilot` process runs and the session was written to in the last two minutes.
-    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<crate::LiveSession> {
-        crate::process::recently_active(AGENT.program, sessions)
-    }
-
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         // `copilot --resume <id>` takes the session's UUID; anything else is refused.
         if !is_uuid(&session.id) {

@@ -28,7 +28,7 @@ use crate::genai::store::{Found, Scan, Summary};
 use crate::genai::{
     dir_of_hash, is_hash_folder, read_json, read_spilled, root_candidates, root_of, SIDE_FILE_MAX,
 };
-use crate::{LiveSession, Provider, ProviderState, ScanOutput, ScanProgress};
+use crate::{Provider, ProviderState, ScanOutput, ScanProgress};
 use agent_sessions_model::{ProviderKind, ResumeCommand, SessionMeta, Transcript};
 
 const KIND: ProviderKind = ProviderKind::Gemini;
@@ -267,12 +267,6 @@ impl Provider for GeminiProvider {
 
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         crate::genai::resume_in_dir(&AGENT, session)
-    }
-
-    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<LiveSession> {
-        // No pid file: a running `gemini` process and a recent write (docs/formats.md, "Live
-        // sessions").
-        crate::process::recently_active(AGENT.program, sessions)
     }
 }
 

@@ -485,12 +485,6 @@ impl Provider for OpencodeProvider {
             .collect()
     }
 
-    /// No pid file: live means a `opencode` process runs and the session was written to in the
-    /// last two minutes.
-    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<crate::LiveSession> {
-        crate::process::recently_active("opencode", sessions)
-    }
-
     fn resume_command(&self, session: &SessionMeta) -> Result<ResumeCommand, Error> {
         if !ids::is_session_id(&session.id) {
             return Err(crate::ids::invalid_id(ProviderKind::Opencode, &session.id));

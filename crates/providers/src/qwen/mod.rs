@@ -24,7 +24,7 @@ use crate::genai::store::{Found, Scan, Summary};
 use crate::genai::{
     dir_of_hash, is_hash_folder, project_hash, read_json, read_spilled, root_candidates, root_of,
 };
-use crate::{LiveSession, Provider, ProviderState, ScanOutput, ScanProgress};
+use crate::{Provider, ProviderState, ScanOutput, ScanProgress};
 use agent_sessions_model::{Counts, Part, ProviderKind, ResumeCommand, SessionMeta, Transcript};
 
 const KIND: ProviderKind = ProviderKind::Qwen;
@@ -299,11 +299,6 @@ impl Provider for QwenProvider {
             )));
         }
         crate::genai::resume_in_dir(&AGENT, session)
-    }
-
-    fn live_sessions(&self, sessions: &[&SessionMeta]) -> Vec<LiveSession> {
-        // No pid file: a running `qwen` process and a recent write.
-        crate::process::recently_active(AGENT.program, sessions)
     }
 }
 

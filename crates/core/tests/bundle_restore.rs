@@ -112,12 +112,7 @@ fn shape(
 #[test]
 fn every_fixture_session_round_trips_into_an_empty_store_in_another_directory() {
     let mut restored = 0;
-    // Cline's restore is not finished (issue 32): a 3.x session also needs its sessions.db
-    // row, a 2.x task its taskHistory.json line, and no restore is proven by its resume yet.
-    for kind in ProviderKind::ALL
-        .into_iter()
-        .filter(|k| k.as_str() != "cline")
-    {
+    for kind in ProviderKind::ALL {
         for version in versions(kind) {
             let source = common::fixture(kind, &version).canonicalize().unwrap();
             let (catalog, all) = listing(kind, &source);
@@ -1296,4 +1291,240 @@ fn an_aider_run_is_not_appended_to_a_history_aider_is_writing_nor_as_a_copy() {
     let e = bundle::preview(&b, &catalog, &[], &as_copy, &agents, &tokens).unwrap_err();
     assert!(e.to_string().contains("never as a copy"), "{e}");
     assert_eq!(std::fs::read(dir.join(AIDER_HISTORY)).unwrap(), before);
+}
+
+/// A complete bundle of the fixture session `id` (`kind` at `version`), in a new folder:
+/// (the folder, the bundle, the session as listed).
+fn bundled(
+    kind: ProviderKind,
+    version: &str,
+    id: &str,
+) -> (tempfile::TempDir, PathBuf, SessionMeta) {
+    let source = common::fixture(kind, version).canonicalize().unwrap();
+    let (catalog, all) = listing(kind, &source);
+    let s = all.iter().find(|s| s.id == id).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let path = export(&catalog, &all, s, Mode::Complete, work.path());
+    (work, path, s.clone())
+}
+
+/// An empty Cline 3.x store with `data/db/sessions.db` of 3.0.65's schema (no rows), as Cline
+/// leaves it once it has run: (root, the database).
+fn cline_store(within: &Path) -> (PathBuf, PathBuf) {
+    let fixture = common::fixture(ProviderKind::Cline, "3.0.65").join("data/db");
+    // The fixture's database is read from a copy (with its WAL), never in place.
+    let copy = within.join("fixture-db");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["sessions.db", "sessions.db-wal", "sessions.db-shm"] {
+        std::fs::copy(fixture.join(f), copy.join(f)).unwrap();
+    }
+    let from = rusqlite::Connection::open(copy.join("sessions.db")).unwrap();
+    let schema: Vec<String> = from
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sessions'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let root = empty_store(ProviderKind::Cline, within);
+    let db = root.join("data/db/sessions.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(&schema.join(";\n"))
+        .unwrap();
+    (root, db)
+}
+
+/// (session_id, parent_session_id, cwd, messages_path, metadata_json) of every row.
+type ClineRow = (String, Option<String>, String, String, String);
+
+fn cline_rows(db: &Path) -> Vec<ClineRow> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT session_id, parent_session_id, cwd, messages_path, metadata_json \
+             FROM sessions ORDER BY session_id",
+        )
+        .unwrap();
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    });
+    rows.unwrap().map(Result::unwrap).collect()
+}
+
+/// A Cline 3.x restore gives the session and its subagent their `sessions.db` rows (the new
+/// directory, the restored messages files, the session's metadata as it was) and rewrites the
+/// `messages_path` Cline resumes from; a row of the subagent's id there already makes the
+/// whole restore roll back, leaving the store as it was.
+#[test]
+fn a_cline_3_restore_lists_the_session_and_its_subagent_in_sessions_db_or_changes_nothing() {
+    let kind = ProviderKind::Cline;
+    let parent = "1796568635963_quxl9";
+    let child = "1796568635963_quxl9__agent_1796568636237_3o8jsw";
+    let (work, path, _) = bundled(kind, "3.0.65", parent);
+    let (root, db) = cline_store(work.path());
+    let dir = work.path().canonicalize().unwrap();
+    let dir_text = dir.to_string_lossy().into_owned();
+
+    let stray = "INSERT INTO sessions (session_id, source, pid, started_at, status, \
+                 interactive, provider, model, cwd, workspace_root, enable_tools, enable_spawn, \
+                 enable_teams, hook_path, updated_at) \
+                 VALUES (?1, 'cli', 1, 't', 'completed', 0, 'p', 'm', '/x', '/x', 1, 1, 1, '', 't')";
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(stray, [child]).unwrap();
+    let before = common::snapshot(&root);
+    let e = restore(&path, kind, &root, &dir, false).unwrap_err();
+    assert_eq!(e.code(), "restore_failed", "{e}");
+    assert!(e.to_string().contains("rolled back"), "{e}");
+    assert_eq!(common::snapshot(&root), before);
+    conn.execute("DELETE FROM sessions", []).unwrap();
+
+    let tokens = Tokens::new();
+    let (catalog_now, sessions_now) = listing(kind, &root);
+    let target = Target {
+        root: root.clone(),
+        dir: dir.clone(),
+        as_copy: false,
+    };
+    let preview = bundle::preview(
+        &Bundle::open(&path).unwrap(),
+        &catalog_now,
+        &sessions_now,
+        &target,
+        &Agents::default(),
+        &tokens,
+    )
+    .unwrap();
+    assert_eq!(preview.state_db.as_deref(), Some(db.as_path()));
+    assert!(
+        preview.notes.iter().any(|n| n.contains("sessions.db")),
+        "{:?}",
+        preview.notes
+    );
+
+    let done = restore(&path, kind, &root, &dir, false).unwrap();
+    let bundle::restore::Method::Files { files } = &done.method else {
+        panic!("{:?}", done.method)
+    };
+    let rows = cline_rows(&db);
+    let ids: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(ids, [parent, child]);
+    let session_dir = root.join("data/sessions").join(parent);
+    let own = session_dir.join(format!("{parent}.messages.json"));
+    let sub = session_dir.join("agent_1796568636237_3o8jsw.messages.json");
+    for (row, messages) in rows.iter().zip([&own, &sub]) {
+        assert_eq!(row.2, dir_text, "cwd of {}", row.0);
+        assert_eq!(
+            row.3,
+            messages.to_string_lossy(),
+            "messages_path of {}",
+            row.0
+        );
+        assert!(files.contains(messages), "{files:?}");
+    }
+    assert_eq!(rows[1].1.as_deref(), Some(parent));
+    // The session's metadata is the row's as Cline wrote it (the same document).
+    let original = rusqlite::Connection::open(work.path().join("fixture-db/sessions.db"))
+        .unwrap()
+        .query_row(
+            "SELECT metadata_json FROM sessions WHERE session_id = ?1",
+            [parent],
+            |r| r.get::<_, String>(0),
+        )
+        .unwrap();
+    let parsed = |t: &str| serde_json::from_str::<Value>(t).unwrap();
+    assert_eq!(parsed(&rows[0].4), parsed(&original));
+    // The manifest Cline resumes from names the restored messages file, not the old store's.
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(session_dir.join(format!("{parent}.json"))).unwrap())
+            .unwrap();
+    assert_eq!(manifest["messages_path"], own.to_string_lossy().as_ref());
+    assert_eq!(manifest["cwd"], dir_text.as_str());
+}
+
+/// A Cline 2.x (or VS Code extension) restore adds the task's entry at the end of
+/// `state/taskHistory.json` (the directory restored into, the task, its tokens as Cline's own
+/// entry had them), keeping the list's other bytes as they were; it makes the list when Cline
+/// has not; it refuses (leaving everything as it was) a list that names the task already or
+/// is a link.
+#[test]
+fn a_cline_2_restore_appends_the_task_to_task_history_or_changes_nothing() {
+    let kind = ProviderKind::Cline;
+    let id = "1796568459073";
+    let (work, path, s) = bundled(kind, "2.18.0", id);
+    let source = common::fixture(kind, "2.18.0");
+    let dir = work.path().canonicalize().unwrap();
+    let dir_text = dir.to_string_lossy().into_owned();
+    let history_of = |root: &Path| root.join("data/state/taskHistory.json");
+    let theirs: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(source.join("data/state/taskHistory.json")).unwrap())
+            .unwrap();
+    let theirs = theirs.iter().find(|t| t["id"] == id).unwrap();
+
+    // A list Cline wrote (its own spacing and key order) keeps its bytes; the entry follows.
+    let root = empty_store(kind, &work.path().join("listed"));
+    let other = "[ {\"ts\": 5, \"id\": \"1700000000000\", \"task\": \"other\", \"tokensIn\": 1, \"tokensOut\": 2, \"totalCost\": 0.25} ]\n";
+    std::fs::create_dir_all(history_of(&root).parent().unwrap()).unwrap();
+    std::fs::write(history_of(&root), other).unwrap();
+    let done = restore(&path, kind, &root, &dir, false).unwrap();
+    assert_eq!(done.session_id, id);
+    let bytes = std::fs::read_to_string(history_of(&root)).unwrap();
+    let kept = other.trim_end().strip_suffix(']').unwrap();
+    assert!(bytes.starts_with(kept), "{bytes}");
+    assert!(bytes.ends_with("]\n"), "{bytes}");
+    let list: Vec<Value> = serde_json::from_str(&bytes).unwrap();
+    assert_eq!(list.len(), 2);
+    let entry = &list[1];
+    assert_eq!(entry["id"], id);
+    assert_eq!(entry["cwdOnTaskInitialization"], dir_text.as_str());
+    for key in [
+        "task",
+        "tokensIn",
+        "tokensOut",
+        "cacheReads",
+        "cacheWrites",
+        "modelId",
+    ] {
+        assert_eq!(entry[key], theirs[key], "{key}");
+    }
+    let (_, listed) = listing(kind, &root);
+    let restored = listed.iter().find(|l| l.id == id).unwrap();
+    assert_eq!(restored.cwd.as_deref(), Some(dir_text.as_str()));
+    assert_eq!(restored.title, s.title);
+
+    // No list yet: the restore makes it, with the one entry.
+    let root = empty_store(kind, &work.path().join("new"));
+    restore(&path, kind, &root, &dir, false).unwrap();
+    let list: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(history_of(&root)).unwrap()).unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["id"], id);
+
+    // The list names the task already (its folder gone): refused, nothing left behind.
+    let root = empty_store(kind, &work.path().join("named"));
+    std::fs::create_dir_all(history_of(&root).parent().unwrap()).unwrap();
+    let named = format!("[{{\"id\":\"{id}\",\"ts\":1,\"task\":\"t\"}}]");
+    std::fs::write(history_of(&root), &named).unwrap();
+    let before = common::snapshot(&root);
+    let e = restore(&path, kind, &root, &dir, false).unwrap_err();
+    assert_eq!(e.code(), "restore_failed", "{e}");
+    assert!(e.to_string().contains("lists the task"), "{e}");
+    assert!(e.to_string().contains("nothing was left behind"), "{e}");
+    assert_eq!(common::snapshot(&root), before);
+
+    // A link for a list: refused, the link and its file as they were.
+    #[cfg(unix)]
+    {
+        let root = empty_store(kind, &work.path().join("linked"));
+        std::fs::create_dir_all(history_of(&root).parent().unwrap()).unwrap();
+        let elsewhere = work.path().join("elsewhere.json");
+        std::fs::write(&elsewhere, "[]").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, history_of(&root)).unwrap();
+        let before = common::snapshot(&root);
+        let e = restore(&path, kind, &root, &dir, false).unwrap_err();
+        assert!(e.to_string().contains("is a link"), "{e}");
+        assert_eq!(common::snapshot(&root), before);
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "[]");
+    }
 }

@@ -203,7 +203,8 @@ pub(crate) fn moved_after(text: &str, marker: &str, old: &str, new: &str) -> Opt
         let whole = after
             .chars()
             .next()
-            .is_none_or(|c| c == '/' || c == '<' || c == '"' || c == '\'' || c.is_whitespace());
+            // `)`: Cline 2.x's "# Current Working Directory (<dir>) Files".
+            .is_none_or(|c| matches!(c, '/' | '<' | '"' | '\'' | ')') || c.is_whitespace());
         out.push_str(&rest[..at]);
         if whole {
             out.push_str(marker);

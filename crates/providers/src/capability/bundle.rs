@@ -252,19 +252,22 @@ impl From<Stopped> for Fault {
     }
 }
 
-/// An index (a database) the agent lists its sessions from, which a restored file gets its
-/// row in.
+/// An index the agent lists its sessions from (a database, or a JSON list), which a restored
+/// file gets its row in.
 pub struct Index {
-    /// The database of the store at `root`, when the agent has made one.
-    pub find: fn(root: &Path) -> Option<PathBuf>,
-    /// What the preview says about it (the database, or none yet).
+    /// The index of the store at `root` that lists the files `targets` a restore creates, when
+    /// there is one (the agent may not have made it yet; one agent's generations keep
+    /// different indexes, told apart by the files).
+    pub find: fn(root: &Path, targets: &[PathBuf]) -> Option<PathBuf>,
+    /// What the preview says about it (the index, or none yet).
     pub note: fn(db: Option<&Path>) -> String,
     /// Whether a restored line may be one the row is made of (the rest are not parsed).
     pub wants: fn(line: &str) -> bool,
     /// What keeps the wanted records of one restored file.
     pub keeper: fn() -> Box<dyn Keep>,
-    /// Every restored file's rows into the database (opened for writing), in one transaction.
-    pub insert: fn(&mut Connection, &[Row]) -> Result<(), String>,
+    /// Every restored file's rows into the index `at`, all or none (a database's in one
+    /// transaction); on `Err` the index is as it was.
+    pub insert: fn(at: &Path, &[Row]) -> Result<(), String>,
 }
 
 /// Keeps what a restored file's row is made of, a record at a time.

@@ -1,8 +1,7 @@
 //! Cline's records in a bundle (`capability::bundle`): a 3.x session's folder
 //! `sessions/<id>/` (its `<id>.json`, `<id>.messages.json` and its subagents' files), a 2.x
-//! task's folder `tasks/<id>/`. Restoring is not finished: the files are written under `data/`,
-//! but not a 3.x session's `sessions.db` row nor a 2.x task's `taskHistory.json` line, and no
-//! restore is proven by Cline's own resume yet (docs/bundle-format.md).
+//! task's folder `tasks/<id>/`. A restore writes them under the store's data folder, and the
+//! index Cline lists them from gets their rows or entry ([`super::restore`]).
 
 use std::path::{Path, PathBuf};
 
@@ -16,11 +15,7 @@ pub(super) const BUNDLES: Bundles = Bundles {
     export,
     layout,
     restore: Restore {
-        lacks: Some(
-            "restoring a Cline session is not supported yet: Cline lists its sessions from \
-             sessions.db (3.x) or state/taskHistory.json (2.x), whose entry a restore does not \
-             write yet",
-        ),
+        lacks: None,
         dir_keys: &["cwd", "workspace_root", "cwdOnTaskInitialization"],
         dir_markers: &[super::v2::CWD_MARKER],
         copy: Capability::Lacks(
@@ -31,7 +26,7 @@ pub(super) const BUNDLES: Bundles = Bundles {
         writes: Writes::Files(Files {
             base,
             check_line,
-            index: None,
+            index: Some(super::restore::INDEX),
             markers: None,
         }),
     },
@@ -106,8 +101,16 @@ fn layout(rest: &str, owner: &str) -> bool {
     }
 }
 
+/// The data folder: the CLI's `data/`, or the VS Code extension's folder itself (it keeps
+/// `tasks/` and `state/` there, and no `data/`).
 fn base(root: &Path, _dir: &str) -> PathBuf {
-    root.join("data")
+    let data = root.join("data");
+    let extension = !data.exists() && (root.join("tasks").is_dir() || root.join("state").is_dir());
+    if extension {
+        root.to_path_buf()
+    } else {
+        data
+    }
 }
 
 /// Cline's records are JSON documents, not JSONL: the engine checks no line of them.

@@ -98,11 +98,64 @@ fn read_tasks(history: &Path) -> Result<Vec<Value>, String> {
     })
 }
 
-/// Edits the task list `history` and writes it back at once: a temporary file beside it,
-/// synced, renamed over it, so Cline reads the old list or the new one, never half of one. It
-/// is not written when it changed since it was read (Cline wrote it meanwhile: the edit would
-/// lose Cline's), nor when it is a link (the rename would replace the link, not its file).
+/// Edits the task list `history` and writes it back at once ([`replace`]).
 pub(super) fn rewrite(history: &Path, edit: impl FnOnce(&mut Vec<Value>)) -> Result<(), String> {
+    let before = checked_file(history)?;
+    let mut tasks = read_tasks(history)?;
+    edit(&mut tasks);
+    let bytes = serde_json::to_vec(&tasks).map_err(|e| e.to_string())?;
+    replace(history, &before, &bytes)
+}
+
+/// Adds the restored tasks' `entries` to the end of the task list `history` (made when Cline
+/// has not made it yet), refusing an id the list has already. The list's own bytes stay as
+/// they are: the entries go in before its closing bracket, so no other task's entry is
+/// rewritten (nor its keys reordered).
+pub(super) fn append(history: &Path, entries: &[Value]) -> Result<(), String> {
+    if std::fs::symlink_metadata(history).is_err() {
+        let bytes = serde_json::to_vec(entries).map_err(|e| e.to_string())?;
+        return create(history, &bytes);
+    }
+    let before = checked_file(history)?;
+    let tasks = read_tasks(history)?;
+    if let Some(id) = entries
+        .iter()
+        .filter_map(|e| str_of(e, "id"))
+        .find(|id| tasks.iter().any(|t| str_of(t, "id") == Some(id)))
+    {
+        return Err(format!(
+            "{} lists the task {id} already; nothing was changed (delete that task in Cline \
+             first, or restore into another store)",
+            history.display()
+        ));
+    }
+    let bytes = files::read_document(history, files::MAX_DOCUMENT)
+        .map_err(|e| format!("cannot read {}: {e}", history.display()))?;
+    replace(history, &before, &appended(&bytes, entries)?)
+}
+
+/// `list` (a JSON array's text) with `entries` added at its end.
+fn appended(list: &[u8], entries: &[Value]) -> Result<Vec<u8>, String> {
+    let close = list
+        .iter()
+        .rposition(|&b| b == b']')
+        .ok_or("the task list has no closing bracket")?;
+    let open = list.iter().position(|&b| b == b'[').unwrap_or(close);
+    let empty = list[open + 1..close].iter().all(u8::is_ascii_whitespace);
+    let mut out = list[..close].to_vec();
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 || !empty {
+            out.push(b',');
+        }
+        out.extend(serde_json::to_vec(entry).map_err(|e| e.to_string())?);
+    }
+    out.extend_from_slice(&list[close..]);
+    Ok(out)
+}
+
+/// `history` as it is before an edit: a file of its own (not a link: the rename would replace
+/// the link, not its file), and its size and time, to tell whether Cline wrote it meanwhile.
+fn checked_file(history: &Path) -> Result<(u64, i64), String> {
     let shown = history.display();
     let link = std::fs::symlink_metadata(history).map_err(|e| format!("{shown}: {e}"))?;
     if link.file_type().is_symlink() {
@@ -111,26 +164,68 @@ pub(super) fn rewrite(history: &Path, edit: impl FnOnce(&mut Vec<Value>)) -> Res
              a file of its own)"
         ));
     }
-    let before = files::stat(history).map_err(|e| format!("{shown}: {e}"))?;
-    let mut tasks = read_tasks(history)?;
-    edit(&mut tasks);
-    let bytes = serde_json::to_vec(&tasks).map_err(|e| e.to_string())?;
+    files::stat(history).map_err(|e| format!("{shown}: {e}"))
+}
+
+/// A temporary file beside `history` holding `bytes`, synced.
+fn temp_beside(history: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, String> {
     let dir = history.parent().unwrap_or(Path::new("."));
-    let fail = |e: std::io::Error| format!("cannot write {shown}: {e}; nothing was changed");
     let mut temp = tempfile::Builder::new()
         .prefix(&format!(".{HISTORY}."))
         .tempfile_in(dir)
-        .map_err(fail)?;
-    temp.write_all(&bytes).map_err(fail)?;
-    temp.as_file().sync_all().map_err(fail)?;
+        .map_err(|e| cannot_write(history, e))?;
+    temp.write_all(bytes)
+        .map_err(|e| cannot_write(history, e))?;
+    temp.as_file()
+        .sync_all()
+        .map_err(|e| cannot_write(history, e))?;
+    Ok(temp)
+}
+
+fn cannot_write(history: &Path, e: std::io::Error) -> String {
+    format!(
+        "cannot write {}: {e}; nothing was changed",
+        history.display()
+    )
+}
+
+/// Writes `bytes` as the task list `history` at once: a temporary file beside it, synced,
+/// renamed over it, so Cline reads the old list or the new one, never half of one. Not when
+/// it changed since it was read (`before`: Cline wrote it meanwhile, and the edit would lose
+/// Cline's).
+fn replace(history: &Path, before: &(u64, i64), bytes: &[u8]) -> Result<(), String> {
+    let shown = history.display();
+    let temp = temp_beside(history, bytes)?;
     // Cline's own permissions on its file, not the temporary file's.
-    std::fs::set_permissions(temp.path(), link.permissions()).map_err(fail)?;
-    if files::stat(history).ok() != Some(before) {
+    let permissions = std::fs::metadata(history)
+        .map_err(|e| cannot_write(history, e))?
+        .permissions();
+    std::fs::set_permissions(temp.path(), permissions).map_err(|e| cannot_write(history, e))?;
+    if files::stat(history).ok().as_ref() != Some(before) {
         return Err(format!(
             "{shown} changed while it was being rewritten (Cline wrote it); nothing was \
              changed: try again"
         ));
     }
-    temp.persist(history).map_err(|e| fail(e.error))?;
+    temp.persist(history)
+        .map_err(|e| cannot_write(history, e.error))?;
     Ok(())
+}
+
+/// Makes the task list `history` Cline has not made yet (and its `state` folder), holding
+/// `bytes`; never over one that appeared meanwhile. On failure nothing is left.
+fn create(history: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = history.parent().unwrap_or(Path::new("."));
+    let made_dir = !dir.exists();
+    let made = std::fs::create_dir_all(dir)
+        .map_err(|e| cannot_write(history, e))
+        .and_then(|()| temp_beside(history, bytes))
+        .and_then(|temp| {
+            temp.persist_noclobber(history)
+                .map_err(|e| cannot_write(history, e.error))
+        });
+    if made.is_err() && made_dir {
+        let _ = std::fs::remove_dir(dir);
+    }
+    made.map(drop)
 }

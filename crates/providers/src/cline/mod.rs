@@ -9,6 +9,7 @@ mod ids;
 mod index;
 mod launch;
 mod parts;
+mod restore;
 mod trash;
 mod v2;
 mod v3;

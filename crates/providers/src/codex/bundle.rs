@@ -23,6 +23,7 @@ use crate::capability::bundle::{
     insert, no_alias, record, shown_value, uuid_from, Bundles, Export, Fault, Files, Flow, Index,
     Keep, Line, Native, NativeFile, Restore, Row, Writes,
 };
+use crate::capability::trash::open_for_writing;
 use crate::capability::Capability;
 use crate::sqlite;
 
@@ -40,11 +41,14 @@ pub const BUNDLES: Bundles = Bundles {
             base: |root, _| root.to_path_buf(),
             check_line,
             index: Some(Index {
-                find: state_db,
+                find: |root, _| state_db(root),
                 note,
                 wants,
                 keeper: || Box::<Seen>::default(),
-                insert: insert_threads,
+                insert: |db, rows| {
+                    let mut conn = open_for_writing(db).map_err(|e| e.to_string())?;
+                    insert_threads(&mut conn, rows)
+                },
             }),
             markers: None,
         }),

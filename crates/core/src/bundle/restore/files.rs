@@ -105,6 +105,9 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
     if let Some(new) = plan.ids.get(value.as_ref()) {
         return (new != value.as_ref()).then(|| new.clone());
     }
+    if let Some(path) = s.key.and_then(|_| restored_path(&value, plan)) {
+        return Some(path);
+    }
     let old = plan.old_dir.as_deref()?;
     let new = plan.dir_text.as_str();
     if let Some(key) = s
@@ -128,6 +131,20 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
         }
     }
     current
+}
+
+/// Where a record of the bundle is restored to, when `value` is the path it had in the store
+/// it came from (Cline's `messages_path`, which Cline opens to resume): a path ending in the
+/// record's name below the agent's folder. The old path would name a file of another store, or
+/// none.
+fn restored_path(value: &str, plan: &Plan) -> Option<String> {
+    let prefix = format!("native/{}/", plan.provider);
+    let value = value.replace('\\', "/");
+    plan.files.iter().find_map(|(name, target)| {
+        let rel = name.strip_prefix(&prefix)?;
+        let moved = value.ends_with(&format!("/{rel}")) && target.to_str() != Some(&value);
+        moved.then(|| target.to_string_lossy().into_owned())
+    })
 }
 
 /// The records of one restored file that the agent's index row is made of, kept as the file
@@ -157,13 +174,18 @@ impl Keeping {
 /// Creates every planned file, or none: each is written beside its target as it is read from
 /// the bundle (checked against the manifest as it is read) and linked into place only where
 /// nothing is; then the agent's markers beside them (Gemini CLI's `.project_root`) and, for an
-/// agent with an index (Codex's state database), the rows that list them. On any failure the files made so far and the folders made for them are removed.
+/// agent with an index (Codex's state database, Cline's `sessions.db` or `taskHistory.json`),
+/// the rows that list them. On any failure the files made so far and the folders made for them
+/// are removed.
 pub(super) fn write_all(bundle: &Bundle, plan: &Plan, f: &Files) -> Result<(), BundleError> {
     let mut made = Made::default();
     let mut rows = Vec::new();
     let index = f.index.as_ref().filter(|_| plan.state_db.is_some());
     for (name, target) in &plan.files {
-        let mut keeping = index.filter(|_| name.ends_with(".jsonl")).map(Keeping::of);
+        // A JSONL record's lines reach the keeper as they are written; a JSON record (one
+        // document) is read back by the agent's keeper from where it was written.
+        let record = name.ends_with(".jsonl") || name.ends_with(".json");
+        let mut keeping = index.filter(|_| record).map(Keeping::of);
         let written = made.create(target, &mut |file| {
             bundle.stream(name, |r| {
                 write_rewritten(name, r, file, plan, keeping.as_mut())
@@ -188,14 +210,14 @@ pub(super) fn write_all(bundle: &Bundle, plan: &Plan, f: &Files) -> Result<(), B
         }
     }
     if let (Some(index), Some(db)) = (index, &plan.state_db) {
-        let inserted = crate::actions::trash::open_for_writing(db)
-            .map_err(|e| e.to_string())
-            .and_then(|mut conn| (index.insert)(&mut conn, &rows));
-        if let Err(reason) = inserted {
+        if let Err(reason) = (index.insert)(db, &rows) {
             return Err(BundleError::Failed {
                 what: format!("list the sessions in {}", db.display()),
                 reason,
-                state: format!("the transaction was rolled back, {}", made.undo()),
+                state: format!(
+                    "its write was rolled back (it is as it was), {}",
+                    made.undo()
+                ),
             });
         }
     }

@@ -474,8 +474,9 @@ fn plan(
     };
     match &agent.writes {
         Writes::Files(f) => {
-            plan.state_db = f.index.as_ref().and_then(|i| (i.find)(root));
             plan.files = files::targets(bundle, &plan, f);
+            let targets: Vec<PathBuf> = plan.files.iter().map(|(_, t)| t.clone()).collect();
+            plan.state_db = f.index.as_ref().and_then(|i| (i.find)(root, &targets));
             plan.markers = f
                 .markers
                 .map(|m| m(root, &plan.dir_text))

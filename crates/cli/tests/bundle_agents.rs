@@ -169,6 +169,11 @@ fn resumes(
 ) {
     let said = run_agent(program, args, dir, path, env);
     assert!(said.contains("restored-session-reply"), "{said}");
+    sent_history(mock, history);
+}
+
+/// The model call carrying [`PROMPT`] carried every one of `history` too.
+fn sent_history(mock: &Mock, history: &[&str]) {
     let calls = mock.calls();
     let call = calls
         .iter()
@@ -1382,4 +1387,193 @@ fn aider_replays_a_run_restored_into_a_directory_by_bundle_import() {
         .trim();
     assert!(mentions(last, prompt), "{prompt:?} not in {last}");
     assert!(mentions(last, "What did I ask before?"), "{last}");
+}
+
+/// Cline in the home `home` (its store `~/.cline`), never updating itself.
+fn cline_env(home: &Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("CLINE_NO_AUTO_UPDATE", "1".to_owned()),
+    ]
+}
+
+/// Cline `version` set up in `home` as a user sets it up (`cline auth`), with an
+/// OpenAI-compatible provider that is the scripted model: the program and its environment.
+fn cline_set_up(version: &str, home: &Path, mock: &Mock) -> (PathBuf, Vec<(&'static str, String)>) {
+    let cline = agents::cline(version);
+    let env = cline_env(home);
+    let base = format!("http://127.0.0.1:{}/v1", mock.port);
+    let provider: &[&str] = if version.starts_with("2.") {
+        &["-p", "openai"]
+    } else {
+        &["openai"]
+    };
+    let mut args = vec!["auth"];
+    args.extend(provider);
+    args.extend(["-k", "mock-key", "-m", "mock-coder", "-b", &base]);
+    run_agent(&cline, &args, home, &system_path(), &env);
+    (cline, env)
+}
+
+/// What the resume of the fixtures' non-ASCII session sends (both generations).
+const CLINE_HISTORY: [&str; 2] = [
+    "Привет, 世界! Что здесь?",
+    "Здравствуйте 👋 — всё в порядке",
+];
+
+/// Cline CLI 2.18.0 resumes a task restored into the store `cline auth` made in a new home:
+/// the preview names the task folder's files and `state/taskHistory.json`, and `cline -y -T
+/// <id>` run in the new directory sends the restored task's prompt and reply with the new
+/// prompt, adding to the same task's messages, making no other task.
+#[test]
+fn cline_2_resumes_a_restored_task_in_its_new_directory() {
+    let (work, home, dir) = places();
+    let mock = Mock::start(work.path());
+    let (cline, env) = cline_set_up("2.18.0", &home, &mock);
+    let path = system_path();
+    let root = home.join(".cline");
+    let id = "1796568553202";
+    let fixture = "cline/2.18.0/dot-cline";
+    let done = move_session(work.path(), &path, "--cline-root", fixture, id, &root, &dir);
+    let task = root.join("data/tasks").join(id);
+    let ui = task.join("ui_messages.json");
+    let files = done["preview"]["method"]["files"].as_array().unwrap();
+    assert!(files.iter().any(|f| f == ui.to_str().unwrap()), "{done}");
+    let history = root.join("data/state/taskHistory.json");
+    assert_eq!(
+        done["preview"]["state_db"],
+        history.to_str().unwrap(),
+        "{done}"
+    );
+    let shown = |p: &Path| serde_json::from_slice::<Value>(&std::fs::read(p).unwrap()).unwrap();
+    let before = shown(&ui).as_array().unwrap().len();
+
+    let prompt = format!("{PROMPT} [[say restored-session-reply]]");
+    resumes(
+        &cline,
+        &["-y", "-T", id, &prompt],
+        &dir,
+        &path,
+        &env,
+        &mock,
+        &CLINE_HISTORY,
+    );
+    assert!(shown(&ui).as_array().unwrap().len() > before);
+    let tasks: Vec<PathBuf> = std::fs::read_dir(root.join("data/tasks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(tasks, vec![task]);
+    let listed_task = listed(work.path(), &path, "--cline-root", &root, id);
+    assert_eq!(listed_task["cwd"], *dir.to_string_lossy());
+    let entries = shown(&history);
+    assert_eq!(entries.as_array().unwrap().len(), 1, "{entries}");
+}
+
+/// Stops the hub daemons Cline 3.x leaves running for the directory `dir` (started as
+/// `cline --cline-hub-daemon --cwd <dir> …`, not under the work folder, so [`Work`] would
+/// not stop them), waiting until they are gone.
+fn stop_cline_hub(dir: &Path) {
+    let daemons = || -> Vec<String> {
+        let procs = std::fs::read_dir("/proc").into_iter().flatten().flatten();
+        procs
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+            })
+            .filter(|e| {
+                let argv = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+                let argv: Vec<&[u8]> = argv.split(|&b| b == 0).collect();
+                argv.contains(&b"--cline-hub-daemon".as_slice())
+                    && argv.contains(&dir.as_os_str().as_encoded_bytes())
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    for _ in 0..50 {
+        let left = daemons();
+        if left.is_empty() {
+            return;
+        }
+        let _ = Command::new("kill").args(&left).status();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The hub daemons of a directory, stopped when dropped.
+struct Hub(PathBuf);
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        stop_cline_hub(&self.0);
+    }
+}
+
+/// Cline CLI 3.0.65 resumes a session restored into the store of a new home where it ran a
+/// session (so it has its sessions.db): the restore adds the session's row (the new directory,
+/// the restored messages file), `cline history --json` lists it, and `cline
+/// --id <id>` (which resumes only in its TUI: driven in a pseudo-terminal by
+/// tests/record/pty_type.py) sends the restored prompt and reply with the new prompt, and
+/// appends to the restored messages file.
+#[test]
+fn cline_3_resumes_a_restored_session_in_its_new_directory() {
+    let (work, home, dir) = places();
+    // Declared before the work folder goes: they stop even when the test fails.
+    let _hubs = [Hub(dir.clone()), Hub(home.clone())];
+    let mock = Mock::start(work.path());
+    let (cline, env) = cline_set_up("3.0.65", &home, &mock);
+    let path = system_path();
+    let root = home.join(".cline");
+    // A session of its own first, as on a machine Cline has run on: its sessions.db.
+    let first = "CHAT a session of this home [[say first-reply]]";
+    run_agent(&cline, &[first], &dir, &path, &env);
+    let db = root.join("data/db/sessions.db");
+    let id = "1796568643394_gprej";
+    let fixture = "cline/3.0.65/dot-cline";
+    let done = move_session(work.path(), &path, "--cline-root", fixture, id, &root, &dir);
+    let messages = root
+        .join("data/sessions")
+        .join(id)
+        .join(format!("{id}.messages.json"));
+    let files = done["preview"]["method"]["files"].as_array().unwrap();
+    assert!(
+        files.iter().any(|f| f == messages.to_str().unwrap()),
+        "{done}"
+    );
+    let shown = |p: &Path| serde_json::from_slice::<Value>(&std::fs::read(p).unwrap()).unwrap();
+    assert_eq!(done["preview"]["state_db"], db.to_str().unwrap(), "{done}");
+    let row: (String, String) = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT cwd, messages_path FROM sessions WHERE session_id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            dir.to_string_lossy().into_owned(),
+            messages.to_string_lossy().into_owned()
+        )
+    );
+    let before = shown(&messages)["messages"].as_array().unwrap().len();
+
+    let listing = run_agent(&cline, &["history", "--json"], &dir, &path, &env);
+    assert!(listing.contains(id), "{listing}");
+
+    let prompt = format!("{PROMPT} [[say restored-session-reply]]");
+    let pty = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/record/pty_type.py");
+    let mut cmd = Command::new("python3");
+    cmd.arg(pty)
+        .args(["120", "Auto-approve", &prompt, "restored-session-reply"])
+        .arg(&cline)
+        .args(["--id", id]);
+    let out = offline(&mut cmd, &dir, &path, &env).output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    sent_history(&mock, &CLINE_HISTORY);
+    assert!(shown(&messages)["messages"].as_array().unwrap().len() > before);
 }

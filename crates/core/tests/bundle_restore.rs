@@ -1528,3 +1528,57 @@ fn a_cline_2_restore_appends_the_task_to_task_history_or_changes_nothing() {
         assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "[]");
     }
 }
+
+/// A Cline 3.x bundle whose records say another session, or a messages file Cline would read
+/// and write on resume other than the restored one, is refused with nothing left behind,
+/// whether or not Cline has made its sessions.db (Cline would trust the file either way).
+#[test]
+fn cline_records_naming_another_session_or_messages_file_are_refused_with_nothing_left() {
+    let kind = ProviderKind::Cline;
+    let parent = "1796568635963_quxl9";
+    let (work, path, _) = bundled(kind, "3.0.65", parent);
+    let dir = work.path().canonicalize().unwrap();
+    let manifest = format!("{parent}.json");
+    let variants = [
+        in_record("another messages file", "quxl9.json", |d| {
+            d["messages_path"] = "/home/someone/.bashrc".into()
+        }),
+        in_record("another session", "quxl9.json", |d| {
+            d["session_id"] = "1796568592650_62ic8".into()
+        }),
+        in_record("another subagent", "agent_", |d| {
+            d["sessionId"] = "1796568592650_62ic8".into()
+        }),
+    ];
+    for (n, h) in variants.iter().enumerate() {
+        let bad = work.path().join(format!("altered-{n}.agent-session.zip"));
+        altered(&path, &bad, h);
+        for with_db in [true, false] {
+            let within = work.path().join(format!("{n}-{with_db}"));
+            let root = match with_db {
+                true => cline_store(&within).0,
+                false => empty_store(kind, &within),
+            };
+            let before = common::snapshot(&root);
+            let e = restore(&bad, kind, &root, &dir, false).unwrap_err();
+            let said = e.to_string();
+            assert_eq!(e.code(), "restore_failed", "{}: {said}", h.what);
+            assert!(
+                said.contains("must agree with its manifest"),
+                "{}: {said}",
+                h.what
+            );
+            assert!(
+                said.contains("nothing was left behind"),
+                "{}: {said}",
+                h.what
+            );
+            assert_eq!(common::snapshot(&root), before, "{}", h.what);
+            assert!(!root
+                .join("data/sessions")
+                .join(parent)
+                .join(&manifest)
+                .exists());
+        }
+    }
+}

@@ -40,13 +40,13 @@ fn data_of(target: &Path) -> Option<(&Path, &str)> {
 }
 
 /// 2.x's task list for a restored task (made by the restore when Cline has not made it);
-/// 3.x's `sessions.db` for a restored session, when Cline has made it (else Cline lists the
-/// session from its `<id>.json`).
+/// 3.x's `sessions.db` for a restored session (when Cline has not made it, the restored files
+/// are still checked there, [`insert_rows`], and Cline lists the session from its `<id>.json`).
 fn find(_root: &Path, targets: &[PathBuf]) -> Option<PathBuf> {
     let (data, kind) = targets.iter().find_map(|t| data_of(t))?;
     match kind {
         "tasks" => Some(history_path(data)),
-        _ => Some(sessions_db(data)).filter(|db| db.is_file()),
+        _ => Some(sessions_db(data)),
     }
 }
 
@@ -57,15 +57,33 @@ fn note(index: Option<&Path>) -> String {
              list is made if Cline has not made it yet; its other entries stay as they are)",
             list.display()
         ),
-        Some(db) => format!(
+        Some(db) if db.is_file() => format!(
             "Cline lists its sessions from {}: the restored session and each subagent get their \
              row there, in one transaction",
             db.display()
         ),
-        None => "Cline has no sessions.db here yet: it lists the restored session from its \
-                 <id>.json"
+        _ => "Cline has no sessions.db here yet: it lists the restored session from its \
+              <id>.json"
             .into(),
     }
+}
+
+/// The "table" of a restored file that must not be listed: its row is a refusal, which makes
+/// [`insert_rows`] fail before it writes anything (and the engine remove the files).
+const REFUSED: &str = "refused";
+
+/// A restored record that says another session than the one it is restored as, or a messages
+/// file other than its own (which Cline would read and write on resume).
+fn refused(path: &Path, says: String) -> Option<Row> {
+    let reason = format!(
+        "{} {says}; a bundle's records must agree with its manifest (export the session again \
+         where it was made)",
+        path.display()
+    );
+    Some(Row {
+        table: REFUSED,
+        values: vec![("reason", Sql::Text(reason))],
+    })
 }
 
 /// The rows of restored files, made from the files themselves.
@@ -83,9 +101,9 @@ impl Keep for Kept {
             .unwrap_or("");
         let row = match data_of(path).map(|(_, kind)| kind) {
             Some("tasks") if name == "ui_messages.json" => task_entry(path, folder),
-            Some("sessions") if name == format!("{folder}.json") => session_row(path),
+            Some("sessions") if name == format!("{folder}.json") => session_row(path, folder),
             Some("sessions") if name.starts_with("agent_") && name.ends_with(".messages.json") => {
-                subagent_row(path, title)
+                subagent_row(path, folder, title)
             }
             _ => None,
         };
@@ -106,10 +124,23 @@ fn int(v: &Value, key: &str) -> Sql {
 }
 
 /// A 3.x session's row from its restored `<id>.json`, which holds the row's columns by the
-/// same names (its `metadata` is the row's `metadata_json`), as Cline writes both.
-fn session_row(path: &Path) -> Option<Row> {
+/// same names (its `metadata` is the row's `metadata_json`), as Cline writes both. It must
+/// name the session `id` and, if any, the session's own restored messages file.
+fn session_row(path: &Path, id: &str) -> Option<Row> {
     let doc = v3::read_json(path).ok()?;
-    str_of(&doc, "session_id")?;
+    if str_of(&doc, "session_id") != Some(id) {
+        return refused(path, format!("does not name the session {id}"));
+    }
+    let own = path.with_file_name(format!("{id}.messages.json"));
+    if doc
+        .get("messages_path")
+        .is_some_and(|p| p.as_str() != own.to_str())
+    {
+        return refused(
+            path,
+            format!("names a messages file other than {}", own.display()),
+        );
+    }
     let mut values: Vec<(&'static str, Sql)> = [
         "session_id",
         "source",
@@ -155,10 +186,19 @@ fn session_row(path: &Path) -> Option<Row> {
 
 /// A 3.x subagent's row from its restored messages file (`sessionId`, `origin`): its parent,
 /// its agent id, its times and model; its directory is its parent's ([`insert_rows`]).
-fn subagent_row(path: &Path, title: &str) -> Option<Row> {
+fn subagent_row(path: &Path, parent: &str, title: &str) -> Option<Row> {
     let doc = v3::read_json(path).ok()?;
     let origin = doc.get("origin").unwrap_or(&Value::Null);
-    let parent = str_of(origin, "parentThreadId")?;
+    let name = path.file_name()?.to_string_lossy();
+    let id = format!("{parent}__{}", name.trim_end_matches(".messages.json"));
+    // Each as the file says it, when it does.
+    let said = [
+        (str_of(&doc, "sessionId"), id.as_str()),
+        (str_of(origin, "parentThreadId"), parent),
+    ];
+    if said.iter().any(|(s, own)| s.is_some_and(|s| s != *own)) {
+        return refused(path, format!("does not name the subagent {id} of {parent}"));
+    }
     let messages = doc.get("messages").and_then(Value::as_array);
     let first = messages.and_then(|m| m.first());
     let started = first
@@ -275,6 +315,9 @@ const TOKENS: [&str; 4] = ["tokensIn", "tokensOut", "cacheWrites", "cacheReads"]
 /// in one transaction (a subagent's directory, provider and model its parent's when its file
 /// does not say them), rolled back whole on any refusal (a row of the id there already).
 fn insert_rows(index: &Path, rows: &[Row]) -> Result<(), String> {
+    if let Some(refusal) = rows.iter().find(|r| r.table == REFUSED) {
+        return Err(value_of(&refusal.values, "reason"));
+    }
     if index.file_name().is_some_and(|n| n == HISTORY) {
         let entries: Vec<Value> = rows
             .iter()
@@ -282,6 +325,10 @@ fn insert_rows(index: &Path, rows: &[Row]) -> Result<(), String> {
             .map(|r| entry(&r.values))
             .collect();
         return append(index, &entries);
+    }
+    if !index.is_file() {
+        // Cline has not made its database: it lists the session from its files.
+        return Ok(());
     }
     let mut conn = open_for_writing(index).map_err(|e| e.to_string())?;
     let tx = conn

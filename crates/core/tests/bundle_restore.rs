@@ -1501,6 +1501,26 @@ fn a_cline_2_restore_appends_the_task_to_task_history_or_changes_nothing() {
     assert_eq!(list.len(), 1);
     assert_eq!(list[0]["id"], id);
 
+    // The VS Code extension's folder (its `tasks/` and `state/` without `data/`): the task
+    // goes there, as the extension keeps it.
+    let root = empty_store(kind, &work.path().join("extension"));
+    std::fs::create_dir_all(root.join("tasks")).unwrap();
+    std::fs::create_dir_all(root.join("state")).unwrap();
+    std::fs::write(root.join("state/taskHistory.json"), "[]").unwrap();
+    restore(&path, kind, &root, &dir, false).unwrap();
+    assert!(root
+        .join("tasks")
+        .join(id)
+        .join("ui_messages.json")
+        .is_file());
+    assert!(!root.join("data").exists());
+    let list: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(root.join("state/taskHistory.json")).unwrap())
+            .unwrap();
+    assert_eq!(list.len(), 1);
+    let (_, listed) = listing(kind, &root);
+    assert!(listed.iter().any(|l| l.id == id && l.title == s.title));
+
     // The list names the task already (its folder gone): refused, nothing left behind.
     let root = empty_store(kind, &work.path().join("named"));
     std::fs::create_dir_all(history_of(&root).parent().unwrap()).unwrap();

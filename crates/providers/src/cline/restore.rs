@@ -6,7 +6,9 @@
 //!
 //! The rows are read back from the files as restored (the directory and `messages_path`
 //! already rewritten), through the reader's own bounded document reads: nothing is taken from
-//! the bundle that the files do not say.
+//! the bundle that the files do not say. A record that names another session, or a messages
+//! file other than its own restored one, makes the index step fail before it writes (and the
+//! engine remove the files): Cline would open that file when it resumes.
 
 use std::path::{Path, PathBuf};
 
@@ -297,7 +299,8 @@ fn task_entry(path: &Path, id: &str) -> Option<Row> {
 }
 
 /// The model of the task's last request, as its `task_metadata.json` beside `ui_messages`
-/// records it (`model_usage`).
+/// records it (`model_usage`; restored before `ui_messages.json`, the files going in name
+/// order).
 fn last_model(ui_messages: &Path) -> Option<String> {
     let doc = v3::read_json(&ui_messages.with_file_name("task_metadata.json")).ok()?;
     let usage = doc.get("model_usage")?.as_array()?;

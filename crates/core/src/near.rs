@@ -1,0 +1,120 @@
+//! Directories a bundle restore appended a session into (`Writes::Append`: an agent with no
+//! store of its own, whose file sits in the project, as Aider's history does), remembered in
+//! our cache so that the agent's scan looks there ([`crate::provider::Roots::near`]) even when
+//! no other agent ran there, no root names it and the CLI runs elsewhere.
+//!
+//! The record is ours (`restored-dirs.json` in the cache folder), never the agent's store. It
+//! is plain data: each directory with the file the restore wrote. A directory whose file is
+//! gone is forgotten the next time the record is read. The record is bounded ([`MAX`] entries,
+//! the newest kept; one larger than [`MAX_BYTES`] or unreadable is taken as empty): it is a
+//! convenience, and losing it only means the directory is listed once the CLI runs in it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The record's file name in the cache folder.
+pub const FILE_NAME: &str = "restored-dirs.json";
+/// At most this many directories are remembered (the newest).
+pub const MAX: usize = 1000;
+/// A record larger than this is not read (a directory is a few hundred bytes at most).
+pub const MAX_BYTES: u64 = 1 << 20;
+
+/// A directory a restore wrote into, and the file it wrote there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restored {
+    pub dir: PathBuf,
+    pub file: PathBuf,
+}
+
+/// The record as it is on disk: empty when missing, too large or not ours.
+fn read(cache: &Path) -> Vec<Restored> {
+    let path = cache.join(FILE_NAME);
+    let small = std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= MAX_BYTES);
+    if !small {
+        return Vec::new();
+    }
+    std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Replaces the record, whole or not at all (a new file renamed over the old one).
+fn write(cache: &Path, entries: &[Restored]) -> std::io::Result<()> {
+    std::fs::create_dir_all(cache)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(cache)?;
+    serde_json::to_writer(&mut tmp, entries)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(cache.join(FILE_NAME)).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Remembers that a restore wrote `file` in `dir` (once; the newest last, at most [`MAX`]).
+pub fn remember(cache: &Path, dir: &Path, file: &Path) -> std::io::Result<()> {
+    let mut entries = read(cache);
+    entries.retain(|e| e.dir != dir);
+    entries.push(Restored {
+        dir: dir.to_path_buf(),
+        file: file.to_path_buf(),
+    });
+    let over = entries.len().saturating_sub(MAX);
+    entries.drain(..over);
+    write(cache, &entries)
+}
+
+/// The remembered directories whose file is still there; the others are forgotten (the record
+/// is rewritten without them, best effort: a cache that cannot be written is read again next
+/// time).
+pub fn dirs(cache: &Path) -> Vec<PathBuf> {
+    let entries = read(cache);
+    let (kept, gone): (Vec<Restored>, Vec<Restored>) =
+        entries.into_iter().partition(|e| e.file.is_file());
+    if !gone.is_empty() {
+        let _ = write(cache, &kept);
+    }
+    kept.into_iter().map(|e| e.dir).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembered_until_the_file_is_gone_and_bounded() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = tmp.path().join("cache");
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        for d in [&a, &b] {
+            std::fs::create_dir(d).unwrap();
+            std::fs::write(d.join("h.md"), "x").unwrap();
+            remember(&cache, d, &d.join("h.md")).unwrap();
+        }
+        remember(&cache, &a, &a.join("h.md")).unwrap();
+        assert_eq!(dirs(&cache), [b.as_path(), a.as_path()]);
+        std::fs::remove_file(a.join("h.md")).unwrap();
+        assert_eq!(dirs(&cache), [b.as_path()]);
+        assert_eq!(
+            read(&cache).len(),
+            1,
+            "the gone one is dropped from the record"
+        );
+        // Not ours, or too large: nothing remembered, and a restore starts it again.
+        std::fs::write(cache.join(FILE_NAME), "{not json").unwrap();
+        assert!(dirs(&cache).is_empty());
+        let big = vec![b' '; MAX_BYTES as usize + 1];
+        std::fs::write(cache.join(FILE_NAME), big).unwrap();
+        assert!(dirs(&cache).is_empty());
+        let many: Vec<Restored> = (0..MAX + 5)
+            .map(|n| Restored {
+                dir: tmp.path().join(format!("d{n}")),
+                file: b.join("h.md"),
+            })
+            .collect();
+        write(&cache, &many).unwrap();
+        remember(&cache, &b, &b.join("h.md")).unwrap();
+        let kept = dirs(&cache);
+        assert_eq!(kept.len(), MAX);
+        assert_eq!(kept.last(), Some(&b));
+    }
+}

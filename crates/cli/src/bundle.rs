@@ -13,6 +13,7 @@ use agent_sessions_core::bundle::{
 };
 use agent_sessions_core::config::ConfigFile;
 use agent_sessions_core::library::default_cache_dir;
+use agent_sessions_core::near;
 use agent_sessions_core::{Error, Roots, SessionMeta};
 use serde_json::{json, Value};
 
@@ -209,31 +210,12 @@ fn import(roots: &Roots, args: ImportArgs, json: bool) -> Result<Envelope, Error
     };
     let mut out = restored_envelope(&preview, &restored, session.as_ref(), resume);
     out.warn(lib.warnings());
-    out.warn(&remember_dir(&restored));
+    let cache = default_cache_dir();
+    out.warn(&Vec::from_iter(near::remember_restored(
+        cache.as_deref(),
+        &restored,
+    )));
     Ok(out)
-}
-
-/// A session appended into a file in the directory itself (an agent with no store of its own)
-/// is remembered, so later scans look there from anywhere (`agent_sessions_core::near`). The
-/// restore stands if that fails: a warning says so.
-fn remember_dir(restored: &Restored) -> Vec<String> {
-    let Method::Append { file, .. } = &restored.method else {
-        return Vec::new();
-    };
-    let Some(cache) = default_cache_dir() else {
-        return vec![format!(
-            "{} is listed only when the CLI runs in it: no cache folder to remember it in; set AGENT_SESSIONS_CACHE_DIR",
-            restored.dir.display()
-        )];
-    };
-    match agent_sessions_core::near::remember(&cache, &restored.dir, file) {
-        Ok(()) => Vec::new(),
-        Err(e) => vec![format!(
-            "{} is listed only when the CLI runs in it: it could not be remembered in {} ({e})",
-            restored.dir.display(),
-            cache.display()
-        )],
-    }
 }
 
 /// What `bundle import` prints after a restore (here or on a remote): the restored session

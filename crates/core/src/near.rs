@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bundle::restore::Method;
+
 /// The record's file name in the cache folder.
 pub const FILE_NAME: &str = "restored-dirs.json";
 /// At most this many directories are remembered (the newest).
@@ -61,6 +63,30 @@ pub fn remember(cache: &Path, dir: &Path, file: &Path) -> std::io::Result<()> {
     let over = entries.len().saturating_sub(MAX);
     entries.drain(..over);
     write(cache, &entries)
+}
+
+/// Remembers where `restored` was appended into (a session restored by
+/// [`Method::Append`]; nothing for the others), in the cache folder `cache`. The restore stands
+/// whatever happens here: a failure is answered as a warning to show.
+pub fn remember_restored(
+    cache: Option<&Path>,
+    restored: &crate::bundle::Restored,
+) -> Option<String> {
+    let Method::Append { file, .. } = &restored.method else {
+        return None;
+    };
+    let dir = restored.dir.display();
+    let Some(cache) = cache else {
+        return Some(format!(
+            "{dir} is listed only while the CLI runs in it or another agent's session ran there: there is no cache folder to remember it in; set AGENT_SESSIONS_CACHE_DIR"
+        ));
+    };
+    remember(cache, &restored.dir, file).err().map(|e| {
+        format!(
+            "{dir} is listed only while the CLI runs in it or another agent's session ran there: it could not be remembered in {} ({e})",
+            cache.display()
+        )
+    })
 }
 
 /// The remembered directories whose file is still there; the others are forgotten (the record

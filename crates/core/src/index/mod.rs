@@ -729,7 +729,11 @@ impl Index {
             .iter()
             .map(|p| self.state(p.kind()))
             .collect::<Result<_, _>>()?;
-        let known = self.session_dirs()?;
+        let mut known = self.session_dirs()?;
+        // And the directories a restore wrote a session into, remembered beside this file.
+        if let Some(cache) = self.path.parent() {
+            known.extend(crate::near::dirs(cache));
+        }
         // Commit each provider as its scan finishes.
         set.scan_each_near(
             &states,

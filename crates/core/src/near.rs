@@ -44,7 +44,8 @@ fn read(cache: &Path) -> Vec<Restored> {
 
 /// Replaces the record, whole or not at all (a new file renamed over the old one).
 fn write(cache: &Path, entries: &[Restored]) -> std::io::Result<()> {
-    std::fs::create_dir_all(cache)?;
+    // Made for the user only when missing, as the index makes it: the record names folders.
+    crate::index::create_private_dir(cache).map_err(|e| std::io::Error::other(e.to_string()))?;
     let mut tmp = tempfile::NamedTempFile::new_in(cache)?;
     serde_json::to_writer(&mut tmp, entries)?;
     tmp.as_file().sync_all()?;
@@ -117,6 +118,12 @@ mod tests {
             remember(&cache, d, &d.join("h.md")).unwrap();
         }
         remember(&cache, &a, &a.join("h.md")).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&cache).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "the cache folder is the user's only");
+        }
         assert_eq!(dirs(&cache), [b.as_path(), a.as_path()]);
         std::fs::remove_file(a.join("h.md")).unwrap();
         assert_eq!(dirs(&cache), [b.as_path()]);

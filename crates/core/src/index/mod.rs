@@ -2174,7 +2174,7 @@ fn like_escape(s: &str) -> String {
 
 /// Creates the cache directory (and any missing parent) for its owner only; an existing
 /// directory is left as it is.
-fn create_private_dir(dir: &Path) -> Result<(), Error> {
+pub(crate) fn create_private_dir(dir: &Path) -> Result<(), Error> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

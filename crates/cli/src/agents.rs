@@ -4,6 +4,7 @@
 
 use agent_sessions_core::paths::Resolved;
 use agent_sessions_core::provider::capability::bundle::Writes;
+use agent_sessions_core::provider::capability::launch::Handoff;
 use agent_sessions_core::provider::capability::Capability;
 use agent_sessions_core::provider::registry::{Agent, AGENTS};
 use serde_json::json;
@@ -51,6 +52,16 @@ pub fn run(resolved: &Resolved) -> Envelope {
     Envelope::ok(json!({ "agents": rows }), text)
 }
 
+/// How the agent is handed the document: as its first prompt, or as a file it reads.
+fn handoff_how(program: &str, handoff: &Handoff) -> String {
+    if handoff.reads_file() {
+        let words = handoff.options_with("FILE").join(" ");
+        format!("`{program} {words}`: the document a file it reads on every turn")
+    } else {
+        format!("`{program}` started with the document")
+    }
+}
+
 /// Each action whose availability is the agent's (its descriptor's capabilities), with how it
 /// is done or why the agent lacks it. Reading, search, export, stats, live state and the
 /// handoff *from* an agent are every agent's and are not listed.
@@ -64,10 +75,11 @@ pub fn actions(agent: &Agent) -> Vec<(&'static str, Result<String, &'static str>
     vec![
         (
             "handoff into",
-            has(
-                agent.launch.handoff.get().map(|_| ()),
-                &format!("`{}` started with the document", agent.program),
-            ),
+            agent
+                .launch
+                .handoff
+                .get()
+                .map(|h| handoff_how(agent.program, h)),
         ),
         (
             "bundle restore",

@@ -12,6 +12,8 @@ use agent_sessions_core::bundle::{
     self, Agents, Bundle, BundleError, Manifest, Mode, Preview, Restored, Target, Tokens,
 };
 use agent_sessions_core::config::ConfigFile;
+use agent_sessions_core::library::default_cache_dir;
+use agent_sessions_core::near;
 use agent_sessions_core::{Error, Roots, SessionMeta};
 use serde_json::{json, Value};
 
@@ -208,6 +210,11 @@ fn import(roots: &Roots, args: ImportArgs, json: bool) -> Result<Envelope, Error
     };
     let mut out = restored_envelope(&preview, &restored, session.as_ref(), resume);
     out.warn(lib.warnings());
+    let cache = default_cache_dir();
+    out.warn(&Vec::from_iter(near::remember_restored(
+        cache.as_deref(),
+        &restored,
+    )));
     Ok(out)
 }
 

@@ -351,9 +351,13 @@ fn run(cli: Cli, config: &ConfigFile) -> Result<Envelope, Error> {
     // Flags, then the agents' variables, then config.toml, then the per-OS defaults.
     let resolved = resolve(&explicit, &process_env, config)?;
     let flags = explicit_roots(&cli);
-    // An agent that keeps its sessions where the user works looks in this directory too.
-    let here = std::env::current_dir().into_iter().collect();
-    let roots = resolved.roots().near(here);
+    // An agent that keeps its sessions where the user works looks in this directory too, and
+    // in the directories a restore wrote one of its sessions into (`near`).
+    let mut near: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+    if let Some(cache) = default_cache_dir() {
+        near.extend(agent_sessions_core::near::dirs(&cache));
+    }
+    let roots = resolved.roots().near(near);
     match cli.command {
         Command::Scan {
             providers,

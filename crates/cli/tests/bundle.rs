@@ -352,3 +352,58 @@ fn import_refuses_share_safe_bundles_and_missing_directories() {
     assert_eq!(json_of(&out)["error"]["code"], "bad_target");
     assert!(std::fs::read_dir(&store).unwrap().next().is_none());
 }
+
+/// An Aider run restored into a directory no other agent ran in and no root names (issue 33,
+/// point 2) is listed by a later plain `scan --provider aider`, run elsewhere: the restore
+/// remembered the directory in our cache. Once its history file is gone the directory is
+/// forgotten (dropped from what the cache remembers) and nothing is listed from it.
+#[test]
+fn a_directory_an_aider_run_was_restored_into_is_listed_from_anywhere() {
+    let work = tempfile::tempdir().unwrap();
+    let id = "aider-4af21869db5e7876";
+    let bundle = exported(work.path(), "--aider-root", "aider/0.86.2", id);
+    let target = tempfile::tempdir().unwrap();
+    let dir = target.path().canonicalize().unwrap();
+    let d = dir.to_str().unwrap();
+    let args = [
+        "bundle",
+        "import",
+        bundle.to_str().unwrap(),
+        "--dir",
+        d,
+        "--yes",
+        "--json",
+    ];
+    let out = cli(work.path(), &args);
+    let v = json_of(&out);
+    assert_eq!(v["data"]["restored"]["method"]["kind"], "append", "{v}");
+    let new_id = v["data"]["restored"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Elsewhere: a folder of its own, not the target nor above it.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let scan = |cwd: &Path| {
+        let out = common::cli(
+            &work.path().join(".cache"),
+            &["scan", "--provider", "aider", "--json"],
+        )
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+        json_of(&out)["data"]["sessions"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let listed = scan(elsewhere.path());
+    assert!(
+        listed.iter().any(|s| s["id"] == new_id && s["cwd"] == d),
+        "{new_id} in {d} is not listed: {listed:?}"
+    );
+    std::fs::remove_file(dir.join(".aider.chat.history.md")).unwrap();
+    assert!(scan(elsewhere.path()).iter().all(|s| s["cwd"] != d));
+    let remembered =
+        std::fs::read_to_string(work.path().join(".cache/restored-dirs.json")).unwrap_or_default();
+    assert!(!remembered.contains(d), "{remembered}");
+}

@@ -20,6 +20,7 @@ pub mod index;
 pub mod library;
 pub mod live;
 pub mod mcp_config;
+pub mod near;
 pub mod paths;
 pub mod pricing;
 pub mod raw;

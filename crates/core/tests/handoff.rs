@@ -13,7 +13,7 @@ use agent_sessions_core::{ProviderKind, ScanProgress, SessionMeta};
 use common::{catalog, fixture, golden_text, repo};
 use handoff_support::{assert_inert, section, ClaudeLog};
 
-/// The agents a handoff can start (Aider lacks it: its `--message` exits after the reply).
+/// The agents a handoff can start (every agent now; a lacking one would be left out).
 fn targets() -> Vec<ProviderKind> {
     let starts = |k: &ProviderKind| {
         let agent = agent_sessions_core::provider::registry::agent(*k);

@@ -41,11 +41,12 @@ const PROMPT: &str = "This is a handoff.\n\n$(touch PWNED) `touch PWNED` ${HOME}
 /// The handoff's own script and its name, as the argv has them.
 const SCRIPT: [&str; 4] = ["/bin/sh", "-c", UNIX_SCRIPT, "agent-sessions-handoff"];
 
-/// The agents a handoff can start (Aider lacks it: its `--message` exits after the reply).
+/// The agents a handoff starts with the prompt's text as an argument (Aider reads the prompt
+/// file itself: [`aider_reads_the_handoff_file_and_keeps_it`]).
 fn targets() -> Vec<ProviderKind> {
     let starts = |k: &ProviderKind| {
         let agent = agent_sessions_core::provider::registry::agent(*k);
-        agent.launch.handoff.get().is_ok()
+        agent.launch.handoff.get().is_ok() && *k != ProviderKind::Aider
     };
     ProviderKind::ALL.into_iter().filter(starts).collect()
 }
@@ -222,6 +223,23 @@ impl Machine {
         handoff::plan(&self.session, target, None, &self.host(), &self.prompts())
     }
 
+    /// [`Machine::plan`] checked (xterm, in the session's directory, nothing written yet), and
+    /// its terminal's argv as text.
+    fn planned(&self, target: ProviderKind) -> (handoff::Planned, Vec<String>) {
+        let planned = self.plan(target).unwrap();
+        assert_eq!(planned.launch.terminal, "xterm");
+        assert_eq!(planned.launch.cwd, self.dir);
+        assert!(planned.prompt_file.starts_with(self.prompts()));
+        assert!(!planned.prompt_file.exists(), "a plan writes nothing");
+        let argv = planned
+            .launch
+            .argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        (planned, argv)
+    }
+
     /// An xterm that only records its arguments (in the file answered) and a Claude that does
     /// nothing.
     fn recording_terminal_and_claude(&self) -> PathBuf {
@@ -247,17 +265,7 @@ fn a_launch_starts_the_agent_in_the_session_directory_with_the_handoff() {
     for target in targets() {
         let out = m.root().join(format!("agent-{target}"));
         let agent = probe(&m.bin(), program(target), &out);
-        let planned = m.plan(target).unwrap();
-        assert_eq!(planned.launch.terminal, "xterm");
-        assert_eq!(planned.launch.cwd, m.dir);
-        assert!(planned.prompt_file.starts_with(m.prompts()));
-        assert!(!planned.prompt_file.exists(), "a plan writes nothing");
-        let argv: Vec<String> = planned
-            .launch
-            .argv
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let (planned, argv) = m.planned(target);
         let mut want = vec![m.bin().join("xterm").to_string_lossy().into_owned()];
         // Held as Resume in terminal holds it, around the handoff's own script: two constant
         // scripts, the session's words only ever their arguments.
@@ -481,4 +489,50 @@ fn a_prompt_folder_others_can_reach_or_a_link_is_refused() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o700);
+}
+
+/// Aider takes no first message and stays (`--message` exits after the reply), so it is handed
+/// the prompt file to read (`aider --read FILE`): the same argv on every system, no script, the
+/// transcript's text never a word of the command, only ever the content of our file. Aider
+/// reads the file again on every turn, so the launch leaves it in place (the sweep removes it).
+#[test]
+fn aider_reads_the_handoff_file_and_keeps_it() {
+    for dir in ODD {
+        let agent = PathBuf::from(format!("{dir}/bin/aider"));
+        let file = PathBuf::from(format!("{dir}/cache/handoff-1-2.md"));
+        for os in [Os::Linux, Os::Macos, Os::Windows] {
+            let c = agent_command(os, ProviderKind::Aider, &agent, &file, Path::new(dir)).unwrap();
+            assert_eq!(c.program(), agent.to_str().unwrap(), "{os:?} {dir}");
+            assert_eq!(strings(c.args()), ["--read", file.to_str().unwrap()]);
+            assert_eq!(c.cwd(), Some(*dir));
+        }
+    }
+    let m = Machine::new();
+    m.running_terminal();
+    let out = m.root().join("agent-aider");
+    let agent = probe(&m.bin(), "aider", &out);
+    let (planned, argv) = m.planned(ProviderKind::Aider);
+    let file = planned.prompt_file.to_string_lossy().into_owned();
+    let tail = [
+        agent.to_string_lossy().into_owned(),
+        "--read".into(),
+        file.clone(),
+    ];
+    assert!(argv.ends_with(&tail), "{argv:?}");
+    assert!(!argv.iter().any(|a| a.contains("touch")), "{argv:?}");
+    handoff::launch(&planned, &m.markdown).unwrap();
+    assert_eq!(
+        wait_for(&out),
+        [m.dir.to_string_lossy().into_owned(), "--read".into(), file]
+    );
+    assert_eq!(
+        std::fs::read_to_string(&planned.prompt_file).unwrap(),
+        m.markdown
+    );
+    let mode = std::fs::metadata(&planned.prompt_file)
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    no_payload_ran(&m.root());
 }

@@ -673,3 +673,27 @@ fn a_session_of_several_chunks_is_indexed_whole_and_an_append_rewrites_only_its_
     );
     assert_eq!(index.search("marker12", &filter(5)).unwrap().len(), 1);
 }
+
+/// The app's cached library finds an Aider run in a directory only a restore remembered (no
+/// root, no other agent's session there): the index looks in the directories recorded beside
+/// it (`near`), at every refresh, and stops listing it once its history file is gone.
+#[test]
+fn the_cache_lists_runs_in_directories_a_restore_remembered() {
+    let cache = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let history = project.path().join(".aider.chat.history.md");
+    let run = "\n# aider chat started at 2026-01-02 10:00:00\n\n#### hello  \n\nhi there\n\n";
+    std::fs::write(&history, run).unwrap();
+    let roots = Roots::default();
+    let mut lib = Library::open(&roots, &[], Some(cache.path().to_path_buf()));
+    let cwd = |lib: &mut Library| -> Vec<Option<String>> {
+        let report = lib.sessions(&ScanProgress::default()).unwrap();
+        report.sessions.into_iter().map(|s| s.cwd).collect()
+    };
+    assert!(cwd(&mut lib).is_empty());
+    agent_sessions_core::near::remember(cache.path(), project.path(), &history).unwrap();
+    let dir = project.path().to_string_lossy().into_owned();
+    assert_eq!(cwd(&mut lib), [Some(dir)]);
+    std::fs::remove_file(&history).unwrap();
+    assert!(cwd(&mut lib).is_empty());
+}

@@ -302,6 +302,14 @@ pub async fn import_bundle_restore(app: AppHandle, handle: String) -> CmdResult<
         .map_err(cmd_error)?;
         CHOSEN.lock()?.remove(&handle);
         drop(lib);
+        // A session appended into the directory itself (Aider's history) is remembered, so
+        // the scans look there from now on (core `near`). The restore stands if that fails;
+        // the list then shows the session only while another agent's session names the folder.
+        let cache = state.service.cache_dir();
+        if let Some(why) = agent_sessions_core::near::remember_restored(cache.as_deref(), &restored)
+        {
+            eprintln!("agent-sessions: {why}");
+        }
         // In the list at once, whatever the worker's next refresh takes.
         let now = state.service.refresh()?;
         let session = now

@@ -7,9 +7,9 @@ const key = (k: string, mods: Partial<KeyboardEvent> = {}) => ({ key: k, ctrlKey
 describe("actions", () => {
   it("Continue in… offers every agent, an agent that cannot take a handoff disabled with its reason", () => {
     expect(HANDOFF_TARGETS.map((t) => t.id)).toEqual(AGENTS.map((a) => a.kind));
-    // Each as the registry says: Aider takes no handoff (its --message exits after the reply).
+    // Each as the registry says: every agent takes a handoff now (Aider reads it as a file).
     expect(HANDOFF_TARGETS.map((t) => t.unavailable === null)).toEqual(AGENTS.map((a) => a.handoff_unavailable === null));
-    expect(HANDOFF_TARGETS.find((t) => t.id === "aider")?.unavailable).toContain("--message");
+    expect(HANDOFF_TARGETS.find((t) => t.id === "aider")?.unavailable).toBeNull();
     const why = "it reads no prompt from its command line";
     const lacking = { ...AGENTS[0], kind: "codex" as const, label: "Other", handoff_unavailable: why };
     expect(handoffTargets([AGENTS[0], lacking])).toEqual([

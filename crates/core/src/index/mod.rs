@@ -729,7 +729,11 @@ impl Index {
             .iter()
             .map(|p| self.state(p.kind()))
             .collect::<Result<_, _>>()?;
-        let known = self.session_dirs()?;
+        let mut known = self.session_dirs()?;
+        // And the directories a restore wrote a session into, remembered beside this file.
+        if let Some(cache) = self.path.parent() {
+            known.extend(crate::near::dirs(cache));
+        }
         // Commit each provider as its scan finishes.
         set.scan_each_near(
             &states,
@@ -2170,7 +2174,7 @@ fn like_escape(s: &str) -> String {
 
 /// Creates the cache directory (and any missing parent) for its owner only; an existing
 /// directory is left as it is.
-fn create_private_dir(dir: &Path) -> Result<(), Error> {
+pub(crate) fn create_private_dir(dir: &Path) -> Result<(), Error> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

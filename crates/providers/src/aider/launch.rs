@@ -1,6 +1,6 @@
 //! Where Aider's program is and how it takes a first prompt (`capability::launch`).
 
-use crate::capability::launch::Launch;
+use crate::capability::launch::{Handoff, Launch};
 use crate::capability::Capability;
 
 pub(super) const LAUNCH: Launch = Launch {
@@ -9,13 +9,13 @@ pub(super) const LAUNCH: Launch = Launch {
     installer_dirs: &[".local/bin"],
     mac_app: None,
     editor_extension: None,
-    // Tried on 0.86.2: `--message`/`--message-file` exit after the reply; `--load FILE` runs
-    // /commands one line each (commands.py `cmd_load`), so a document of many lines cannot be
-    // its message either.
-    handoff: Capability::Lacks(
-        "Aider takes a first message only with --message or --message-file, and then exits \
-         after the reply instead of carrying on, and its --load runs /commands one line each, \
-         not a document of many lines (aider 0.86.2); open Aider in the directory and paste \
-         the handoff document",
-    ),
+    // Aider 0.86.2 has no first message that leaves it running: `--message`/`--message-file`
+    // exit after the reply (main.py), and `--load` runs each line as a command, a `!` line as a
+    // shell line (commands.py `cmd_load`, `run`). `--read FILE` makes a file of ours part of
+    // every request as a read-only file (`get_read_only_files_content`), and Aider waits for
+    // the user: the handoff is in the first request whatever they type, and its text is only
+    // ever the content of our file, never a command or a word of the argv.
+    handoff: Capability::Has(Handoff {
+        prompt_options: &["--read", Handoff::FILE],
+    }),
 };

@@ -72,6 +72,26 @@ pub struct Handoff {
     pub prompt_options: &'static [&'static str],
 }
 
+impl Handoff {
+    /// Stands in `prompt_options` for the prompt file's path, for an agent that reads the
+    /// prompt from a file itself (`aider --read FILE`): the path is the word there and the
+    /// prompt's text is no word of the argv at all. The agent may read the file again later
+    /// (Aider does on every turn), so the launch leaves it in place.
+    pub const FILE: &'static str = "{prompt file}";
+
+    /// Whether the agent is handed the prompt file's path (see [`Handoff::FILE`]) rather than
+    /// the prompt's text.
+    pub fn reads_file(&self) -> bool {
+        self.prompt_options.contains(&Self::FILE)
+    }
+
+    /// The options with [`Handoff::FILE`] replaced by `file`.
+    pub fn options_with<'a>(&self, file: &'a str) -> Vec<&'a str> {
+        let word = |o: &&'static str| if *o == Self::FILE { file } else { *o };
+        self.prompt_options.iter().map(word).collect()
+    }
+}
+
 /// The worktrees an agent makes for a repository, so a session run in one is listed under the
 /// repository it was made from.
 #[derive(Debug, Clone, Copy)]

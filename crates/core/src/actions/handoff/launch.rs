@@ -21,6 +21,10 @@
 //! - **Windows:** an argument cannot carry line breaks through PowerShell 5.1 and the agents'
 //!   `.cmd` shims, so the agent's first prompt is one line that names the file and asks the
 //!   agent to read it first; the file stays (removed by the sweep below).
+//! - **An agent that reads the prompt from a file itself** ([`Handoff::reads_file`], Aider's
+//!   `--read FILE`): on every system the agent is started with the file's path in its options
+//!   (`aider --read FILE`), no script; the prompt's text is no word of the command. The agent
+//!   reads the file again on every turn, so it stays (removed by the sweep below).
 //!
 //! The file is created new (never over another), readable by the user only, in a folder of the
 //! app's cache that only the user can open; files left there (a terminal that never ran its
@@ -62,21 +66,17 @@ pub fn program(target: ProviderKind) -> &'static str {
     registry::agent(target).program
 }
 
-/// The options before the prompt (the agent's [`Handoff`]): empty where the prompt is the
-/// agent's positional argument. Refused, with the agent's reason, for an agent that cannot be
-/// started with a prompt.
-fn prompt_options(target: ProviderKind) -> Result<&'static [&'static str], TerminalError> {
+/// How the agent takes its first prompt (its [`Handoff`]). Refused, with the agent's reason,
+/// for an agent that cannot be started with a prompt.
+fn handoff_for(target: ProviderKind) -> Result<Handoff, TerminalError> {
     let agent = registry::agent(target);
     handoff_of(agent.label, agent.launch.handoff)
 }
 
-/// [`prompt_options`] of the agent called `label` with this capability.
-fn handoff_of(
-    label: &'static str,
-    handoff: Capability<Handoff>,
-) -> Result<&'static [&'static str], TerminalError> {
+/// [`handoff_for`] of the agent called `label` with this capability.
+fn handoff_of(label: &'static str, handoff: Capability<Handoff>) -> Result<Handoff, TerminalError> {
     match handoff {
-        Capability::Has(Handoff { prompt_options }) => Ok(prompt_options),
+        Capability::Has(handoff) => Ok(handoff),
         Capability::Lacks(why) => Err(TerminalError::Unavailable {
             agent: label,
             action: "be handed a session's work",
@@ -103,7 +103,13 @@ pub fn agent_command(
         })
     };
     let (agent, file, dir) = (text(agent)?, text(prompt_file)?, text(dir)?);
-    let options = prompt_options(target)?;
+    let handoff = handoff_for(target)?;
+    if handoff.reads_file() {
+        // The agent opens the file itself: no script, the same argv on every system.
+        let args = handoff.options_with(&file);
+        return Ok(ResumeCommand::new(&agent, &args, Some(&dir))?);
+    }
+    let options = handoff.prompt_options;
     match os {
         Os::Linux | Os::Macos => {
             let mut args = vec!["-c", UNIX_SCRIPT, SCRIPT_NAME, &file, &agent];
@@ -135,7 +141,7 @@ pub fn plan(
     host: &Host,
     prompt_dir: &Path,
 ) -> Result<Planned, Error> {
-    prompt_options(target)?;
+    handoff_for(target)?;
     let dir = session_dir(session)?;
     let found = terminal::installed(host);
     let chosen = terminal::choose(terminal, host, &found)?;
@@ -204,7 +210,7 @@ pub fn prepare(
     prompt_dir: &Path,
     markdown: impl FnOnce() -> Result<String, Error>,
 ) -> Result<Prepared, Error> {
-    prompt_options(target)?;
+    handoff_for(target)?;
     let dir = session_dir(session)?;
     terminal::check_dir(&dir)?;
     let (prompt_file, command) = agent_in(target, host, &dir, prompt_dir)?;
@@ -391,6 +397,9 @@ mod tests {
         let has = Capability::Has(Handoff {
             prompt_options: &["--prompt"],
         });
-        assert_eq!(handoff_of("Some Agent", has).unwrap(), ["--prompt"]);
+        assert_eq!(
+            handoff_of("Some Agent", has).unwrap().prompt_options,
+            ["--prompt"]
+        );
     }
 }

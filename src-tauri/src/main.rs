@@ -8,6 +8,7 @@
 #[cfg(test)]
 mod bindings;
 mod commands;
+mod memory;
 mod nav;
 mod remote;
 mod state;
@@ -17,6 +18,7 @@ mod worker;
 fn main() {
     // Before GTK, WebKit or any thread starts.
     webkit::configure();
+    memory::configure();
     // Before anything reads SQLite (an OpenCode store, the cache).
     agent_sessions_core::index::without_memory_statistics();
     let state = state::AppState::load();

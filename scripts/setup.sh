@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing the app needs, skipping whatever is already there:
 # Debian/Ubuntu packages (WebKitGTK, Xvfb, the WebKit WebDriver, rpm for checking the .rpm; with
-# AGENT_SESSIONS_WINDOWS_SUITE=1 Wine, mingw-w64 and rustup's Windows target for the Windows suite),
+# AGENT_SESSIONS_WINDOWS_SUITE=1 Wine, mingw-w64, lld and rustup's Windows target for the Windows
+# suite),
 # tauri-driver, and the UI's npm packages. Needs root (or sudo) only when packages are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,8 @@ packages=(build-essential pkg-config libssl-dev file
   xterm gnome-terminal kitty tilix)
 # The Windows suite (scripts/test-windows.sh) only when it is asked for: it is not yet green.
 if [ "${AGENT_SESSIONS_WINDOWS_SUITE:-}" = 1 ]; then
-  packages+=(wine64 gcc-mingw-w64-x86-64)
+  # lld links the Windows test executables (mingw's ld took most of the build's time).
+  packages+=(wine64 gcc-mingw-w64-x86-64 lld)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -14,7 +14,7 @@ features=(--features agent-sessions/custom-protocol)
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 cargo test --workspace --locked "${features[@]}"
 # The same crates' tests (all but the app's) as Windows programs, under Wine. Not yet by
-# default: its first run (docs/packaging.md "Windows under Wine") left failures to fix.
+# default: its second run (docs/packaging.md "Windows under Wine") left failures to fix.
 if [ "${AGENT_SESSIONS_WINDOWS_SUITE:-}" = 1 ]; then
   scripts/test-windows.sh
 else

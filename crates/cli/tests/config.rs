@@ -93,24 +93,37 @@ fn path_is_the_variable_or_the_config_dir() {
     }
 }
 
+/// `path` (`/a/b`) as an absolute path of this system, which a root must be: on Windows one
+/// starting with `/` is relative to the current drive, so it gains one.
+fn abs(path: &str) -> String {
+    if cfg!(windows) {
+        format!("C:{path}")
+    } else {
+        path.to_owned()
+    }
+}
+
 #[test]
 fn show_names_where_each_value_came_from_and_masks_the_key() {
     let home = Home::new();
     let flag_root = home.dir.path().join("opencode-flag");
     std::fs::create_dir(&flag_root).unwrap();
-    home.write(
-        br#"
+    let (a, b) = (abs("/from/config/codex-a"), abs("/from/config/codex-b"));
+    let config = format!(
+        r#"
 [providers.claude]
-roots = ["/from/config/claude"]
+roots = ["{}"]
 [providers.codex]
-roots = ["/from/config/codex-a", "/from/config/codex-b"]
+roots = ["{a}", "{b}"]
 enabled = false
 [ui]
 theme = "dark"
 [translate]
 api_key = "sk-VERY-SECRET-KEY"
 "#,
+        abs("/from/config/claude")
     );
+    home.write(config.as_bytes());
     let run = |json: bool| {
         let mut args = vec![
             "config",
@@ -122,7 +135,7 @@ api_key = "sk-VERY-SECRET-KEY"
             args.push("--json");
         }
         home.cli(&args)
-            .env("CLAUDE_CONFIG_DIR", "/from/env/claude")
+            .env("CLAUDE_CONFIG_DIR", abs("/from/env/claude"))
             .output()
             .unwrap()
     };
@@ -130,16 +143,16 @@ api_key = "sk-VERY-SECRET-KEY"
     assert!(out.status.success());
     let v = json_of(&out);
     let claude = setting(&v, "providers.claude.roots");
-    assert_eq!(claude["value"], serde_json::json!(["/from/env/claude"]));
+    assert_eq!(
+        claude["value"],
+        serde_json::json!([abs("/from/env/claude")])
+    );
     assert_eq!(
         (&claude["source"], &claude["env"]),
         (&"env".into(), &"CLAUDE_CONFIG_DIR".into())
     );
     let codex = setting(&v, "providers.codex.roots");
-    assert_eq!(
-        codex["value"],
-        serde_json::json!(["/from/config/codex-a", "/from/config/codex-b"])
-    );
+    assert_eq!(codex["value"], serde_json::json!([a, b]));
     assert_eq!(codex["source"], "config");
     assert_eq!(setting(&v, "providers.codex.enabled")["value"], false);
     assert_eq!(setting(&v, "providers.codex.enabled")["source"], "config");

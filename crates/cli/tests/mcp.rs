@@ -554,6 +554,10 @@ async fn list_timeline_and_stats_page_and_answer() {
 
 /// Hidden directories are out of every tool's answers; a disabled agent is not read at all.
 #[tokio::test]
+#[cfg_attr(
+    windows,
+    ignore = "hides the Linux fixture's /home/bob/projects, which a Windows config rejects (not absolute there)"
+)]
 async fn config_hidden_directories_and_disabled_agents_are_honoured() {
     let tmp = tempfile::tempdir().unwrap();
     let hidden = "[ui]\nhidden_dirs = [\"/home/bob/projects\"]\n";
@@ -647,11 +651,18 @@ fn print_config_prints_each_agents_snippet() {
         String::from_utf8(out.stdout).unwrap()
     };
     let exe = Path::new(BIN).canonicalize().unwrap();
-    let exe = exe.to_str().unwrap();
+    // A Windows path as a user writes it: no verbatim `\\?\` prefix.
+    let exe = exe.to_str().unwrap().trim_start_matches(r"\\?\");
     let claude = run(&["mcp", "--print-config", "claude"]);
+    // Quoted for a POSIX shell, which PowerShell reads the same: `\` needs quoting there.
+    let word = if cfg!(windows) {
+        format!("'{exe}'")
+    } else {
+        exe.to_owned()
+    };
     assert_eq!(
         claude,
-        format!("claude mcp add --scope user agent-sessions -- {exe} mcp\n")
+        format!("claude mcp add --scope user agent-sessions -- {word} mcp\n")
     );
     let codex = run(&["mcp", "--print-config", "codex", "--host", "box"]);
     assert!(
@@ -662,7 +673,12 @@ fn print_config_prints_each_agents_snippet() {
     );
     for agent in ["opencode", "gemini"] {
         let snippet: Value = serde_json::from_str(&run(&["mcp", "--print-config", agent])).unwrap();
-        assert!(snippet.to_string().contains(exe), "{snippet}");
+        // The path as the JSON text writes it (a Windows path's `\` escaped).
+        let exe = Value::from(exe).to_string();
+        assert!(
+            snippet.to_string().contains(exe.trim_matches('"')),
+            "{snippet}"
+        );
     }
     let bad = Command::new(BIN)
         .args(["mcp", "--print-config", "vim"])
@@ -674,6 +690,7 @@ fn print_config_prints_each_agents_snippet() {
 /// `mcp --host`: the tools answer from another machine's stores, reached through a real sshd
 /// on 127.0.0.1 (the remote protocol of `--host`), with this machine's hidden directories.
 #[tokio::test]
+#[cfg_attr(windows, ignore = "starts a real OpenSSH server (sshd) and ssh")]
 async fn with_host_the_tools_read_the_remote_sessions() {
     let remote = tempfile::tempdir().unwrap();
     let home = remote.path().join("home");

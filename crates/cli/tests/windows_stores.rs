@@ -10,17 +10,31 @@ use std::path::Path;
 
 use agent_sessions_test_support::snapshot;
 use common::{copy_dir, json_of, run, testdata};
+use serde_json::Value;
 
-/// The Linux fixture's directory, as its records write it.
-const LINUX_CWD: &str = r#""cwd":"/home/bob/projects/demo""#;
 /// One directory, two spellings (JSON-escaped): the drive and names' case, a trailing `\`.
-const WINDOWS_CWDS: [&str; 2] = [
-    r#""cwd":"C:\\Users\\Ann\\proj""#,
-    r#""cwd":"c:\\users\\ann\\proj\\""#,
-];
+const WINDOWS_DIRS: [&str; 2] = [r#""C:\\Users\\Ann\\proj""#, r#""c:\\users\\ann\\proj\\""#];
 
-/// Claude Code 2.1.332's store, as written on Windows into `root`: sessions alternate
-/// between the two spellings of the one directory.
+/// Rewrites, in every file under `dir` whose text holds the JSON string `linux` (a Linux
+/// fixture's project directory), that string to a Windows spelling of one directory: the files
+/// alternate between the two, as sessions of one project started from two shells would.
+/// Returns how many files were rewritten.
+fn windows_dirs(dir: &Path, linux: &str) -> usize {
+    let quoted = format!("\"{linux}\"");
+    let mut rewritten = 0;
+    for (path, bytes) in snapshot(dir) {
+        let text = String::from_utf8(bytes).unwrap();
+        if text.contains(&quoted) {
+            let windows = text.replace(&quoted, WINDOWS_DIRS[rewritten % 2]);
+            std::fs::write(path, windows).unwrap();
+            rewritten += 1;
+        }
+    }
+    rewritten
+}
+
+/// Claude Code 2.1.332's store, as written on Windows into `root`: the project folder named
+/// from the Windows directory, the sessions alternating between its two spellings.
 fn windows_claude_store(root: &Path) {
     copy_dir(&testdata("claude/2.1.332/dot-claude"), root);
     let projects = root.join("projects");
@@ -29,39 +43,181 @@ fn windows_claude_store(root: &Path) {
         projects.join("C--Users-Ann-proj"),
     )
     .unwrap();
-    let mut rewritten = 0;
-    for (n, (path, bytes)) in snapshot(&projects).into_iter().enumerate() {
-        let text = String::from_utf8(bytes).unwrap();
-        if text.contains(LINUX_CWD) {
-            let windows = text.replace(LINUX_CWD, WINDOWS_CWDS[n % 2]);
-            std::fs::write(path, windows).unwrap();
-            rewritten += 1;
-        }
-    }
-    assert!(rewritten > 2, "sessions with each spelling");
+    assert!(windows_dirs(&projects, "/home/bob/projects/demo") > 2);
+}
+
+/// Codex 0.63.0's store (one rollout file per session, the `cwd` in its records), as written
+/// on Windows into `root`.
+fn windows_codex_store(root: &Path) {
+    copy_dir(&testdata("codex/0.63.0/dot-codex"), root);
+    assert_eq!(
+        windows_dirs(&root.join("sessions"), "/home/alice/projects/demo"),
+        4
+    );
+}
+
+/// OpenCode 1.0.98's store (a JSON file per session and per project, the `directory` and
+/// `worktree` in them and in tool parts' metadata), as written on Windows into `root`.
+fn windows_opencode_store(root: &Path) {
+    copy_dir(&testdata("opencode/1.0.98/local-share-opencode"), root);
+    let storage = root.join("storage");
+    assert!(windows_dirs(&storage, "/home/carol/projects/demo") > 6);
+}
+
+/// `scan --json` of one agent's store at `root` (`flag` names its root flag), with no parse
+/// error: its sessions.
+fn scan(cache: &Path, flag: &str, root: &Path) -> Vec<Value> {
+    let out = run(cache, &["scan", "--json", flag, root.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let v = json_of(&out);
+    assert_eq!(v["data"]["diagnostics"]["parse_errors"], 0, "{flag}");
+    v["data"]["sessions"].as_array().unwrap().clone()
+}
+
+/// The values of `name` among `sessions`.
+fn field<'a>(sessions: &'a [Value], name: &str) -> BTreeSet<&'a str> {
+    sessions.iter().filter_map(|s| s[name].as_str()).collect()
+}
+
+/// The sessions of a store made by `store` (read with the root flag `flag`, `count` of them)
+/// keep each `cwd` as the agent wrote it and are grouped under one `dir`.
+fn one_directory(flag: &str, store: fn(&Path), count: usize) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("store");
+    store(&root);
+    let sessions = scan(&tmp.path().join("cache"), flag, &root);
+    assert_eq!(sessions.len(), count);
+    assert_eq!(
+        field(&sessions, "cwd"),
+        BTreeSet::from([r"C:\Users\Ann\proj", r"c:\users\ann\proj\"]),
+        "the agent's spellings are kept as it wrote them"
+    );
+    assert_eq!(
+        field(&sessions, "dir"),
+        BTreeSet::from([r"C:\Users\Ann\proj"])
+    );
 }
 
 #[test]
 fn a_windows_directory_written_two_ways_is_one_directory() {
+    one_directory("--claude-root", windows_claude_store, 8);
+}
+
+#[test]
+fn codex_sessions_in_a_windows_directory_written_two_ways_are_one_directory() {
+    one_directory("--codex-root", windows_codex_store, 4);
+}
+
+#[test]
+fn opencode_sessions_in_a_windows_directory_written_two_ways_are_one_directory() {
+    one_directory("--opencode-root", windows_opencode_store, 6);
+}
+
+/// `value` in the golden files' spelling, which the Linux build wrote from the Linux store:
+/// a Windows spelling of the project directory is the Linux fixture's `linux`, and a path
+/// under `root` is `$ROOT/…` with `/` (a Windows build joins the names below the root with
+/// `\`). Anything else is left as it is: a difference there is a difference.
+fn linux_spelling(value: &mut Value, root: &Path, linux: &str) {
+    match value {
+        Value::String(s) => {
+            let windows = WINDOWS_DIRS.map(|d| serde_json::from_str::<String>(d).unwrap());
+            let root = root.to_str().unwrap();
+            if windows.contains(s) {
+                *s = linux.to_owned();
+            } else if let Some(rest) = s.strip_prefix(root) {
+                *s = format!("$ROOT{}", rest.replace('\\', "/"));
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| linux_spelling(v, root, linux)),
+        Value::Object(fields) => fields
+            .values_mut()
+            .for_each(|v| linux_spelling(v, root, linux)),
+        _ => {}
+    }
+}
+
+/// A golden file of `fixture` (`testdata/<agent>/<version>/expected/<rel>`), as JSON.
+fn golden(fixture: &str, rel: &str) -> Value {
+    let path = testdata(fixture).join("expected").join(rel);
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The CLI's `scan`, `show` and `export --format json` of a Windows-shaped store (read as a
+/// Windows program under Wine, and on Linux) are the Linux build's golden output for the Linux
+/// store, but for how the paths are spelt.
+fn same_json_as_on_linux(fixture: &str, flag: &str, store: fn(&Path), linux: &str, export: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("claude");
-    windows_claude_store(&root);
-    let out = run(
-        &tmp.path().join("cache"),
-        &["scan", "--json", "--claude-root", root.to_str().unwrap()],
-    );
-    assert!(out.status.success(), "{}", common::stderr(&out));
-    let v = json_of(&out);
-    assert_eq!(v["data"]["diagnostics"]["parse_errors"], 0);
-    let sessions = v["data"]["sessions"].as_array().unwrap();
-    assert_eq!(sessions.len(), 8);
-    let field = |name: &str| -> BTreeSet<&str> {
-        sessions.iter().filter_map(|s| s[name].as_str()).collect()
+    let root = tmp.path().join("store");
+    store(&root);
+    let cache = tmp.path().join("cache");
+    let r = root.to_str().unwrap();
+    let data = |args: &[&str]| {
+        let out = run(&cache, &[args, &["--json", flag, r]].concat());
+        assert!(out.status.success(), "{args:?}: {}", common::stderr(&out));
+        let mut data = json_of(&out)["data"].take();
+        linux_spelling(&mut data, &root, linux);
+        data
     };
-    assert_eq!(
-        field("cwd"),
-        BTreeSet::from([r"C:\Users\Ann\proj", r"c:\users\ann\proj\"]),
-        "the agent's spellings are kept as it wrote them"
+
+    let mut sessions = data(&["scan"])["sessions"].take();
+    let mut want = golden(fixture, "scan.json");
+    let by_id = |v: &mut Value| {
+        let list = v.as_array_mut().unwrap();
+        list.sort_by_key(|s| s["id"].as_str().unwrap().to_owned());
+    };
+    by_id(&mut sessions);
+    by_id(&mut want);
+    assert!(sessions == want, "{fixture}: scan differs from Linux's");
+
+    // `show` is the transcript's golden, but for its session: the CLI's is the scan's (with
+    // the directory and cost basis a scan finds, which loading one file does not).
+    for listed in want.as_array().unwrap() {
+        let id = listed["id"].as_str().unwrap();
+        let mut shown = data(&["show", id]);
+        shown.as_object_mut().unwrap().remove("resume_command");
+        assert!(
+            shown["session"] == *listed,
+            "{fixture} {id}: show's session"
+        );
+        let mut want = golden(fixture, &format!("show/{id}.json"));
+        want["session"] = listed.clone();
+        assert!(shown == want, "{fixture} {id}: show differs from Linux's");
+    }
+
+    // The export is the document itself (`--json` would report a written file instead).
+    let out = run(
+        &cache,
+        &["export", export, "--format", "json", "--reasoning", flag, r],
     );
-    assert_eq!(field("dir"), BTreeSet::from([r"C:\Users\Ann\proj"]));
+    assert!(out.status.success(), "export: {}", common::stderr(&out));
+    let mut exported = json_of(&out);
+    linux_spelling(&mut exported, &root, linux);
+    exported["exported_at"] = Value::Null;
+    exported["generator"] = "agent-sessions $VERSION".into();
+    let want = golden(fixture, &format!("export/{export}.json"));
+    assert!(exported == want, "{fixture}: export differs from Linux's");
+}
+
+#[test]
+fn a_windows_codex_store_gives_linux_json_but_for_path_spelling() {
+    same_json_as_on_linux(
+        "codex/0.63.0",
+        "--codex-root",
+        windows_codex_store,
+        "/home/alice/projects/demo",
+        "01a22bc5-669b-7e11-bc53-ef00e1c0e7ab",
+    );
+}
+
+#[test]
+fn a_windows_opencode_store_gives_linux_json_but_for_path_spelling() {
+    same_json_as_on_linux(
+        "opencode/1.0.98",
+        "--opencode-root",
+        windows_opencode_store,
+        "/home/carol/projects/demo",
+        "ses_dd4233f85ffeF6TN3TEhX5oKKw",
+    );
 }

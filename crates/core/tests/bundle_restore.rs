@@ -1685,3 +1685,58 @@ fn a_string_ending_with_a_bundled_files_path_is_kept_as_written() {
     }
     assert!(checked >= 5, "{checked}");
 }
+
+/// A Cline record that its index entry is made from but that is not the JSON Cline reads (a
+/// 2.x task's `ui_messages.json`, a 3.x session's `<id>.json`: torn, or another shape) would be
+/// restored without an entry, so Cline would never list it while the restore said it was
+/// done: it is refused, and nothing is left behind.
+#[test]
+fn cline_records_the_index_cannot_be_made_from_are_refused_with_nothing_left() {
+    let kind = ProviderKind::Cline;
+    let torn = |_: &str, bytes: Vec<u8>| bytes[..bytes.len() / 2].to_vec();
+    let cases: [(&str, &str, &str, EditRecord); 3] = [
+        (
+            "2.18.0",
+            "1796568459073",
+            "ui_messages.json",
+            Box::new(torn),
+        ),
+        (
+            "2.18.0",
+            "1796568459073",
+            "ui_messages.json",
+            Box::new(|_, _| b"{\"not\": \"a list\"}".to_vec()),
+        ),
+        (
+            "3.0.65",
+            "1796568635963_quxl9",
+            "quxl9.json",
+            Box::new(torn),
+        ),
+    ];
+    for (version, id, file, edit) in cases {
+        let (work, path, _) = bundled(kind, version, id);
+        let dir = work.path().canonicalize().unwrap();
+        let h = Hostile {
+            what: "an unreadable record",
+            manifest: Box::new(|_| {}),
+            record: Box::new(move |name, bytes| match name.ends_with(file) {
+                true => edit(name, bytes),
+                false => bytes,
+            }),
+        };
+        let bad = work.path().join("bad.agent-session.zip");
+        altered(&path, &bad, &h);
+        let root = match version {
+            "3.0.65" => cline_store(&work.path().join("into")).0,
+            _ => empty_store(kind, &work.path().join("into")),
+        };
+        let before = common::snapshot(&root);
+        let e = restore(&bad, kind, &root, &dir, false).unwrap_err();
+        let said = e.to_string();
+        assert_eq!(e.code(), "restore_failed", "{version} {file}: {said}");
+        assert!(said.contains(file), "{said}");
+        assert!(said.contains("nothing was left behind"), "{said}");
+        assert_eq!(common::snapshot(&root), before, "{version} {file}");
+    }
+}

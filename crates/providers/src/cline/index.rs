@@ -88,29 +88,38 @@ fn read_list(history: &Path) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("cannot read {}: {e}", history.display()))
 }
 
-/// The task list's entries as Cline wrote them (each its own bytes, so an edit keeps the
-/// others as they are), read strictly: a damaged list is refused rather than repaired and lost.
-fn entries<'a>(history: &Path, bytes: &'a [u8]) -> Result<Vec<&'a RawValue>, String> {
-    serde_json::from_slice(bytes).map_err(|e| {
-        format!(
-            "{} is not Cline's list of tasks (a JSON array): {e}; nothing was changed (let \
-             Cline write it again, or repair it by hand)",
-            history.display()
-        )
-    })
+/// One entry of the task list: its bytes as Cline wrote them (an edit keeps them as they are)
+/// and its id.
+struct Task<'a> {
+    raw: &'a RawValue,
+    id: Option<String>,
 }
 
-/// An entry's `id`, when it is an object that has one.
-fn id_of(entry: &RawValue) -> Option<String> {
+/// The task list's entries, read strictly: an array of objects whose `id`, if any, is a
+/// string, each read whole (within serde_json's nesting limit), so an entry is never kept for
+/// want of reading its id; a damaged list is refused rather than repaired and lost.
+fn entries<'a>(history: &Path, bytes: &'a [u8]) -> Result<Vec<Task<'a>>, String> {
     #[derive(serde::Deserialize)]
     struct Entry {
         id: Option<String>,
     }
-    serde_json::from_str::<Entry>(entry.get()).ok()?.id
+    let task = |raw: &'a RawValue| {
+        let entry: Entry = serde_json::from_str(raw.get())?;
+        Ok(Task { raw, id: entry.id })
+    };
+    serde_json::from_slice::<Vec<&RawValue>>(bytes)
+        .and_then(|list| list.into_iter().map(task).collect())
+        .map_err(|e: serde_json::Error| {
+            format!(
+                "{} is not Cline's list of tasks (a JSON array of tasks): {e}; nothing was \
+                 changed (let Cline write it again, or repair it by hand)",
+                history.display()
+            )
+        })
 }
 
-fn named(entry: &RawValue, ids: &[String]) -> bool {
-    id_of(entry).is_some_and(|id| ids.contains(&id))
+fn named(task: &Task, ids: &[String]) -> bool {
+    task.id.as_ref().is_some_and(|id| ids.contains(id))
 }
 
 /// Takes the entries of `ids` out of the task list `history` and writes it back at once
@@ -122,7 +131,7 @@ fn remove(history: &Path, ids: &[String]) -> Result<(), String> {
     let kept: Vec<&str> = entries(history, &bytes)?
         .into_iter()
         .filter(|t| !named(t, ids))
-        .map(RawValue::get)
+        .map(|t| t.raw.get())
         .collect();
     let text = format!("[{}]", kept.join(","));
     replace(history, &before, text.as_bytes())
@@ -144,7 +153,7 @@ pub(super) fn append(history: &Path, new: &[Value]) -> Result<(), String> {
     if let Some(id) = new
         .iter()
         .filter_map(|e| str_of(e, "id"))
-        .find(|id| tasks.iter().any(|t| id_of(t).as_deref() == Some(*id)))
+        .find(|id| tasks.iter().any(|t| t.id.as_deref() == Some(*id)))
     {
         return Err(format!(
             "{} lists the task {id} already; nothing was changed (delete that task in Cline \

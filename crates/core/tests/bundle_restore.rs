@@ -638,26 +638,32 @@ fn in_record(
             if !name.contains(file) {
                 return bytes;
             }
-            let text = String::from_utf8(bytes).unwrap();
-            if !name.ends_with(".jsonl") {
-                let mut v: Value = serde_json::from_str(&text).unwrap();
-                edit(&mut v);
-                return serde_json::to_vec(&v).unwrap();
-            }
-            let mut out = String::new();
-            for line in text.lines() {
-                match serde_json::from_str::<Value>(line) {
-                    Ok(mut v) => {
-                        edit(&mut v);
-                        out.push_str(&v.to_string());
-                    }
-                    Err(_) => out.push_str(line),
-                }
-                out.push('\n');
-            }
-            out.into_bytes()
+            each_value(name, bytes, &mut |v| edit(v))
         }),
     }
+}
+
+/// The native file `name`'s bytes with each JSON value through `edit`: the whole file (a JSON
+/// document) or each line (JSONL; a line that is not JSON stays as it was).
+fn each_value(name: &str, bytes: Vec<u8>, edit: &mut dyn FnMut(&mut Value)) -> Vec<u8> {
+    let text = String::from_utf8(bytes).unwrap();
+    if !name.ends_with(".jsonl") {
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        edit(&mut v);
+        return serde_json::to_vec(&v).unwrap();
+    }
+    let mut out = String::new();
+    for line in text.lines() {
+        match serde_json::from_str::<Value>(line) {
+            Ok(mut v) => {
+                edit(&mut v);
+                out.push_str(&v.to_string());
+            }
+            Err(_) => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out.into_bytes()
 }
 
 /// A store with a session in it, the directory to restore into and the bundle to alter, made
@@ -1600,5 +1606,137 @@ fn cline_records_naming_another_session_or_messages_file_are_refused_with_nothin
                 .join(&manifest)
                 .exists());
         }
+    }
+}
+
+/// Each file below `dir`, with its text (the files that are text).
+fn texts(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(texts(&p));
+        } else if let Ok(t) = std::fs::read_to_string(&p) {
+            out.push((p, t));
+        }
+    }
+    out
+}
+
+/// A string of a record that ends with a bundled file's own path (a prompt quoting a command
+/// on the agent's transcript, a tool's argument naming it) is text, not the path Cline resumes
+/// from: a restore keeps it as it was, for every agent whose records are files, instead of
+/// making it the restored file's new path (which lost the words before it, or changed what a
+/// tool was said to have read).
+#[test]
+fn a_string_ending_with_a_bundled_files_path_is_kept_as_written() {
+    let cases = [
+        (ProviderKind::Claude, "note", "cat /elsewhere/"),
+        (ProviderKind::Claude, "file_path", "/elsewhere/"),
+        (ProviderKind::Codex, "note", "cat /elsewhere/"),
+        (ProviderKind::Cline, "note", "cat /elsewhere/"),
+        (ProviderKind::Cline, "messages_path", "cat /elsewhere/"),
+    ];
+    let mut checked = 0;
+    for (kind, key, said) in cases {
+        for version in versions(kind) {
+            let source = common::fixture(kind, &version).canonicalize().unwrap();
+            let (_, all) = listing(kind, &source);
+            let Some(s) = all.iter().find(|s| s.parent_id.is_none()) else {
+                continue;
+            };
+            let (work, path, _) = bundled(kind, &version, &s.id);
+            let prefix = format!("native/{kind}/");
+            let added = std::rc::Rc::new(std::cell::Cell::new(0));
+            let counted = added.clone();
+            let quoted = Hostile {
+                what: "a string ending with a bundled file's path",
+                manifest: Box::new(|_| {}),
+                record: Box::new(move |name, bytes| {
+                    let rel = name.strip_prefix(&prefix).unwrap();
+                    let value = Value::from(format!("{said}{rel}"));
+                    let mut add = |v: &mut Value| {
+                        let obj = match v {
+                            Value::Array(a) => a.first_mut().and_then(Value::as_object_mut),
+                            v => v.as_object_mut(),
+                        };
+                        if let Some(o) = obj.filter(|o| !o.contains_key(key)) {
+                            o.insert(key.into(), value.clone());
+                            counted.set(counted.get() + 1);
+                        }
+                    };
+                    each_value(name, bytes, &mut add)
+                }),
+            };
+            let bad = work.path().join("quoted.agent-session.zip");
+            altered(&path, &bad, &quoted);
+            let root = empty_store(kind, &work.path().join("into"));
+            let dir = work.path().canonicalize().unwrap();
+            restore(&bad, kind, &root, &dir, false).unwrap();
+            let needle = format!("\"{key}\":\"{said}");
+            let kept: usize = texts(&root)
+                .iter()
+                .map(|(_, t)| t.matches(&needle).count())
+                .sum();
+            assert!(added.get() > 0, "{kind} {version}");
+            assert_eq!(kept, added.get(), "{kind} {version}: {key} rewritten");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "{checked}");
+}
+
+/// A Cline record that its index entry is made from but that is not the JSON Cline reads (a
+/// 2.x task's `ui_messages.json`, a 3.x session's `<id>.json`: torn, or another shape) would be
+/// restored without an entry, so Cline would never list it while the restore said it was
+/// done: it is refused, and nothing is left behind.
+#[test]
+fn cline_records_the_index_cannot_be_made_from_are_refused_with_nothing_left() {
+    let kind = ProviderKind::Cline;
+    let torn = |_: &str, bytes: Vec<u8>| bytes[..bytes.len() / 2].to_vec();
+    let cases: [(&str, &str, &str, EditRecord); 3] = [
+        (
+            "2.18.0",
+            "1796568459073",
+            "ui_messages.json",
+            Box::new(torn),
+        ),
+        (
+            "2.18.0",
+            "1796568459073",
+            "ui_messages.json",
+            Box::new(|_, _| b"{\"not\": \"a list\"}".to_vec()),
+        ),
+        (
+            "3.0.65",
+            "1796568635963_quxl9",
+            "quxl9.json",
+            Box::new(torn),
+        ),
+    ];
+    for (version, id, file, edit) in cases {
+        let (work, path, _) = bundled(kind, version, id);
+        let dir = work.path().canonicalize().unwrap();
+        let h = Hostile {
+            what: "an unreadable record",
+            manifest: Box::new(|_| {}),
+            record: Box::new(move |name, bytes| match name.ends_with(file) {
+                true => edit(name, bytes),
+                false => bytes,
+            }),
+        };
+        let bad = work.path().join("bad.agent-session.zip");
+        altered(&path, &bad, &h);
+        let root = match version {
+            "3.0.65" => cline_store(&work.path().join("into")).0,
+            _ => empty_store(kind, &work.path().join("into")),
+        };
+        let before = common::snapshot(&root);
+        let e = restore(&bad, kind, &root, &dir, false).unwrap_err();
+        let said = e.to_string();
+        assert_eq!(e.code(), "restore_failed", "{version} {file}: {said}");
+        assert!(said.contains(file), "{said}");
+        assert!(said.contains("nothing was left behind"), "{said}");
+        assert_eq!(common::snapshot(&root), before, "{version} {file}");
     }
 }

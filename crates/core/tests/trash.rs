@@ -1391,3 +1391,83 @@ fn a_damaged_cline_task_list_refuses_the_trash() {
     assert!(err.to_string().contains("taskHistory.json"), "{err}");
     assert_eq!(files(root), before);
 }
+
+/// The entries of a Cline task list as written: each entry's own bytes.
+fn cline_entries(history: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(history).unwrap();
+    let list: Vec<Box<serde_json::value::RawValue>> = serde_json::from_str(&text).unwrap();
+    list.iter().map(|e| e.get().to_owned()).collect()
+}
+
+/// Trashing a 2.x task takes its entry out of `taskHistory.json` and leaves every other entry
+/// byte for byte as Cline wrote it (its keys in Cline's order, not re-serialised); restoring
+/// the task's bundle afterwards (the way back: its folder and its entry) gives a list that
+/// reads as Cline's again, the other entries still untouched and the task listed at its end.
+#[test]
+fn a_trashed_cline_task_leaves_the_other_entries_byte_for_byte_and_restores() {
+    let (_one, _data) = own_trash();
+    let store = store(ProviderKind::Cline, "2.18.0");
+    let root = store.path().canonicalize().unwrap();
+    let history = root.join("data/state/taskHistory.json");
+    let id = "1796568500313";
+    let before = cline_entries(&history);
+    let others: Vec<String> = before
+        .iter()
+        .filter(|e| !e.contains(&format!("\"id\":\"{id}\"")))
+        .cloned()
+        .collect();
+    assert_eq!(others.len() + 1, before.len());
+    let catalog = common::catalog(ProviderKind::Cline, &root);
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    let session = find(&all, id);
+    let work = tempfile::tempdir().unwrap();
+    let bundle_path = work.path().join("task.agent-session.zip");
+    agent_sessions_core::bundle::prepare(
+        &catalog,
+        &all,
+        session,
+        agent_sessions_core::bundle::Mode::Complete,
+    )
+    .unwrap()
+    .save(&bundle_path, false)
+    .unwrap();
+
+    let plan = plan_for(&catalog, &all, id, Mode::Trash, None);
+    trash::execute(&catalog, &all, &plan, &ALLOWED).unwrap();
+    assert_eq!(cline_entries(&history), others, "only its entry went");
+
+    let catalog = common::catalog(ProviderKind::Cline, &root);
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    assert!(all.iter().all(|s| s.id != id));
+    let dir = session.cwd.clone().map(std::path::PathBuf::from).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = agent_sessions_core::bundle::Target {
+        root: root.clone(),
+        dir,
+        as_copy: false,
+    };
+    let (agents, tokens) = (
+        agent_sessions_core::bundle::Agents::default(),
+        agent_sessions_core::bundle::Tokens::new(),
+    );
+    let b = agent_sessions_core::bundle::Bundle::open(&bundle_path).unwrap();
+    let p = agent_sessions_core::bundle::preview(&b, &catalog, &all, &target, &agents, &tokens)
+        .unwrap();
+    agent_sessions_core::bundle::restore(
+        &bundle_path,
+        &catalog,
+        &all,
+        &target,
+        &agents,
+        &tokens,
+        &p.token,
+    )
+    .unwrap();
+    let after = cline_entries(&history);
+    assert_eq!(after[..others.len()], others[..]);
+    assert_eq!(after.len(), before.len());
+    assert!(after[others.len()].contains(id));
+    let catalog = common::catalog(ProviderKind::Cline, &root);
+    let all = catalog.scan(&ScanProgress::default()).unwrap().sessions;
+    assert!(all.iter().any(|s| s.id == id));
+}

@@ -11,6 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rusqlite::TransactionBehavior;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::parts::str_of;
@@ -55,12 +56,11 @@ pub(super) fn count_rows(db: &Path, ids: &[String]) -> rusqlite::Result<u64> {
 
 /// The trash engine's deletion (`Trash::delete_rows`) for either index: the rows of `ids` in
 /// one transaction (as `cline history delete` deletes them: the session's row and its
-/// subagents'), or their entries of a `taskHistory.json` rewritten at once ([`rewrite`]).
+/// subagents'), or their entries cut out of a `taskHistory.json` written again at once
+/// ([`remove`]).
 pub(super) fn delete(index: &Path, ids: &[String]) -> Result<(), String> {
     if index.file_name().is_some_and(|n| n == HISTORY) {
-        return rewrite(index, |tasks| {
-            tasks.retain(|t| !str_of(t, "id").is_some_and(|id| ids.iter().any(|i| i == id)));
-        });
+        return remove(index, ids);
     }
     let mut conn = open_for_writing(index).map_err(|e| e.to_string())?;
     let tx = conn
@@ -76,52 +76,84 @@ pub(super) fn delete(index: &Path, ids: &[String]) -> Result<(), String> {
 
 /// The entries of `history` whose `id` is one of `ids`.
 pub(super) fn count_entries(history: &Path, ids: &[String]) -> Result<u64, String> {
-    let tasks = read_tasks(history)?;
-    let n = tasks
-        .iter()
-        .filter(|t| str_of(t, "id").is_some_and(|id| ids.iter().any(|i| i == id)))
-        .count();
+    let bytes = read_list(history)?;
+    let tasks = entries(history, &bytes)?;
+    let n = tasks.iter().filter(|t| named(t, ids)).count();
     Ok(n as u64)
 }
 
-/// The task list as Cline wrote it: an array, read strictly (it is written back whole, so a
-/// damaged one is refused rather than repaired and lost).
-fn read_tasks(history: &Path) -> Result<Vec<Value>, String> {
-    let bytes = files::read_document(history, files::MAX_DOCUMENT)
-        .map_err(|e| format!("cannot read {}: {e}", history.display()))?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        format!(
-            "{} is not Cline's list of tasks (a JSON array): {e}; nothing was changed (let \
-             Cline write it again, or repair it by hand)",
-            history.display()
-        )
-    })
+/// The task list's text, within the size a document may have.
+fn read_list(history: &Path) -> Result<Vec<u8>, String> {
+    files::read_document(history, files::MAX_DOCUMENT)
+        .map_err(|e| format!("cannot read {}: {e}", history.display()))
 }
 
-/// Edits the task list `history` and writes it back at once ([`replace`]).
-pub(super) fn rewrite(history: &Path, edit: impl FnOnce(&mut Vec<Value>)) -> Result<(), String> {
+/// One entry of the task list: its bytes as Cline wrote them (an edit keeps them as they are)
+/// and its id.
+struct Task<'a> {
+    raw: &'a RawValue,
+    id: Option<String>,
+}
+
+/// The task list's entries, read strictly: an array of objects whose `id`, if any, is a
+/// string, each read whole (within serde_json's nesting limit), so an entry is never kept for
+/// want of reading its id; a damaged list is refused rather than repaired and lost.
+fn entries<'a>(history: &Path, bytes: &'a [u8]) -> Result<Vec<Task<'a>>, String> {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        id: Option<String>,
+    }
+    let task = |raw: &'a RawValue| {
+        let entry: Entry = serde_json::from_str(raw.get())?;
+        Ok(Task { raw, id: entry.id })
+    };
+    serde_json::from_slice::<Vec<&RawValue>>(bytes)
+        .and_then(|list| list.into_iter().map(task).collect())
+        .map_err(|e: serde_json::Error| {
+            format!(
+                "{} is not Cline's list of tasks (a JSON array of tasks): {e}; nothing was \
+                 changed (let Cline write it again, or repair it by hand)",
+                history.display()
+            )
+        })
+}
+
+fn named(task: &Task, ids: &[String]) -> bool {
+    task.id.as_ref().is_some_and(|id| ids.contains(id))
+}
+
+/// Takes the entries of `ids` out of the task list `history` and writes it back at once
+/// ([`replace`]): every other entry keeps its bytes (its keys in Cline's order), so Cline's
+/// list is what it was but for the tasks that went.
+fn remove(history: &Path, ids: &[String]) -> Result<(), String> {
     let before = checked_file(history)?;
-    let mut tasks = read_tasks(history)?;
-    edit(&mut tasks);
-    let bytes = serde_json::to_vec(&tasks).map_err(|e| e.to_string())?;
-    replace(history, &before, &bytes)
+    let bytes = read_list(history)?;
+    let kept: Vec<&str> = entries(history, &bytes)?
+        .into_iter()
+        .filter(|t| !named(t, ids))
+        .map(|t| t.raw.get())
+        .collect();
+    let text = format!("[{}]", kept.join(","));
+    replace(history, &before, text.as_bytes())
 }
 
 /// Adds the restored tasks' `entries` to the end of the task list `history` (made when Cline
 /// has not made it yet), refusing an id the list has already. The list's own bytes stay as
 /// they are: the entries go in before its closing bracket, so no other task's entry is
-/// rewritten (nor its keys reordered).
-pub(super) fn append(history: &Path, entries: &[Value]) -> Result<(), String> {
+/// rewritten (nor its keys reordered). The ids are checked in the very bytes that are
+/// appended to (read once).
+pub(super) fn append(history: &Path, new: &[Value]) -> Result<(), String> {
     if std::fs::symlink_metadata(history).is_err() {
-        let bytes = serde_json::to_vec(entries).map_err(|e| e.to_string())?;
+        let bytes = serde_json::to_vec(new).map_err(|e| e.to_string())?;
         return create(history, &bytes);
     }
     let before = checked_file(history)?;
-    let tasks = read_tasks(history)?;
-    if let Some(id) = entries
+    let bytes = read_list(history)?;
+    let tasks = entries(history, &bytes)?;
+    if let Some(id) = new
         .iter()
         .filter_map(|e| str_of(e, "id"))
-        .find(|id| tasks.iter().any(|t| str_of(t, "id") == Some(id)))
+        .find(|id| tasks.iter().any(|t| t.id.as_deref() == Some(*id)))
     {
         return Err(format!(
             "{} lists the task {id} already; nothing was changed (delete that task in Cline \
@@ -129,9 +161,7 @@ pub(super) fn append(history: &Path, entries: &[Value]) -> Result<(), String> {
             history.display()
         ));
     }
-    let bytes = files::read_document(history, files::MAX_DOCUMENT)
-        .map_err(|e| format!("cannot read {}: {e}", history.display()))?;
-    replace(history, &before, &appended(&bytes, entries)?)
+    replace(history, &before, &appended(&bytes, new)?)
 }
 
 /// `list` (a JSON array's text) with `entries` added at its end.

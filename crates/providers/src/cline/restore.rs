@@ -88,6 +88,24 @@ fn refused(path: &Path, says: String) -> Option<Row> {
     })
 }
 
+/// A restored record the index entry is made from, as Cline reads it: a JSON `shape`.
+fn read_record(path: &Path, is: fn(&Value) -> bool, shape: &str) -> Result<Value, String> {
+    let doc = v3::read_json(path).map_err(|d| d.reason)?;
+    match is(&doc) {
+        true => Ok(doc),
+        false => Err(format!("not a JSON {shape}")),
+    }
+}
+
+/// A restored record the index entry cannot be made from: without its entry Cline would not
+/// list the session, while the restore would say it was done.
+fn unreadable(path: &Path, reason: String) -> Option<Row> {
+    refused(
+        path,
+        format!("cannot be listed by Cline ({reason}): it is not the record Cline wrote"),
+    )
+}
+
 /// The rows of restored files, made from the files themselves.
 struct Kept;
 
@@ -129,7 +147,10 @@ fn int(v: &Value, key: &str) -> Sql {
 /// same names (its `metadata` is the row's `metadata_json`), as Cline writes both. It must
 /// name the session `id` and, if any, the session's own restored messages file.
 fn session_row(path: &Path, id: &str) -> Option<Row> {
-    let doc = v3::read_json(path).ok()?;
+    let doc = match read_record(path, Value::is_object, "object") {
+        Ok(doc) => doc,
+        Err(reason) => return unreadable(path, reason),
+    };
     if str_of(&doc, "session_id") != Some(id) {
         return refused(path, format!("does not name the session {id}"));
     }
@@ -189,7 +210,10 @@ fn session_row(path: &Path, id: &str) -> Option<Row> {
 /// A 3.x subagent's row from its restored messages file (`sessionId`, `origin`): its parent,
 /// its agent id, its times and model; its directory is its parent's ([`insert_rows`]).
 fn subagent_row(path: &Path, parent: &str, title: &str) -> Option<Row> {
-    let doc = v3::read_json(path).ok()?;
+    let doc = match read_record(path, Value::is_object, "object") {
+        Ok(doc) => doc,
+        Err(reason) => return unreadable(path, reason),
+    };
     let origin = doc.get("origin").unwrap_or(&Value::Null);
     let name = path.file_name()?.to_string_lossy();
     let id = format!("{parent}__{}", name.trim_end_matches(".messages.json"));
@@ -251,7 +275,10 @@ fn subagent_row(path: &Path, parent: &str, title: &str) -> Option<Row> {
 /// it on each save: the task's text, its last message's time, the sum of its requests' tokens
 /// and cost (`api_req_started`), the directory and model the messages name.
 fn task_entry(path: &Path, id: &str) -> Option<Row> {
-    let doc = v3::read_json(path).ok()?;
+    let doc = match read_record(path, Value::is_array, "array") {
+        Ok(doc) => doc,
+        Err(reason) => return unreadable(path, reason),
+    };
     let items = doc.as_array()?;
     let task = items
         .iter()

@@ -226,3 +226,103 @@ fn the_extension_folder_is_a_default_store_on_every_system() {
 fn sessions_are_live_while_cline_runs_and_they_were_just_written() {
     crate::process::live_while_running(&AGENT);
 }
+
+/// A task list entry as Cline might have written it: its keys in `order` (a rotation of
+/// Cline's), `spaced` with JSON whitespace, with non-ASCII text.
+fn entry_text(id: u16, order: usize, spaced: bool) -> String {
+    let mut keys = [
+        format!("\"id\":\"{id}\""),
+        format!("\"ts\":{}", 1_700_000_000_000u64 + u64::from(id)),
+        "\"task\":\"naïve — задача \\\"q\\\" ✓\"".to_owned(),
+        "\"tokensIn\":5".to_owned(),
+        "\"totalCost\":0.25".to_owned(),
+    ];
+    let n = keys.len();
+    keys.rotate_left(order % n);
+    let sep = if spaced { ", " } else { "," };
+    format!("{{{}}}", keys.join(sep))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+    /// Any task list (entries in any key order, spaced or not): trashing some of its tasks
+    /// leaves every other entry's bytes in their order, and appending restored entries keeps
+    /// the list's bytes before them; the list is a JSON array of the expected ids throughout.
+    #[test]
+    fn a_task_list_keeps_its_other_entries_byte_for_byte(
+        list in proptest::collection::vec((0usize..5, proptest::bool::ANY, proptest::bool::ANY), 0..12),
+        spaced_list in proptest::bool::ANY,
+    ) {
+        let tmp = tempfile::tempdir().unwrap();
+        let history = index::history_path(tmp.path());
+        std::fs::create_dir_all(history.parent().unwrap()).unwrap();
+        let entries: Vec<(String, String, bool)> = list
+            .iter()
+            .enumerate()
+            .map(|(i, (order, spaced, goes))| {
+                (i.to_string(), entry_text(i as u16, *order, *spaced), *goes)
+            })
+            .collect();
+        let all: Vec<&str> = entries.iter().map(|(_, t, _)| t.as_str()).collect();
+        let text = match spaced_list {
+            true => format!("[\n  {}\n]\n", all.join(",\n  ")),
+            false => format!("[{}]", all.join(",")),
+        };
+        std::fs::write(&history, &text).unwrap();
+        let gone: Vec<String> = entries.iter().filter(|e| e.2).map(|e| e.0.clone()).collect();
+        let kept: Vec<&str> = entries.iter().filter(|e| !e.2).map(|e| e.1.as_str()).collect();
+
+        index::delete(&history, &gone).unwrap();
+        let now = std::fs::read_to_string(&history).unwrap();
+        let raw: Vec<Box<serde_json::value::RawValue>> = serde_json::from_str(&now).unwrap();
+        let raw: Vec<&str> = raw.iter().map(|r| r.get()).collect();
+        proptest::prop_assert_eq!(&raw, &kept);
+
+        let new = serde_json::json!({"id": "restored", "ts": 1, "task": "t"});
+        index::append(&history, std::slice::from_ref(&new)).unwrap();
+        let after = std::fs::read_to_string(&history).unwrap();
+        proptest::prop_assert!(after.starts_with(now.trim_end().strip_suffix(']').unwrap()));
+        let list: Vec<serde_json::Value> = serde_json::from_str(&after).unwrap();
+        proptest::prop_assert_eq!(list.len(), kept.len() + 1);
+        proptest::prop_assert_eq!(&list[kept.len()], &new);
+    }
+}
+
+/// A task list that is not Cline's array of tasks (another shape, an entry that is not a task,
+/// an id that is not a string, torn, a BOM) is neither cut nor appended to: each edit is
+/// refused with a reason, and the file stays as it was. An entry nested past any parser's
+/// depth is read without recursion, and goes when its id goes.
+#[test]
+fn a_task_list_that_is_not_an_array_is_left_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let history = index::history_path(tmp.path());
+    std::fs::create_dir_all(history.parent().unwrap()).unwrap();
+    for text in [
+        "{\"id\":\"1\"}",
+        "[{\"id\":\"1\"}",
+        "[{\"id\":\"1\"}] trailing",
+        "[{\"id\":1}]",
+        "[\"1\"]",
+        "\u{feff}[]",
+    ] {
+        std::fs::write(&history, text).unwrap();
+        let e = index::delete(&history, &["1".to_owned()]).expect_err(text);
+        assert!(e.contains("not Cline's list of tasks"), "{e}");
+        let new = serde_json::json!({"id": "2"});
+        let e = index::append(&history, &[new]).unwrap_err();
+        assert!(e.contains("not Cline's list of tasks"), "{e}");
+        assert_eq!(std::fs::read_to_string(&history).unwrap(), text);
+    }
+    let deep = format!(
+        "[{{\"id\":\"1\",\"x\":{}{}}},{{\"id\":\"2\"}}]",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    std::fs::write(&history, &deep).unwrap();
+    index::delete(&history, &["1".to_owned()]).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&history).unwrap(),
+        "[{\"id\":\"2\"}]"
+    );
+}

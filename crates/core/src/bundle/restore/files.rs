@@ -105,7 +105,8 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
     if let Some(new) = plan.ids.get(value.as_ref()) {
         return (new != value.as_ref()).then(|| new.clone());
     }
-    if let Some(path) = s.key.and_then(|_| restored_path(&value, plan)) {
+    let path_key = s.key.filter(|k| RECORD_PATH_KEYS.contains(k));
+    if let Some(path) = path_key.and_then(|_| restored_path(&value, plan)) {
         return Some(path);
     }
     let old = plan.old_dir.as_deref()?;
@@ -133,13 +134,22 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
     current
 }
 
+/// The keys whose value is the path of one of the bundle's own records in the store it came
+/// from, which a restore makes the record's new path: Cline's `messages_path` (which Cline
+/// opens to resume). Any other string that ends with a record's name (a prompt quoting a
+/// command on it, a tool's argument) is text the user or the agent wrote, kept as it was.
+const RECORD_PATH_KEYS: &[&str] = &["messages_path"];
+
 /// Where a record of the bundle is restored to, when `value` is the path it had in the store
-/// it came from (Cline's `messages_path`, which Cline opens to resume): a path ending in the
-/// record's name below the agent's folder. The old path would name a file of another store, or
-/// none.
+/// it came from: an absolute path (`/…`, `C:\…`) ending in the record's name below the agent's
+/// folder. The old path would name a file of another store, or none.
 fn restored_path(value: &str, plan: &Plan) -> Option<String> {
     let prefix = format!("native/{}/", plan.provider);
     let value = value.replace('\\', "/");
+    let drive = value.as_bytes().get(1..3) == Some(b":/".as_slice());
+    if !(value.starts_with('/') || drive) {
+        return None;
+    }
     plan.files.iter().find_map(|(name, target)| {
         let rel = name.strip_prefix(&prefix)?;
         let moved = value.ends_with(&format!("/{rel}")) && target.to_str() != Some(&value);

@@ -54,7 +54,16 @@ pub fn run(resolved: &Resolved) -> Envelope {
 
 /// How the agent is handed the document: as its first prompt, or as a file it reads.
 fn handoff_how(program: &str, handoff: &Handoff) -> String {
-    if handoff.reads_file() {
+    if let Some(then) = handoff.then {
+        let (first, windows) = (then.first_with("FILE"), handoff.options_with("FILE"));
+        format!(
+            "`{program} {}` sends the document, then `{program} {}` stays with it \
+             (Windows: `{program} {}`, a file it reads on every turn)",
+            first.join(" "),
+            then.interactive,
+            windows.join(" ")
+        )
+    } else if handoff.reads_file() {
         let words = handoff.options_with("FILE").join(" ");
         format!("`{program} {words}`: the document a file it reads on every turn")
     } else {

@@ -1602,10 +1602,11 @@ fn cline_3_resumes_a_restored_session_in_its_new_directory() {
 /// "Continue in…" Aider with the real aider 0.86.2 (issue 33): a Claude session whose prompt
 /// holds lines Aider would run (`!touch …` is a shell line in a `--load` file, `/run …` a
 /// command) is handed to Aider through the launch the app uses, the stand-in terminal running
-/// it in a pseudo-terminal (`tests/record/pty_type.py`) where the user types one line. The
-/// first request Aider sends carries the handoff document as it is (a read-only file of ours:
-/// `aider --read FILE`), nothing in it ran, and after the reply Aider is at its prompt again,
-/// waiting for the next line.
+/// it in a pseudo-terminal (`tests/record/pty_type.py`). The first request Aider sends, before
+/// any typing, carries the handoff document as the user's message (`aider --message-file
+/// FILE`); then Aider is interactive (`aider --restore-chat-history`), the user types one line,
+/// and that request carries the document and the first reply (the restored history). Nothing
+/// in the document ran, and after the reply Aider is at its prompt again.
 #[test]
 fn aider_is_handed_the_document_and_stays_interactive() {
     let Some(aider) = agents::aider(agents::AIDER) else {
@@ -1646,10 +1647,10 @@ fn aider_is_handed_the_document_and_stays_interactive() {
     let root_arg = claude_root.to_str().unwrap().to_owned();
 
     let mock = Mock::start(work.path());
-    // Waits for Aider's prompt (it shows the read-only file), types a line, waits for the
-    // mock's answer to it and a quiet screen.
+    // Waits for the second, interactive run (it says it restored the history), types a line,
+    // waits for the mock's answer to it and a quiet screen.
     let pty = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/record/pty_type.py");
-    let bin = stand_in_xterm(work.path(), &pty, "150 Readonly: 'go on' ok:goon");
+    let bin = stand_in_xterm(work.path(), &pty, "150 Restored 'go on' ok:goon");
     std::os::unix::fs::symlink(&aider, bin.join("aider")).unwrap();
     // Aider's own settings, as a user has them in the environment: the mock model, no git.
     let base = format!("http://127.0.0.1:{}/v1", mock.port);
@@ -1681,16 +1682,44 @@ fn aider_is_handed_the_document_and_stays_interactive() {
         after.contains("Tokens:") && after.trim_end().ends_with('>'),
         "Aider is not waiting at its prompt: {screen}"
     );
+    // The first request, before any typing, carries the document as the user's message.
     let calls = mock.calls();
-    let first = calls.first().expect("Aider called the model");
-    let carries = first["messages"].as_array().unwrap().iter().any(|m| {
-        m["content"]
-            .as_str()
-            .is_some_and(|c| c.contains(document.as_str()))
-    });
-    assert!(carries, "the first request lacks the document: {first}");
-    assert!(mentions(first, "go on"), "{first}");
-    // Nothing of the transcript ran; the document stays for Aider's next turns.
+    assert_eq!(calls.len(), 2, "one request per run: {calls:?}");
+    let said_by = |call: &Value, role: &str| -> Vec<String> {
+        let messages = call["messages"].as_array().unwrap().iter();
+        let of_role = messages.filter(|m| m["role"] == role);
+        of_role
+            .filter_map(|m| m["content"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let first_user = said_by(&calls[0], "user");
+    let sent = first_user.last().expect("a user message");
+    assert!(sent.contains(document.trim_end()), "{}", calls[0]);
+    assert!(!mentions(&calls[0], "go on"), "{}", calls[0]);
+    // The line typed in the second run goes with the restored first exchange: the document
+    // and the mock's first reply. Aider restores them from its Markdown history, where each
+    // line ends in two spaces (a Markdown line break): compared without them.
+    let lines = |text: &str| -> String {
+        let trimmed = text.lines().map(str::trim_end);
+        trimmed.collect::<Vec<_>>().join("\n")
+    };
+    let second = &calls[1];
+    let document_lines = lines(document.trim_end());
+    assert!(
+        said_by(second, "user")
+            .iter()
+            .any(|c| lines(c).contains(&document_lines)),
+        "the restored history lacks the document: {second}"
+    );
+    let replies = said_by(second, "assistant");
+    assert!(
+        replies
+            .iter()
+            .any(|c| c.trim_start().starts_with("ok: This is a handoff")),
+        "the restored history lacks the first reply: {second}"
+    );
+    assert!(mentions(second, "go on"), "{second}");
+    // Nothing of the transcript ran; the prompt file is kept (the sweep removes it).
     let pwned: Vec<PathBuf> = walk(work.path())
         .into_iter()
         .filter(|f| f.to_string_lossy().contains("PWNED"))

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant, SystemTime};
 mod common;
 mod handoff_support;
 
-use agent_sessions_core::actions::handoff::launch::{agent_command, program, UNIX_SCRIPT};
+use agent_sessions_core::actions::handoff::launch::{
+    agent_command, program, THEN_SCRIPT, UNIX_SCRIPT,
+};
 use agent_sessions_core::actions::handoff::{self, Budget};
 use agent_sessions_core::actions::terminal::{Host, Os, HOLD};
 use agent_sessions_core::{Error, ProviderKind, ScanProgress, SessionMeta};
@@ -42,7 +44,7 @@ const PROMPT: &str = "This is a handoff.\n\n$(touch PWNED) `touch PWNED` ${HOME}
 const SCRIPT: [&str; 4] = ["/bin/sh", "-c", UNIX_SCRIPT, "agent-sessions-handoff"];
 
 /// The agents a handoff starts with the prompt's text as an argument (Aider reads the prompt
-/// file itself: [`aider_reads_the_handoff_file_and_keeps_it`]).
+/// file itself: [`aider_is_sent_the_handoff_file_then_stays_interactive`]).
 fn targets() -> Vec<ProviderKind> {
     let starts = |k: &ProviderKind| {
         let agent = agent_sessions_core::provider::registry::agent(*k);
@@ -491,40 +493,98 @@ fn a_prompt_folder_others_can_reach_or_a_link_is_refused() {
     assert_eq!(mode & 0o777, 0o700);
 }
 
-/// Aider takes no first message and stays (`--message` exits after the reply), so it is handed
-/// the prompt file to read (`aider --read FILE`): the same argv on every system, no script, the
-/// transcript's text never a word of the command, only ever the content of our file. Aider
-/// reads the file again on every turn, so the launch leaves it in place (the sweep removes it).
+/// A stand-in Aider: each run records its directory, its arguments and (for the first run,
+/// `--message-file FILE`) the file's content, to `<out>-1` and `<out>-2`.
+fn two_run_aider(path: &Path, out: &Path) -> PathBuf {
+    let o = out.display();
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = --message-file ]; then\n\
+         printf '%s\\0' \"$(pwd -P)\" \"$@\" \"$(cat -- \"$2\")\" > '{o}-1.tmp' && /bin/mv '{o}-1.tmp' '{o}-1'\n\
+         else\nprintf '%s\\0' \"$(pwd -P)\" \"$@\" > '{o}-2.tmp' && /bin/mv '{o}-2.tmp' '{o}-2'\nfi\n"
+    );
+    executable(path, &script)
+}
+
+/// Aider's first message ends its run (`--message-file` exits after the reply), so on Linux
+/// and macOS it runs twice through a constant script: `aider --message-file FILE` sends the
+/// document, then `aider --restore-chat-history` stays interactive. The script keeps hostile
+/// agent paths and file names whole; the transcript's text is never a word of the command,
+/// only ever the content of our file, which is kept (the sweep removes it). Windows keeps
+/// `aider --read FILE`.
 #[test]
-fn aider_reads_the_handoff_file_and_keeps_it() {
-    for dir in ODD {
-        let agent = PathBuf::from(format!("{dir}/bin/aider"));
-        let file = PathBuf::from(format!("{dir}/cache/handoff-1-2.md"));
-        for os in [Os::Linux, Os::Macos, Os::Windows] {
-            let c = agent_command(os, ProviderKind::Aider, &agent, &file, Path::new(dir)).unwrap();
-            assert_eq!(c.program(), agent.to_str().unwrap(), "{os:?} {dir}");
-            assert_eq!(strings(c.args()), ["--read", file.to_str().unwrap()]);
-            assert_eq!(c.cwd(), Some(*dir));
+fn aider_is_sent_the_handoff_file_then_stays_interactive() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    for (n, odd) in ODD.iter().enumerate() {
+        let agent = PathBuf::from(format!("{odd}/bin/aider"));
+        let file = PathBuf::from(format!("{odd}/cache/handoff-1-2.md"));
+        let (a, f) = (agent.to_str().unwrap(), file.to_str().unwrap());
+        for os in [Os::Linux, Os::Macos] {
+            let c = agent_command(os, ProviderKind::Aider, &agent, &file, Path::new(odd)).unwrap();
+            assert_eq!(c.program(), "/bin/sh", "{os:?} {odd}");
+            let want = ["-c", THEN_SCRIPT, "agent-sessions-handoff", a];
+            let want = [&want[..], &["--restore-chat-history", "--message-file", f]].concat();
+            assert_eq!(strings(c.args()), want);
+            assert_eq!(c.cwd(), Some(*odd));
         }
+        let c = agent_command(
+            Os::Windows,
+            ProviderKind::Aider,
+            &agent,
+            &file,
+            Path::new(odd),
+        );
+        let c = c.unwrap();
+        assert_eq!(c.program(), a, "{odd}");
+        assert_eq!(strings(c.args()), ["--read", f]);
+
+        // The script run in sh, with the odd name as the agent's folder and the file's name.
+        let dir = root.join(format!("{n}{}", odd.replace('/', "_")));
+        let out = root.join(format!("out-{n}"));
+        let agent = two_run_aider(&dir.join("my bin").join("aider"), &out);
+        let file = dir
+            .join("cache")
+            .join(format!("{odd}.md").replace('/', "_"));
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, PROMPT).unwrap();
+        let c = agent_command(Os::Linux, ProviderKind::Aider, &agent, &file, &dir).unwrap();
+        let status = Command::new(c.program())
+            .args(c.args())
+            .current_dir(&dir)
+            .status();
+        assert!(status.unwrap().success(), "{odd}");
+        let (d, f) = (dir.to_str().unwrap(), file.to_str().unwrap());
+        let first = wait_for(&root.join(format!("out-{n}-1")));
+        assert_eq!(first, [d, "--message-file", f, as_read(PROMPT)], "{odd}");
+        let second = wait_for(&root.join(format!("out-{n}-2")));
+        assert_eq!(second, [d, "--restore-chat-history"], "{odd}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), PROMPT);
     }
+    no_payload_ran(&root);
+
+    // The whole launch, through the stand-in terminal and the held window.
     let m = Machine::new();
     m.running_terminal();
     let out = m.root().join("agent-aider");
-    let agent = probe(&m.bin(), "aider", &out);
+    let agent = two_run_aider(&m.bin().join("aider"), &out);
     let (planned, argv) = m.planned(ProviderKind::Aider);
     let file = planned.prompt_file.to_string_lossy().into_owned();
+    let a = agent.to_string_lossy().into_owned();
+    let tail = [THEN_SCRIPT, "agent-sessions-handoff", &a];
     let tail = [
-        agent.to_string_lossy().into_owned(),
-        "--read".into(),
-        file.clone(),
-    ];
+        &tail[..],
+        &["--restore-chat-history", "--message-file", &file],
+    ]
+    .concat();
+    let tail: Vec<String> = tail.iter().map(|w| w.to_string()).collect();
     assert!(argv.ends_with(&tail), "{argv:?}");
     assert!(!argv.iter().any(|a| a.contains("touch")), "{argv:?}");
     handoff::launch(&planned, &m.markdown).unwrap();
-    assert_eq!(
-        wait_for(&out),
-        [m.dir.to_string_lossy().into_owned(), "--read".into(), file]
-    );
+    let d = m.dir.to_string_lossy().into_owned();
+    let first = wait_for(&m.root().join("agent-aider-1"));
+    assert_eq!(first, [&d, "--message-file", &file, as_read(&m.markdown)]);
+    let second = wait_for(&m.root().join("agent-aider-2"));
+    assert_eq!(second, [&d, "--restore-chat-history"]);
     assert_eq!(
         std::fs::read_to_string(&planned.prompt_file).unwrap(),
         m.markdown

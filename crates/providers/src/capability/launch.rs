@@ -70,6 +70,22 @@ pub struct Handoff {
     /// prompt is the agent's positional argument (`claude PROMPT`), else the option that takes
     /// it (`opencode --prompt PROMPT`).
     pub prompt_options: &'static [&'static str],
+    /// On Linux and macOS, for an agent whose first message ends its run: how it is started
+    /// twice instead, the first run sending the prompt, the second interactive from where the
+    /// first left off. `None` where one run takes the prompt and stays (and on Windows, where
+    /// `prompt_options` are used: there is no shell there to chain two runs through safely).
+    pub then: Option<Then>,
+}
+
+/// An agent started twice on Linux and macOS (see [`Handoff::then`]): `first` sends the prompt
+/// and returns, then the agent is started again with the single option `interactive`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Then {
+    /// The options of the first run, [`Handoff::FILE`] standing for the prompt file's path
+    /// (`--message-file FILE`).
+    pub first: &'static [&'static str],
+    /// The one option of the second, interactive run (`--restore-chat-history`).
+    pub interactive: &'static str,
 }
 
 impl Handoff {
@@ -87,9 +103,21 @@ impl Handoff {
 
     /// The options with [`Handoff::FILE`] replaced by `file`.
     pub fn options_with<'a>(&self, file: &'a str) -> Vec<&'a str> {
-        let word = |o: &&'static str| if *o == Self::FILE { file } else { *o };
-        self.prompt_options.iter().map(word).collect()
+        with_file(self.prompt_options, file)
     }
+}
+
+impl Then {
+    /// The first run's options with [`Handoff::FILE`] replaced by `file`.
+    pub fn first_with<'a>(&self, file: &'a str) -> Vec<&'a str> {
+        with_file(self.first, file)
+    }
+}
+
+/// `options` with [`Handoff::FILE`] replaced by `file`.
+fn with_file<'a>(options: &'static [&'static str], file: &'a str) -> Vec<&'a str> {
+    let word = |o: &&'static str| if *o == Handoff::FILE { file } else { *o };
+    options.iter().map(word).collect()
 }
 
 /// The worktrees an agent makes for a repository, so a session run in one is listed under the

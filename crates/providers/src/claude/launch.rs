@@ -21,6 +21,7 @@ pub(super) const LAUNCH: Launch = Launch {
     // The prompt is the positional argument (`claude --help`, 2.1.332).
     handoff: Capability::Has(Handoff {
         prompt_options: &[],
+        then: None,
     }),
 };
 

@@ -16,6 +16,7 @@ pub(super) const LAUNCH: Launch = Launch {
     // The prompt is the positional argument (`cline "…"`, 2.18.0 and 3.0.65: run.log).
     handoff: Capability::Has(Handoff {
         prompt_options: &[],
+        then: None,
     }),
 };
 

@@ -18,6 +18,7 @@ pub(super) const LAUNCH: Launch = Launch {
     // The prompt is the positional argument (`codex --help`, 0.171.0).
     handoff: Capability::Has(Handoff {
         prompt_options: &[],
+        then: None,
     }),
 };
 

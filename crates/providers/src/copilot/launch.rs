@@ -16,6 +16,7 @@ pub(super) const LAUNCH: Launch = Launch {
     // 1.0.102); a positional argument is not a prompt.
     handoff: Capability::Has(Handoff {
         prompt_options: &["-i"],
+        then: None,
     }),
 };
 

@@ -16,6 +16,7 @@ pub(crate) const fn launch(mcp: McpSetup) -> Launch {
         // headless and exits.
         handoff: Capability::Has(Handoff {
             prompt_options: &["--prompt-interactive"],
+            then: None,
         }),
         mcp: Capability::Has(mcp),
     }

@@ -19,6 +19,7 @@ pub(super) const LAUNCH: Launch = Launch {
     // 1.18.33); a positional argument would be a project directory.
     handoff: Capability::Has(Handoff {
         prompt_options: &["--prompt"],
+        then: None,
     }),
 };
 

@@ -21,10 +21,20 @@
 //! - **Windows:** an argument cannot carry line breaks through PowerShell 5.1 and the agents'
 //!   `.cmd` shims, so the agent's first prompt is one line that names the file and asks the
 //!   agent to read it first; the file stays (removed by the sweep below).
-//! - **An agent that reads the prompt from a file itself** ([`Handoff::reads_file`], Aider's
-//!   `--read FILE`): on every system the agent is started with the file's path in its options
-//!   (`aider --read FILE`), no script; the prompt's text is no word of the command. The agent
-//!   reads the file again on every turn, so it stays (removed by the sweep below).
+//! - **An agent whose first message ends its run** ([`Handoff::then`], Aider), on Linux and
+//!   macOS: `/bin/sh -c 'a=$1 && t=$2 && shift 2 && "$a" "$@" && exec "$a" "$t"'
+//!   agent-sessions-handoff AGENT THEN OPTION…` ([`THEN_SCRIPT`], a constant: the agent's path,
+//!   the second run's option and the first run's options are its arguments). The first run
+//!   reads the prompt file itself (`aider --message-file FILE`) and returns; the second
+//!   (`aider --restore-chat-history`) is interactive, with the first exchange restored from
+//!   what the first run wrote. If the first run fails the second does not start, and the
+//!   held window shows the status. The file stays (removed by the sweep below).
+//! - **An agent that reads the prompt from a file itself** ([`Handoff::reads_file`]), and
+//!   Aider on Windows (no shell there to chain two runs through safely): the agent is started
+//!   with the file's path in its options (`aider --read FILE`: the file is part of every
+//!   request, and Aider waits for the user), no script; the prompt's text is no word of the
+//!   command. The agent reads the file again on every turn, so it stays (removed by the sweep
+//!   below).
 //!
 //! The file is created new (never over another), readable by the user only, in a folder of the
 //! app's cache that only the user can open; files left there (a terminal that never ran its
@@ -47,6 +57,9 @@ use crate::Error;
 
 /// The shell script of the Linux and macOS launch (see the module doc).
 pub const UNIX_SCRIPT: &str = r#"p=$(cat -- "$1") && rm -f -- "$1" && shift && exec "$@" "$p""#;
+/// The shell script of an agent started twice on Linux and macOS ([`Handoff::then`]): `$1` is
+/// the agent, `$2` the second run's option, the rest the first run's options.
+pub const THEN_SCRIPT: &str = r#"a=$1 && t=$2 && shift 2 && "$a" "$@" && exec "$a" "$t""#;
 /// The script's `$0`: what `ps` shows for it.
 const SCRIPT_NAME: &str = "agent-sessions-handoff";
 /// Prompt files older than this are removed at the next handoff.
@@ -104,6 +117,12 @@ pub fn agent_command(
     };
     let (agent, file, dir) = (text(agent)?, text(prompt_file)?, text(dir)?);
     let handoff = handoff_for(target)?;
+    if let (Os::Linux | Os::Macos, Some(then)) = (os, handoff.then) {
+        // Two runs of the agent: the first sends the file, the second stays interactive.
+        let mut args = vec!["-c", THEN_SCRIPT, SCRIPT_NAME, &agent, then.interactive];
+        args.extend(then.first_with(&file));
+        return Ok(ResumeCommand::new("/bin/sh", &args, Some(&dir))?);
+    }
     if handoff.reads_file() {
         // The agent opens the file itself: no script, the same argv on every system.
         let args = handoff.options_with(&file);
@@ -396,6 +415,7 @@ mod tests {
         );
         let has = Capability::Has(Handoff {
             prompt_options: &["--prompt"],
+            then: None,
         });
         assert_eq!(
             handoff_of("Some Agent", has).unwrap().prompt_options,

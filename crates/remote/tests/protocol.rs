@@ -661,6 +661,69 @@ fn a_bundle_goes_down_and_back_up_and_restores_as_a_copy() {
     assert_eq!(err.code(), "upload_not_found");
 }
 
+/// An Aider run restored on a host into a directory no agent ran in and no root names is
+/// listed by that host from then on, over a new connection, as after a local `bundle import`
+/// (issue 33): the host's cache remembers the directory; once the history is gone, it is not.
+#[test]
+fn an_aider_run_restored_on_a_host_is_listed_there_afterwards() {
+    const RUN: &str = "aider-4af21869db5e7876";
+    let fixture = agent_sessions_test_support::fixture(ProviderKind::Aider, "0.86.2");
+    let work = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let source = Roots::default().with(ProviderKind::Aider, [&fixture]);
+    let mut from = Client::connect(Box::new(memory(source, cache.path()))).unwrap();
+    let file = work.path().join("run.zip");
+    let mut out = std::fs::File::create(&file).unwrap();
+    let params = BundleExportParams {
+        session: SessionRef {
+            id: RUN.to_owned(),
+            provider: Some(ProviderKind::Aider),
+            source_path: None,
+        },
+        share_safe: false,
+    };
+    from.bundle_export(&params, &mut out).unwrap();
+    drop(out);
+
+    // The host: no Aider root, its own cache; the target a fresh directory.
+    let host_cache = tempfile::tempdir().unwrap();
+    let target = tempfile::tempdir().unwrap();
+    let dir = target.path().canonicalize().unwrap();
+    let connect = || Client::connect(Box::new(memory(Roots::default(), host_cache.path())));
+    let mut host = connect().unwrap();
+    let upload = host.upload(&file).unwrap();
+    let import = |token: Option<String>| BundleImportParams {
+        upload,
+        dir: dir.clone(),
+        as_copy: false,
+        token,
+    };
+    let preview: BundleImportResult = host.call(method::BUNDLE_IMPORT, import(None)).unwrap();
+    let token = Some(preview.preview.token.clone());
+    let done: BundleImportResult = host.call(method::BUNDLE_IMPORT, import(token)).unwrap();
+    let restored = done.restored.unwrap().session_id;
+    drop(host);
+
+    let aider_cwds = || {
+        let mut again = connect().unwrap();
+        let listed: ListResult = again.call(method::LIST, ListParams::default()).unwrap();
+        listed
+            .sessions
+            .into_iter()
+            .filter(|s| s.provider == ProviderKind::Aider)
+            .map(|s| (s.id, s.cwd))
+            .collect::<Vec<_>>()
+    };
+    let cwd = Some(dir.to_string_lossy().into_owned());
+    assert!(
+        aider_cwds().contains(&(restored, cwd.clone())),
+        "{:?}",
+        aider_cwds()
+    );
+    std::fs::remove_file(dir.join(".aider.chat.history.md")).unwrap();
+    assert!(aider_cwds().iter().all(|(_, c)| *c != cwd));
+}
+
 /// Makes `file` an hour old: no agent is writing it (trash leaves recent sessions alone).
 fn an_hour_old(file: &std::path::Path) {
     let old = std::time::SystemTime::now() - Duration::from_secs(3600);

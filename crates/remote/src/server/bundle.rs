@@ -326,6 +326,14 @@ fn restore(
         return Ok(result);
     };
     let restored = bundle::restore(path, catalog, sessions, &target, &agents, &tokens, token)?;
+    // An Aider run restored into a directory no other agent ran in is listed from then on
+    // (the host's cache remembers it), as after a local `bundle import`. The restore stands
+    // if it cannot be remembered: the server's log says why.
+    if let Some(why) =
+        agent_sessions_core::near::remember_restored(state.cache_dir(true).as_deref(), &restored)
+    {
+        eprintln!("agent-sessions serve: {why}");
+    }
     // The restored session, as the list shows it now.
     let now = lib.sessions(&ScanProgress::default())?;
     let session = now

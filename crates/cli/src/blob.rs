@@ -45,7 +45,7 @@ pub fn run(roots: &Roots, args: Args, json: bool) -> Result<Envelope, Error> {
                 source: e,
             })
         })?;
-        let shown = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        let shown = dunce::canonicalize(path).unwrap_or_else(|_| path.clone());
         let text = format!("wrote {} ({written} bytes)\n", shown.display());
         let mut out = Envelope::ok(
             json!({ "path": shown, "bytes": written, "key": args.key, "image": mime }),

@@ -127,7 +127,7 @@ fn export(roots: &Roots, args: ExportArgs) -> Result<Envelope, Error> {
 
 /// What `bundle export` prints for a bundle written to `path` (here or from a remote).
 pub(crate) fn exported(path: &Path, bytes: u64, manifest: &Manifest) -> Envelope {
-    let shown = std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
+    let shown = dunce::canonicalize(path).unwrap_or(path.to_path_buf());
     let mut text = format!("wrote {} ({} bytes)\n", shown.display(), bytes);
     text.push_str(&summary(manifest));
     if manifest.mode == Mode::Complete {

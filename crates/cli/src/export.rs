@@ -102,7 +102,7 @@ pub(crate) fn deliver(
     };
     refuse_agent_store(roots, path)?;
     let bytes = exporter.save(args.format, path, args.force)?;
-    let shown = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+    let shown = dunce::canonicalize(path).unwrap_or_else(|_| path.clone());
     let mut out = Envelope::exported(shown, bytes, args.format.extension());
     out.warn(warnings);
     Ok(out)

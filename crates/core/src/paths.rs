@@ -106,14 +106,7 @@ impl Place {
 /// Absolute on any system: `/…`, or a Windows drive (`C:\…`) or UNC (`\\server\…`) path, so a
 /// Windows environment reads the same when the tests run on Linux.
 fn is_absolute_anywhere(p: &Path) -> bool {
-    let s = p.to_string_lossy();
-    let b = s.as_bytes();
-    p.is_absolute()
-        || s.starts_with("\\\\")
-        || (b.len() > 2
-            && b[0].is_ascii_alphabetic()
-            && b[1] == b':'
-            && matches!(b[2], b'\\' | b'/'))
+    p.is_absolute() || agent_sessions_model::path::absolute_on_any_os(&p.to_string_lossy())
 }
 
 fn join(base: &Path, parts: &[&str]) -> PathBuf {

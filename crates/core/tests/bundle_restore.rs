@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use agent_sessions_core::bundle::{self, Agents, Bundle, Mode, Target, Tokens};
 use agent_sessions_core::{Catalog, Error, ProviderKind, ScanProgress, SessionMeta};
+use common::Canonical;
 use serde_json::Value;
 
 fn versions(kind: ProviderKind) -> Vec<String> {
@@ -49,7 +50,7 @@ fn empty_store(kind: ProviderKind, within: &Path) -> PathBuf {
         conn.execute_batch(&std::fs::read_to_string(schema).unwrap())
             .unwrap();
     }
-    root.canonicalize().unwrap()
+    root.canonical()
 }
 
 fn export(
@@ -114,7 +115,7 @@ fn every_fixture_session_round_trips_into_an_empty_store_in_another_directory() 
     let mut restored = 0;
     for kind in ProviderKind::ALL {
         for version in versions(kind) {
-            let source = common::fixture(kind, &version).canonicalize().unwrap();
+            let source = common::fixture(kind, &version).canonical();
             let (catalog, all) = listing(kind, &source);
             for s in all.iter().filter(|s| s.parent_id.is_none()) {
                 // Qwen Code before 0.5 has no resume, so its sessions are not bundled (bundle.rs
@@ -128,7 +129,7 @@ fn every_fixture_session_round_trips_into_an_empty_store_in_another_directory() 
                 let root = empty_store(kind, work.path());
                 let dir = work.path().join("moved here").join("project");
                 std::fs::create_dir_all(&dir).unwrap();
-                let dir = dir.canonicalize().unwrap();
+                let dir = dir.canonical();
                 let done = restore(&path, kind, &root, &dir, false);
                 if kind == ProviderKind::Aider {
                     aider_round_trip(done, &path, s, &root, &dir, &what);
@@ -163,6 +164,14 @@ fn every_fixture_session_round_trips_into_an_empty_store_in_another_directory() 
                     if kind == ProviderKind::Gemini && r.cwd.is_none() {
                         continue;
                     }
+                    // Gemini CLI writes a directory lower-cased on Windows (`normalizePath`),
+                    // and so does the restore, in the markers the listing reads it from.
+                    let expect_cwd = match expect_cwd {
+                        Some(c) if cfg!(windows) && kind == ProviderKind::Gemini => {
+                            Some(c.to_lowercase())
+                        }
+                        other => other,
+                    };
                     assert_eq!(r.cwd, expect_cwd, "{what}: cwd of {}", r.id);
                 }
                 if let Some(old) = &s.cwd {
@@ -234,13 +243,13 @@ fn a_copy_gets_new_ids_for_every_session_and_keeps_counts_and_links() {
             "01a22bc4-d63a-7983-80d0-f3d6ee14c936",
         ),
     ] {
-        let source = common::fixture(kind, version).canonicalize().unwrap();
+        let source = common::fixture(kind, version).canonical();
         let (catalog, all) = listing(kind, &source);
         let s = all.iter().find(|s| s.id == id).unwrap();
         let work = tempfile::tempdir().unwrap();
         let path = export(&catalog, &all, s, Mode::Complete, work.path());
         let root = empty_store(kind, work.path());
-        let dir = work.path().canonicalize().unwrap();
+        let dir = work.path().canonical();
         restore(&path, kind, &root, &dir, false).unwrap();
         let copy = restore(&path, kind, &root, &dir, true).unwrap();
         assert_ne!(copy.session_id, id);
@@ -275,13 +284,13 @@ fn a_copy_gets_new_ids_for_every_session_and_keeps_counts_and_links() {
 #[test]
 fn restores_are_refused_without_a_valid_token_for_this_bundle_and_target() {
     let kind = ProviderKind::Codex;
-    let source = common::fixture(kind, "0.171.0").canonicalize().unwrap();
+    let source = common::fixture(kind, "0.171.0").canonical();
     let (catalog, all) = listing(kind, &source);
     let s = all.iter().find(|s| s.parent_id.is_none()).unwrap();
     let work = tempfile::tempdir().unwrap();
     let path = export(&catalog, &all, s, Mode::Complete, work.path());
     let root = empty_store(kind, work.path());
-    let dir = work.path().canonicalize().unwrap();
+    let dir = work.path().canonical();
     let other = tempfile::tempdir().unwrap();
     let (tcat, tsessions) = listing(kind, &root);
     let agents = Agents::default();
@@ -330,7 +339,7 @@ fn restores_are_refused_without_a_valid_token_for_this_bundle_and_target() {
 #[test]
 fn share_safe_bundles_subagents_and_bad_targets_are_refused_before_anything_is_written() {
     let kind = ProviderKind::Claude;
-    let source = common::fixture(kind, "2.1.332").canonicalize().unwrap();
+    let source = common::fixture(kind, "2.1.332").canonical();
     let (catalog, all) = listing(kind, &source);
     let s = all.iter().find(|s| s.id.starts_with("3783a6bc")).unwrap();
     let work = tempfile::tempdir().unwrap();
@@ -369,7 +378,7 @@ fn share_safe_bundles_subagents_and_bad_targets_are_refused_before_anything_is_w
     );
     // OpenCode sessions are never copies.
     let oc = ProviderKind::Opencode;
-    let oc_source = common::fixture(oc, "1.18.33").canonicalize().unwrap();
+    let oc_source = common::fixture(oc, "1.18.33").canonical();
     let (oc_cat, oc_all) = listing(oc, &oc_source);
     let oc_s = oc_all.iter().find(|s| s.parent_id.is_none()).unwrap();
     let oc_path = export(&oc_cat, &oc_all, oc_s, Mode::Complete, work.path());
@@ -389,15 +398,15 @@ fn a_store_the_agent_never_made_is_created_for_files_and_refused_for_a_database(
         (ProviderKind::Codex, "0.171.0", ".codex"),
     ];
     for (kind, version, name) in cases {
-        let source = common::fixture(kind, version).canonicalize().unwrap();
+        let source = common::fixture(kind, version).canonical();
         let (catalog, all) = listing(kind, &source);
         let s = all.iter().find(|s| s.parent_id.is_none()).unwrap();
         let work = tempfile::tempdir().unwrap();
         let path = export(&catalog, &all, s, Mode::Complete, work.path());
         let home = work.path().join("home");
         std::fs::create_dir(&home).unwrap();
-        let root = home.canonicalize().unwrap().join(name);
-        let dir = work.path().canonicalize().unwrap();
+        let root = home.canonical().join(name);
+        let dir = work.path().canonical();
         let target = Target {
             root: root.clone(),
             dir: dir.clone(),
@@ -422,7 +431,7 @@ fn a_store_the_agent_never_made_is_created_for_files_and_refused_for_a_database(
     }
 
     let kind = ProviderKind::Opencode;
-    let source = common::fixture(kind, "1.18.33").canonicalize().unwrap();
+    let source = common::fixture(kind, "1.18.33").canonical();
     let (catalog, all) = listing(kind, &source);
     let s = all.iter().find(|s| s.parent_id.is_none()).unwrap();
     let work = tempfile::tempdir().unwrap();
@@ -447,13 +456,13 @@ fn a_failure_part_way_leaves_nothing_behind() {
         return;
     }
     let kind = ProviderKind::Claude;
-    let source = common::fixture(kind, "2.1.332").canonicalize().unwrap();
+    let source = common::fixture(kind, "2.1.332").canonical();
     let (catalog, all) = listing(kind, &source);
     let s = all.iter().find(|s| s.id.starts_with("3783a6bc")).unwrap();
     let work = tempfile::tempdir().unwrap();
     let path = export(&catalog, &all, s, Mode::Complete, work.path());
     let root = empty_store(kind, work.path());
-    let dir = work.path().canonicalize().unwrap();
+    let dir = work.path().canonical();
     // The transcript can be created, the subagent folder cannot: a read-only side folder.
     let project = root.join("projects").join(
         agent_sessions_core::provider::claude::bundle::claude_project(&dir.to_string_lossy()),
@@ -473,13 +482,13 @@ fn a_failure_part_way_leaves_nothing_behind() {
 #[test]
 fn a_session_that_is_live_in_the_store_is_refused_as_live() {
     let kind = ProviderKind::Claude;
-    let source = common::fixture(kind, "2.1.332").canonicalize().unwrap();
+    let source = common::fixture(kind, "2.1.332").canonical();
     let (catalog, all) = listing(kind, &source);
     let s = all.iter().find(|s| s.id.starts_with("9d22e384")).unwrap();
     let work = tempfile::tempdir().unwrap();
     let path = export(&catalog, &all, s, Mode::Complete, work.path());
     let root = empty_store(kind, work.path());
-    let dir = work.path().canonicalize().unwrap();
+    let dir = work.path().canonical();
     restore(&path, kind, &root, &dir, false).unwrap();
     // A running Claude (this process stands in for it) has the restored session open.
     std::fs::create_dir_all(root.join("sessions")).unwrap();
@@ -518,7 +527,7 @@ fn state_db(root: &Path) -> rusqlite::Connection {
 #[test]
 fn a_codex_restore_lists_its_sessions_in_the_state_database_or_changes_nothing() {
     let kind = ProviderKind::Codex;
-    let source = common::fixture(kind, "0.171.0").canonicalize().unwrap();
+    let source = common::fixture(kind, "0.171.0").canonical();
     let (catalog, all) = listing(kind, &source);
     let parent = "01a22bc4-d63a-7983-80d0-f3d6ee14c936";
     let child = "01a22bc4-d79d-7950-b85d-e48f810553e0";
@@ -526,7 +535,7 @@ fn a_codex_restore_lists_its_sessions_in_the_state_database_or_changes_nothing()
     let work = tempfile::tempdir().unwrap();
     let path = export(&catalog, &all, s, Mode::Complete, work.path());
     let root = empty_store(kind, work.path());
-    let dir = work.path().canonicalize().unwrap();
+    let dir = work.path().canonical();
     let db = state_db(&root);
     // A row of the subagent's id without its rollout: the insert is refused part way.
     let stray = "INSERT INTO threads (id, rollout_path, created_at, updated_at, source, \
@@ -796,12 +805,12 @@ fn setup_with(
     prepare: fn(&Path),
     work: &Path,
 ) -> (PathBuf, PathBuf, PathBuf) {
-    let source = common::fixture(kind, version).canonicalize().unwrap();
+    let source = common::fixture(kind, version).canonical();
     let (catalog, all) = listing(kind, &source);
     let find = |id: &str| all.iter().find(|s| s.id == id).unwrap();
     let root = empty_store(kind, work);
     prepare(&root);
-    let dir = work.canonicalize().unwrap();
+    let dir = work.canonical();
     let other = export(&catalog, &all, find(other), Mode::Complete, work);
     restore_by(&other, kind, &root, &dir, false, agents).unwrap();
     let path = export(&catalog, &all, find(main), Mode::Complete, work);
@@ -1051,15 +1060,20 @@ fn a_refused_opencode_import_is_undone_row_for_row() {
 #[test]
 fn a_gemini_restore_writes_its_project_markers_or_leaves_nothing_behind() {
     let kind = ProviderKind::Gemini;
-    let source = common::fixture(kind, "0.61.0").canonicalize().unwrap();
+    let source = common::fixture(kind, "0.61.0").canonical();
     let (catalog, all) = listing(kind, &source);
     let s = all.iter().find(|s| s.id.starts_with("7d53c23b")).unwrap();
     let work = tempfile::tempdir().unwrap();
     let path = export(&catalog, &all, s, Mode::Complete, work.path());
     let dir = work.path().join("My Project");
     std::fs::create_dir_all(&dir).unwrap();
-    let dir = dir.canonicalize().unwrap();
-    let dir_text = dir.to_string_lossy().into_owned();
+    let dir = dir.canonical();
+    // As Gemini CLI writes a directory in its markers (`normalizePath`): lower-cased on Windows.
+    let dir_text = if cfg!(windows) {
+        dir.to_string_lossy().to_lowercase()
+    } else {
+        dir.to_string_lossy().into_owned()
+    };
 
     let root = empty_store(kind, &work.path().join("ok"));
     let done = restore(&path, kind, &root, &dir, false).unwrap();
@@ -1143,9 +1157,7 @@ fn aider_round_trip(
 
 /// The fixture's run with non-ASCII text, bundled into `work`; with the fixture's listing.
 fn aider_bundle(work: &Path) -> (PathBuf, SessionMeta) {
-    let source = common::fixture(ProviderKind::Aider, "0.86.2")
-        .canonicalize()
-        .unwrap();
+    let source = common::fixture(ProviderKind::Aider, "0.86.2").canonical();
     let (catalog, all) = listing(ProviderKind::Aider, &source);
     let s = all
         .iter()
@@ -1161,7 +1173,7 @@ fn aider_project(work: &Path) -> (PathBuf, Vec<u8>) {
     let demo = common::fixture(ProviderKind::Aider, "0.86.2").join("demo");
     let before = std::fs::read(demo.join(AIDER_HISTORY)).unwrap();
     std::fs::write(dir.join(AIDER_HISTORY), &before).unwrap();
-    (dir.canonicalize().unwrap(), before)
+    (dir.canonical(), before)
 }
 
 #[test]
@@ -1306,12 +1318,51 @@ fn bundled(
     version: &str,
     id: &str,
 ) -> (tempfile::TempDir, PathBuf, SessionMeta) {
-    let source = common::fixture(kind, version).canonicalize().unwrap();
+    let source = common::fixture(kind, version).canonical();
     let (catalog, all) = listing(kind, &source);
     let s = all.iter().find(|s| s.id == id).unwrap();
     let work = tempfile::tempdir().unwrap();
     let path = export(&catalog, &all, s, Mode::Complete, work.path());
     (work, path, s.clone())
+}
+
+/// A directory whose name needs escaping in JSON (`"`, and `\\`, which every Windows path
+/// holds) goes into Cline 2.x's requests, which are JSON inside a JSON string
+/// (`api_req_started`): it is encoded for that inner level, the request stays JSON, and the
+/// task is listed in its new directory (it was listed in none: its request no longer parsed).
+#[test]
+fn a_cline_2_request_keeps_its_json_whatever_the_directory_holds() {
+    let kind = ProviderKind::Cline;
+    let id = "1796568459073";
+    let (work, path, _) = bundled(kind, "2.18.0", id);
+    let name = if cfg!(windows) {
+        "odd 'dir' x"
+    } else {
+        "odd \"dir\" \\ x"
+    };
+    let dir = work.path().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonical();
+    let root = empty_store(kind, &work.path().join("store"));
+    restore(&path, kind, &root, &dir, false).unwrap();
+    let messages = root.join("data/tasks").join(id).join("ui_messages.json");
+    let messages: Vec<Value> = serde_json::from_slice(&std::fs::read(messages).unwrap()).unwrap();
+    let requests: Vec<Value> = messages
+        .iter()
+        .filter(|m| m["say"] == "api_req_started")
+        .map(|m| serde_json::from_str(m["text"].as_str().unwrap()).unwrap())
+        .collect();
+    assert!(!requests.is_empty());
+    let marker = format!("# Current Working Directory ({}) Files", dir.display());
+    assert!(
+        requests
+            .iter()
+            .any(|r| r["request"].as_str().unwrap().contains(&marker)),
+        "{requests:?}"
+    );
+    let (_, listed) = listing(kind, &root);
+    let restored = listed.iter().find(|l| l.id == id).unwrap();
+    assert_eq!(restored.cwd.as_deref(), dir.to_str());
 }
 
 /// An empty Cline 3.x store with `data/db/sessions.db` of 3.0.65's schema (no rows), as Cline
@@ -1370,7 +1421,7 @@ fn a_cline_3_restore_lists_the_session_and_its_subagent_in_sessions_db_or_change
     let child = "1796568635963_quxl9__agent_1796568636237_3o8jsw";
     let (work, path, _) = bundled(kind, "3.0.65", parent);
     let (root, db) = cline_store(work.path());
-    let dir = work.path().canonicalize().unwrap();
+    let dir = work.path().canonical();
     let dir_text = dir.to_string_lossy().into_owned();
 
     let stray = "INSERT INTO sessions (session_id, source, pid, started_at, status, \
@@ -1460,7 +1511,7 @@ fn a_cline_2_restore_appends_the_task_to_task_history_or_changes_nothing() {
     let id = "1796568459073";
     let (work, path, s) = bundled(kind, "2.18.0", id);
     let source = common::fixture(kind, "2.18.0");
-    let dir = work.path().canonicalize().unwrap();
+    let dir = work.path().canonical();
     let dir_text = dir.to_string_lossy().into_owned();
     let history_of = |root: &Path| root.join("data/state/taskHistory.json");
     let theirs: Vec<Value> =
@@ -1563,7 +1614,7 @@ fn cline_records_naming_another_session_or_messages_file_are_refused_with_nothin
     let kind = ProviderKind::Cline;
     let parent = "1796568635963_quxl9";
     let (work, path, _) = bundled(kind, "3.0.65", parent);
-    let dir = work.path().canonicalize().unwrap();
+    let dir = work.path().canonical();
     let manifest = format!("{parent}.json");
     let variants = [
         in_record("another messages file", "quxl9.json", |d| {
@@ -1640,7 +1691,7 @@ fn a_string_ending_with_a_bundled_files_path_is_kept_as_written() {
     let mut checked = 0;
     for (kind, key, said) in cases {
         for version in versions(kind) {
-            let source = common::fixture(kind, &version).canonicalize().unwrap();
+            let source = common::fixture(kind, &version).canonical();
             let (_, all) = listing(kind, &source);
             let Some(s) = all.iter().find(|s| s.parent_id.is_none()) else {
                 continue;
@@ -1671,7 +1722,7 @@ fn a_string_ending_with_a_bundled_files_path_is_kept_as_written() {
             let bad = work.path().join("quoted.agent-session.zip");
             altered(&path, &bad, &quoted);
             let root = empty_store(kind, &work.path().join("into"));
-            let dir = work.path().canonicalize().unwrap();
+            let dir = work.path().canonical();
             restore(&bad, kind, &root, &dir, false).unwrap();
             let needle = format!("\"{key}\":\"{said}");
             let kept: usize = texts(&root)
@@ -1716,7 +1767,7 @@ fn cline_records_the_index_cannot_be_made_from_are_refused_with_nothing_left() {
     ];
     for (version, id, file, edit) in cases {
         let (work, path, _) = bundled(kind, version, id);
-        let dir = work.path().canonicalize().unwrap();
+        let dir = work.path().canonical();
         let h = Hostile {
             what: "an unreadable record",
             manifest: Box::new(|_| {}),

@@ -12,7 +12,35 @@ fn no_env(_: &str) -> Option<String> {
 }
 
 fn file(text: &str) -> ConfigFile {
-    ConfigFile::from_text(Path::new("/cfg/config.toml"), text)
+    ConfigFile::from_text(Path::new("/cfg/config.toml"), &here(text))
+}
+
+/// `p`, an absolute Linux path as these tests write them, absolute on this system: on Windows
+/// on drive C: (`/a` is relative to the current drive there, and a config refuses it).
+fn abs(p: &str) -> String {
+    if cfg!(windows) && p.starts_with('/') {
+        format!("C:{p}")
+    } else {
+        p.to_owned()
+    }
+}
+
+/// A terminal of this system, and one of Linux and macOS only.
+const NATIVE_TERMINAL: &str = if cfg!(windows) {
+    "windows-terminal"
+} else {
+    "kgx"
+};
+
+/// A config file's text as written on this system: its absolute paths (`"/…"`) made absolute
+/// here (see [`abs`]) and the Linux terminal in it (`kitty`) one of this system.
+fn here(text: &str) -> String {
+    if cfg!(windows) {
+        text.replace("\"/", "\"C:/")
+            .replace("\"kitty\"", "\"windows-terminal\"")
+    } else {
+        text.to_owned()
+    }
 }
 
 /// One row of the precedence table: what each layer says, and what must win.
@@ -146,7 +174,7 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
                 row.name,
                 config.warnings()
             );
-            let env = |k: &str| (k == var).then(|| row.env.map(str::to_owned)).flatten();
+            let env = |k: &str| (k == var).then(|| row.env.map(abs)).flatten();
             let mut explicit = Roots::default();
             if row.flag {
                 explicit.set(kind, [&flag]);
@@ -173,10 +201,12 @@ fn precedence_is_flags_then_env_then_config_then_defaults() {
                         ProviderKind::Aider => vec![],
                     },
                     // XDG_DATA_HOME names the data dir; OpenCode's store is in it.
-                    "/e" if kind == ProviderKind::Opencode => vec![PathBuf::from("/e/opencode")],
+                    "/e" if kind == ProviderKind::Opencode => {
+                        vec![PathBuf::from(abs("/e/opencode"))]
+                    }
                     // GEMINI_CLI_HOME names the home folder; Gemini's store is `.gemini` in it.
-                    "/e" if kind == ProviderKind::Gemini => vec![PathBuf::from("/e/.gemini")],
-                    other => vec![PathBuf::from(other)],
+                    "/e" if kind == ProviderKind::Gemini => vec![PathBuf::from(abs("/e/.gemini"))],
+                    other => vec![PathBuf::from(abs(other))],
                 })
                 .collect();
             let name = format!("{kind}: {}", row.name);
@@ -243,13 +273,13 @@ allow_permanent_delete = true
     assert!(!s.provider(ProviderKind::Claude).enabled);
     assert_eq!(
         s.provider(ProviderKind::Claude).roots,
-        vec![PathBuf::from("/a"), home.join("b")]
+        vec![PathBuf::from(abs("/a")), home.join("b")]
     );
     assert!(
         s.provider(ProviderKind::Codex).enabled && s.provider(ProviderKind::Codex).roots.is_empty()
     );
     assert_eq!(s.ui.group_by, GroupBy::AgentDir);
-    assert_eq!(s.ui.hidden_dirs, vec![PathBuf::from("/tmp")]);
+    assert_eq!(s.ui.hidden_dirs, vec![PathBuf::from(abs("/tmp"))]);
     assert_eq!(s.ui.theme, Theme::Dark);
     assert_eq!(s.translate.model, "gpt-x");
     assert_eq!(s.translate.language, "French");
@@ -403,7 +433,8 @@ fn a_terminal_of_another_system_is_refused() {
         config.warnings()
     );
     assert_eq!(config.settings().terminal.app, "");
-    assert!(file("[terminal]\napp = \"kgx\"").warnings().is_empty());
+    let native = format!("[terminal]\napp = \"{NATIVE_TERMINAL}\"");
+    assert!(file(&native).warnings().is_empty());
 }
 
 /// The file as a user wrote it: comments everywhere, an odd order, keys we do not know.
@@ -433,7 +464,7 @@ x = 1
 fn set_and_save_keep_comments_order_and_unknown_keys() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
-    std::fs::write(&path, USER_FILE).unwrap();
+    std::fs::write(&path, here(USER_FILE)).unwrap();
     let mut config = ConfigFile::load(&path);
     assert_eq!(config.warnings().len(), 2, "{:?}", config.warnings()); // two unknown keys
     config.set("ui.theme", &json!("dark")).unwrap();
@@ -444,7 +475,8 @@ fn set_and_save_keep_comments_order_and_unknown_keys() {
         .unwrap();
     config.set("translate.api_key", &json!("sk-new")).unwrap();
     config.save().unwrap();
-    let expected = r#"# My agent-sessions settings.
+    let expected = &here(
+        r#"# My agent-sessions settings.
 # (kept in a dotfiles repo)
 
 [terminal]   # the one I use
@@ -471,8 +503,9 @@ x = 1
 
 [translate]
 api_key = "sk-new"
-"#;
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+"#,
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), *expected);
     // It reads back as set, and saving what was read changes nothing.
     let mut again = ConfigFile::load(&path);
     let s = again.settings();
@@ -482,7 +515,7 @@ api_key = "sk-new"
     );
     assert!(!s.provider(ProviderKind::Codex).enabled && s.translate.api_key_set);
     again.save().unwrap();
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), *expected);
     // Unset gives the default back and leaves the rest.
     again.unset("translate.api_key").unwrap();
     again.save().unwrap();
@@ -521,12 +554,15 @@ fn save_makes_the_file_and_its_directory() {
     let mut config = ConfigFile::load(&path);
     assert!(!config.exists() && config.warnings().is_empty());
     config
-        .set("providers.claude.roots", &json!(["/x/one", "/x/two"]))
+        .set(
+            "providers.claude.roots",
+            &json!([abs("/x/one"), abs("/x/two")]),
+        )
         .unwrap();
     config.save().unwrap();
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
-        "[providers.claude]\nroots = [\"/x/one\", \"/x/two\"]\n"
+        here("[providers.claude]\nroots = [\"/x/one\", \"/x/two\"]\n")
     );
 }
 

@@ -214,8 +214,7 @@ fn golden_exports_one_session_per_provider() {
         let s = all.iter().find(|s| s.id == id).unwrap();
         let e = Exporter::from_store(&catalog, s, options).exported_at(None);
         for format in Format::ALL {
-            let text = export(&e, format)
-                .replace(&*root.to_string_lossy(), "$ROOT")
+            let text = common::with_root_placeholder(&export(&e, format), &root)
                 .replace(env!("CARGO_PKG_VERSION"), "$VERSION");
             let file = repo()
                 .join("testdata")

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use agent_sessions_core::provider::ScanProgress;
 use agent_sessions_core::{Catalog, ProviderKind, Roots, SessionMeta};
+use common::Canonical;
 use rusqlite::Connection;
 
 /// The main worktree of the fixture's one project (OpenCode 1.18.33 and 1.0.98 alike).
@@ -150,7 +151,7 @@ fn a_directory_git_knows_is_placed_by_git_not_by_the_records() {
     // A recorded "worktree" that is in fact a repository of its own here: git's answer wins.
     let store = common::fixture_copy(ProviderKind::Opencode, "1.18.33");
     let repo = tempfile::tempdir().unwrap();
-    let repo_dir = repo.path().canonicalize().unwrap();
+    let repo_dir = repo.path().canonical();
     std::fs::create_dir(repo_dir.join(".git")).unwrap();
     let db = Connection::open(store.path().join("opencode.db")).unwrap();
     db.execute(

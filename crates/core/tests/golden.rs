@@ -103,7 +103,7 @@ fn cwd_or_hashed(s: &SessionMeta, want: &[(String, Value, Value, u64, u64)]) -> 
 /// UPDATE_GOLDEN=1.
 fn golden(value: &impl serde::Serialize, root: &Path, file: &Path) {
     let text = serde_json::to_string_pretty(value).unwrap();
-    let text = text.replace(&root.to_string_lossy().into_owned(), "$ROOT") + "\n";
+    let text = common::with_root_placeholder(&text, root) + "\n";
     common::golden_text(&text, file);
 }
 

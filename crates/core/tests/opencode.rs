@@ -173,7 +173,9 @@ fn json(path: &Path) -> serde_json::Value {
 }
 
 fn is_0_x(s: &SessionMeta) -> bool {
-    s.source_path.to_string_lossy().contains("/project/")
+    s.source_path
+        .components()
+        .any(|c| c.as_os_str() == "project")
 }
 
 /// The recording script saved OpenCode's own view of each 0.x store: its `serve` API's session

@@ -39,13 +39,19 @@ fn jsonl_files(provider: &str) -> Vec<PathBuf> {
 fn fixture_files() -> Vec<PathBuf> {
     jsonl_files("claude")
         .into_iter()
-        .filter(|p| p.to_string_lossy().contains("/projects/"))
+        .filter(|p| in_folder(p, "projects"))
         .collect()
+}
+
+/// Whether a folder named `name` holds `path`, at any depth (whatever the system's separator).
+fn in_folder(path: &Path, name: &str) -> bool {
+    path.parent()
+        .is_some_and(|p| p.components().any(|c| c.as_os_str() == name))
 }
 
 fn role_for(path: &Path) -> FileRole {
     let name = path.file_name().unwrap().to_string_lossy();
-    if path.to_string_lossy().contains("/subagents/") {
+    if in_folder(path, "subagents") {
         FileRole::Subagent { parent: "p".into() }
     } else if name.starts_with("agent-") {
         FileRole::FlatAgent
@@ -857,15 +863,23 @@ proptest! {
 /// A file or folder name as found on disk: any text, multi-byte, control characters, a leading
 /// `-`, up to the 255-byte limit.
 fn hostile_name() -> impl Strategy<Value = String> {
-    prop_oneof![
-        "[a-zé€😀\n\t\r '\"$;`|&<>*?\\\\-]{1,40}",
-        "-[a-z-]{0,8}",
-        "[a€]{150,180}",
-    ]
-    .prop_filter("a single, real name", |n| {
-        n != "." && n != ".." && n.len() <= 200 && !n.contains('/')
-    })
+    prop_oneof![HOSTILE_CHARS, "-[a-z-]{0,8}", "[a€]{150,180}",]
+        .prop_filter("a single, real name", |n| {
+            n != "." && n != ".." && n.len() <= 200 && !n.contains('/')
+        })
+        // Windows refuses a name ending in a space or a dot (and the characters left out above).
+        .prop_filter("a name Windows allows", |n| {
+            !cfg!(windows) || !(n.ends_with(' ') || n.ends_with('.'))
+        })
 }
+
+/// The characters of a hostile name: on Windows those it allows in a name (no control
+/// characters, none of `<>:"/\|?*`).
+const HOSTILE_CHARS: &str = if cfg!(windows) {
+    "[a-zé€😀 '$;`&-]{1,40}"
+} else {
+    "[a-zé€😀\n\t\r '\"$;`|&<>*?\\\\-]{1,40}"
+};
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]

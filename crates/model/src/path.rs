@@ -28,6 +28,15 @@ pub fn names(stored: &Path, given: &Path) -> bool {
         || (stored.to_str().is_none() && given.to_str() == Some(&stored.to_string_lossy()))
 }
 
+/// Whether `dir` is absolute on some system: `/…`, `C:\…` (or `C:/…`) or `\\server\…`. A
+/// recorded directory is read wherever the app runs: a session recorded on Linux (a bundle,
+/// a remote machine, WSL) names `/home/…`, which Windows' own `Path::is_absolute` refuses.
+pub fn absolute_on_any_os(dir: &str) -> bool {
+    let b = dir.as_bytes();
+    let drive = b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    dir.starts_with('/') || dir.starts_with("\\\\") || (drive && matches!(b[2], b'\\' | b'/'))
+}
+
 /// `#[serde(with = "agent_sessions_model::path::os")]` on a `PathBuf` field.
 pub mod os {
     use super::*;
@@ -178,5 +187,25 @@ mod tests {
         let back: Paths = serde_json::from_value(json).unwrap();
         assert_eq!(back.all[1], PathBuf::from("/s/é"));
         assert_eq!(back.none, None);
+    }
+}
+
+#[cfg(test)]
+mod any_os {
+    use super::absolute_on_any_os;
+
+    #[test]
+    fn a_directory_of_any_system_is_absolute_on_every_system() {
+        for dir in [
+            "/home/ann/p",
+            "C:\\Users\\Ann",
+            "c:/users/ann",
+            "\\\\server\\share",
+        ] {
+            assert!(absolute_on_any_os(dir), "{dir}");
+        }
+        for dir in ["home/ann", "C:", "C:relative", "~/p", "\\single", ""] {
+            assert!(!absolute_on_any_os(dir), "{dir}");
+        }
     }
 }

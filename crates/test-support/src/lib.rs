@@ -49,6 +49,19 @@ pub fn repo() -> PathBuf {
     std::path::absolute(&repo).unwrap_or(repo)
 }
 
+/// A path without links, as the agents spell a directory: on Windows without the `\\?\`
+/// prefix `std::fs::canonicalize` adds (which no agent writes in a `cwd`, and the restore
+/// does not write either).
+pub trait Canonical {
+    fn canonical(&self) -> PathBuf;
+}
+
+impl Canonical for Path {
+    fn canonical(&self) -> PathBuf {
+        dunce::canonicalize(self).unwrap()
+    }
+}
+
 /// `testdata/<rel>` of the repository.
 pub fn testdata(rel: &str) -> PathBuf {
     repo().join("testdata").join(rel)
@@ -140,10 +153,24 @@ pub fn golden_text(text: &str, file: &Path) {
             file.display()
         )
     });
-    assert!(
-        want == text,
-        "{} differs; rerun with UPDATE_GOLDEN=1 and review the diff",
-        file.display()
+    if want == text {
+        return;
+    }
+    // The first line that differs, shortened: where no diff tool is at hand (a Windows run).
+    let (line, (w, g)) = want
+        .lines()
+        .chain(std::iter::repeat(""))
+        .zip(text.lines().chain(std::iter::repeat("")))
+        .enumerate()
+        .find(|(_, (w, g))| w != g)
+        .unwrap_or((0, ("", "")));
+    let short = |s: &str| s.chars().take(300).collect::<String>();
+    panic!(
+        "{} differs; rerun with UPDATE_GOLDEN=1 and review the diff\nline {}:\n  golden: {}\n  now:    {}",
+        file.display(),
+        line + 1,
+        short(w),
+        short(g)
     );
 }
 
@@ -278,6 +305,67 @@ mod tests {
         assert_eq!(
             got,
             [here.to_str().unwrap(), "two words", "'quoted' $HOME", ""]
+        );
+    }
+}
+
+/// `text` (JSON, Markdown or HTML output) with the store's `root` written `$ROOT`, as the golden
+/// files have it. A path under the root keeps its names but joins them with `/`: a Windows
+/// build writes `C:\…\root\projects\x.jsonl` (its `\` doubled inside JSON strings) where the
+/// golden files, written on Linux, have `$ROOT/projects/x.jsonl`. On Linux this is a plain
+/// replacement.
+pub fn with_root_placeholder(text: &str, root: &Path) -> String {
+    let raw = root.to_string_lossy();
+    let escaped = raw.replace('\\', r"\\");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let found = [escaped.as_str(), &*raw]
+            .into_iter()
+            .filter_map(|spelling| rest.find(spelling).map(|at| (at, spelling.len())))
+            .min();
+        let Some((at, len)) = found else {
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&rest[..at]);
+        out.push_str("$ROOT");
+        rest = &rest[at + len..];
+        // The path's own tail: up to what ends a path in the outputs (a quote, a tag, a space).
+        let end = rest
+            .find(|c: char| c.is_whitespace() || "\"'<>`)".contains(c))
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..end].replace(r"\\", "/").replace('\\', "/"));
+        rest = &rest[end..];
+    }
+}
+
+#[cfg(test)]
+mod root_placeholder {
+    use super::*;
+
+    #[test]
+    fn a_windows_root_and_the_names_below_it_read_as_on_linux() {
+        let root = Path::new(r"\\?\C:\Users\Ann\.claude");
+        let json = r#"{"path":"\\\\?\\C:\\Users\\Ann\\.claude\\projects\\x.jsonl","cwd":"C:\\w"}"#;
+        assert_eq!(
+            with_root_placeholder(json, root),
+            r#"{"path":"$ROOT/projects/x.jsonl","cwd":"C:\\w"}"#
+        );
+        let html = r"<td>\\?\C:\Users\Ann\.claude\projects\x.jsonl</td> C:\w";
+        assert_eq!(
+            with_root_placeholder(html, root),
+            r"<td>$ROOT/projects/x.jsonl</td> C:\w"
+        );
+    }
+
+    #[test]
+    fn a_linux_root_is_replaced_where_it_is() {
+        let root = Path::new("/tmp/s");
+        let text = "\"/tmp/s/projects/a b.jsonl\" and /tmp/s";
+        assert_eq!(
+            with_root_placeholder(text, root),
+            "\"$ROOT/projects/a b.jsonl\" and $ROOT"
         );
     }
 }

@@ -498,6 +498,13 @@ fn printable_prefix(value: &str) -> String {
     value.chars().take(64).collect()
 }
 
+/// How an absolute path starts on this system, for the message that refuses another.
+const ABSOLUTE_START: &str = if cfg!(windows) {
+    r"a drive such as C:\ or with ~\"
+} else {
+    "/ or ~/"
+};
+
 /// An absolute directory, with a leading `~` expanded.
 fn dir(raw: &str, home: Option<&Path>) -> Result<String, String> {
     if raw.is_empty() {
@@ -527,7 +534,7 @@ fn dir(raw: &str, home: Option<&Path>) -> Result<String, String> {
     };
     if !path.is_absolute() {
         return Err(format!(
-            "{raw:?} is not an absolute path (start it with / or ~/)"
+            "{raw:?} is not an absolute path (start it with {ABSOLUTE_START})"
         ));
     }
     Ok(path.to_string_lossy().into_owned())

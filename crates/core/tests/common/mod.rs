@@ -10,6 +10,7 @@ use agent_sessions_core::{Catalog, ProviderKind, Roots, ScanProgress, SessionMet
 #[allow(unused_imports)] // each test file uses some
 pub use agent_sessions_test_support::{
     append_line, copy_dir, fixture, fixture_copy, golden_text, repo, snapshot, store_dir,
+    with_root_placeholder, Canonical,
 };
 
 pub fn roots(kind: ProviderKind, root: &Path) -> Roots {

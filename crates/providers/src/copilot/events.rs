@@ -166,14 +166,7 @@ pub fn stated_cwd(prompt: &str) -> Option<&str> {
         .lines()
         .find_map(|l| l.strip_prefix(STATED_CWD))
         .map(str::trim)
-        .filter(|d| absolute_on_any_os(d))
-}
-
-/// `/…`, `C:\…` or `\\server\…`: a directory stated on any system.
-fn absolute_on_any_os(dir: &str) -> bool {
-    let b = dir.as_bytes();
-    let drive = b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
-    dir.starts_with('/') || dir.starts_with("\\\\") || (drive && matches!(b[2], b'\\' | b'/'))
+        .filter(|d| agent_sessions_model::path::absolute_on_any_os(d))
 }
 
 fn tokens(usage: &Value) -> Tokens {

@@ -57,7 +57,7 @@ pub(crate) fn dir_of_hash<'a>(
         Path::new(c)
             .ancestors()
             .filter_map(Path::to_str)
-            .filter(|d| d.len() > 1 && Path::new(d).is_absolute())
+            .filter(|d| d.len() > 1 && agent_sessions_model::path::absolute_on_any_os(d))
             .find(|d| project_hash(d) == folder)
             .map(str::to_owned)
     })

@@ -96,12 +96,30 @@ pub(super) fn write_rewritten(
 
 /// The new value of one string of a record, if it changes.
 pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
+    edit_string_in(s, plan, 0)
+}
+
+/// How deep JSON held in a string is edited inside (Cline 2.x's `api_req_started` text is a
+/// JSON object in a string, whose `request` holds the directory: one level).
+const NESTED_JSON: usize = 2;
+
+fn edit_string_in(s: &Str, plan: &Plan, depth: usize) -> Option<String> {
     let interesting = plan.ids.keys().any(|id| s.mentions(id))
         || plan.old_dir.as_deref().is_some_and(|d| s.mentions(d));
     if !interesting {
         return None;
     }
     let value = s.value()?;
+    // A string that is JSON text itself: its own strings are edited, so that what goes in (a
+    // directory with `\` on Windows, or `"`) is encoded for that level and the text stays
+    // JSON that the agent parses.
+    if depth < NESTED_JSON && holds_json(&value) {
+        let inner = edit_values(&value, &mut |inner| edit_string_in(inner, plan, depth + 1));
+        return match inner {
+            std::borrow::Cow::Owned(text) => Some(text),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
+    }
     if let Some(new) = plan.ids.get(value.as_ref()) {
         return (new != value.as_ref()).then(|| new.clone());
     }
@@ -132,6 +150,15 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
         }
     }
     current
+}
+
+/// Whether `value` is a JSON object or array as a whole (checked by parsing: a prompt that
+/// starts with `{` is text, edited as text).
+fn holds_json(value: &str) -> bool {
+    let t = value.trim();
+    let framed =
+        (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']'));
+    framed && serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok()
 }
 
 /// The keys whose value is the path of one of the bundle's own records in the store it came

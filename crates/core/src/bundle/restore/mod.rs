@@ -298,7 +298,10 @@ fn target_state(bundle: &Bundle, dir: &Path) -> String {
 /// `missing` says what to do when it does not exist.
 pub(super) fn checked_folder(p: &Path, what: &str, missing: &str) -> Result<PathBuf, Error> {
     let bad = |why: String| Error::from(BundleError::Target(why));
-    let canonical = std::fs::canonicalize(p).map_err(|e| match e.kind() {
+    // Without Windows' `\\?\` prefix, which `std::fs::canonicalize` adds there: the folder is
+    // written into the agent's records and names its project folder, as the agent itself
+    // spells it (`C:\Users\…`), so that the agent run there finds the session.
+    let canonical = dunce::canonicalize(p).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => bad(format!(
             "the {what} {} does not exist: {missing}",
             p.display()
@@ -519,7 +522,7 @@ fn plan(
 pub fn store_for(kind: ProviderKind, roots: &crate::Roots, dir: &Path) -> Option<PathBuf> {
     if matches!(restoring(kind).writes, Writes::Append(_)) {
         // As the restore names the file (canonical), so the listing of it names it so too.
-        return Some(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
+        return Some(dunce::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
     }
     roots.for_kind(kind).first().cloned()
 }
@@ -592,7 +595,7 @@ mod tests {
         std::fs::create_dir_all(work.path().join("a/b")).unwrap();
         let given = work.path().join("a/b/../b");
         let roots = crate::Roots::default().with(ProviderKind::Claude, [work.path()]);
-        let canonical = std::fs::canonicalize(&given).unwrap();
+        let canonical = dunce::canonicalize(&given).unwrap();
         assert_eq!(
             store_for(ProviderKind::Aider, &roots, &given),
             Some(canonical)

@@ -81,8 +81,14 @@ fn cuts(bytes: &[u8]) -> Vec<usize> {
     let mut cuts: Vec<usize> = ends.windows(2).map(|w| (w[0] + w[1]) / 2).collect();
     cuts.extend(&ends);
     cuts.sort();
-    cuts
+    cuts.into_iter().step_by(SAMPLE).collect()
 }
+
+/// One cut in `SAMPLE` is tried. As a Windows program under Wine (scripts/test-windows.sh)
+/// every write and read of these thousands goes through the Wine server, and all of them took
+/// six minutes; a quarter of them checks the same reads on Windows' files (the splice itself
+/// is the same code on every system, checked whole on Linux).
+const SAMPLE: usize = if cfg!(windows) { 4 } else { 1 };
 
 /// A copy of `meta`'s file in `dir`, and `meta` naming it.
 fn copy_of(meta: &SessionMeta, dir: &Path) -> (SessionMeta, Vec<u8>) {
@@ -192,9 +198,12 @@ fn check_appends(
 /// shorter the service reads it whole.
 fn appends_at_the_default_window(kind: ProviderKind) {
     let (checked, reads) = check_appends(kind, None, false);
-    assert!(checked.appends > 1000, "{checked:?}");
+    assert!(checked.appends > 1000 / SAMPLE as u64, "{checked:?}");
     assert!(reads.resumed > checked.appends / 2, "{checked:?} {reads:?}");
-    assert!(reads.whole > 300, "cut files are read whole: {reads:?}");
+    assert!(
+        reads.whole > 300 / SAMPLE as u64,
+        "cut files are read whole: {reads:?}"
+    );
 }
 
 /// With small windows the resume points lie well into the files: messages whose parents are
@@ -203,7 +212,10 @@ fn appends_past_small_windows(kind: ProviderKind, broken: bool) {
     for (keep, at_most) in [(2, 1000), (8, 8)] {
         let (checked, reads) = check_appends(kind, Some((keep, at_most)), broken);
         assert!(reads.resumed > checked.appends / 2, "{checked:?} {reads:?}");
-        assert!(checked.after_a_waiting_call > 20, "{checked:?}");
+        assert!(
+            checked.after_a_waiting_call > 20 / SAMPLE as u64,
+            "{checked:?}"
+        );
     }
 }
 

@@ -177,6 +177,10 @@ fn answers(index: &Index) -> Vec<Vec<index::Hit>> {
 /// name other sessions there) into the new cache's files, nor read them as its own. Its next
 /// refresh or index follows the new files, as a new process would.
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "Windows deletes no file another process holds open: see the next test"
+)]
 fn a_process_whose_cache_was_cleared_follows_the_new_one() {
     let roots = common::three_fixtures();
     let providers = ProviderSet::new(&roots, &[]);
@@ -241,6 +245,29 @@ fn a_process_whose_cache_was_cleared_follows_the_new_one() {
     assert_eq!(other.pending_text().unwrap(), 0);
     assert_eq!(keys(&other), want);
     assert_eq!(keys(&stale), want);
+}
+
+/// On Windows a cache another process holds open cannot be deleted: `cache clear` says so
+/// and which file, and the cache stays whole for the process that holds it.
+#[cfg(windows)]
+#[test]
+fn clearing_a_cache_another_process_holds_says_so_and_keeps_it() {
+    let roots = common::three_fixtures();
+    let providers = ProviderSet::new(&roots, &[]);
+    let p = ScanProgress::default();
+    let cache = tempfile::tempdir().unwrap();
+    let mut held = Index::open(cache.path(), &roots).unwrap();
+    held.refresh(&providers, &p).unwrap();
+    held.index_text(&providers, None, &p).unwrap();
+    let want = answers(&held);
+    let err = index::clear(cache.path()).unwrap_err();
+    assert!(
+        err.to_string().contains("another program has it open"),
+        "{err}"
+    );
+    assert_eq!(answers(&held), want);
+    drop(held);
+    assert!(!index::clear(cache.path()).unwrap().is_empty());
 }
 
 /// A copy of a Claude fixture store and a cache of it, listed (both removed when dropped).

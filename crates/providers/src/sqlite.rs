@@ -435,7 +435,13 @@ mod tests {
     #[test]
     fn reading_a_quiet_wal_database_leaves_no_files_behind() {
         let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("odd?name#1%.db");
+        // Characters a URI gives a meaning to (`?` only where the system allows it).
+        let name = if cfg!(windows) {
+            "odd name#1%.db"
+        } else {
+            "odd?name#1%.db"
+        };
+        let db = dir.path().join(name);
         drop(wal_db(&db, 1)); // closed: no WAL left
         let before = names(dir.path());
         assert_eq!(before.len(), 1, "{before:?}");

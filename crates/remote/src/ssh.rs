@@ -371,6 +371,7 @@ mod tests {
 
     /// The scripts are run by a real sh here: the serve script reports a missing server with
     /// the machine's uname, and the upload script installs only bytes whose digest matches.
+    #[cfg(unix)]
     #[test]
     fn the_remote_scripts_run_in_sh() {
         let home = tempfile::tempdir().unwrap();

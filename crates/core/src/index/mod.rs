@@ -297,13 +297,25 @@ pub fn clear(dir: &Path) -> Result<Vec<PathBuf>, Error> {
         {
             std::fs::remove_file(e.path()).map_err(|err| Error::Cache {
                 path: e.path(),
-                reason: format!("cannot delete it: {err}"),
+                reason: format!("cannot delete it: {}", held_open(&err)),
             })?;
             removed.push(e.path());
         }
     }
     removed.sort();
     Ok(removed)
+}
+
+/// Why a cache file could not be deleted, said plainly where Windows refuses to delete a file
+/// another process has open (its sharing violation, error 32): a running app or CLI holds
+/// the cache, which Linux and macOS would delete from under it.
+fn held_open(err: &std::io::Error) -> String {
+    const SHARING_VIOLATION: i32 = 32;
+    if cfg!(windows) && err.raw_os_error() == Some(SHARING_VIOLATION) {
+        format!("another program has it open (close agent-sessions and try again): {err}")
+    } else {
+        err.to_string()
+    }
 }
 
 /// What a SQLite error on the cache means for the user: busy (another process writes), damaged

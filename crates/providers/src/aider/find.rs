@@ -101,7 +101,12 @@ mod tests {
         let found = files(&[t.join("root")], &[], &mut w);
         let rel: Vec<String> = found
             .iter()
-            .map(|p| p.strip_prefix(t).unwrap().to_string_lossy().into_owned())
+            .map(|p| {
+                p.strip_prefix(t)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/")
+            })
             .collect();
         assert_eq!(
             rel,

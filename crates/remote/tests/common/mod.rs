@@ -88,12 +88,7 @@ pub fn append_prompt(root: &Path, n: usize) {
 }
 
 fn chrono_now() -> String {
-    // RFC 3339 from the system clock, without a date library.
-    let out = std::process::Command::new("date")
-        .args(["-u", "+%Y-%m-%dT%H:%M:%S.000Z"])
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// A server over `roots` with its cache in `cache`, one per connection, on threads.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing the app needs, skipping whatever is already there:
-# Debian/Ubuntu packages (WebKitGTK, Xvfb, the WebKit WebDriver, rpm for checking the .rpm; with
-# AGENT_SESSIONS_WINDOWS_SUITE=1 Wine, mingw-w64, lld and rustup's Windows target for the Windows
-# suite),
+# Debian/Ubuntu packages (WebKitGTK, Xvfb, the WebKit WebDriver, rpm for checking the .rpm; Wine,
+# mingw-w64, lld and rustup's Windows target for the Windows suite, unless
+# AGENT_SESSIONS_WINDOWS_SUITE=0),
 # tauri-driver, and the UI's npm packages. Needs root (or sudo) only when packages are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,8 +16,8 @@ packages=(build-essential pkg-config libssl-dev file
   dash zsh fish
   openssh-server
   xterm gnome-terminal kitty tilix)
-# The Windows suite (scripts/test-windows.sh) only when it is asked for: it is not yet green.
-if [ "${AGENT_SESSIONS_WINDOWS_SUITE:-}" = 1 ]; then
+# The Windows suite (scripts/test-windows.sh), unless AGENT_SESSIONS_WINDOWS_SUITE=0.
+if [ "${AGENT_SESSIONS_WINDOWS_SUITE:-1}" != 0 ]; then
   # lld links the Windows test executables (mingw's ld took most of the build's time).
   packages+=(wine64 gcc-mingw-w64-x86-64 lld)
 fi
@@ -35,7 +35,7 @@ fi
 
 # The Windows target for scripts/test-windows.sh. Where rustup's server cannot be reached (CI
 # with only package registries) this warns, and test-windows.sh says the suite was skipped.
-if [ "${AGENT_SESSIONS_WINDOWS_SUITE:-}" = 1 ] &&
+if [ "${AGENT_SESSIONS_WINDOWS_SUITE:-1}" != 0 ] &&
   ! rustup target list --installed 2>/dev/null | grep -qx x86_64-pc-windows-gnu; then
   rustup target add x86_64-pc-windows-gnu >&2 ||
     echo "setup: could not add the x86_64-pc-windows-gnu target: the Windows suite will be skipped" >&2

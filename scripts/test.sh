@@ -13,12 +13,12 @@ cargo fmt --all -- --check
 features=(--features agent-sessions/custom-protocol)
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 cargo test --workspace --locked "${features[@]}"
-# The same crates' tests (all but the app's) as Windows programs, under Wine. Not yet by
-# default: its second run (docs/packaging.md "Windows under Wine") left failures to fix.
-if [ "${AGENT_SESSIONS_WINDOWS_SUITE:-}" = 1 ]; then
+# The same crates' tests (all but the app's) as Windows programs, under Wine
+# (docs/packaging.md "Windows under Wine"); AGENT_SESSIONS_WINDOWS_SUITE=0 leaves them out.
+if [ "${AGENT_SESSIONS_WINDOWS_SUITE:-1}" != 0 ]; then
   scripts/test-windows.sh
 else
-  echo "Windows suite not run: AGENT_SESSIONS_WINDOWS_SUITE=1 runs it (issue 34: failures left)" >&2
+  echo "Windows suite not run: AGENT_SESSIONS_WINDOWS_SUITE=0 is set" >&2
 fi
 # The app is built once, in the release profile, by the Tauri bundler (scripts/package.sh): the
 # .deb is installed with apt-get, started from /usr/bin under Xvfb and removed, the .rpm checked

@@ -265,7 +265,10 @@ fn import_previews_then_restores_with_yes_and_never_overwrites() {
     let v = json_of(&out);
     let s = &v["data"]["session"];
     assert_eq!(s["id"], "01a22bc4-d63a-7983-80d0-f3d6ee14c936");
-    assert_eq!(s["cwd"].as_str(), project.canonicalize().unwrap().to_str());
+    assert_eq!(
+        s["cwd"].as_str(),
+        dunce::canonicalize(&project).unwrap().to_str()
+    );
     assert_eq!(s["counts"]["user"], 1);
     let argv = v["data"]["resume_command"]["argv"].as_array().unwrap();
     assert_eq!(argv[0], "codex");
@@ -363,7 +366,7 @@ fn a_directory_an_aider_run_was_restored_into_is_listed_from_anywhere() {
     let id = "aider-4af21869db5e7876";
     let bundle = exported(work.path(), "--aider-root", "aider/0.86.2", id);
     let target = tempfile::tempdir().unwrap();
-    let dir = target.path().canonicalize().unwrap();
+    let dir = dunce::canonicalize(target.path()).unwrap();
     let d = dir.to_str().unwrap();
     let args = [
         "bundle",

@@ -1467,7 +1467,7 @@ fn a_cline_3_restore_lists_the_session_and_its_subagent_in_sessions_db_or_change
     let rows = cline_rows(&db);
     let ids: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
     assert_eq!(ids, [parent, child]);
-    let session_dir = root.join("data/sessions").join(parent);
+    let session_dir = root.join("data").join("sessions").join(parent);
     let own = session_dir.join(format!("{parent}.messages.json"));
     let sub = session_dir.join("agent_1796568636237_3o8jsw.messages.json");
     for (row, messages) in rows.iter().zip([&own, &sub]) {

@@ -753,7 +753,7 @@ fn a_new_table_goes_after_the_comments_that_end_the_file() {
     config.set("translate.model", &json!("m")).unwrap();
     assert_eq!(
         config.text().unwrap(),
-        "[ui]\ntheme = \"dark\"\n\n# [terminal]\n# app = \"kitty\"\n\n[translate]\nmodel = \"m\"\n"
+        here("[ui]\ntheme = \"dark\"\n\n# [terminal]\n# app = \"kitty\"\n\n[translate]\nmodel = \"m\"\n")
     );
 }
 

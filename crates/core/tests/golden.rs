@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use agent_sessions_core::{Catalog, ProviderKind, ScanProgress, SessionMeta};
-use common::{catalog, repo, store_dir};
+use common::{catalog, repo, store_dir, Canonical};
 use serde_json::Value;
 
 fn versions(provider: &str) -> Vec<PathBuf> {
@@ -112,7 +112,7 @@ fn golden(value: &impl serde::Serialize, root: &Path, file: &Path) {
 fn store_root(kind: ProviderKind, dir: &Path) -> (PathBuf, Option<tempfile::TempDir>) {
     let script = dir.join("build.sql");
     if !script.exists() {
-        return (dir.join(store_dir(kind)).canonicalize().unwrap(), None);
+        return (dir.join(store_dir(kind)).canonical(), None);
     }
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join(store_dir(kind));
@@ -121,13 +121,13 @@ fn store_root(kind: ProviderKind, dir: &Path) -> (PathBuf, Option<tempfile::Temp
     conn.execute_batch(&std::fs::read_to_string(script).unwrap())
         .unwrap();
     drop(conn);
-    (root.canonicalize().unwrap(), Some(tmp))
+    (root.canonical(), Some(tmp))
 }
 
 /// A store inside this checkout (Aider's fixtures are repositories' folders, whose sessions
 /// ran in them) folds under the checkout's repository, which is elsewhere on each machine.
 fn without_checkout(session: &mut SessionMeta) {
-    let checkout = repo().canonicalize().unwrap();
+    let checkout = repo().canonical();
     let inside = |d: &str| Path::new(d).starts_with(&checkout);
     if session.repo_root.is_some() && session.cwd.as_deref().is_some_and(inside) {
         session.repo_root = Some("$CHECKOUT".into());

@@ -520,6 +520,15 @@ fn partial() -> impl Strategy<Value = Option<f64>> {
     prop::option::weighted(0.3, 0.05f64..0.95)
 }
 
+/// How many cases a property runs: `default`, or `PROPTEST_CASES` (more to search harder; the
+/// Windows suite runs fewer, as every file call under Wine goes through its server).
+pub(crate) fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Checks the resume points of `cases` sessions made of `steps` (rendered by `file`, a partial
 /// last line or not) with random [`limits`] (`PROPTEST_CASES` runs more); returns the points
 /// checked, so a run that found none, which would prove nothing, can fail.
@@ -545,10 +554,6 @@ fn property_of<T: std::fmt::Debug>(
     file: fn(&[T], Option<f64>) -> Vec<u8>,
     check: &Check,
 ) -> usize {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(cases);
     let config = Config {
         cases,
         failure_persistence: None,
@@ -572,8 +577,9 @@ fn property_of<T: std::fmt::Debug>(
 fn claude_reads_resumed_equal_a_whole_read() {
     let steps = prop::collection::vec(claude_step(), 3..20);
     let load = crate::claude::transcript::load_each_from;
-    let points = property(192, steps, claude_file, ProviderKind::Claude, load);
-    assert!(points > 192 * 10, "{points}");
+    let cases = cases(192);
+    let points = property(cases, steps, claude_file, ProviderKind::Claude, load);
+    assert!(points > cases as usize * 10, "{points}");
 }
 
 #[test]
@@ -581,8 +587,9 @@ fn codex_reads_resumed_equal_a_whole_read() {
     let steps = any::<bool>()
         .prop_flat_map(|with_user_items| prop::collection::vec(codex_step(with_user_items), 3..24));
     let load = crate::codex::transcript::load_each_from;
-    let points = property(128, steps, codex_file, ProviderKind::Codex, load);
-    assert!(points > 128 * 10, "{points}");
+    let cases = cases(128);
+    let points = property(cases, steps, codex_file, ProviderKind::Codex, load);
+    assert!(points > cases as usize * 10, "{points}");
 }
 
 /// The case the Claude property shrank to (it failed before [`build::stream`] held a resumed
@@ -704,8 +711,9 @@ fn linked_property<T: std::fmt::Debug>(
 fn claude_linked_reads_spliced_equal_a_whole_read_with_parents() {
     let steps = prop::collection::vec(claude_step(), 3..20);
     let linked = crate::claude::transcript::load_each_linked;
-    let points = linked_property(96, steps, claude_file, ProviderKind::Claude, linked);
-    assert!(points > 96 * 5, "{points}");
+    let cases = cases(96);
+    let points = linked_property(cases, steps, claude_file, ProviderKind::Claude, linked);
+    assert!(points > cases as usize * 5, "{points}");
 }
 
 #[test]
@@ -713,6 +721,7 @@ fn codex_linked_reads_spliced_equal_a_whole_read() {
     let steps = any::<bool>()
         .prop_flat_map(|with_user_items| prop::collection::vec(codex_step(with_user_items), 3..24));
     let linked = crate::codex::transcript::load_each_linked;
-    let points = linked_property(64, steps, codex_file, ProviderKind::Codex, linked);
-    assert!(points > 64 * 5, "{points}");
+    let cases = cases(64);
+    let points = linked_property(cases, steps, codex_file, ProviderKind::Codex, linked);
+    assert!(points > cases as usize * 5, "{points}");
 }

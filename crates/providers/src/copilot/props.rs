@@ -212,10 +212,7 @@ fn check(bytes: &[u8], limits: (usize, usize)) -> Result<usize, String> {
 
 #[test]
 fn copilot_reads_streamed_and_resumed_equal_a_whole_read() {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(128);
+    let cases = crate::resume_props::cases(128);
     let config = Config {
         cases,
         failure_persistence: None,

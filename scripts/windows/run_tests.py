@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -60,32 +61,47 @@ def main():
         sys.exit("run_tests: the build listed no test executables")
     lock = threading.Lock()
     results = []
-    with open(opts.log, "w") as log:
+    # UTF-8 whatever the locale (a C locale's ASCII cannot write the tests' non-ASCII names).
+    with open(opts.log, "w", encoding="utf-8") as log:
 
         def run(item):
             name, exe, folder, _ = item
             env = dict(os.environ, CARGO_MANIFEST_DIR=folder)
             start = time.monotonic()
-            proc = subprocess.run([opts.wine, exe, *opts.args], cwd=folder, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            # Into a file, not a pipe: the Wine services the first program starts (winedevice,
+            # rpcss, ...) inherit its handles and outlive it, so a pipe would never end.
+            with tempfile.TemporaryFile() as out:
+                proc = subprocess.run([opts.wine, exe, *opts.args], cwd=folder, env=env,
+                                      stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+                out.seek(0)
+                text = out.read().decode("utf-8", "replace")
             took = time.monotonic() - start
-            text = proc.stdout.decode("utf-8", "replace")
             with lock:
                 block = f"     Running {name} ({exe})\n{text}"
-                sys.stdout.write(block)
+                sys.stdout.buffer.write(block.encode("utf-8"))
                 sys.stdout.flush()
                 log.write(block)
                 log.flush()
                 results.append((took, name, proc.returncode))
 
+        def run_safely(item):
+            # A binary that could not be run at all is a failure of its own, never a lost one.
+            try:
+                run(item)
+            except Exception as e:  # noqa: BLE001 - reported, and the run goes on
+                with lock:
+                    results.append((0.0, item[0], f"not run: {e}"))
+
         with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
-            list(pool.map(run, todo))
+            list(pool.map(run_safely, todo))
     failed = [r for r in results if r[2] != 0]
+    if len(results) != len(todo):
+        failed.append((0.0, f"{len(todo) - len(results)} binaries", "never reported"))
     print(f"\nrun_tests: {len(results)} test binaries, {opts.jobs} at a time; the longest:")
-    for took, name, code in sorted(results, reverse=True)[:10]:
+    for took, name, code in sorted(results, key=lambda r: r[0], reverse=True)[:10]:
         print(f"  {took:7.1f} s  {name}{'  FAILED' if code else ''}")
     for _, name, code in failed:
-        print(f"run_tests: FAILED {name} (exit status {code})")
+        print(f"run_tests: FAILED {name} ({code})")
     sys.exit(1 if failed else 0)
 
 

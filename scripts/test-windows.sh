@@ -106,6 +106,8 @@ not_built=(
   "crates/core/tests/handoff_launch.rs: runs the Linux/macOS launch script and a fake terminal (sh)"
   "crates/remote/tests/handoff.rs: a shell-script agent and Unix file modes"
   "crates/remote/src/wsl.rs the_launch_script_skips_the_windows_copy: runs the script in sh"
+  "crates/remote/src/ssh.rs the_remote_scripts_run_in_sh: runs the remote scripts in sh"
+  "crates/cli/tests/serve.rs: the private modes (0600) of uploads"
   "crates/core/tests/robustness.rs (5 tests): symbolic links, named pipes, /dev/zero, chmod 000"
   "tests of Unix file modes (0600/0700), non-UTF-8 names and stand-in agents written as sh"
   "  scripts: their #[cfg(unix)] parts in bundle, bundle_restore, config, export, index, serve"

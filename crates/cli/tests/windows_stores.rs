@@ -198,6 +198,94 @@ fn same_json_as_on_linux(fixture: &str, flag: &str, store: fn(&Path), linux: &st
     exported["generator"] = "agent-sessions $VERSION".into();
     let want = golden(fixture, &format!("export/{export}.json"));
     assert!(exported == want, "{fixture}: export differs from Linux's");
+
+    // Search, before the text is indexed (read from the files) and after `index`: the hits
+    // of the Linux store itself, searched the same way, but for path spelling.
+    let linux_root = testdata(fixture).join(common_store(flag));
+    let linux_cache = tmp.path().join("linux-cache");
+    let search = |cache: &Path, root: &Path| {
+        let args = ["search", "the", "--limit", "1000", "--json", flag];
+        let out = run(cache, &[&args[..], &[root.to_str().unwrap()]].concat());
+        assert!(out.status.success(), "search: {}", common::stderr(&out));
+        let mut hits = json_of(&out)["data"]["hits"].take();
+        linux_spelling(&mut hits, root, linux);
+        hits
+    };
+    let want = search(&linux_cache, &linux_root);
+    assert!(want.as_array().is_some_and(|h| h.len() > 3), "{want}");
+    assert!(
+        search(&cache, &root) == want,
+        "{fixture}: search differs from Linux's"
+    );
+    let indexed = data(&["index"]);
+    assert_eq!(indexed["pending_text"], 0, "{indexed}");
+    let args = ["index", "--json", flag, linux_root.to_str().unwrap()];
+    assert!(run(&linux_cache, &args).status.success());
+    let want = search(&linux_cache, &linux_root);
+    assert!(
+        search(&cache, &root) == want,
+        "{fixture}: indexed search differs from Linux's"
+    );
+
+    // A bundle of the export's session, restored into an empty store in another directory,
+    // lists there with that directory, whichever way its records spelt the old one. (Codex's
+    // store is files; OpenCode's restore needs the database OpenCode makes on its first run.)
+    if flag != "--codex-root" {
+        return;
+    }
+    let bundle = tmp.path().join("s.agent-session.zip");
+    let out = run(
+        &cache,
+        &[
+            "bundle",
+            "export",
+            export,
+            "-o",
+            bundle.to_str().unwrap(),
+            flag,
+            r,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "bundle export: {}",
+        common::stderr(&out)
+    );
+    let moved = tmp.path().join("moved here");
+    std::fs::create_dir_all(&moved).unwrap();
+    let moved = dunce::canonicalize(&moved).unwrap();
+    let new_root = tmp.path().join("new-store");
+    std::fs::create_dir_all(&new_root).unwrap();
+    let (b, d, n) = (
+        bundle.to_str().unwrap(),
+        moved.to_str().unwrap(),
+        new_root.to_str().unwrap(),
+    );
+    let args = [
+        "bundle", "import", b, "--dir", d, "--yes", "--json", flag, n,
+    ];
+    let out = run(&tmp.path().join("cache-2"), &args);
+    assert!(
+        out.status.success(),
+        "bundle import: {}",
+        common::stderr(&out)
+    );
+    let listed = scan(&tmp.path().join("cache-3"), flag, &new_root);
+    let restored = listed.iter().find(|s| s["id"] == export).unwrap();
+    assert_eq!(
+        restored["cwd"].as_str(),
+        Some(d),
+        "{fixture}: the restored directory"
+    );
+}
+
+/// The folder of a fixture version that is the agent's root, by its root flag.
+fn common_store(flag: &str) -> &'static str {
+    match flag {
+        "--codex-root" => "dot-codex",
+        "--opencode-root" => "local-share-opencode",
+        other => panic!("no store for {other}"),
+    }
 }
 
 #[test]

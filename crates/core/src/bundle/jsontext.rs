@@ -174,17 +174,48 @@ fn edit_in(value: &mut Value, key: Option<&str>, edit: &mut dyn FnMut(&Str) -> O
 }
 
 /// `path` moved from under `old` to under `new`: `old` itself or `old/…`; `None` otherwise.
+/// A Windows directory matches as Windows compares one (see [`after_dir`]); what follows it
+/// takes `new`'s separator.
 pub(crate) fn moved(path: &str, old: &str, new: &str) -> Option<String> {
-    let old = old.trim_end_matches('/');
+    let rest = after_dir(path, old)?;
+    let rest = rest.trim_end_matches(['/', '\\']);
+    let rest = if is_windows_dir(old) && !is_windows_dir(new) {
+        rest.replace('\\', "/")
+    } else {
+        rest.to_owned()
+    };
+    Some(format!("{}{rest}", new.trim_end_matches(['/', '\\'])))
+}
+
+/// A Windows directory: `C:\…` or `\\server\…` (not one of Linux, macOS or WSL).
+pub(crate) fn is_windows_dir(dir: &str) -> bool {
+    agent_sessions_model::path::absolute_on_any_os(dir) && !dir.starts_with('/')
+}
+
+/// What follows the directory `old` in `path`: nothing, or a separator and more; `None` when
+/// `path` is not `old` or below it. A Windows directory (`C:\…`) matches as Windows compares
+/// one — the case of ASCII letters aside, `\` and `/` alike, a trailing separator or none —
+/// since one session's records can spell it unlike the listing that names it (the two shells
+/// it was started from).
+fn after_dir<'a>(path: &'a str, old: &str) -> Option<&'a str> {
+    let windows = is_windows_dir(old);
+    let old = old.trim_end_matches(|c| c == '/' || (windows && c == '\\'));
     if old.is_empty() {
         return None;
     }
-    let rest = path.strip_prefix(old)?;
-    if rest.is_empty() || rest.starts_with('/') {
-        Some(format!("{}{rest}", new.trim_end_matches('/')))
+    let rest = if windows {
+        let head = path.get(..old.len())?;
+        let sep = |b: u8| b == b'/' || b == b'\\';
+        let same = head
+            .bytes()
+            .zip(old.bytes())
+            .all(|(a, b)| a.eq_ignore_ascii_case(&b) || (sep(a) && sep(b)));
+        same.then(|| &path[old.len()..])?
     } else {
-        None
-    }
+        path.strip_prefix(old)?
+    };
+    let separated = rest.starts_with('/') || (windows && rest.starts_with('\\'));
+    (rest.is_empty() || separated).then_some(rest)
 }
 
 /// Every `marker<old>` in `text` where `<old>` is the whole directory (followed by the end, a
@@ -283,6 +314,31 @@ mod tests {
         assert_eq!(moved("/a/b", "/a/b", "/n").as_deref(), Some("/n"));
         assert_eq!(moved("/a/b/c", "/a/b", "/n/").as_deref(), Some("/n/c"));
         assert_eq!(moved("/a/bc", "/a/b", "/n"), None);
+        assert_eq!(moved("/A/b", "/a/b", "/n"), None);
+    }
+
+    /// One session's records can spell its Windows directory unlike its listing: the drive's
+    /// and names' case, `/` or `\\`, a trailing separator.
+    #[test]
+    fn a_windows_directory_moves_however_it_is_spelt() {
+        let old = r"C:\Users\Ann\proj";
+        for path in [
+            r"c:\users\ann\proj\",
+            r"C:/Users/Ann/proj",
+            r"C:\USERS\ann\PROJ",
+        ] {
+            assert_eq!(
+                moved(path, old, r"D:\n").as_deref(),
+                Some(r"D:\n"),
+                "{path}"
+            );
+        }
+        assert_eq!(
+            moved(r"c:\users\ann\proj\src\a.rs", old, "/home/b/n").as_deref(),
+            Some("/home/b/n/src/a.rs")
+        );
+        assert_eq!(moved(r"C:\Users\Ann\project", old, r"D:\n"), None);
+        assert_eq!(moved(r"C:\Users\Ann\pröj", old, r"D:\n"), None);
         assert_eq!(
             moved_after("x <cwd>/a/b</cwd> <cwd>/a/bc</cwd>", "<cwd>", "/a/b", "/n").as_deref(),
             Some("x <cwd>/n</cwd> <cwd>/a/bc</cwd>")

@@ -7,7 +7,7 @@ use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::{restoring, BundleError, Plan};
-use crate::bundle::jsontext::{edit_values, moved, moved_after, write_values, Str};
+use crate::bundle::jsontext::{self, edit_values, moved, moved_after, write_values, Str};
 use crate::bundle::reader::Bundle;
 use crate::bundle::records::{self, each_line};
 use crate::provider::capability::bundle::{Files, Index, Keep};
@@ -99,13 +99,31 @@ pub(super) fn edit_string(s: &Str, plan: &Plan) -> Option<String> {
     edit_string_in(s, plan, 0)
 }
 
+/// Whether `s` may name the directory `dir`: it holds it as written, or, for a Windows
+/// directory (which a record can spell in another case, and JSON writes with `\\` doubled),
+/// its last name in any case. A cheap first look: what is edited is decided on the value.
+fn mentions_dir(s: &Str, dir: &str) -> bool {
+    if s.mentions(dir) {
+        return true;
+    }
+    if !jsontext::is_windows_dir(dir) {
+        return false;
+    }
+    let name = dir.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next();
+    let text = s.decoded.unwrap_or(s.raw).as_bytes();
+    name.filter(|n| !n.is_empty()).is_some_and(|n| {
+        text.windows(n.len())
+            .any(|w| w.eq_ignore_ascii_case(n.as_bytes()))
+    })
+}
+
 /// How deep JSON held in a string is edited inside (Cline 2.x's `api_req_started` text is a
 /// JSON object in a string, whose `request` holds the directory: one level).
 const NESTED_JSON: usize = 2;
 
 fn edit_string_in(s: &Str, plan: &Plan, depth: usize) -> Option<String> {
     let interesting = plan.ids.keys().any(|id| s.mentions(id))
-        || plan.old_dir.as_deref().is_some_and(|d| s.mentions(d));
+        || plan.old_dir.as_deref().is_some_and(|d| mentions_dir(s, d));
     if !interesting {
         return None;
     }

@@ -131,15 +131,16 @@ impl Drop for Sshd {
 pub fn claim_live(root: &Path, session: &str) -> PathBuf {
     let me = std::process::id();
     let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap_or_default();
-    let ticks = stat
+    // The start time where this system has /proc (Linux); elsewhere none, and the id alone
+    // decides (a start time of "0" would name another process).
+    let start = stat
         .rfind(')')
         .and_then(|at| stat[at + 1..].split_whitespace().nth(19))
-        .unwrap_or("0")
-        .to_owned();
-    let file = root.join("sessions/99999.json");
+        .map(|ticks| format!(r#","procStart":"{ticks}""#))
+        .unwrap_or_default();
+    let file = root.join("sessions").join("99999.json");
     let _ = std::fs::create_dir_all(root.join("sessions"));
-    let claim =
-        format!(r#"{{"pid":{me},"sessionId":"{session}","procStart":"{ticks}","status":"busy"}}"#);
+    let claim = format!(r#"{{"pid":{me},"sessionId":"{session}"{start},"status":"busy"}}"#);
     std::fs::write(&file, claim).expect("the session folder is writable");
     file
 }

@@ -252,9 +252,6 @@ pub fn classify(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sha2::Digest;
-    use std::io::Write;
-    use std::process::Stdio;
 
     #[test]
     fn argv_never_lets_the_alias_be_an_option() {
@@ -374,6 +371,9 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn the_remote_scripts_run_in_sh() {
+        use sha2::Digest;
+        use std::io::Write;
+        use std::process::Stdio;
         let home = tempfile::tempdir().unwrap();
         let sh = |cmd: &str, input: &[u8]| {
             let mut child = Command::new("sh")

@@ -688,7 +688,7 @@ fn an_aider_run_restored_on_a_host_is_listed_there_afterwards() {
     // The host: no Aider root, its own cache; the target a fresh directory.
     let host_cache = tempfile::tempdir().unwrap();
     let target = tempfile::tempdir().unwrap();
-    let dir = target.path().canonicalize().unwrap();
+    let dir = agent_sessions_test_support::Canonical::canonical(target.path());
     let connect = || Client::connect(Box::new(memory(Roots::default(), host_cache.path())));
     let mut host = connect().unwrap();
     let upload = host.upload(&file).unwrap();

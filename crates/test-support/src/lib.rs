@@ -246,8 +246,12 @@ impl SameIdStore {
         let copy_text = "COPIED please count the lines of the copy";
         let dir = fixture_copy(ProviderKind::Claude, "2.1.9");
         let projects = dir.path().join("projects");
-        let original = projects.join(format!("-home-bob-projects-demo/{id}.jsonl"));
-        let copy = projects.join(format!("-home-bob-projects-demo-copy/{id}.jsonl"));
+        let original = projects
+            .join("-home-bob-projects-demo")
+            .join(format!("{id}.jsonl"));
+        let copy = projects
+            .join("-home-bob-projects-demo-copy")
+            .join(format!("{id}.jsonl"));
         copy_dir(&original.with_extension(""), &copy.with_extension(""));
         let text = std::fs::read_to_string(&original).unwrap();
         assert!(text.contains(original_text), "the fixture changed");

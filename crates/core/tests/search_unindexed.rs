@@ -139,6 +139,12 @@ fn json_line(rec: &serde_json::Value, escaped: bool) -> String {
         .collect()
 }
 
+/// One query in `SAMPLE` is asked. As a Windows program under Wine (scripts/test-windows.sh)
+/// each search without the index reads every session through the Wine server, and all of
+/// them took five minutes; a quarter checks the same reads on Windows' files (the search
+/// itself is the same code on every system, checked with every query on Linux).
+const SAMPLE: usize = if cfg!(windows) { 4 } else { 1 };
+
 fn queries() -> Vec<&'static str> {
     vec![
         "parser",
@@ -276,7 +282,7 @@ fn search_finds_the_same_with_and_without_the_text_index() {
         ..SearchFilter::default()
     };
     let mut matched = 0;
-    for q in queries() {
+    for q in queries().into_iter().step_by(SAMPLE) {
         let want = indexed.search_now(q, &all).unwrap();
         assert_eq!(want.read_directly, 0, "{q}");
         matched += usize::from(!want.hits.is_empty());
@@ -290,7 +296,10 @@ fn search_finds_the_same_with_and_without_the_text_index() {
             assert_eq!(hits(&got), hits(&want), "{q:?}, {name}");
         }
     }
-    assert!(matched >= 25, "most queries match something: {matched}");
+    assert!(
+        matched >= 25 / SAMPLE,
+        "most queries match something: {matched}"
+    );
 
     // A limit returns that many, however the sessions are held.
     let five = SearchFilter {
@@ -622,11 +631,11 @@ fn every_word_of_opencode_sessions_is_found_unindexed() {
             }
         }
         assert!(words.len() > 30, "{version}: {}", words.len());
-        let step = words.len().div_ceil(300);
+        let step = words.len().div_ceil(300 / SAMPLE);
         let queries: Vec<String> = words
             .into_iter()
             .step_by(step)
-            .chain(phrases.into_iter().take(40))
+            .chain(phrases.into_iter().take(40 / SAMPLE))
             .collect();
         let all = SearchFilter {
             limit: 100_000,

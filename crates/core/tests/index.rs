@@ -697,3 +697,26 @@ fn the_cache_lists_runs_in_directories_a_restore_remembered() {
     std::fs::remove_file(&history).unwrap();
     assert!(cwd(&mut lib).is_empty());
 }
+
+/// Issue 36: an idle app's cache connections give their page caches back, and a connection
+/// that has read nothing since is not emptied again (the loop asks at every tick: each ask
+/// that shrinks is followed by a `malloc_trim`).
+#[test]
+fn the_page_caches_are_emptied_once_per_read() {
+    let cache = tempfile::tempdir().unwrap();
+    let (index, written) = common::indexed(cache.path(), &common::three_fixtures());
+    assert!(written > 0);
+    let search = || index.search("the", &filter(50)).unwrap();
+    assert!(!search().is_empty());
+    let used = index.cache_used();
+    assert!(index.shrink_caches(), "{used} bytes held after a search");
+    let left = index.cache_used();
+    assert!(left <= used / 4, "{left} of {used} bytes left");
+    // Nothing read since: nothing to empty.
+    assert!(!index.shrink_caches());
+    assert!(!index.shrink_caches());
+    assert!(!search().is_empty());
+    assert!(index.cache_used() > left);
+    assert!(index.shrink_caches());
+    assert_eq!(index.cache_used(), left);
+}

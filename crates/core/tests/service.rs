@@ -44,6 +44,25 @@ fn first_refresh(rx: &Receiver<Event>, what: &str) -> Changed {
     })
 }
 
+/// A running service on the Claude store at `store`, its first refresh and text indexing
+/// done, and the events it sends from then on.
+fn indexed_service(store: &Path, cache: &Path) -> (Service, Receiver<Event>) {
+    let service = Service::new(
+        common::roots(ProviderKind::Claude, store),
+        Some(cache.to_path_buf()),
+    );
+    let (tx, rx) = mpsc::channel();
+    service.start(move |e| {
+        let _ = tx.send(e);
+    });
+    first_refresh(&rx, "the first refresh");
+    wait_for(&rx, "indexing to finish", |e| match e {
+        Event::Indexing { pending: 0 } => Some(()),
+        _ => None,
+    });
+    (service, rx)
+}
+
 /// (provider, id) of every session a direct scan of `roots` finds, without any cache.
 fn scanned(roots: &Roots) -> BTreeSet<(ProviderKind, String)> {
     let report = Catalog::new(roots, &[])
@@ -248,19 +267,7 @@ fn a_first_search_waits_for_the_list_and_finds_every_match() {
 fn an_idle_loop_sends_nothing_until_something_changes() {
     let claude = common::fixture_copy(ProviderKind::Claude, "2.1.9");
     let cache = tempfile::tempdir().unwrap();
-    let service = Service::new(
-        common::roots(ProviderKind::Claude, claude.path()),
-        Some(cache.path().to_path_buf()),
-    );
-    let (tx, rx) = mpsc::channel();
-    service.start(move |e| {
-        let _ = tx.send(e);
-    });
-    first_refresh(&rx, "the first refresh");
-    wait_for(&rx, "indexing to finish", |e| match e {
-        Event::Indexing { pending: 0 } => Some(()),
-        _ => None,
-    });
+    let (service, rx) = indexed_service(claude.path(), cache.path());
 
     // Two ticks and a bit (the loop re-reads the stores every 5 s when nothing wakes it).
     let quiet_until = Instant::now() + Duration::from_secs(11);
@@ -277,5 +284,41 @@ fn an_idle_loop_sends_nothing_until_something_changes() {
         "after the quiet",
     );
     changed_after(&rx, cursor);
+    service.stop();
+}
+
+/// Issue 36: SQLite keeps each connection's last pages (up to 2 MB per file and connection)
+/// until it next reads, and an app idle after indexing has no next read coming. The loop
+/// empties the page caches of the calls' connections too when it goes to sleep.
+#[test]
+fn an_idle_loop_gives_the_page_caches_back() {
+    let claude = common::fixture_copy(ProviderKind::Claude, "2.1.9");
+    let cache = tempfile::tempdir().unwrap();
+    let (service, _events) = indexed_service(claude.path(), cache.path());
+
+    // A list and a search, as the window makes them, read pages into the calls' connections
+    // (held under the library's lock, so the loop cannot empty them before they are counted).
+    let used = {
+        let lib = service.library();
+        lib.listed(&ScanProgress::default()).unwrap();
+        let index = lib.index().unwrap();
+        let hits = index.search("the", &SearchFilter::default()).unwrap();
+        assert!(!hits.is_empty());
+        index.cache_used()
+    };
+    assert!(used > 0, "a list and a search read no page");
+
+    // The loop sleeps between ticks (5 s): by two ticks it has emptied them, down to what a
+    // connection keeps however empty (a scratch page per file: 4 of the 21 pages read here).
+    let deadline = Instant::now() + Duration::from_secs(12);
+    let mut left = used;
+    while left > used / 4 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        left = service.library().index().unwrap().cache_used();
+    }
+    assert!(
+        left <= used / 4,
+        "idle, the calls' connections still hold {left} of {used} bytes"
+    );
     service.stop();
 }

@@ -205,6 +205,8 @@ pub struct Index {
     opened: Vec<FileId>,
     /// What opening did that the user should hear about (a damaged cache rebuilt).
     warnings: Vec<String>,
+    /// The page cache's bytes right after it was last emptied (see [`Index::shrink_caches`]).
+    cache_floor: std::sync::atomic::AtomicI64,
 }
 
 /// What one refresh changed.
@@ -395,12 +397,28 @@ pub fn without_memory_statistics() {
 /// held: its cold start in steps peaked at 152–163 MB against 126–140 MB in one pass. (Two
 /// arenas at most kept it at 128 MB but slowed searches, whose shards' reader threads then
 /// shared one: p95 20 ms against 8 ms, `docs/performance.md`.)
-fn release_freed_memory() {
+pub(crate) fn release_freed_memory() {
     // SAFETY: malloc_trim only returns free memory of the allocator's arenas to the system.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     unsafe {
         libc::malloc_trim(0);
     }
+}
+
+/// The bytes of page cache a connection holds over all its files.
+fn page_cache_used(conn: &Connection) -> i64 {
+    let (mut current, mut high) = (0, 0);
+    // SAFETY: the handle is the live connection's; the two outputs are plain ints.
+    unsafe {
+        rusqlite::ffi::sqlite3_db_status(
+            conn.handle(),
+            rusqlite::ffi::SQLITE_DBSTATUS_CACHE_USED,
+            &mut current,
+            &mut high,
+            0,
+        );
+    }
+    i64::from(current)
 }
 
 /// A connection that writes text to one file (the cache file or a shard's): WAL mode is the
@@ -627,6 +645,7 @@ impl Index {
             path,
             opened: Vec::new(),
             warnings: Vec::new(),
+            cache_floor: Default::default(),
         };
         match setup(&mut index.conn, &index.path) {
             Err(Error::CacheCorrupt { reason, .. }) => {
@@ -833,6 +852,49 @@ impl Index {
             Some(conn) => conn,
             empty => empty.insert(writer(&path)?),
         })
+    }
+
+    /// Empties this cache's connections' page caches (`PRAGMA shrink_memory`, every attached
+    /// file), which SQLite otherwise keeps until the connection next reads: what an app gone
+    /// idle need not hold. Whether there was anything to free (more than a connection keeps
+    /// however empty: its scratch page per file); the memory goes back to the system with
+    /// [`release_freed_memory`].
+    pub fn shrink_caches(&self) -> bool {
+        let floor = self.cache_floor.load(std::sync::atomic::Ordering::Relaxed);
+        if self.cache_used() <= floor {
+            return false;
+        }
+        let readers = self
+            .readers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let files = self.files.iter().flatten();
+        for conn in std::iter::once(&self.conn)
+            .chain(readers.iter())
+            .chain(files)
+        {
+            // A connection that cannot shrink keeps its pages: nothing is lost, only kept.
+            let _ = conn.execute_batch("PRAGMA shrink_memory");
+        }
+        drop(readers);
+        let left = self.cache_used();
+        self.cache_floor
+            .store(left, std::sync::atomic::Ordering::Relaxed);
+        true
+    }
+
+    /// Bytes of page cache this cache's connections hold (SQLite's own count).
+    pub fn cache_used(&self) -> i64 {
+        let readers = self
+            .readers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let files = self.files.iter().flatten();
+        std::iter::once(&self.conn)
+            .chain(readers.iter())
+            .chain(files)
+            .map(page_cache_used)
+            .sum()
     }
 
     /// Closes the search readers and the list's writers (they open the files by name).

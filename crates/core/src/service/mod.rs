@@ -606,6 +606,7 @@ fn run(shared: &Shared, emit: &Emit) {
                     continue;
                 }
             }
+            release_idle_memory(shared, &lib);
             let _ = rx.recv_timeout(idle);
             while rx.try_recv().is_ok() {}
         }
@@ -613,6 +614,22 @@ fn run(shared: &Shared, emit: &Emit) {
     }
     *lock(&shared.wake) = None;
     *lock(&shared.watcher) = WatcherState::Stopped;
+}
+
+/// Gives back the memory the loop's and the calls' cache connections hold whenever the loop
+/// goes to sleep: their page caches (SQLite keeps a connection's last pages until it next
+/// reads, up to 2 MB per file and connection) and what glibc then keeps of them. The calls'
+/// library is skipped while a call holds it (the next sleep has it).
+fn release_idle_memory(shared: &Shared, lib: &Library) {
+    let calls = shared.library.try_lock();
+    let calls = calls.as_ref().ok().and_then(|c| c.index());
+    let shrunk = [calls, lib.index()]
+        .into_iter()
+        .flatten()
+        .fold(false, |any, index| index.shrink_caches() | any);
+    if shrunk {
+        crate::index::release_freed_memory();
+    }
 }
 
 /// Runs `work` while a ticker reports its progress every [`PROGRESS_EVERY`] it runs, when the

@@ -864,19 +864,8 @@ impl Index {
         if self.cache_used() <= floor {
             return false;
         }
-        let readers = self
-            .readers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let files = self.files.iter().flatten();
-        for conn in std::iter::once(&self.conn)
-            .chain(readers.iter())
-            .chain(files)
-        {
-            // A connection that cannot shrink keeps its pages: nothing is lost, only kept.
-            let _ = conn.execute_batch("PRAGMA shrink_memory");
-        }
-        drop(readers);
+        // A connection that cannot shrink keeps its pages: nothing is lost, only kept.
+        self.each_connection(|conn| drop(conn.execute_batch("PRAGMA shrink_memory")));
         let left = self.cache_used();
         self.cache_floor
             .store(left, std::sync::atomic::Ordering::Relaxed);
@@ -885,6 +874,13 @@ impl Index {
 
     /// Bytes of page cache this cache's connections hold (SQLite's own count).
     pub fn cache_used(&self) -> i64 {
+        let mut used = 0;
+        self.each_connection(|conn| used += page_cache_used(conn));
+        used
+    }
+
+    /// Each connection this cache holds open: its own, its search readers, its file writers.
+    fn each_connection(&self, mut f: impl FnMut(&Connection)) {
         let readers = self
             .readers
             .lock()
@@ -893,8 +889,7 @@ impl Index {
         std::iter::once(&self.conn)
             .chain(readers.iter())
             .chain(files)
-            .map(page_cache_used)
-            .sum()
+            .for_each(&mut f);
     }
 
     /// Closes the search readers and the list's writers (they open the files by name).

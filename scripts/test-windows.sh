@@ -45,6 +45,9 @@ export WINEDLLOVERRIDES="mscoree,mshtml="
 trap '"$wineserver" -k >/dev/null 2>&1 || true' EXIT
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   echo "test-windows: making the Wine prefix $WINEPREFIX" >&2
+  # Wine makes the prefix's folder, not its parents (target/ is not there yet in a new clone
+  # whose builds go to another CARGO_TARGET_DIR).
+  mkdir -p "$(dirname "$WINEPREFIX")"
   "$wine" wineboot --init >/dev/null 2>&1 || fail "wineboot could not make $WINEPREFIX"
   "$wineserver" -w
 fi

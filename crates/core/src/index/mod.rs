@@ -791,13 +791,22 @@ impl Index {
         read_whole: &dyn Fn(&SessionMeta) -> bool,
     ) -> Result<(), Error> {
         self.release_text(&output.removed)?;
-        let mut terms = tokens::NewTerms::new().map_err(|e| self.err(e))?;
+        // Made only for a scan that changed sessions: each is a tokenizer on a connection of
+        // its own and 256 KB of recent terms, and every idle tick commits every agent's scan
+        // (its state), which built eight of them each 5 s for nothing (docs/performance.md,
+        // "Sixth round").
+        let mut terms = match output.changed.is_empty() {
+            true => None,
+            false => Some(tokens::NewTerms::new().map_err(|e| self.err(e))?),
+        };
         self.write_to(0, |tx| {
             for key in &output.removed {
                 remove_session(tx, key)?;
             }
-            for meta in &output.changed {
-                upsert_session(tx, meta, read_whole(meta), &mut terms)?;
+            if let Some(terms) = terms.as_mut() {
+                for meta in &output.changed {
+                    upsert_session(tx, meta, read_whole(meta), terms)?;
+                }
             }
             replace_diagnostics(tx, kind, &output.diagnostics)?;
             tx.execute(

@@ -391,7 +391,8 @@ pub fn without_memory_statistics() {
     });
 }
 
-/// Hands the memory an indexing pass's threads freed back to the system. glibc's malloc gives
+/// Hands freed memory back to the system: what an indexing pass's threads freed, and what an
+/// idle service's emptied page caches left (`service::release_idle_memory`). glibc's malloc gives
 /// each new thread an arena of its own (up to sixteen here) and keeps what was freed in it, so
 /// an app's worker, which starts new threads for every step, added up what each step's threads
 /// held: its cold start in steps peaked at 152–163 MB against 126–140 MB in one pass. (Two

@@ -15,7 +15,17 @@ mod state;
 mod webkit;
 mod worker;
 
+use agent_sessions_core::service::index_process;
+
 fn main() {
+    // The service's indexing pass in a process of its own (`worker`): no window, no Tauri.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == index_process::ARG)
+    {
+        memory::configure();
+        std::process::exit(index_process::main());
+    }
     // Before GTK, WebKit or any thread starts.
     webkit::configure();
     memory::configure();

@@ -12,7 +12,7 @@ mod common;
 
 use agent_sessions_core::index::SearchFilter;
 use agent_sessions_core::provider::SessionKey;
-use agent_sessions_core::service::{Changed, Event, Service};
+use agent_sessions_core::service::{index_process, Changed, Event, IndexProcess, Service};
 use agent_sessions_core::{Catalog, ProviderKind, Roots, ScanProgress};
 
 /// Generous: the machine is shared, and a wait that passes returns as soon as it can.
@@ -257,6 +257,146 @@ fn a_first_search_waits_for_the_list_and_finds_every_match() {
     let found = service.library().search_now("question", &filter).unwrap();
     assert!(found.hits.is_empty());
     service.stop();
+}
+
+/// Set by the tests below for the child they start: the file the child writes what it did to.
+const CHILD_MARK: &str = "AGENT_SESSIONS_TEST_INDEX_PASS_MARK";
+/// Set with [`CHILD_MARK`]: the child fails at once, indexing nothing.
+const CHILD_FAILS: &str = "AGENT_SESSIONS_TEST_INDEX_PASS_FAILS";
+
+/// Not a test of its own: the indexing pass the tests below start, this test binary run again
+/// with this test's name (as the app runs itself with `--index-pass`). It writes its process
+/// id and exit code to the file [`CHILD_MARK`] names.
+#[test]
+#[ignore = "the child process the index_process tests start; does nothing when run by itself"]
+fn index_pass_child() {
+    let Some(mark) = std::env::var_os(CHILD_MARK) else {
+        return;
+    };
+    let code = match std::env::var_os(CHILD_FAILS) {
+        Some(_) => 3,
+        None => index_process::main(),
+    };
+    std::fs::write(mark, format!("{} {code}", std::process::id())).unwrap();
+    std::process::exit(code);
+}
+
+/// A service whose long indexing passes run in [`index_pass_child`] (from one pending
+/// session), told to fail when `fails`; with the file the child writes to.
+fn service_indexing_elsewhere(
+    roots: Roots,
+    cache: &Path,
+    fails: bool,
+) -> (Service, tempfile::TempDir) {
+    let mark = tempfile::tempdir().unwrap();
+    let mut process = IndexProcess::new(
+        std::env::current_exe().unwrap(),
+        ["index_pass_child", "--exact", "--ignored", "--nocapture"]
+            .map(Into::into)
+            .to_vec(),
+    );
+    process.at_least = 1;
+    process
+        .env
+        .push((CHILD_MARK.into(), mark.path().join("child").into()));
+    if fails {
+        process.env.push((CHILD_FAILS.into(), "1".into()));
+    }
+    let service = Service::new(roots, Some(cache.to_path_buf()));
+    service.index_elsewhere(process);
+    (service, mark)
+}
+
+/// `"question 3"` in every session of a store of `n` generated Claude sessions.
+fn generated_store(dir: &Path, n: usize) -> Roots {
+    let root = dir.join("claude");
+    for i in 0..n {
+        let id = format!("00000000-0000-4000-8000-{i:012}");
+        agent_sessions_test_support::long_claude_session(&root, &id, 5);
+    }
+    common::roots(ProviderKind::Claude, &root)
+}
+
+/// The sessions a search of the service's cache finds without reading any directly (the
+/// index holds them all).
+fn found_in_index(service: &Service, query: &str) -> BTreeSet<String> {
+    let filter = SearchFilter {
+        limit: 500,
+        ..SearchFilter::default()
+    };
+    let found = service.library().search_now(query, &filter).unwrap();
+    assert_eq!(found.read_directly, 0, "every session is in the index");
+    assert!(!found.partial);
+    found.hits.into_iter().map(|h| h.session_id).collect()
+}
+
+/// Issue 36: the first indexing of a big store runs in a child process, whose churned memory
+/// leaves with it; the loop reports the pending count going down meanwhile, and the index the
+/// child wrote answers the service's searches in full.
+#[test]
+fn a_long_indexing_pass_runs_in_a_child_process() {
+    let store = tempfile::tempdir().unwrap();
+    let roots = generated_store(store.path(), 60);
+    let cache = tempfile::tempdir().unwrap();
+    let (service, mark) = service_indexing_elsewhere(roots, cache.path(), false);
+    let rx = started(&service);
+    first_refresh(&rx, "the first refresh");
+    wait_for(&rx, "indexing to finish", |e| match e {
+        Event::Indexing { pending: 0 } => Some(()),
+        _ => None,
+    });
+    let said = std::fs::read_to_string(mark.path().join("child")).expect("the child ran");
+    let (pid, code) = said.split_once(' ').unwrap();
+    assert_ne!(pid, std::process::id().to_string());
+    assert_eq!(code, "0", "the child indexed everything");
+    assert_eq!(found_in_index(&service, "\"question 3\"").len(), 60);
+    service.stop();
+}
+
+/// A pass that fails (or cannot start) leaves its sessions pending, and the loop indexes them
+/// itself: search finds every one all the same.
+#[test]
+fn a_failed_or_missing_indexing_process_leaves_the_work_to_the_loop() {
+    let store = tempfile::tempdir().unwrap();
+    let roots = generated_store(store.path(), 30);
+    for case in ["fails", "missing"] {
+        let cache = tempfile::tempdir().unwrap();
+        let (service, mark) = service_indexing_elsewhere(roots.clone(), cache.path(), true);
+        if case == "missing" {
+            let mut process = IndexProcess::new(store.path().join("no-such-program"), Vec::new());
+            process.at_least = 1;
+            service.index_elsewhere(process);
+        }
+        let rx = started(&service);
+        first_refresh(&rx, case);
+        wait_for(&rx, "indexing to finish", |e| match e {
+            Event::Indexing { pending: 0 } => Some(()),
+            _ => None,
+        });
+        let said = std::fs::read_to_string(mark.path().join("child")).ok();
+        match case {
+            "fails" => assert!(
+                said.is_some_and(|s| s.ends_with(" 3")),
+                "the child ran and failed"
+            ),
+            _ => assert_eq!(said, None),
+        }
+        assert_eq!(
+            found_in_index(&service, "\"question 3\"").len(),
+            30,
+            "{case}"
+        );
+        service.stop();
+    }
+}
+
+/// Starts `service`, with the events it sends.
+fn started(service: &Service) -> Receiver<Event> {
+    let (tx, rx) = mpsc::channel();
+    service.start(move |e| {
+        let _ = tx.send(e);
+    });
+    rx
 }
 
 /// Once listed and indexed, a loop that finds nothing new says nothing: each tick (every 5 s)

@@ -19,6 +19,7 @@
 //! front end forwards them (the app as Tauri events).
 
 mod changes;
+pub mod index_process;
 mod transcript;
 
 use std::collections::HashMap;
@@ -38,6 +39,7 @@ use crate::provider::{Roots, ScanOutput, ScanProgress};
 use crate::watch;
 
 pub use changes::{Changes, Delta};
+pub use index_process::IndexProcess;
 
 use changes::{ChangeLog, Seen};
 use transcript::TranscriptCache;
@@ -146,6 +148,8 @@ struct Shared {
     /// ([`Service::wait_listed`]).
     listed: Mutex<Option<u64>>,
     listed_now: Condvar,
+    /// Where a long indexing pass runs, when not in the loop ([`Service::index_elsewhere`]).
+    index_process: Mutex<Option<IndexProcess>>,
 }
 
 /// A lock that a panic elsewhere does not make unusable: what the service guards stays whole
@@ -177,9 +181,17 @@ impl Service {
                 clear: AtomicBool::new(false),
                 listed: Mutex::new(None),
                 listed_now: Condvar::new(),
+                index_process: Mutex::new(None),
             }),
             thread: Mutex::new(None),
         }
+    }
+
+    /// Runs long indexing passes (from [`IndexProcess::at_least`] pending sessions) in a child
+    /// process started as `process` says, once per set of roots, instead of in the loop's own
+    /// threads: see [`index_process`]. Set before [`Service::start`].
+    pub fn index_elsewhere(&self, process: IndexProcess) {
+        *lock(&self.shared.index_process) = Some(process);
     }
 
     /// Starts the refresh loop on its own thread, reporting to `on_event` (called from the
@@ -535,6 +547,10 @@ fn run(shared: &Shared, emit: &Emit) {
         // The change sequence the last `Changed` event named.
         let mut said = 0;
         let mut index_failed: Option<String> = None;
+        // The indexing pass in a child process: at most one per set of roots, ended when the
+        // loop starts over or stops (dropped).
+        let mut pass: Option<index_process::Running> = None;
+        let mut passed = false;
         while shared.current(generation) {
             let progress = Arc::new(ScanProgress::default());
             // On a first scan each agent's sessions show as soon as that agent is done (the
@@ -583,6 +599,26 @@ fn run(shared: &Shared, emit: &Emit) {
                 shared.listed_now.notify_all();
             }
             first = false;
+            if let Some(running) = pass.as_mut() {
+                let ended = running.ended();
+                emit(Event::Indexing {
+                    pending: lib.pending_text(),
+                });
+                if !ended {
+                    // Refreshes go on meanwhile, woken by the watcher or every step.
+                    let _ = rx.recv_timeout(INDEX_STEP);
+                    while rx.try_recv().is_ok() {}
+                    continue;
+                }
+                // What it left undone is indexed below.
+                pass = None;
+            } else if !passed {
+                pass = start_pass(shared, &roots, lib.pending_text());
+                passed = pass.is_some();
+                if passed {
+                    continue;
+                }
+            }
             if lib.pending_text() > 0 {
                 let step = lib.index_text_step(INDEX_BATCH, INDEX_STEP, &ScanProgress::default());
                 // Said once per failure, not at every step that fails the same way.
@@ -614,6 +650,16 @@ fn run(shared: &Shared, emit: &Emit) {
     }
     *lock(&shared.wake) = None;
     *lock(&shared.watcher) = WatcherState::Stopped;
+}
+
+/// The indexing pass in a child process, when the service has one set up, has a cache and
+/// `pending` sessions are enough for it.
+fn start_pass(shared: &Shared, roots: &Roots, pending: usize) -> Option<index_process::Running> {
+    let process = lock(&shared.index_process).clone()?;
+    let cache_dir = shared.cache_dir.clone()?;
+    (pending > 0 && pending >= process.at_least)
+        .then(|| process.start(roots, cache_dir))
+        .flatten()
 }
 
 /// Gives back the memory the loop's and the calls' cache connections hold whenever the loop

@@ -62,7 +62,7 @@ impl IndexProcess {
     /// started (the program is missing, or a root's path is not text, which the JSON handed
     /// to the child cannot carry): the loop then indexes in-process.
     pub(super) fn start(&self, roots: &Roots, cache_dir: PathBuf) -> Option<Running> {
-        let line = serde_json::to_string(&Job::of(roots, cache_dir)).ok()?;
+        let line = job_line(roots, cache_dir)?;
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
@@ -77,6 +77,12 @@ impl IndexProcess {
         writeln!(running.input.as_mut()?, "{line}").ok()?;
         Some(running)
     }
+}
+
+/// The line a pass reads from its standard input: the cache folder and `roots` as JSON. `None`
+/// when a root's path is not text (JSON cannot carry it).
+pub fn job_line(roots: &Roots, cache_dir: PathBuf) -> Option<String> {
+    serde_json::to_string(&Job::of(roots, cache_dir)).ok()
 }
 
 /// A started pass. Dropping it ends the child (a change of roots, a stop).

@@ -87,6 +87,13 @@ pub(crate) struct Seen {
 }
 
 impl Seen {
+    /// Whether a session of the last look is live (its flag and turn state change with time).
+    pub(crate) fn any_live(&self) -> bool {
+        self.listed
+            .as_ref()
+            .is_some_and(|(_, sessions)| sessions.values().any(|s| s.live))
+    }
+
     /// The sessions new or different in `sessions` since the last look, and those gone from it.
     /// The first look on a generation of roots only notes the listing: the refresh before it
     /// reported what it found, and a client lists whole on new roots.
@@ -278,7 +285,9 @@ mod tests {
         let mut a = meta("a");
         let b = meta("b");
         let nothing = (Vec::new(), Vec::new());
+        assert!(!seen.any_live(), "nothing looked at yet");
         assert_eq!(seen.look(0, vec![a.clone(), b.clone()]), nothing, "first");
+        assert!(!seen.any_live());
         assert_eq!(
             seen.look(0, vec![a.clone(), b.clone()]),
             nothing,
@@ -290,6 +299,7 @@ mod tests {
             seen.look(0, vec![a.clone(), b.clone()]),
             (vec![key("a")], Vec::new())
         );
+        assert!(seen.any_live(), "the loop ticks often while a is live");
         a.turn = Some(TurnState::Waiting);
         let c = meta("c");
         assert_eq!(

@@ -49,6 +49,13 @@ pub use transcript::TranscriptReads;
 const DEBOUNCE: Duration = Duration::from_millis(100);
 /// With a watcher: how often live flags are re-checked when nothing is written.
 const TICK: Duration = Duration::from_secs(5);
+/// With a watcher and no session live: how often the stores are looked at all the same. A
+/// session turns live only with a write (its file, or Claude's `sessions/<pid>.json`), which
+/// the watcher reports at once; what only time changes — a live flag dropping when its agent
+/// exits, a turn state — belongs to live sessions. The tick still catches what a watch misses
+/// (a folder made after the watch began is watched only through its parent), within this.
+/// Half the idle app's CPU (issue 36).
+const QUIET_TICK: Duration = Duration::from_secs(10);
 /// Without a watcher: how often the stores are polled.
 const POLL: Duration = Duration::from_secs(2);
 /// Text indexing runs in steps of at most this many sessions and about [`INDEX_STEP`], with a
@@ -643,7 +650,8 @@ fn run(shared: &Shared, emit: &Emit) {
                 }
             }
             release_idle_memory(shared, &lib);
-            let _ = rx.recv_timeout(idle);
+            let quiet = watcher.is_ok() && !lock(&shared.seen).any_live();
+            let _ = rx.recv_timeout(if quiet { QUIET_TICK } else { idle });
             while rx.try_recv().is_ok() {}
         }
         drop(watcher);

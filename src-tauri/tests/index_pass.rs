@@ -41,7 +41,11 @@ fn the_app_run_with_index_pass_indexes_the_cache_and_opens_no_window() {
     assert!(status.success(), "{status}");
 
     let lib = listed();
-    assert_eq!(lib.pending_text(), 0, "{pending} sessions indexed by the pass");
+    assert_eq!(
+        lib.pending_text(),
+        0,
+        "{pending} sessions indexed by the pass"
+    );
     let found = lib.search_now("main", &SearchFilter::default()).unwrap();
     assert_eq!(found.read_directly, 0);
     assert!(!found.hits.is_empty());

@@ -69,6 +69,9 @@ impl IndexProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        // CREATE_NO_WINDOW: a console program (a debug build, a test) opens no console for it.
+        #[cfg(windows)]
+        std::os::windows::process::CommandExt::creation_flags(&mut cmd, 0x0800_0000);
         let mut child = cmd.spawn().ok()?;
         let input = child.stdin.take();
         let mut running = Running { child, input };

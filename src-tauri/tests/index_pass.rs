@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use agent_sessions_core::index::SearchFilter;
 use agent_sessions_core::service::index_process::{self, job_line};
@@ -36,7 +37,19 @@ fn the_app_run_with_index_pass_indexes_the_cache_and_opens_no_window() {
     let mut input = child.stdin.take().unwrap();
     let line = job_line(&roots, cache.path().to_path_buf()).unwrap();
     writeln!(input, "{line}").unwrap();
-    let status = child.wait().unwrap();
+    // Not `wait`: were the app to open a window instead (where no display is needed for one),
+    // the test would hang rather than fail.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the pass did not end within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
     drop(input);
     assert!(status.success(), "{status}");
 

@@ -266,18 +266,21 @@ const CHILD_FAILS: &str = "AGENT_SESSIONS_TEST_INDEX_PASS_FAILS";
 
 /// Not a test of its own: the indexing pass the tests below start, this test binary run again
 /// with this test's name (as the app runs itself with `--index-pass`). It writes its process
-/// id and exit code to the file [`CHILD_MARK`] names.
+/// id, its exit code and how many sessions it indexed to the file [`CHILD_MARK`] names.
 #[test]
 #[ignore = "the child process the index_process tests start; does nothing when run by itself"]
 fn index_pass_child() {
     let Some(mark) = std::env::var_os(CHILD_MARK) else {
         return;
     };
-    let code = match std::env::var_os(CHILD_FAILS) {
-        Some(_) => 3,
-        None => index_process::main(),
+    let (code, indexed) = match std::env::var_os(CHILD_FAILS) {
+        Some(_) => (3, 0),
+        None => match index_process::run() {
+            Ok(n) => (0, n),
+            Err(_) => (1, 0),
+        },
     };
-    std::fs::write(mark, format!("{} {code}", std::process::id())).unwrap();
+    std::fs::write(mark, format!("{} {code} {indexed}", std::process::id())).unwrap();
     std::process::exit(code);
 }
 
@@ -346,9 +349,21 @@ fn a_long_indexing_pass_runs_in_a_child_process() {
         _ => None,
     });
     let said = std::fs::read_to_string(mark.path().join("child")).expect("the child ran");
-    let (pid, code) = said.split_once(' ').unwrap();
+    let [pid, code, indexed] = said.split(' ').collect::<Vec<_>>()[..] else {
+        panic!("{said}");
+    };
     assert_ne!(pid, std::process::id().to_string());
-    assert_eq!(code, "0", "the child indexed everything");
+    assert_eq!(
+        (code, indexed),
+        ("0", "60"),
+        "the child indexed every session"
+    );
+    let locks = std::fs::read_dir(cache.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".lock"))
+        .count();
+    assert_eq!(locks, 0, "the child released the cache's indexing lock");
     assert_eq!(found_in_index(&service, "\"question 3\"").len(), 60);
     service.stop();
 }
@@ -376,7 +391,7 @@ fn a_failed_or_missing_indexing_process_leaves_the_work_to_the_loop() {
         let said = std::fs::read_to_string(mark.path().join("child")).ok();
         match case {
             "fails" => assert!(
-                said.is_some_and(|s| s.ends_with(" 3")),
+                said.is_some_and(|s| s.ends_with(" 3 0")),
                 "the child ran and failed"
             ),
             _ => assert_eq!(said, None),
@@ -409,8 +424,9 @@ fn an_idle_loop_sends_nothing_until_something_changes() {
     let cache = tempfile::tempdir().unwrap();
     let (service, rx) = indexed_service(claude.path(), cache.path());
 
-    // Two ticks and a bit (the loop re-reads the stores every 5 s when nothing wakes it).
-    let quiet_until = Instant::now() + Duration::from_secs(11);
+    // Two ticks and a bit (with nothing live, the loop re-reads the stores every 10 s when
+    // nothing wakes it).
+    let quiet_until = Instant::now() + Duration::from_secs(21);
     let mut said = Vec::new();
     while let Ok(e) = rx.recv_timeout(quiet_until.saturating_duration_since(Instant::now())) {
         said.push(e);
@@ -448,9 +464,10 @@ fn an_idle_loop_gives_the_page_caches_back() {
     };
     assert!(used > 0, "a list and a search read no page");
 
-    // The loop sleeps between ticks (5 s): by two ticks it has emptied them, down to what a
-    // connection keeps however empty (a scratch page per file: 4 of the 21 pages read here).
-    let deadline = Instant::now() + Duration::from_secs(12);
+    // The loop sleeps between ticks (10 s with nothing live): by two ticks it has emptied them,
+    // down to what a connection keeps however empty (a scratch page per file: 4 of the 21
+    // pages read here).
+    let deadline = Instant::now() + Duration::from_secs(25);
     let mut left = used;
     while left > used / 4 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));

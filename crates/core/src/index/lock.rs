@@ -86,6 +86,15 @@ impl Drop for IndexLock {
     }
 }
 
+/// Removes the lock at `path` when process `pid` holds it (a lock left by a child this process
+/// killed, whose id the system may give to another process soon).
+pub fn remove_if_held_by(path: &Path, pid: u32) {
+    let held = std::fs::read_to_string(path).is_ok_and(|t| t.trim() == pid.to_string());
+    if held {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 /// Creates `path` holding this process's id, whole, or fails with `AlreadyExists`.
 fn link_new(path: &Path) -> std::io::Result<()> {
     let mut temp = path.as_os_str().to_owned();
@@ -127,6 +136,10 @@ mod tests {
         assert_eq!(again.path(), path);
         // Nothing else is left in the folder (the private file it was made from is gone).
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        remove_if_held_by(&path, std::process::id() + 1);
+        assert!(path.exists(), "another process's lock is left alone");
+        remove_if_held_by(&path, std::process::id());
+        assert!(!path.exists());
     }
 
     #[cfg(unix)]

@@ -21,10 +21,12 @@ use std::ffi::OsString;
 use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::index::lock::{lock_path, IndexLock};
+use crate::index::lock::{self, lock_path, IndexLock};
 use crate::library::Library;
 use crate::model::ProviderKind;
 use crate::provider::{Roots, ScanProgress};
@@ -58,10 +60,16 @@ impl IndexProcess {
         }
     }
 
-    /// Starts the pass on the cache in `cache_dir` over `roots`. `None` when it cannot be
+    /// Starts the pass on the cache in `cache_dir` over `roots`; `lock` is that cache's
+    /// indexing lock, removed if the child is killed holding it. `None` when it cannot be
     /// started (the program is missing, or a root's path is not text, which the JSON handed
     /// to the child cannot carry): the loop then indexes in-process.
-    pub(super) fn start(&self, roots: &Roots, cache_dir: PathBuf) -> Option<Running> {
+    pub(super) fn start(
+        &self,
+        roots: &Roots,
+        cache_dir: PathBuf,
+        lock: PathBuf,
+    ) -> Option<Running> {
         let line = job_line(roots, cache_dir)?;
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args)
@@ -74,7 +82,7 @@ impl IndexProcess {
         std::os::windows::process::CommandExt::creation_flags(&mut cmd, 0x0800_0000);
         let mut child = cmd.spawn().ok()?;
         let input = child.stdin.take();
-        let mut running = Running { child, input };
+        let mut running = Running { child, input, lock };
         // Kept open afterwards: the child ends when it closes (this process gone). A failed
         // write drops `running`, which ends the child.
         writeln!(running.input.as_mut()?, "{line}").ok()?;
@@ -88,11 +96,17 @@ pub fn job_line(roots: &Roots, cache_dir: PathBuf) -> Option<String> {
     serde_json::to_string(&Job::of(roots, cache_dir)).ok()
 }
 
-/// A started pass. Dropping it ends the child (a change of roots, a stop).
+/// A started pass. Dropping it ends the child (a change of roots, a stop): its input is closed,
+/// which ends it at its next write (releasing the lock), and it is killed if it has not ended
+/// within [`GRACE`].
 pub(super) struct Running {
     child: Child,
     input: Option<std::process::ChildStdin>,
+    lock: PathBuf,
 }
+
+/// How long a pass asked to end (its input closed) has before it is killed.
+const GRACE: Duration = Duration::from_millis(500);
 
 impl Running {
     /// Whether the child has exited.
@@ -104,10 +118,17 @@ impl Running {
 impl Drop for Running {
     fn drop(&mut self) {
         drop(self.input.take());
+        let asked = Instant::now();
+        while !self.ended() && asked.elapsed() < GRACE {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         if !self.ended() {
             let _ = self.child.kill();
         }
         let _ = self.child.wait();
+        // Killed holding the lock: its id could soon name another process, which would then
+        // seem to hold it.
+        lock::remove_if_held_by(&self.lock, self.child.id());
     }
 }
 
@@ -141,49 +162,58 @@ impl Job {
     }
 }
 
-/// The child's whole run: reads the job from standard input, indexes the text of every
-/// session the cache lists as pending, and returns the exit code (0: done, or another
-/// process held the cache's indexing lock; 2: no job could be read; 1: indexing failed, said
-/// on standard error). Ends the process when standard input closes before it is done.
+/// The lock the pass holds, released by whichever of its threads ends the process.
+static HELD: Mutex<Option<IndexLock>> = Mutex::new(None);
+
+/// The child's whole run, as [`run`], with its exit code: 0 done (or another process held the
+/// cache's indexing lock), 1 failed (said on standard error).
 pub fn main() -> i32 {
-    crate::index::without_memory_statistics();
-    let mut stdin = std::io::stdin().lock();
-    let mut line = String::new();
-    let job: Job = match stdin
-        .read_line(&mut line)
-        .map(|_| serde_json::from_str(&line))
-    {
-        Ok(Ok(job)) => job,
-        _ => {
-            eprintln!(
-                "{ARG}: expected one line of JSON naming the cache and the roots on standard input"
-            );
-            return 2;
-        }
-    };
-    drop(stdin);
-    // The app that started this pass is gone when its end of the pipe closes.
-    std::thread::spawn(|| {
-        let _ = std::io::stdin().read_to_end(&mut Vec::new());
-        std::process::exit(0);
-    });
-    let mut lib = Library::open(&job.roots(), &[], Some(job.cache_dir.clone()));
-    let Some(index) = lib.index() else {
-        eprintln!(
-            "{ARG}: the cache in {} could not be opened",
-            job.cache_dir.display()
-        );
-        return 1;
-    };
-    // A run of the CLI's `index` is doing this work already.
-    let Ok(Ok(_lock)) = IndexLock::try_take(&lock_path(index.path())) else {
-        return 0;
-    };
-    match lib.index_text(&ScanProgress::default()) {
+    match run() {
         Ok(_) => 0,
         Err(e) => {
             eprintln!("{ARG}: {e}");
             1
         }
     }
+}
+
+/// Reads the job from standard input and indexes the text of every session the cache lists as
+/// pending: how many it indexed (none when another process holds the cache's indexing lock).
+/// Ends the process when standard input closes before it is done, releasing the lock.
+pub fn run() -> Result<usize, String> {
+    crate::index::without_memory_statistics();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| e.to_string())?;
+    let job: Job = serde_json::from_str(&line).map_err(|_| {
+        "expected one line of JSON naming the cache and the roots on standard input".to_string()
+    })?;
+    // The app that started this pass is gone, or asks it to end, when its end of the pipe
+    // closes. SQLite's transactions keep the cache whole whenever the process ends.
+    std::thread::spawn(|| {
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        drop(lock_held().take());
+        std::process::exit(0);
+    });
+    let mut lib = Library::open(&job.roots(), &[], Some(job.cache_dir.clone()));
+    let Some(index) = lib.index() else {
+        return Err(format!(
+            "the cache in {} could not be opened",
+            job.cache_dir.display()
+        ));
+    };
+    // A run of the CLI's `index` is doing this work already.
+    let Ok(Ok(taken)) = IndexLock::try_take(&lock_path(index.path())) else {
+        return Ok(0);
+    };
+    *lock_held() = Some(taken);
+    let indexed = lib.index_text(&ScanProgress::default());
+    drop(lock_held().take());
+    indexed.map_err(|e| e.to_string())
+}
+
+fn lock_held() -> std::sync::MutexGuard<'static, Option<IndexLock>> {
+    HELD.lock().unwrap_or_else(|e| e.into_inner())
 }

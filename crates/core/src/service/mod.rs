@@ -620,10 +620,13 @@ fn run(shared: &Shared, emit: &Emit) {
                 // What it left undone is indexed below.
                 pass = None;
             } else if !passed {
-                pass = start_pass(shared, &roots, lib.pending_text());
-                passed = pass.is_some();
-                if passed {
-                    continue;
+                if let Some((process, cache_dir, lock)) = pass_wanted(shared, &lib) {
+                    // Tried once: a pass that cannot start is not tried at every step.
+                    passed = true;
+                    pass = process.start(&roots, cache_dir, lock);
+                    if pass.is_some() {
+                        continue;
+                    }
                 }
             }
             if lib.pending_text() > 0 {
@@ -660,14 +663,14 @@ fn run(shared: &Shared, emit: &Emit) {
     *lock(&shared.watcher) = WatcherState::Stopped;
 }
 
-/// The indexing pass in a child process, when the service has one set up, has a cache and
-/// `pending` sessions are enough for it.
-fn start_pass(shared: &Shared, roots: &Roots, pending: usize) -> Option<index_process::Running> {
+/// What starts the indexing pass in a child process — how, the cache folder and its indexing
+/// lock — when the service has one set up, a cache, and enough sessions pending in `lib`.
+fn pass_wanted(shared: &Shared, lib: &Library) -> Option<(IndexProcess, PathBuf, PathBuf)> {
     let process = lock(&shared.index_process).clone()?;
     let cache_dir = shared.cache_dir.clone()?;
-    (pending > 0 && pending >= process.at_least)
-        .then(|| process.start(roots, cache_dir))
-        .flatten()
+    let lock = crate::index::lock::lock_path(lib.index()?.path());
+    let pending = lib.pending_text();
+    (pending > 0 && pending >= process.at_least).then_some((process, cache_dir, lock))
 }
 
 /// Gives back the memory the loop's and the calls' cache connections hold whenever the loop

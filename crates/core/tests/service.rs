@@ -348,7 +348,7 @@ fn a_long_indexing_pass_runs_in_a_child_process() {
         Event::Indexing { pending: 0 } => Some(()),
         _ => None,
     });
-    let said = std::fs::read_to_string(mark.path().join("child")).expect("the child ran");
+    let said = child_said(&mark.path().join("child"));
     let [pid, code, indexed] = said.split(' ').collect::<Vec<_>>()[..] else {
         panic!("{said}");
     };
@@ -402,6 +402,19 @@ fn a_failed_or_missing_indexing_process_leaves_the_work_to_the_loop() {
             "{case}"
         );
         service.stop();
+    }
+}
+
+/// What the child wrote to `mark` before it exited: the count can reach 0 with its last
+/// commit, a moment before it writes.
+fn child_said(mark: &Path) -> String {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        match std::fs::read_to_string(mark) {
+            Ok(said) if !said.is_empty() => return said,
+            _ if Instant::now() > deadline => panic!("the child wrote nothing within {WAIT:?}"),
+            _ => std::thread::sleep(Duration::from_millis(20)),
+        }
     }
 }
 

@@ -51,10 +51,7 @@ fn indexed_service(store: &Path, cache: &Path) -> (Service, Receiver<Event>) {
         common::roots(ProviderKind::Claude, store),
         Some(cache.to_path_buf()),
     );
-    let (tx, rx) = mpsc::channel();
-    service.start(move |e| {
-        let _ = tx.send(e);
-    });
+    let rx = started(&service);
     first_refresh(&rx, "the first refresh");
     wait_for(&rx, "indexing to finish", |e| match e {
         Event::Indexing { pending: 0 } => Some(()),

@@ -142,14 +142,13 @@ struct Job {
 
 impl Job {
     fn of(roots: &Roots, cache_dir: PathBuf) -> Job {
-        let roots = roots
-            .iter()
-            .flat_map(|(kind, dirs)| dirs.iter().map(move |d| (kind, d.clone())))
-            .collect();
         Job {
             cache_dir,
-            roots,
-            near: Vec::new(),
+            roots: roots
+                .iter()
+                .flat_map(|(kind, dirs)| dirs.iter().map(move |d| (kind, d.clone())))
+                .collect(),
+            near: roots.near_dirs().to_vec(),
         }
     }
 
@@ -216,4 +215,35 @@ pub fn run() -> Result<usize, String> {
 
 fn lock_held() -> std::sync::MutexGuard<'static, Option<IndexLock>> {
     HELD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The child opens the cache of exactly the roots the loop has (the cache file is named by
+    /// them): every agent's folders, in order, and the folders looked in nearby.
+    #[test]
+    fn the_job_carries_the_roots_whole() {
+        let roots = Roots::default()
+            .with(ProviderKind::Claude, ["/a/claude", "/b/it's \"odd\" ü"])
+            .with(ProviderKind::Codex, ["/a/codex"])
+            .near(vec!["/work/here".into()]);
+        let line = job_line(&roots, "/cache".into()).unwrap();
+        assert!(!line.contains('\n'), "one line");
+        let job: Job = serde_json::from_str(&line).unwrap();
+        assert_eq!(job.cache_dir, PathBuf::from("/cache"));
+        assert_eq!(job.roots(), roots);
+        assert_eq!(job.roots().near_dirs(), roots.near_dirs());
+    }
+
+    /// A root whose name is not text cannot be written as JSON: no pass, the loop indexes.
+    #[cfg(unix)]
+    #[test]
+    fn a_root_named_in_bytes_that_are_not_text_gets_no_pass() {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = std::ffi::OsStr::from_bytes(b"/a/\xff\xfe");
+        let roots = Roots::default().with(ProviderKind::Claude, [PathBuf::from(odd)]);
+        assert_eq!(job_line(&roots, "/cache".into()), None);
+    }
 }

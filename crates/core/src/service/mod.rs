@@ -606,11 +606,11 @@ fn run(shared: &Shared, emit: &Emit) {
                 shared.listed_now.notify_all();
             }
             first = false;
-            if let Some(running) = pass.as_mut() {
-                let ended = running.ended();
-                emit(Event::Indexing {
-                    pending: lib.pending_text(),
-                });
+            // Whether the pass ended is asked before the count, so a count after its end is final.
+            let ended = pass.as_mut().map(index_process::Running::ended);
+            let pending = lib.pending_text();
+            if let Some(ended) = ended {
+                emit(Event::Indexing { pending });
                 if !ended {
                     // Refreshes go on meanwhile, woken by the watcher or every step.
                     let _ = rx.recv_timeout(INDEX_STEP);
@@ -620,7 +620,7 @@ fn run(shared: &Shared, emit: &Emit) {
                 // What it left undone is indexed below.
                 pass = None;
             } else if !passed {
-                if let Some((process, cache_dir, lock)) = pass_wanted(shared, &lib) {
+                if let Some((process, cache_dir, lock)) = pass_wanted(shared, &lib, pending) {
                     // Tried once: a pass that cannot start is not tried at every step.
                     passed = true;
                     pass = process.start(&roots, cache_dir, lock);
@@ -629,7 +629,7 @@ fn run(shared: &Shared, emit: &Emit) {
                     }
                 }
             }
-            if lib.pending_text() > 0 {
+            if pending > 0 {
                 let step = lib.index_text_step(INDEX_BATCH, INDEX_STEP, &ScanProgress::default());
                 // Said once per failure, not at every step that fails the same way.
                 let failed = step
@@ -664,13 +664,19 @@ fn run(shared: &Shared, emit: &Emit) {
 }
 
 /// What starts the indexing pass in a child process — how, the cache folder and its indexing
-/// lock — when the service has one set up, a cache, and enough sessions pending in `lib`.
-fn pass_wanted(shared: &Shared, lib: &Library) -> Option<(IndexProcess, PathBuf, PathBuf)> {
-    let process = lock(&shared.index_process).clone()?;
+/// lock — when the service has one set up, a cache (`lib`'s), and enough sessions `pending`.
+fn pass_wanted(
+    shared: &Shared,
+    lib: &Library,
+    pending: usize,
+) -> Option<(IndexProcess, PathBuf, PathBuf)> {
+    let process = lock(&shared.index_process)
+        .as_ref()
+        .filter(|p| pending > 0 && pending >= p.at_least)?
+        .clone();
     let cache_dir = shared.cache_dir.clone()?;
     let lock = crate::index::lock::lock_path(lib.index()?.path());
-    let pending = lib.pending_text();
-    (pending > 0 && pending >= process.at_least).then_some((process, cache_dir, lock))
+    Some((process, cache_dir, lock))
 }
 
 /// Gives back the memory the loop's and the calls' cache connections hold whenever the loop
